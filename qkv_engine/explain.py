@@ -1,0 +1,320 @@
+"""Worked arithmetic for any single number of an attention result.
+
+Each function returns an :class:`Explanation`: the terms (with the numbers
+they multiply and a role for colouring), the value, and the text a student
+reads, in the style
+
+    q1 = 0.5(0.1) + (-0.3)(0.2) + 0.8(-0.3) + 0.2(0.6) = 0.05 - 0.06 - 0.24 + 0.12 = -0.13
+
+Indices in the text count from 1, as in the lessons; arguments count from 0.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attention import AttentionResult
+from .errors import ScenarioError
+
+#: Sums with more terms than this are shortened in the text (never in ``terms``).
+MAX_SHOWN_TERMS = 8
+#: Scaled scores above this are shifted by their maximum in the shown softmax, as code does.
+_SHIFT_ABOVE = 30.0
+
+ROLE_OF = {"q": "query", "k": "key", "v": "value"}
+GRID_OF = {"q": "W^Q", "k": "W^K", "v": "W^V"}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One term of a sum: the product of ``factors`` (one or two numbers)."""
+
+    factors: tuple  # the numbers multiplied
+    roles: tuple  # role of each factor: "x", "weight_grid", "query", "key", "value", "attention", "score"
+    labels: tuple  # symbolic name of each factor, e.g. ("x1", "W^Q[1,1]")
+    value: float  # the product
+
+
+@dataclass(frozen=True)
+class Explanation:
+    kind: str  # "q", "k", "v", "score", "scaled", "weight", "output", "norm", "cosine"
+    symbol: str  # the left-hand side, e.g. "q1"
+    about: str  # whose number it is, e.g. "token 'cat'" or "query 'sat' -> key 'cat'"
+    terms: tuple  # the Terms whose values add up to ``total``
+    total: float  # sum of the term values (for a sum, equal to ``value``)
+    value: float  # the number this explains
+    decimals: int
+    text: str  # the whole worked line(s), ready to show
+    formula: str  # the rule in symbols, e.g. "q1 = x1 W^Q[1,1] + ... + x4 W^Q[4,1]"
+    angle: float | None = None  # degrees, for "cosine"
+
+
+# ----- number formatting ---------------------------------------------------------------
+def fixed(v: float, decimals: int) -> str:
+    """``v`` with exactly ``decimals`` decimals; never prints -0.00."""
+    s = f"{v:.{decimals}f}"
+    if s.lstrip("-").strip("0.") == "":
+        s = s.lstrip("-")
+    return s
+
+
+def trimmed(v: float, decimals: int) -> str:
+    """``v`` to at most ``decimals`` decimals, trailing zeros dropped (0.50 -> 0.5)."""
+    s = fixed(v, decimals)
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def _factor(v: float, decimals: int, first: bool) -> str:
+    s = trimmed(v, decimals)
+    return s if first and not s.startswith("-") else f"({s})"
+
+
+def _signed_sum(values, decimals: int) -> str:
+    parts = []
+    for idx, v in enumerate(values):
+        s = fixed(v, decimals)
+        if idx == 0:
+            parts.append(s)
+        elif s.startswith("-"):
+            parts.append(f"- {s[1:]}")
+        else:
+            parts.append(f"+ {s}")
+    return " ".join(parts)
+
+
+def _shorten(items: list[str], sep: str = " + ") -> str:
+    if len(items) <= MAX_SHOWN_TERMS:
+        return sep.join(items)
+    return sep.join(items[:3]) + f"{sep}... ({len(items) - 5} more){sep}" + sep.join(items[-2:])
+
+
+def _signed_sum_short(values, decimals: int) -> str:
+    if len(values) <= MAX_SHOWN_TERMS:
+        return _signed_sum(values, decimals)
+    head = _signed_sum(values[:3], decimals)
+    tail = _signed_sum([0.0, *values[-2:]], decimals).split(" ", 1)[1]
+    return f"{head} + ... ({len(values) - 5} more) {tail}"
+
+
+def _worked(symbol: str, products: str, terms, value: float, decimals: int) -> str:
+    """``symbol = products = signed sum = value``, skipping the sum when there is one term."""
+    if len(terms) == 1:
+        return f"{symbol} = {products} = {fixed(value, decimals)}"
+    return f"{symbol} = {products} = {_signed_sum_short([t.value for t in terms], decimals)} = {fixed(value, decimals)}"
+
+
+def _check(result: AttentionResult, i: int | None = None, j: int | None = None, col=None, width=None):
+    n = result.n
+    for name, idx in (("query", i), ("key", j)):
+        if idx is not None and not (0 <= idx < n):
+            raise ScenarioError(f"{name} index {idx}: there are {n} tokens")
+    if col is not None and not (0 <= col < width):
+        raise ScenarioError(f"column {col}: the vector has {width} coordinates")
+
+
+def _tok(result: AttentionResult, i: int) -> str:
+    return f"'{result.tokens[i]}'"
+
+
+# ----- the explanations ------------------------------------------------------------------
+def projection(result: AttentionResult, which: str, i: int, c: int, decimals: int = 2) -> Explanation:
+    """Coordinate ``c`` of token ``i``'s query, key or value (``which`` = "q", "k" or "v")."""
+    if which not in GRID_OF:
+        raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
+    s = result.scenario
+    grid = {"q": s.w_q, "k": s.w_k, "v": s.w_v}[which]
+    target = {"q": result.q, "k": result.k, "v": result.v}[which]
+    _check(result, i=i, col=c, width=grid.shape[1])
+    x = s.x[i]
+    terms = tuple(
+        Term(
+            factors=(float(x[r]), float(grid[r, c])),
+            roles=("x", "weight_grid"),
+            labels=(f"x{r + 1}", f"{GRID_OF[which]}[{r + 1},{c + 1}]"),
+            value=float(x[r] * grid[r, c]),
+        )
+        for r in range(s.d_model)
+    )
+    value = float(target[i, c])
+    symbol = f"{which}{c + 1}"
+    products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms])
+    text = _worked(symbol, products, terms, value, decimals)
+    formula = f"{symbol} = " + _shorten([f"x{r + 1}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
+    return Explanation(which, symbol, f"{ROLE_OF[which]} of token {_tok(result, i)}", terms,
+                       float(sum(t.value for t in terms)), value, decimals, text, formula)
+
+
+def score(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explanation:
+    """The raw score of query ``i`` against key ``j``: q_i . k_j."""
+    _check(result, i=i, j=j)
+    q, k = result.q[i], result.k[j]
+    terms = tuple(
+        Term((float(q[c]), float(k[c])), ("query", "key"), (f"q{c + 1}", f"k{c + 1}"), float(q[c] * k[c]))
+        for c in range(len(q))
+    )
+    value = float(result.scores[i, j])
+    products = _shorten([f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms])
+    text = _worked("score = q·k", products, terms, value, decimals)
+    formula = "score = q·k = " + _shorten([f"q{c + 1}·k{c + 1}" for c in range(len(q))])
+    return Explanation("score", "score", f"query {_tok(result, i)} -> key {_tok(result, j)}", terms,
+                       float(sum(t.value for t in terms)), value, decimals, text, formula)
+
+
+def scaled(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explanation:
+    """The score after dividing by sqrt(d_k) (if on) and the temperature, or -inf if masked."""
+    _check(result, i=i, j=j)
+    s = result.scenario
+    raw = float(result.scores[i, j])
+    about = f"query {_tok(result, i)} -> key {_tok(result, j)}"
+    terms = (Term((raw,), ("score",), ("score",), raw),)
+    if not result.allowed[i, j]:
+        text = (f"masked: token {i + 1} may not look at token {j + 1} (it comes later), "
+                f"so its score is set to -inf and its weight becomes 0")
+        return Explanation("scaled", "scaled", about, terms, raw, float("-inf"), decimals, text,
+                           "masked score = -inf")
+    parts_sym, parts_num = [], []
+    if s.scale:
+        parts_sym.append(f"√{s.d_k}")
+        parts_num.append(trimmed(math.sqrt(s.d_k), decimals))
+    if s.temperature != 1.0:
+        parts_sym.append(f"T={trimmed(s.temperature, decimals)}")
+        parts_num.append(trimmed(s.temperature, decimals))
+    value = float(result.scaled[i, j])
+    if not parts_sym:
+        text = f"scaled = score = {fixed(value, decimals)} (scaling is off)"
+        formula = "scaled = score"
+    else:
+        sym = " × ".join(parts_sym)
+        num = " × ".join(parts_num)
+        den = f"({sym})" if len(parts_sym) > 1 else sym
+        numden = f"({num})" if len(parts_num) > 1 else num
+        text = f"scaled = score / {den} = {fixed(raw, decimals)} / {numden} = {fixed(value, decimals)}"
+        formula = f"scaled = score / {den}"
+    return Explanation("scaled", "scaled", about, terms, raw, value, decimals, text, formula)
+
+
+def weight(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explanation:
+    """The softmax weight of query ``i`` on key ``j``: e^(s_j) over the sum of e^(s_m).
+
+    The sum runs over the keys of row i (or, in the column-wise teaching mode,
+    over the queries of column j), skipping masked entries. ``terms`` are the
+    exponentials; ``total`` is their sum; ``value`` is the weight.
+    """
+    _check(result, i=i, j=j)
+    about = f"query {_tok(result, i)} -> key {_tok(result, j)}"
+    rowwise = result.scenario.softmax_over == "keys"
+    line = result.scaled[i] if rowwise else result.scaled[:, j]
+    ok = result.allowed[i] if rowwise else result.allowed[:, j]
+    me = j if rowwise else i
+    idx = [m for m in range(result.n) if ok[m]]
+    value = float(result.weights[i, j])
+    if not ok[me]:
+        text = "masked: this weight is exactly 0"
+        return Explanation("weight", "weight", about, (), 0.0, value, decimals, text, "masked weight = 0")
+    top = max(float(line[m]) for m in idx)
+    shift = top if top > _SHIFT_ABOVE or top < -_SHIFT_ABOVE else 0.0
+    labels = [f"s{m + 1}" for m in idx]
+    terms = tuple(
+        Term((float(line[m]),), ("score",), (labels[t],), math.exp(float(line[m]) - shift)) for t, m in enumerate(idx)
+    )
+    total = float(sum(t.value for t in terms))
+    mine = math.exp(float(line[me]) - shift)
+    over = "keys" if rowwise else "queries (column-wise: the classic bug)"
+
+    def ex(v: float) -> str:
+        return f"e^{_factor(v, decimals, True)}" if shift == 0.0 else f"e^({trimmed(v, decimals)} - {trimmed(shift, decimals)})"
+
+    exps = _shorten([ex(t.factors[0]) for t in terms])
+    vals = _shorten([fixed(t.value, decimals) for t in terms])
+    if len(terms) == 1:
+        text = f"weight = {ex(float(line[me]))} / {ex(float(line[me]))} = {fixed(value, decimals)} (the only {"key" if rowwise else "query"})"
+    else:
+        text = (f"weight = {ex(float(line[me]))} / ({exps}) = {fixed(mine, decimals)} / ({vals}) = "
+                f"{fixed(mine, decimals)} / {fixed(total, decimals)} = {fixed(value, decimals)}")
+    if shift:
+        text += f"  (the largest score, {trimmed(shift, decimals)}, is subtracted first so nothing overflows)"
+    formula = f"weight = e^(s_me) / sum of e^(s_m) over all {over}"
+    return Explanation("weight", "weight", about, terms, total, value, decimals, text, formula)
+
+
+def output(result: AttentionResult, i: int, c: int, decimals: int = 2) -> Explanation:
+    """Coordinate ``c`` of token ``i``'s output: the sum over j of weight[i, j] * v_j[c]."""
+    _check(result, i=i, col=c, width=result.v.shape[1])
+    w, v = result.weights[i], result.v[:, c]
+    terms = tuple(
+        Term((float(w[j]), float(v[j])), ("attention", "value"), (f"a{j + 1}", f"v{j + 1}[{c + 1}]"), float(w[j] * v[j]))
+        for j in range(result.n)
+    )
+    value = float(result.output[i, c])
+    products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms])
+    symbol = f"out{c + 1}"
+    text = _worked(symbol, products, terms, value, decimals)
+    formula = f"{symbol} = " + _shorten([f"a{j + 1}·v{j + 1}[{c + 1}]" for j in range(result.n)])
+    return Explanation("output", symbol, f"output of token {_tok(result, i)}", terms,
+                       float(sum(t.value for t in terms)), value, decimals, text, formula)
+
+
+def norm(result: AttentionResult, which: str, i: int, decimals: int = 4) -> Explanation:
+    """The length |q|, |k| or |v| of token ``i``'s vector: the square root of the sum of squares."""
+    if which not in GRID_OF:
+        raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
+    _check(result, i=i)
+    vec = {"q": result.q, "k": result.k, "v": result.v}[which][i]
+    role = ROLE_OF[which]
+    terms = tuple(Term((float(a), float(a)), (role, role), (f"{which}{c + 1}", f"{which}{c + 1}"), float(a * a))
+                  for c, a in enumerate(vec))
+    total = float(sum(t.value for t in terms))
+    value = float(math.sqrt(total))
+    squares = _shorten([f"({trimmed(t.factors[0], decimals)})²" for t in terms])
+    text = (f"|{which}| = √({squares}) = √({_shorten([fixed(t.value, decimals) for t in terms])}) = "
+            f"√{fixed(total, decimals)} = {fixed(value, decimals)}")
+    formula = f"|{which}| = √(" + _shorten([f"{which}{c + 1}²" for c in range(len(vec))]) + ")"
+    return Explanation("norm", f"|{which}|", f"{role} of token {_tok(result, i)}", terms, total, value, decimals,
+                       text, formula)
+
+
+def cosine(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explanation:
+    """cos(theta) between query ``i`` and key ``j``, and theta in degrees (``angle``)."""
+    _check(result, i=i, j=j)
+    q, k = result.q[i], result.k[j]
+    dot = float(result.scores[i, j])
+    nq, nk = float(math.sqrt(np.dot(q, q))), float(math.sqrt(np.dot(k, k)))
+    about = f"query {_tok(result, i)} -> key {_tok(result, j)}"
+    terms = score(result, i, j, decimals).terms
+    total = float(sum(t.value for t in terms))
+    if nq == 0.0 or nk == 0.0:
+        which = "q" if nq == 0.0 else "k"
+        text = (f"|{which}| = 0: an arrow of length 0 has no direction, so θ is undefined "
+                f"and cos θ is taken as 0 (the score is 0 too)")
+        return Explanation("cosine", "cos θ", about, terms, total, 0.0, decimals, text, "cos θ = q·k / (|q| |k|)", None)
+    value = max(-1.0, min(1.0, dot / (nq * nk)))
+    angle = math.degrees(math.acos(value))
+    text = (f"cos θ = q·k / (|q| |k|) = {fixed(dot, decimals)} / ({fixed(nq, decimals)} × {fixed(nk, decimals)}) = "
+            f"{fixed(value, decimals)}, so θ = {angle:.1f}°")
+    return Explanation("cosine", "cos θ", about, terms, total, value, decimals, text, "cos θ = q·k / (|q| |k|)", angle)
+
+
+def cell(result: AttentionResult, kind: str, i: int, j: int, decimals: int | None = None) -> Explanation:
+    """Dispatch by ``kind`` for a grid cell (row i, column j), e.g. a heatmap hover.
+
+    kind: "q", "k", "v" (token i, coordinate j), "score", "scaled", "weight",
+    "output" (token i, coordinate j), "cosine".
+    """
+    table = {
+        "q": lambda d: projection(result, "q", i, j, d),
+        "k": lambda d: projection(result, "k", i, j, d),
+        "v": lambda d: projection(result, "v", i, j, d),
+        "score": lambda d: score(result, i, j, d),
+        "scaled": lambda d: scaled(result, i, j, d),
+        "weight": lambda d: weight(result, i, j, d),
+        "output": lambda d: output(result, i, j, d),
+        "cosine": lambda d: cosine(result, i, j, d),
+    }
+    if kind not in table:
+        raise ScenarioError(f"kind: unknown quantity {kind!r}")
+    default = 2 if kind in ("q", "k", "v", "output") else 4
+    return table[kind](default if decimals is None else decimals)

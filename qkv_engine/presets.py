@@ -1,0 +1,126 @@
+"""Named scenarios a teacher can open: the seed documents' examples and classroom sentences.
+
+    names()            the preset names, in menu order
+    get(name)          the Preset (title, description, whether its weights are random)
+    load(name)         a fresh Scenario
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .errors import ScenarioError
+from .scenario import Scenario
+from .tokenize import tokenize
+
+DEFAULT = "seed-the-cat-sat"
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    description: str
+    random_weights: bool
+    build: Callable[[], Scenario]
+
+
+def _from_arrays(text: str, x, w_q, w_k, w_v, **options) -> Scenario:
+    toks = tokenize(text)
+    return Scenario(
+        tokens=tuple(t.text for t in toks),
+        x=np.array(x, dtype=np.float64),
+        w_q=np.array(w_q, dtype=np.float64),
+        w_k=np.array(w_k, dtype=np.float64),
+        w_v=np.array(w_v, dtype=np.float64),
+        text=text,
+        spans=tuple((t.start, t.end) for t in toks),
+        **options,
+    )
+
+
+# The first seed document's single token: x and the three grids, rows = input dials.
+CAT_X = [[0.5, -0.3, 0.8, 0.2]]
+CAT_WQ = [[0.1, 0.4], [0.2, -0.1], [-0.3, 0.5], [0.6, 0.2]]
+CAT_WK = [[-0.2, 0.3], [0.5, 0.1], [0.4, -0.2], [-0.1, 0.6]]
+CAT_WV = [[0.3, -0.2, 0.5], [-0.1, 0.4, 0.2], [0.6, 0.1, -0.3], [0.2, -0.5, 0.4]]
+
+# The second seed document's three tokens and the Q, K, V vectors it lists for them.
+THE_CAT_SAT_X = [[0.1, 0.4, 0.2, 0.5], [0.9, 0.1, 0.8, 0.3], [0.2, 0.7, 0.1, 0.9]]
+THE_CAT_SAT_Q = [[0.2, 0.3], [0.8, 0.2], [0.3, 0.9]]
+THE_CAT_SAT_K = [[0.5, 0.1], [0.7, 0.8], [0.2, 0.4]]
+THE_CAT_SAT_V = [[0.4, 0.6, 0.2], [0.9, 0.3, 0.7], [0.5, 0.8, 0.1]]
+
+
+def _solve_grid(x, target) -> np.ndarray:
+    """The smallest grid W with X W = target (exact: X has full row rank)."""
+    return np.linalg.pinv(np.array(x, dtype=np.float64)) @ np.array(target, dtype=np.float64)
+
+
+def _seed_cat() -> Scenario:
+    return _from_arrays("cat", CAT_X, CAT_WQ, CAT_WK, CAT_WV)
+
+
+def _seed_the_cat_sat() -> Scenario:
+    x = THE_CAT_SAT_X
+    return _from_arrays("The cat sat", x, _solve_grid(x, THE_CAT_SAT_Q), _solve_grid(x, THE_CAT_SAT_K),
+                        _solve_grid(x, THE_CAT_SAT_V))
+
+
+def _seed_numpy_demo() -> Scenario:
+    # The listing's order of draws: np.random.seed(42), then W_Q, W_K, W_V, each randn(d_model, 4) * 0.1.
+    rng = np.random.RandomState(42)
+    w_q = rng.randn(4, 4) * 0.1
+    w_k = rng.randn(4, 4) * 0.1
+    w_v = rng.randn(4, 4) * 0.1
+    return _from_arrays("The cat sat", THE_CAT_SAT_X, w_q, w_k, w_v, seed=42)
+
+
+def _sentence(text: str, seed: int, **dims) -> Callable[[], Scenario]:
+    return lambda: Scenario.from_sentence(text, seed=seed, **dims)
+
+
+_PRESETS = [
+    Preset("seed-cat", "One token: \"cat\"",
+           "The single token 'cat' with the embedding and the three grids of the step-by-step walkthrough "
+           "(d_model 4, d_k 2, d_v 3).", False, _seed_cat),
+    Preset("seed-the-cat-sat", "The cat sat",
+           "Three tokens with the embeddings and the query, key and value vectors of the library-analogy "
+           "document; the grids are the smallest ones that give exactly those vectors.", False, _seed_the_cat_sat),
+    Preset("seed-numpy-demo", "The cat sat (numpy listing)",
+           "The same three embeddings with the grids the document's numpy listing draws: np.random.seed(42), "
+           "then randn(4, 4) * 0.1 for W^Q, W^K and W^V in that order (d_k = d_v = 4).", True, _seed_numpy_demo),
+    Preset("pronoun", "Who is 'it'?",
+           "A sentence with a pronoun, to ask which word 'it' should look at. Random weights: "
+           "an untrained model, so the pattern is not meaningful yet.", True,
+           _sentence("The animal did not cross the street because it was too tired.", 1)),
+    Preset("repeated-word", "The same word twice",
+           "A sentence where 'dog' appears twice. Both copies share one embedding, so they get the same query, "
+           "key and value. Random weights.", True,
+           _sentence("The dog saw the other dog.", 2)),
+    Preset("long-sentence", "A longer sentence",
+           "Fifteen tokens with random weights, to see a bigger heatmap.", True,
+           _sentence("After a long rainy week, the children finally played outside in the warm sun.", 3)),
+]
+_BY_NAME = {p.name: p for p in _PRESETS}
+
+
+def names() -> list[str]:
+    return [p.name for p in _PRESETS]
+
+
+def all_presets() -> list[Preset]:
+    return list(_PRESETS)
+
+
+def get(name: str) -> Preset:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise ScenarioError(f"unknown preset '{name}' (known: {', '.join(names())})") from None
+
+
+def load(name: str) -> Scenario:
+    return get(name).build()

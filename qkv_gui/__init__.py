@@ -1,0 +1,16 @@
+"""qkv_gui: the PySide6 + pyqtgraph desktop app. Reads engine results; never does the maths.
+
+``MainWindow`` is imported lazily so that headless commands never load Qt.
+"""
+
+
+def __getattr__(name):
+    if name == "MainWindow":
+        from .main_window import MainWindow
+
+        return MainWindow
+    if name == "Session":
+        from .session import Session
+
+        return Session
+    raise AttributeError(name)

@@ -1,0 +1,128 @@
+"""Command line and start-up: parse arguments, answer headless commands, open the window.
+
+    python main.py                      open the app (default preset)
+    python main.py --preset NAME        open a preset
+    python main.py --list-presets       print the presets and exit
+    python main.py FILE.qkv.json        open a session file
+
+Errors in the arguments print one line and exit with code 2. When Qt cannot
+open a window (no display, missing system libraries) one clear line says so
+and points to the headless commands, instead of a Qt abort.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+PROG = "qkv-visualizer"
+NO_WINDOW = (
+    "cannot open a window here ({reason}). The headless commands still work: "
+    "'python main.py --list-presets'. On Linux a window needs a display and Qt's xcb "
+    "libraries (see README)."
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line, exit code 2."""
+
+    def error(self, message):  # noqa: D401
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog=PROG,
+        description="See how attention turns tokens into queries, keys and values.",
+    )
+    p.add_argument("session", nargs="?", help="a session file (.qkv.json) to open")
+    p.add_argument("--preset", metavar="NAME", help="open a preset scenario (see --list-presets)")
+    p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
+    p.add_argument("--quit-after", type=int, metavar="MS", help=argparse.SUPPRESS)
+    p.add_argument("--screenshot", metavar="PNG", help=argparse.SUPPRESS)
+    return p
+
+
+def _list_presets() -> int:
+    from qkv_engine import presets
+
+    width = max(len(n) for n in presets.names())
+    for p in presets.all_presets():
+        tag = " (random weights)" if p.random_weights else ""
+        print(f"{p.name:<{width}}  {p.title}{tag}")
+    return 0
+
+
+def _install_qt_guard():
+    """Turn Qt's fatal 'no platform plugin' abort into one clear line and exit code 2."""
+    from PySide6 import QtCore
+
+    held: list[str] = []
+
+    def handler(mode, context, message):
+        if mode == QtCore.QtMsgType.QtFatalMsg:
+            reason = "no usable display"
+            low = message.lower()
+            if "xcb" in low or "plugin" in low:
+                reason = "Qt found no usable platform plugin; a library or the display is missing"
+            sys.stderr.write(f"{PROG}: {NO_WINDOW.format(reason=reason)}\n")
+            sys.stderr.flush()
+            os._exit(2)
+        if "qt.qpa" in (context.category or "") or "platform plugin" in message:
+            held.append(message)  # shown only if start-up goes on to fail
+            return
+        if mode in (QtCore.QtMsgType.QtCriticalMsg, QtCore.QtMsgType.QtWarningMsg):
+            sys.stderr.write(f"Qt: {message}\n")
+
+    QtCore.qInstallMessageHandler(handler)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.list_presets:
+        return _list_presets()
+    from qkv_engine import ScenarioError, presets, session_format
+
+    scenario = None
+    view: dict = {}
+    try:
+        if args.preset:
+            if args.session:
+                raise ScenarioError("give either a session file or --preset, not both")
+            presets.get(args.preset)
+        elif args.session:
+            scenario, view = session_format.load_file(args.session)
+    except ScenarioError as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return 2
+
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("QT_QPA_PLATFORM") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
+        sys.stderr.write(f"{PROG}: {NO_WINDOW.format(reason='no display: DISPLAY is not set')}\n")
+        return 2
+
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    _install_qt_guard()
+    from PySide6 import QtCore, QtWidgets
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0]])
+    app.setApplicationName("QKV Visualizer")
+    app.setOrganizationName("QKV Visualizer")
+    from .main_window import MainWindow
+
+    window = MainWindow(preset=args.preset or presets.DEFAULT)
+    if scenario is not None:
+        window.session.set_scenario(scenario, view=view)
+    window.show()
+    if args.screenshot:
+        def grab():
+            window.grab().save(args.screenshot)
+        QtCore.QTimer.singleShot(300, grab)
+    if args.quit_after is not None:
+        QtCore.QTimer.singleShot(max(0, args.quit_after), app.quit)
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
