@@ -231,7 +231,7 @@ def weight(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
     exps = _shorten([ex(t.factors[0]) for t in terms])
     vals = _shorten([fixed(t.value, decimals) for t in terms])
     if len(terms) == 1:
-        text = f"weight = {ex(float(line[me]))} / {ex(float(line[me]))} = {fixed(value, decimals)} (the only {"key" if rowwise else "query"})"
+        text = f"weight = {ex(float(line[me]))} / {ex(float(line[me]))} = {fixed(value, decimals)} (the only {'key' if rowwise else 'query'})"
     else:
         text = (f"weight = {ex(float(line[me]))} / ({exps}) = {fixed(mine, decimals)} / ({vals}) = "
                 f"{fixed(mine, decimals)} / {fixed(total, decimals)} = {fixed(value, decimals)}")

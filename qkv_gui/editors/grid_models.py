@@ -1,0 +1,160 @@
+"""Qt table models over the Session's numbers: the token table (x) and the weight grids.
+
+Models read the current Scenario and write edits back through the Session,
+which validates typed text (``-0.5``, ``\u22120.5``, ``.5``, ``1e-3``). Text that
+is not a finite number keeps the old value; the reason is shown in the cell's
+tooltip and on the status line.
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui
+
+from qkv_engine.explain import fixed
+
+from .. import style
+from ..session import Session
+
+Qt = QtCore.Qt
+GRID_ROLE = {"w_q": "query", "w_k": "key", "w_v": "value"}
+GRID_SYMBOL = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V"}
+OUT_SYMBOL = {"w_q": "q", "w_k": "k", "w_v": "v"}
+
+
+class _NumberModel(QtCore.QAbstractTableModel):
+    """Shared behaviour: show a matrix of the scenario, edit it through the Session."""
+
+    matrix = "x"
+    first_number_column = 0
+    decimals = 2
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self._shape = self._matrix().shape
+        self.rejected: dict[tuple[int, int], str] = {}  # cell -> why the last typed text was refused
+        session.scenarioChanged.connect(self._on_scenario)
+
+    def _matrix(self):
+        return getattr(self.session.scenario, self.matrix)
+
+    def _on_scenario(self, _scenario):
+        shape = self._matrix().shape
+        if shape != self._shape:
+            self.beginResetModel()
+            self._shape = shape
+            self.rejected.clear()
+            self.endResetModel()
+        elif self.rowCount() and self.columnCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+
+    def rowCount(self, parent=QtCore.QModelIndex()):
+        return 0 if parent.isValid() else self._shape[0]
+
+    def columnCount(self, parent=QtCore.QModelIndex()):
+        return 0 if parent.isValid() else self._shape[1] + self.first_number_column
+
+    def flags(self, index):
+        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() >= self.first_number_column:
+            f |= Qt.ItemFlag.ItemIsEditable
+        return f
+
+    def number_data(self, r: int, c: int, role: int):
+        value = float(self._matrix()[r, c])
+        if role == Qt.ItemDataRole.DisplayRole:
+            return fixed(value, self.decimals) if abs(value) < 1e4 else f"{value:.4g}"
+        if role == Qt.ItemDataRole.EditRole:
+            return repr(value) if value != round(value, 6) else f"{value:g}"
+        if role == Qt.ItemDataRole.BackgroundRole and value < 0:
+            return QtGui.QBrush(QtGui.QColor(style.NEGATIVE_BG))
+        if role == Qt.ItemDataRole.ForegroundRole and value < 0:
+            return QtGui.QBrush(QtGui.QColor("#A11D1D"))
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            why = self.rejected.get((r, c))
+            full = f"{value!r}"
+            return f"{full}\nLast entry refused: {why}" if why else full
+        return None
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        c = index.column() - self.first_number_column
+        if c < 0:
+            return self.text_data(index.row(), role)
+        return self.number_data(index.row(), c, role)
+
+    def text_data(self, r: int, role: int):
+        return None
+
+    def setData(self, index, value, role=Qt.ItemDataRole.EditRole):
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        r, c = index.row(), index.column() - self.first_number_column
+        if c < 0:
+            return False
+        messages: list[str] = []
+        catch = messages.append
+        self.session.message.connect(catch)
+        try:
+            ok = self.session.set_cell(self.matrix, r, c, value if isinstance(value, str) else float(value))
+        finally:
+            self.session.message.disconnect(catch)
+        if ok:
+            self.rejected.pop((r, c), None)
+        else:
+            self.rejected[(r, c)] = messages[-1] if messages else "not a number"
+            self.dataChanged.emit(index, index)  # show the old value (and the tooltip) again
+        return ok
+
+
+class TokenTableModel(_NumberModel):
+    """One row per token: its text, then its d_model embedding values x1..xd."""
+
+    matrix = "x"
+    first_number_column = 1
+
+    def text_data(self, r, role):
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return self.session.scenario.tokens[r]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return "Edit the sentence above to change the tokens."
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QtGui.QBrush(QtGui.QColor(style.FILL["x"]).lighter(135))
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole:
+            if orientation == Qt.Orientation.Horizontal:
+                return "token" if section == 0 else f"x{section}"
+            return str(section + 1)
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal and section > 0:
+            return f"Dial {section} of each token's embedding"
+        if role == Qt.ItemDataRole.ForegroundRole and orientation == Qt.Orientation.Horizontal:
+            return QtGui.QBrush(QtGui.QColor(style.INK["x"]))
+        return None
+
+
+class WeightGridModel(_NumberModel):
+    """A weight grid: row r is input dial x_r, column c feeds output coordinate c."""
+
+    def __init__(self, session: Session, matrix: str, parent=None):
+        self.matrix = matrix
+        super().__init__(session, parent)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        role_name = GRID_ROLE[self.matrix]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if orientation == Qt.Orientation.Horizontal:
+                return f"\u2192 {OUT_SYMBOL[self.matrix]}{section + 1}"
+            return f"x{section + 1} \u2192"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if orientation == Qt.Orientation.Horizontal:
+                return f"Column {section + 1} makes {role_name} coordinate {OUT_SYMBOL[self.matrix]}{section + 1}"
+            return f"Row {section + 1} is how much input dial x{section + 1} feeds each output"
+        if role == Qt.ItemDataRole.ForegroundRole:
+            ink = style.INK["x"] if orientation == Qt.Orientation.Vertical else style.INK[role_name]
+            return QtGui.QBrush(QtGui.QColor(ink))
+        return None

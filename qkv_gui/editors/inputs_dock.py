@@ -1,0 +1,227 @@
+"""The editor widgets: sentence and options, the token table, the weight grids.
+
+They write every change to the Session and follow it back (with their own
+signals blocked, so nothing echoes).
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from qkv_engine.scenario import MAX_TEMPERATURE, MIN_TEMPERATURE
+
+from .. import style
+from ..session import Session
+from .grid_models import GRID_ROLE, GRID_SYMBOL, OUT_SYMBOL, TokenTableModel, WeightGridModel
+
+Qt = QtCore.Qt
+MAX_GUI_DIM = 64
+SOFTMAX_CHOICES = [
+    ("keys", "Each row, over the keys (correct)"),
+    ("queries", "Each column, over the queries (a classic bug)"),
+]
+
+
+class NumberTableView(QtWidgets.QTableView):
+    """A compact table of numbers; rejected entries are reported under it."""
+
+    def __init__(self, model, object_name: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.setModel(model)
+        self.setAlternatingRowColors(False)
+        self.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setMinimumSectionSize(44)
+        self.verticalHeader().setDefaultSectionSize(22)
+        self.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
+        self.setEditTriggers(
+            QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
+            | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed
+            | QtWidgets.QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        self.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+
+    def fit_height(self, max_rows: int | None = None) -> None:
+        rows = self.model().rowCount()
+        if max_rows is not None:
+            rows = min(rows, max_rows)
+        h = self.horizontalHeader().height() + rows * self.verticalHeader().defaultSectionSize() + 4
+        self.setMinimumHeight(h)
+        self.setMaximumHeight(h)
+
+
+class SentenceOptionsWidget(QtWidgets.QWidget):
+    """The sentence box, the dimensions, the seed and the attention options."""
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        self.sentenceEdit = QtWidgets.QLineEdit(self)
+        self.sentenceEdit.setObjectName("sentenceEdit")
+        self.sentenceEdit.setPlaceholderText("Type a sentence, e.g. The cat sat")
+        self.sentenceEdit.setClearButtonEnabled(True)
+        self.sentenceEdit.textEdited.connect(session.set_text)
+        layout.addWidget(QtWidgets.QLabel("Sentence", self))
+        layout.addWidget(self.sentenceEdit)
+        self.messageLabel = QtWidgets.QLabel(self)
+        self.messageLabel.setObjectName("messageLabel")
+        self.messageLabel.setWordWrap(True)
+        self.messageLabel.setStyleSheet("color: #A11D1D;")
+        self.messageLabel.hide()
+        layout.addWidget(self.messageLabel)
+
+        form = QtWidgets.QGridLayout()
+        form.setHorizontalSpacing(8)
+        layout.addLayout(form)
+
+        def spin(name, lo, hi, tip):
+            s = QtWidgets.QSpinBox(self)
+            s.setObjectName(name)
+            s.setRange(lo, hi)
+            s.setToolTip(tip)
+            s.setKeyboardTracking(False)
+            return s
+
+        self.dModelSpin = spin("dModelSpin", 1, MAX_GUI_DIM, "d_model: how many numbers (dials) each token has")
+        self.dKSpin = spin("dKSpin", 1, MAX_GUI_DIM, "d_k: length of each query and key")
+        self.dVSpin = spin("dVSpin", 1, MAX_GUI_DIM, "d_v: length of each value")
+        self.seedSpin = spin("seedSpin", 0, 99999, "Seed for new embeddings and grids (same seed, same numbers)")
+        self.temperatureSpin = QtWidgets.QDoubleSpinBox(self)
+        self.temperatureSpin.setObjectName("temperatureSpin")
+        self.temperatureSpin.setDecimals(2)
+        self.temperatureSpin.setRange(max(0.05, MIN_TEMPERATURE), min(20.0, MAX_TEMPERATURE))
+        self.temperatureSpin.setSingleStep(0.1)
+        self.temperatureSpin.setKeyboardTracking(False)
+        self.temperatureSpin.setToolTip("Temperature T: scores are divided by T. Below 1 sharpens, above 1 flattens.")
+        for r, (label, w) in enumerate(
+            [("d_model", self.dModelSpin), ("d_k", self.dKSpin), ("d_v", self.dVSpin)]
+        ):
+            form.addWidget(QtWidgets.QLabel(label, self), 0, 2 * r)
+            form.addWidget(w, 0, 2 * r + 1)
+        form.addWidget(QtWidgets.QLabel("seed", self), 1, 0)
+        form.addWidget(self.seedSpin, 1, 1)
+        form.addWidget(QtWidgets.QLabel("T", self), 1, 2)
+        form.addWidget(self.temperatureSpin, 1, 3)
+
+        self.scaleCheck = QtWidgets.QCheckBox("Divide scores by √d_k", self)
+        self.scaleCheck.setObjectName("scaleCheck")
+        self.causalCheck = QtWidgets.QCheckBox("Causal mask: no looking ahead", self)
+        self.causalCheck.setObjectName("causalCheck")
+        checks = QtWidgets.QHBoxLayout()
+        checks.addWidget(self.scaleCheck)
+        checks.addWidget(self.causalCheck)
+        checks.addStretch(1)
+        layout.addLayout(checks)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(QtWidgets.QLabel("Softmax runs along", self))
+        self.softmaxOverCombo = QtWidgets.QComboBox(self)
+        self.softmaxOverCombo.setObjectName("softmaxOverCombo")
+        for key, text in SOFTMAX_CHOICES:
+            self.softmaxOverCombo.addItem(text, key)
+        row.addWidget(self.softmaxOverCombo, 1)
+        layout.addLayout(row)
+
+        self.dModelSpin.valueChanged.connect(lambda v: session.set_dims(d_model=v))
+        self.dKSpin.valueChanged.connect(lambda v: session.set_dims(d_k=v))
+        self.dVSpin.valueChanged.connect(lambda v: session.set_dims(d_v=v))
+        self.seedSpin.valueChanged.connect(session.set_seed)
+        self.temperatureSpin.valueChanged.connect(lambda v: session.set_option(temperature=float(v)))
+        self.scaleCheck.toggled.connect(lambda on: session.set_option(scale=bool(on)))
+        self.causalCheck.toggled.connect(lambda on: session.set_option(causal=bool(on)))
+        self.softmaxOverCombo.currentIndexChanged.connect(
+            lambda i: session.set_option(softmax_over=self.softmaxOverCombo.itemData(i))
+        )
+        session.scenarioChanged.connect(self.follow)
+        session.message.connect(self.show_message)
+        self.follow(session.scenario)
+
+    def show_message(self, text: str) -> None:
+        self.messageLabel.setText(text)
+        self.messageLabel.setVisible(bool(text))
+        QtCore.QTimer.singleShot(8000, self.messageLabel.hide)
+
+    def follow(self, s) -> None:
+        """Show the Session's scenario without sending anything back."""
+        widgets = [self.sentenceEdit, self.dModelSpin, self.dKSpin, self.dVSpin, self.seedSpin,
+                   self.temperatureSpin, self.scaleCheck, self.causalCheck, self.softmaxOverCombo]
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            text = s.text if s.text is not None else " ".join(s.tokens)
+            if self.sentenceEdit.text() != text:
+                self.sentenceEdit.setText(text)
+            self.dModelSpin.setValue(s.d_model)
+            self.dKSpin.setValue(s.d_k)
+            self.dVSpin.setValue(s.d_v)
+            self.seedSpin.setValue(s.seed)
+            self.temperatureSpin.setValue(s.temperature)
+            self.scaleCheck.setChecked(s.scale)
+            self.causalCheck.setChecked(s.causal)
+            self.softmaxOverCombo.setCurrentIndex([k for k, _ in SOFTMAX_CHOICES].index(s.softmax_over))
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+
+
+class TokenTableWidget(QtWidgets.QWidget):
+    """The token table: clicking a row selects that token as the query."""
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 6)
+        self.model = TokenTableModel(session, self)
+        self.view = NumberTableView(self.model, "tokenTable", self)
+        self.view.horizontalHeader().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        layout.addWidget(self.view)
+        self.view.clicked.connect(lambda index: session.select(query=index.row()))
+        session.selectionChanged.connect(self._follow_selection)
+
+    def _follow_selection(self, sel) -> None:
+        if self.model.rowCount() > sel.query:
+            self.view.blockSignals(True)
+            self.view.selectRow(sel.query)
+            self.view.blockSignals(False)
+
+
+class WeightGridsWidget(QtWidgets.QWidget):
+    """The three grids W^Q, W^K, W^V, each titled in its role's colour."""
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 6)
+        self.models: dict[str, WeightGridModel] = {}
+        self.views: dict[str, NumberTableView] = {}
+        names = {"w_q": "weightsQ", "w_k": "weightsK", "w_v": "weightsV"}
+        words = {"w_q": "query", "w_k": "key", "w_v": "value"}
+        for matrix, obj in names.items():
+            role = GRID_ROLE[matrix]
+            title = QtWidgets.QLabel(
+                f"<b style='color:{style.INK[role]}'>{GRID_SYMBOL[matrix]}</b>: each x dial (row) "
+                f"feeds each {words[matrix]} coordinate {OUT_SYMBOL[matrix]}1, {OUT_SYMBOL[matrix]}2, ... (column)",
+                self,
+            )
+            title.setWordWrap(True)
+            model = WeightGridModel(session, matrix, self)
+            view = NumberTableView(model, obj, self)
+            view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+            self.models[matrix], self.views[matrix] = model, view
+            layout.addWidget(title)
+            layout.addWidget(view, 1)
+
+
+class InputsWidget(QtWidgets.QWidget):
+    """All editors in one column (used when docks are not wanted, e.g. tests)."""
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__(parent)
+        layout = QtWidgets.QVBoxLayout(self)
+        self.options = SentenceOptionsWidget(session, self)
+        self.tokens = TokenTableWidget(session, self)
+        self.grids = WeightGridsWidget(session, self)
+        for w in (self.options, self.tokens, self.grids):
+            layout.addWidget(w)

@@ -1,0 +1,99 @@
+"""The central area: the nine panels in a 3 x 3 grid of splitters, each in a titled frame.
+
+Any panel can be focused (shown alone, large) and brought back; any can be
+hidden from the View menu. Splitter sizes are saved with the window.
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from .panels.base import Panel
+
+Qt = QtCore.Qt
+
+
+class PanelFrame(QtWidgets.QFrame):
+    """A panel with a title bar and a focus button."""
+
+    focusRequested = QtCore.Signal(str)
+
+    def __init__(self, panel: Panel, parent=None):
+        super().__init__(parent)
+        self.panel = panel
+        self.setObjectName(f"frame_{panel.object_name}")
+        self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setSpacing(0)
+        bar = QtWidgets.QHBoxLayout()
+        bar.setContentsMargins(6, 2, 2, 2)
+        self.titleLabel = QtWidgets.QLabel(panel.title, self)
+        self.titleLabel.setStyleSheet("font-weight: bold;")
+        bar.addWidget(self.titleLabel, 1)
+        self.focusButton = QtWidgets.QToolButton(self)
+        self.focusButton.setText("\u2922")
+        self.focusButton.setToolTip("Show this panel alone (again to show all)")
+        self.focusButton.setAutoRaise(True)
+        self.focusButton.clicked.connect(lambda: self.focusRequested.emit(panel.object_name))
+        bar.addWidget(self.focusButton)
+        layout.addLayout(bar)
+        layout.addWidget(panel, 1)
+
+    def mouseDoubleClickEvent(self, event):
+        if event.position().y() < 28:
+            self.focusRequested.emit(self.panel.object_name)
+        super().mouseDoubleClickEvent(event)
+
+
+class PanelGrid(QtWidgets.QSplitter):
+    """Rows of three panel frames; ``focus(name)`` shows one panel alone."""
+
+    COLUMNS = 3
+
+    def __init__(self, panels: list[Panel], parent=None):
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.setChildrenCollapsible(False)
+        self.frames: dict[str, PanelFrame] = {}
+        self.rows: list[QtWidgets.QSplitter] = []
+        self.wanted: dict[str, bool] = {}
+        self.focused: str | None = None
+        for idx, panel in enumerate(panels):
+            if idx % self.COLUMNS == 0:
+                row = QtWidgets.QSplitter(Qt.Orientation.Horizontal, self)
+                row.setChildrenCollapsible(False)
+                self.addWidget(row)
+                self.rows.append(row)
+            frame = PanelFrame(panel, self.rows[-1])
+            frame.focusRequested.connect(self.toggle_focus)
+            self.rows[-1].addWidget(frame)
+            self.frames[panel.object_name] = frame
+            self.wanted[panel.object_name] = True
+
+    def set_panel_visible(self, name: str, visible: bool) -> None:
+        self.wanted[name] = visible
+        self._apply()
+
+    def toggle_focus(self, name: str) -> None:
+        self.focus(None if self.focused == name else name)
+
+    def focus(self, name: str | None) -> None:
+        """Show only panel ``name`` (None: show every wanted panel again)."""
+        self.focused = name
+        self._apply()
+
+    def _apply(self) -> None:
+        for name, frame in self.frames.items():
+            frame.setVisible(name == self.focused if self.focused else self.wanted[name])
+        for row in self.rows:
+            row.setVisible(any(row.widget(i).isVisibleTo(row) for i in range(row.count())))
+
+    def save_state(self) -> list:
+        return [bytes(self.saveState().data())] + [bytes(r.saveState().data()) for r in self.rows]
+
+    def restore_state(self, states) -> None:
+        try:
+            self.restoreState(QtCore.QByteArray(states[0]))
+            for row, st in zip(self.rows, states[1:]):
+                row.restoreState(QtCore.QByteArray(st))
+        except (TypeError, IndexError, ValueError):
+            pass

@@ -1,0 +1,43 @@
+"""GUI fixtures: a main window shown offscreen with throw-away settings.
+
+    def test_something(window, qtbot):
+        window.session.set_text("a b c")
+        settle(qtbot)                      # let the coalesced recompute and repaint happen
+        panel = window.panels["heatmapPanel"]
+"""
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+
+def settle(qtbot=None, rounds: int = 3) -> None:
+    """Run the event loop a few turns so queued recomputes and repaints finish."""
+    app = QtWidgets.QApplication.instance()
+    for _ in range(rounds):
+        app.processEvents()
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    """Build a MainWindow for a preset (default: the app's default), shown at 1600 x 1000."""
+    from qkv_gui.main_window import MainWindow
+
+    def make(preset=None):
+        w = MainWindow(settings=settings) if preset is None else MainWindow(preset=preset, settings=settings)
+        qtbot.addWidget(w)
+        w.resize(1600, 1000)
+        w.show()
+        qtbot.waitExposed(w)
+        settle()
+        return w
+
+    return make
+
+
+@pytest.fixture
+def window(make_window):
+    return make_window()
