@@ -54,6 +54,17 @@ def check_matrix(name: str, array, shape: tuple[int | None, int | None]):
     """
     import numpy as np
 
+    if (
+        isinstance(array, np.ndarray)
+        and array.dtype == np.float64
+        and not array.flags.writeable
+        and array.ndim == 2
+        and all(s is None or s == d for s, d in zip(shape, array.shape))
+        and array.base is None
+    ):
+        # Already a validated read-only matrix of a Scenario: reuse it (no copy, same identity).
+        if np.isfinite(array).all() and not (np.abs(array) > MAX_ABS).any():
+            return array
     try:
         a = np.array(array, dtype=np.float64)
     except (TypeError, ValueError):

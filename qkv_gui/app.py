@@ -71,6 +71,8 @@ def _install_qt_guard():
         if "qt.qpa" in (context.category or "") or "platform plugin" in message:
             held.append(message)  # shown only if start-up goes on to fail
             return
+        if "propagateSizeHints" in message:  # harmless note from the offscreen platform
+            return
         if mode in (QtCore.QtMsgType.QtCriticalMsg, QtCore.QtMsgType.QtWarningMsg):
             sys.stderr.write(f"Qt: {message}\n")
 

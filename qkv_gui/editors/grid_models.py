@@ -7,6 +7,7 @@ tooltip and on the status line.
 """
 from __future__ import annotations
 
+import numpy as np
 from PySide6 import QtCore, QtGui
 
 from qkv_engine.explain import fixed
@@ -15,6 +16,14 @@ from .. import style
 from ..session import Session
 
 Qt = QtCore.Qt
+# Roles as plain ints: Qt hands data() an int, and int comparisons are much cheaper than enum ones.
+DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+EDIT = int(Qt.ItemDataRole.EditRole.value)
+BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
+FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
+ALIGN = int(Qt.ItemDataRole.TextAlignmentRole.value)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 GRID_ROLE = {"w_q": "query", "w_k": "key", "w_v": "value"}
 GRID_SYMBOL = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V"}
 OUT_SYMBOL = {"w_q": "q", "w_k": "k", "w_v": "v"}
@@ -30,7 +39,10 @@ class _NumberModel(QtCore.QAbstractTableModel):
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
         self.session = session
-        self._shape = self._matrix().shape
+        self._shown = self._matrix()
+        self._shape = self._shown.shape
+        self._neg_bg = QtGui.QBrush(QtGui.QColor(style.NEGATIVE_BG))
+        self._neg_fg = QtGui.QBrush(QtGui.QColor("#A11D1D"))
         self.rejected: dict[tuple[int, int], str] = {}  # cell -> why the last typed text was refused
         session.scenarioChanged.connect(self._on_scenario)
 
@@ -38,15 +50,27 @@ class _NumberModel(QtCore.QAbstractTableModel):
         return getattr(self.session.scenario, self.matrix)
 
     def _on_scenario(self, _scenario):
-        shape = self._matrix().shape
-        if shape != self._shape:
+        new = self._matrix()
+        old, self._shown = self._shown, new
+        if new is old:
+            return
+        if new.shape != self._shape:
             self.beginResetModel()
-            self._shape = shape
+            self._shape = new.shape
             self.rejected.clear()
             self.endResetModel()
-        elif self.rowCount() and self.columnCount():
+            return
+        off = self.first_number_column
+        if self.text_changed():
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
-            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+            return
+        changed = np.argwhere(new != old)
+        if len(changed):
+            (r0, c0), (r1, c1) = changed.min(axis=0), changed.max(axis=0)
+            self.dataChanged.emit(self.index(int(r0), int(c0) + off), self.index(int(r1), int(c1) + off))
+
+    def text_changed(self) -> bool:
+        return False
 
     def rowCount(self, parent=QtCore.QModelIndex()):
         return 0 if parent.isValid() else self._shape[0]
@@ -61,26 +85,26 @@ class _NumberModel(QtCore.QAbstractTableModel):
         return f
 
     def number_data(self, r: int, c: int, role: int):
-        value = float(self._matrix()[r, c])
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role not in (DISPLAY, EDIT, BACKGROUND, FOREGROUND, ALIGN, TOOLTIP):
+            return None
+        value = float(self._shown[r, c])
+        if role == DISPLAY:
             return fixed(value, self.decimals) if abs(value) < 1e4 else f"{value:.4g}"
-        if role == Qt.ItemDataRole.EditRole:
+        if role == EDIT:
             return repr(value) if value != round(value, 6) else f"{value:g}"
-        if role == Qt.ItemDataRole.BackgroundRole and value < 0:
-            return QtGui.QBrush(QtGui.QColor(style.NEGATIVE_BG))
-        if role == Qt.ItemDataRole.ForegroundRole and value < 0:
-            return QtGui.QBrush(QtGui.QColor("#A11D1D"))
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == BACKGROUND:
+            return self._neg_bg if value < 0 else None
+        if role == FOREGROUND:
+            return self._neg_fg if value < 0 else None
+        if role == ALIGN:
+            return RIGHT
+        if role == TOOLTIP:
             why = self.rejected.get((r, c))
             full = f"{value!r}"
             return f"{full}\nLast entry refused: {why}" if why else full
         return None
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
+    def data(self, index, role=DISPLAY):
         c = index.column() - self.first_number_column
         if c < 0:
             return self.text_data(index.row(), role)
@@ -116,12 +140,26 @@ class TokenTableModel(_NumberModel):
     matrix = "x"
     first_number_column = 1
 
+    def __init__(self, session: Session, parent=None):
+        self._tokens = session.scenario.tokens
+        super().__init__(session, parent)
+
+    def text_changed(self) -> bool:
+        tokens = self.session.scenario.tokens
+        changed, self._tokens = tokens != self._tokens, tokens
+        return changed
+
+    def _on_scenario(self, scenario):
+        if scenario.x.shape != self._shape:
+            self._tokens = scenario.tokens
+        super()._on_scenario(scenario)
+
     def text_data(self, r, role):
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return self.session.scenario.tokens[r]
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role in (DISPLAY, EDIT):
+            return self._tokens[r]
+        if role == TOOLTIP:
             return "Edit the sentence above to change the tokens."
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == BACKGROUND:
             return QtGui.QBrush(QtGui.QColor(style.FILL["x"]).lighter(135))
         return None
 

@@ -1,0 +1,292 @@
+"""The main window as a teacher uses it: type, edit cells, toggle options, and see the session follow."""
+import math
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from qkv_engine import compute, presets
+from qkv_gui.session import Selection
+
+from .conftest import settle
+
+Qt = QtCore.Qt
+
+
+def numpy_weights(s):
+    """Attention weights written out independently of the engine."""
+    q, k = s.x @ s.w_q, s.x @ s.w_k
+    z = q @ k.T
+    if s.scale:
+        z = z / math.sqrt(q.shape[1])
+    z = z / s.temperature
+    n = len(s.tokens)
+    if s.causal:
+        z = np.where(np.tril(np.ones((n, n), bool)), z, -np.inf)
+    axis = 1 if s.softmax_over == "keys" else 0
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def type_into_cell(qtbot, view, row, col, text):
+    index = view.model().index(row, col)
+    view.setCurrentIndex(index)
+    view.edit(index)
+    editor = view.focusWidget()
+    assert isinstance(editor, QtWidgets.QLineEdit)
+    editor.clear()
+    if text.isascii():
+        qtbot.keyClicks(editor, text)
+    else:  # QTest can only type ASCII; a paste is what a user would do here
+        editor.insert(text)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    settle()
+
+
+def test_opens_default_preset_with_every_panel(window):
+    assert window.session.preset_name == presets.DEFAULT
+    expected = compute(presets.load(presets.DEFAULT))
+    np.testing.assert_allclose(window.session.result.weights, expected.weights)
+    names = {"embeddingPanel", "mixingPanel", "qkPlanePanel", "scalingPanel", "softmaxPanel", "valuesPanel",
+             "heatmapPanel", "matricesPanel", "summaryPanel"}
+    assert set(window.panels) == names
+    for name in names:
+        assert window.findChild(QtWidgets.QWidget, name) is window.panels[name]
+        assert window.panels[name].isVisible()
+    for name in ("sentenceEdit", "tokenTable", "weightsQ", "weightsK", "weightsV", "dModelSpin", "dKSpin",
+                 "dVSpin", "seedSpin", "scaleCheck", "causalCheck", "temperatureSpin", "softmaxOverCombo"):
+        assert window.findChild(QtWidgets.QWidget, name) is not None, name
+
+
+def test_load_preset_switches_everything(window):
+    window.load_preset("seed-cat")
+    settle()
+    assert window.session.scenario.tokens == ("cat",)
+    assert window.findChild(QtWidgets.QLineEdit, "sentenceEdit").text() == "cat"
+    assert window.findChild(QtWidgets.QTableView, "tokenTable").model().rowCount() == 1
+    assert window.findChild(QtWidgets.QComboBox, "presetCombo").currentData() == "seed-cat"
+    assert "One token" in window.windowTitle()
+
+
+def test_typing_a_sentence_retokenises_and_keeps_embeddings_of_tokens_that_stay(window, qtbot):
+    before = dict(zip(window.session.scenario.tokens, window.session.scenario.x))
+    edit = window.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    edit.end(False)
+    qtbot.keyClicks(edit, " on the mat.")
+    settle()
+    s = window.session.scenario
+    assert s.tokens == ("The", "cat", "sat", "on", "the", "mat", ".")
+    for tok in ("The", "cat", "sat"):
+        np.testing.assert_array_equal(s.x[s.tokens.index(tok)], before[tok])
+    table = window.findChild(QtWidgets.QTableView, "tokenTable")
+    assert table.model().rowCount() == 7
+    assert table.model().index(5, 0).data() == "mat"
+    assert window.session.result.weights.shape == (7, 7)
+    np.testing.assert_allclose(window.session.result.weights, numpy_weights(s), atol=1e-12)
+
+
+def test_editing_an_embedding_cell_recomputes(window, qtbot):
+    table = window.findChild(QtWidgets.QTableView, "tokenTable")
+    type_into_cell(qtbot, table, 1, 2, "-0.75")  # token 'cat', dial x2
+    s = window.session.scenario
+    assert s.x[1, 1] == -0.75
+    assert table.model().index(1, 2).data() == "-0.75"
+    np.testing.assert_allclose(window.session.result.weights, numpy_weights(s), atol=1e-12)
+    np.testing.assert_allclose(window.session.result.q, s.x @ s.w_q, atol=1e-12)
+
+
+@pytest.mark.parametrize("typed, value", [("-0.5", -0.5), ("\u22120.5", -0.5), (".5", 0.5), ("1e-3", 0.001),
+                                          (" 2 ", 2.0), ("0,25", 0.25)])
+def test_weight_cell_accepts_the_usual_ways_of_typing_numbers(window, qtbot, typed, value):
+    grid = window.findChild(QtWidgets.QTableView, "weightsK")
+    type_into_cell(qtbot, grid, 2, 1, typed)
+    assert window.session.scenario.w_k[2, 1] == value
+    np.testing.assert_allclose(window.session.result.k, window.session.scenario.x @ window.session.scenario.w_k)
+
+
+@pytest.mark.parametrize("typed", ["abc", "", "nan", "inf", "1e400", "5e6"])
+def test_bad_text_in_a_number_cell_keeps_the_old_value_and_says_why(window, qtbot, typed):
+    grid = window.findChild(QtWidgets.QTableView, "weightsQ")
+    old = window.session.scenario.w_q.copy()
+    old_result = window.session.result
+    type_into_cell(qtbot, grid, 0, 0, typed)
+    np.testing.assert_array_equal(window.session.scenario.w_q, old)
+    np.testing.assert_array_equal(window.session.result.weights, old_result.weights)
+    label = window.findChild(QtWidgets.QLabel, "messageLabel")
+    assert label.isVisible() and "Kept the old value" in label.text()
+    assert "Kept the old value" in window.statusBar().currentMessage()
+    tip = grid.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
+    assert "refused" in tip
+
+
+def test_negative_cells_look_different(window):
+    model = window.findChild(QtWidgets.QTableView, "weightsK").model()
+    s = window.session.scenario
+    r, c = map(int, np.argwhere(s.w_k < 0)[0])
+    rp, cp = map(int, np.argwhere(s.w_k >= 0)[0])
+    assert model.index(r, c).data(Qt.ItemDataRole.BackgroundRole) is not None
+    assert model.index(rp, cp).data(Qt.ItemDataRole.BackgroundRole) is None
+    assert model.index(r, c).data().startswith("-")
+
+
+def test_weight_grid_headers_name_input_dial_and_output_column(window):
+    model = window.findChild(QtWidgets.QTableView, "weightsV").model()
+    assert model.headerData(0, Qt.Orientation.Vertical) == "x1 \u2192"
+    assert model.headerData(2, Qt.Orientation.Horizontal) == "\u2192 v3"
+    assert "value" in model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_changing_a_dimension_resizes_grids_and_keeps_values(window):
+    old = window.session.scenario
+    spin = window.findChild(QtWidgets.QSpinBox, "dModelSpin")
+    spin.setValue(6)
+    settle()
+    s = window.session.scenario
+    assert s.x.shape == (3, 6) and s.w_q.shape == (6, 2) and s.w_v.shape == (6, 3)
+    np.testing.assert_array_equal(s.x[:, :4], old.x)
+    np.testing.assert_array_equal(s.w_q[:4], old.w_q)
+    assert window.findChild(QtWidgets.QTableView, "tokenTable").model().columnCount() == 7
+    assert window.findChild(QtWidgets.QTableView, "weightsQ").model().rowCount() == 6
+    window.findChild(QtWidgets.QSpinBox, "dKSpin").setValue(1)
+    settle()
+    assert window.session.result.q.shape == (3, 1)
+    np.testing.assert_array_equal(window.session.scenario.w_k[:, 0], s.w_k[:, 0])
+
+
+def test_options_change_the_weights_as_the_maths_says(window):
+    s0 = window.session.scenario
+    window.findChild(QtWidgets.QCheckBox, "scaleCheck").setChecked(False)
+    settle()
+    assert not window.session.scenario.scale
+    np.testing.assert_allclose(window.session.result.weights, numpy_weights(window.session.scenario), atol=1e-12)
+    window.findChild(QtWidgets.QCheckBox, "causalCheck").setChecked(True)
+    settle()
+    w = window.session.result.weights
+    assert np.all(np.triu(w, 1) == 0)
+    np.testing.assert_allclose(w, numpy_weights(window.session.scenario), atol=1e-12)
+    window.findChild(QtWidgets.QDoubleSpinBox, "temperatureSpin").setValue(0.5)
+    settle()
+    assert window.session.scenario.temperature == 0.5
+    np.testing.assert_allclose(window.session.result.weights, numpy_weights(window.session.scenario), atol=1e-12)
+    combo = window.findChild(QtWidgets.QComboBox, "softmaxOverCombo")
+    combo.setCurrentIndex(combo.findData("queries"))
+    settle()
+    w = window.session.result.weights
+    np.testing.assert_allclose(w.sum(axis=0), 1.0)
+    np.testing.assert_allclose(w, numpy_weights(window.session.scenario), atol=1e-12)
+    assert window.session.scenario.tokens == s0.tokens
+
+
+def test_a_burst_of_edits_is_one_recompute(window):
+    session = window.session
+    settle()
+    seen = []
+    session.resultChanged.connect(seen.append)
+    count = session.recompute_count
+    for v in ("0.1", "0.2", "0.3", "0.4"):
+        session.set_cell("x", 0, 0, v)
+    session.set_option(causal=True)
+    settle()
+    assert len(seen) == 1
+    assert session.recompute_count == count + 1
+    assert seen[0].scenario.x[0, 0] == 0.4 and seen[0].scenario.causal
+
+
+def test_clicking_a_token_row_selects_it_everywhere(window, qtbot):
+    table = window.findChild(QtWidgets.QTableView, "tokenTable")
+    rect = table.visualRect(table.model().index(2, 1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    settle()
+    assert window.session.selection.query == 2
+
+
+def test_empty_sentence_shows_hints_and_nothing_breaks(window):
+    window.session.set_text("")
+    settle()
+    assert window.session.result.n == 0
+    for panel in window.panels.values():
+        assert panel.showing_hint(), panel.object_name
+        assert panel.hint.isVisible()
+    window.session.set_text("Back again")
+    settle()
+    for panel in window.panels.values():
+        assert not panel.showing_hint(), panel.object_name
+
+
+def test_only_punctuation_and_other_scripts(window):
+    for text in ("...!?", "東京 は 大きい", "مرحبا بالعالم", "naïve cafe\u0301 👍🏽"):
+        window.session.set_text(text)
+        settle()
+        r = window.session.result
+        assert r.n >= 1
+        assert np.all(np.isfinite(r.weights))
+        np.testing.assert_allclose(r.weights.sum(axis=1), 1.0)
+
+
+def test_512_tokens(window):
+    text = " ".join(f"w{i}" for i in range(600))
+    window.session.set_text(text)
+    settle()
+    r = window.session.result
+    assert r.n == 512 and window.session.scenario.dropped == 88
+    assert "Kept the first 512 tokens" in window.statusBar().currentMessage()
+    np.testing.assert_allclose(r.weights.sum(axis=1), 1.0)
+    assert window.findChild(QtWidgets.QTableView, "tokenTable").model().rowCount() == 512
+
+
+def test_selection_is_clamped_when_the_sentence_shrinks(window):
+    window.session.select(2, 2)
+    window.session.set_text("Hi")
+    settle()
+    assert window.session.selection == Selection(0, 0)
+
+
+def test_full_screen_toggles_with_f11(window, qtbot):
+    assert not window.isFullScreen()
+    window.fullScreenAction.trigger()
+    settle()
+    assert window.windowState() & Qt.WindowState.WindowFullScreen
+    window.fullScreenAction.trigger()
+    settle()
+    assert not (window.windowState() & Qt.WindowState.WindowFullScreen)
+    assert window.fullScreenAction.shortcut().toString() == "F11"
+
+
+def test_focusing_a_panel_hides_the_others_and_back(window):
+    window.grid.focus("heatmapPanel")
+    settle()
+    assert window.panels["heatmapPanel"].isVisible()
+    assert not window.panels["softmaxPanel"].isVisible()
+    window.grid.focus(None)
+    settle()
+    assert all(p.isVisible() for p in window.panels.values())
+
+
+def test_hidden_panel_catches_up_when_shown(window):
+    panel = window.panels["softmaxPanel"]
+    window.panel_actions["softmaxPanel"].setChecked(False)
+    settle()
+    count = panel.paint_count
+    window.session.set_cell("x", 0, 0, "0.33")
+    settle()
+    assert panel.paint_count == count  # not repainted while hidden
+    window.panel_actions["softmaxPanel"].setChecked(True)
+    settle()
+    assert panel.paint_count == count + 1
+
+
+def test_layout_is_remembered_between_runs(make_window, settings):
+    w = make_window()
+    w.docks["dockWeights"].hide()
+    w.resize(1300, 900)
+    settle()
+    w.close()
+    settle()
+    from qkv_gui.main_window import MainWindow
+
+    w2 = MainWindow(settings=settings)
+    w2.show()
+    settle()
+    assert not w2.docks["dockWeights"].isVisible()
+    assert w2.docks["dockTokens"].isVisible()
+    w2.close()
