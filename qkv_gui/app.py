@@ -79,6 +79,36 @@ def _install_qt_guard():
     QtCore.qInstallMessageHandler(handler)
 
 
+def _install_exception_dialog(window) -> None:
+    """An error inside any slot is logged and shown once; the app keeps running."""
+    import traceback
+
+    shown: set[str] = set()
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        text = "".join(traceback.format_exception(kind, value, tb))
+        sys.stderr.write(text)
+        key = f"{kind.__name__}: {value}"
+        if key in shown:
+            return
+        shown.add(key)
+        try:
+            from PySide6 import QtWidgets
+
+            box = QtWidgets.QMessageBox(window)
+            box.setIcon(QtWidgets.QMessageBox.Icon.Warning)
+            box.setWindowTitle("Something went wrong")
+            box.setText("An internal error happened. Your work is kept and the app keeps running.")
+            box.setInformativeText(key)
+            box.setDetailedText(text)
+            box.exec()
+        except Exception:  # noqa: BLE001 - never let the handler itself crash the app
+            previous(kind, value, tb)
+
+    sys.excepthook = hook
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list_presets:
@@ -114,9 +144,12 @@ def main(argv: list[str] | None = None) -> int:
     from .main_window import MainWindow
 
     window = MainWindow(preset=args.preset or presets.DEFAULT)
+    _install_exception_dialog(window)
     if scenario is not None:
-        window.session.set_scenario(scenario, view=view)
+        window.open_file(args.session)
     window.show()
+    if scenario is None and args.quit_after is None:
+        QtCore.QTimer.singleShot(0, window.offer_recovery)
     if args.screenshot:
         def grab():
             window.grab().save(args.screenshot)

@@ -7,9 +7,12 @@
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import presets
+from qkv_engine import ScenarioError, presets, session_format
 
 from . import style
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
@@ -19,11 +22,24 @@ from .session import Session
 
 Qt = QtCore.Qt
 SETTINGS_VERSION = 1
+MAX_RECENT = 8
+AUTOSAVE_MS = 3000
+FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
+
+
+def recovery_path() -> Path:
+    """Where unsaved work is kept every few seconds, in the user's data folder."""
+    folder = QtCore.QStandardPaths.writableLocation(QtCore.QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(folder or Path.home() / ".qkv-visualizer") / "recovery.qkv.json"
 
 
 class MainWindow(QtWidgets.QMainWindow):
-    def __init__(self, preset: str = presets.DEFAULT, settings: QtCore.QSettings | None = None, parent=None):
+    def __init__(self, preset: str = presets.DEFAULT, settings: QtCore.QSettings | None = None, parent=None,
+                 recovery: Path | None = None):
         super().__init__(parent)
+        self.file_path: Path | None = None
+        self.recovery_file = Path(recovery) if recovery is not None else recovery_path()
+        self._autosaved_index = -1
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
         self.settings = settings if settings is not None else QtCore.QSettings()
@@ -61,31 +77,227 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().setObjectName("statusBar")
         self.session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.session.scenarioChanged.connect(lambda _s: self._update_title())
+        self.session.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
         self._build_menus()
         self._update_title()
         self._restore_settings()
+        self.setAcceptDrops(True)
+        self.autosaveTimer = QtCore.QTimer(self)
+        self.autosaveTimer.setInterval(AUTOSAVE_MS)
+        self.autosaveTimer.timeout.connect(self.autosave)
+        self.autosaveTimer.start()
 
     # ----- actions ----------------------------------------------------------------------------
     def load_preset(self, name: str) -> None:
+        """Switch to a preset (one undoable step)."""
         self.session.load_preset(name)
-        idx = self.presetCombo.findData(name)
-        if idx >= 0:
-            self.presetCombo.blockSignals(True)
-            self.presetCombo.setCurrentIndex(idx)
-            self.presetCombo.blockSignals(False)
         self._update_title()
+
+    # ----- files --------------------------------------------------------------------------------
+    def notify_error(self, title: str, text: str) -> None:
+        """Tell the user something went wrong (a dialog; the status line keeps it too)."""
+        self.statusBar().showMessage(text, 15000)
+        QtWidgets.QMessageBox.warning(self, title, text)
+
+    def ask_unsaved(self) -> str:
+        """Ask what to do with unsaved changes: 'save', 'discard' or 'cancel'."""
+        box = QtWidgets.QMessageBox(self)
+        box.setIcon(QtWidgets.QMessageBox.Icon.Question)
+        box.setWindowTitle("Unsaved changes")
+        box.setText("This session has changes that are not saved. Save them first?")
+        B = QtWidgets.QMessageBox.StandardButton
+        box.setStandardButtons(B.Save | B.Discard | B.Cancel)
+        box.setDefaultButton(B.Save)
+        answer = box.exec()
+        return {B.Save: "save", B.Discard: "discard"}.get(B(answer), "cancel")
+
+    def ask_file(self, saving: bool) -> str | None:
+        folder = str(self.file_path.parent) if self.file_path else str(Path.home())
+        if saving:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", folder, FILE_FILTER)
+            if path and not path.endswith(".json"):
+                path += session_format.SUFFIX
+        else:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", folder, FILE_FILTER)
+        return path or None
+
+    def is_modified(self) -> bool:
+        return not self.session.undo_stack.isClean()
+
+    def maybe_keep_changes(self) -> bool:
+        """True when it is fine to replace the current work (saved, discarded, or nothing to lose)."""
+        if not self.is_modified():
+            return True
+        answer = self.ask_unsaved()
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def open_file(self, path=None) -> bool:
+        """Open a session file; a bad file leaves the current work untouched and says what is wrong."""
+        if path is None:
+            if not self.maybe_keep_changes():
+                return False
+            path = self.ask_file(saving=False)
+            if path is None:
+                return False
+        elif not self.maybe_keep_changes():
+            return False
+        path = Path(path)
+        try:
+            scenario, view = session_format.load_file(path)
+        except ScenarioError as exc:
+            self.notify_error("Could not open the session", f"{path.name}: {exc}")
+            return False
+        preset = view.get("preset") if view.get("preset") in presets.names() else None
+        self.session.set_scenario(scenario, view=view, preset=preset)
+        self.file_path = path
+        self._add_recent(path)
+        self._update_title()
+        return True
+
+    def save(self) -> bool:
+        if self.file_path is None:
+            return self.save_as()
+        return self._write(self.file_path)
+
+    def save_as(self, path=None) -> bool:
+        path = path or self.ask_file(saving=True)
+        if not path:
+            return False
+        return self._write(Path(path))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            session_format.save_file(path, self.session.scenario, self.session.view_state())
+        except OSError as exc:
+            self.notify_error("Could not save", f"Could not save to {path}: {exc.strerror or exc}. "
+                                                "Your work is still here; try another folder.")
+            return False
+        self.file_path = path
+        self.session.undo_stack.setClean()
+        self._add_recent(path)
+        self._drop_recovery()
+        self.statusBar().showMessage(f"Saved {path.name}", 5000)
+        self._update_title()
+        return True
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in (value or []) if isinstance(v, str)]
+
+    def _add_recent(self, path: Path) -> None:
+        items = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
+        self.settings.setValue("recent", items[:MAX_RECENT])
+        self._fill_recent_menu()
+
+    def _fill_recent_menu(self) -> None:
+        self.recentMenu.clear()
+        items = self.recent_files()
+        for p in items:
+            act = self.recentMenu.addAction(Path(p).name)
+            act.setToolTip(p)
+            act.triggered.connect(lambda _=False, p=p: self.open_file(p))
+        self.recentMenu.setEnabled(bool(items))
+
+    # ----- autosave and recovery ----------------------------------------------------------------
+    def autosave(self) -> bool:
+        """Keep unsaved work in the recovery file; True when something was written."""
+        stack = self.session.undo_stack
+        if stack.isClean() or stack.index() == self._autosaved_index:
+            return False
+        try:
+            self.recovery_file.parent.mkdir(parents=True, exist_ok=True)
+            view = dict(self.session.view_state(), file=str(self.file_path) if self.file_path else None)
+            session_format.save_file(self.recovery_file, self.session.scenario, view)
+        except OSError as exc:
+            self.statusBar().showMessage(f"Autosave failed: {exc.strerror or exc}", 8000)
+            return False
+        self._autosaved_index = stack.index()
+        return True
+
+    def _drop_recovery(self) -> None:
+        try:
+            self.recovery_file.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass
+        self._autosaved_index = -1
+
+    def ask_restore(self) -> bool:
+        answer = QtWidgets.QMessageBox.question(
+            self, "Restore unsaved work?",
+            "QKV Visualizer did not close normally last time. Restore the work that was not saved?",
+        )
+        return answer == QtWidgets.QMessageBox.StandardButton.Yes
+
+    def offer_recovery(self) -> bool:
+        """If a recovery file exists (the last run crashed), offer to restore it. True when restored."""
+        if not self.recovery_file.is_file():
+            return False
+        try:
+            scenario, view = session_format.load_file(self.recovery_file)
+        except ScenarioError:
+            self._drop_recovery()
+            return False
+        if not self.ask_restore():
+            self._drop_recovery()
+            return False
+        self.session.apply(scenario, "restore unsaved work", preset=None)
+        self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+        file = view.get("file")
+        self.file_path = Path(file) if isinstance(file, str) else None
+        self._update_title()
+        return True
+
+    # ----- drag and drop ------------------------------------------------------------------------
+    def dragEnterEvent(self, event):
+        if any(u.isLocalFile() and u.toLocalFile().endswith(".json") for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event):
+        for url in event.mimeData().urls():
+            if url.isLocalFile() and url.toLocalFile().endswith(".json"):
+                event.acceptProposedAction()
+                QtCore.QTimer.singleShot(0, lambda p=url.toLocalFile(): self.open_file(p))
+                return
 
     def toggle_full_screen(self) -> None:
         self.setWindowState(self.windowState() ^ Qt.WindowState.WindowFullScreen)
 
     def _update_title(self) -> None:
         name = self.session.preset_name
-        title = presets.get(name).title if name in presets.names() else "Untitled"
-        self.setWindowTitle(f"{title} — QKV Visualizer")
+        if self.file_path is not None:
+            title = self.file_path.name
+        else:
+            title = presets.get(name).title if name in presets.names() else "Untitled"
+        self.setWindowTitle(f"{title}[*] — QKV Visualizer")
+        self.setWindowModified(self.is_modified())
+        if hasattr(self, "presetCombo"):
+            idx = self.presetCombo.findData(name) if name else -1
+            if idx != self.presetCombo.currentIndex():
+                self.presetCombo.blockSignals(True)
+                self.presetCombo.setCurrentIndex(idx)
+                self.presetCombo.blockSignals(False)
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
         file_menu = mb.addMenu("&File")
+        K = QtGui.QKeySequence.StandardKey
+        for text, key, slot in [("&Open…", K.Open, lambda: self.open_file()),
+                                ("&Save", K.Save, self.save),
+                                ("Save &As…", K.SaveAs, lambda: self.save_as())]:
+            act = file_menu.addAction(text)
+            act.setShortcut(key)
+            act.triggered.connect(slot)
+        self.recentMenu = file_menu.addMenu("Open &Recent")
+        self._fill_recent_menu()
+        file_menu.addSeparator()
         preset_menu = file_menu.addMenu("Open &preset")
         self.presetCombo = QtWidgets.QComboBox(self)
         self.presetCombo.setObjectName("presetCombo")
@@ -103,6 +315,13 @@ class MainWindow(QtWidgets.QMainWindow):
         quit_act.triggered.connect(self.close)
 
         edit_menu = mb.addMenu("&Edit")
+        self.undoAction = self.session.undo_stack.createUndoAction(self, "&Undo")
+        self.undoAction.setShortcut(QtGui.QKeySequence.StandardKey.Undo)
+        self.redoAction = self.session.undo_stack.createRedoAction(self, "&Redo")
+        self.redoAction.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
+        edit_menu.addAction(self.undoAction)
+        edit_menu.addAction(self.redoAction)
+        edit_menu.addSeparator()
         reset = edit_menu.addAction("&Reset to the preset")
         reset.triggered.connect(lambda: self.load_preset(self.session.preset_name or presets.DEFAULT))
         first = edit_menu.addAction("Select the &first token")
@@ -197,5 +416,10 @@ class MainWindow(QtWidgets.QMainWindow):
         s.sync()
 
     def closeEvent(self, event):
+        if not self.maybe_keep_changes():
+            event.ignore()
+            return
         self.save_settings()
+        self.autosaveTimer.stop()
+        self._drop_recovery()
         super().closeEvent(event)

@@ -1,17 +1,53 @@
-"""The one state object: the current Scenario, its AttentionResult and the selection.
+"""The one state object: the current Scenario, its AttentionResult, the selection and the undo stack.
 
 Every edit comes here; widgets never talk to each other. A burst of edits is
 coalesced: the scenario changes at once, the recompute and the
 ``resultChanged`` signal happen once, on the next turn of the event loop
 (reading ``session.result`` before then computes it on the spot).
+
+Every change of the scenario is one step on ``undo_stack`` (a QUndoStack);
+typing in the sentence merges into one step until the typist pauses.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
 
 from qkv_engine import MAX_TOKENS, AttentionResult, Scenario, ScenarioError, compute, parse_number, presets
+
+
+#: Sentence edits closer together than this (seconds) merge into one undo step.
+TYPING_PAUSE = 1.0
+_SENTENCE_ID = 1
+
+
+class _Edit(QtGui.QUndoCommand):
+    """One undoable change: the scenario (and preset name) before and after."""
+
+    def __init__(self, session: "Session", old, new, label: str, merge: bool):
+        super().__init__(label)
+        self.session = session
+        self.old, self.new = old, new
+        self.merge = merge
+        self.stamp = time.monotonic()
+
+    def id(self):
+        return _SENTENCE_ID if self.merge else -1
+
+    def mergeWith(self, other):
+        if not (other.merge and self.merge) or other.stamp - self.stamp > TYPING_PAUSE:
+            return False
+        self.new = other.new
+        self.stamp = other.stamp
+        return True
+
+    def redo(self):
+        self.session._set(*self.new)
+
+    def undo(self):
+        self.session._set(*self.old)
 
 
 @dataclass(frozen=True)
@@ -33,6 +69,7 @@ class Session(QtCore.QObject):
         self._selection = Selection()
         self._emit_pending = False
         self.preset_name: str | None = None
+        self.undo_stack = QtGui.QUndoStack(self)
         self.recompute_count = 0  # how many times compute() ran (for tests and benchmarks)
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
@@ -57,34 +94,60 @@ class Session(QtCore.QObject):
         return self._selection
 
     # ----- the edit funnel ----------------------------------------------------------------
-    def apply(self, scenario: Scenario, label: str = "edit") -> None:
-        """Make ``scenario`` current; the recompute follows on the next event-loop turn."""
+    def apply(self, scenario: Scenario, label: str = "edit", preset: str | None | bool = False,
+              merge: bool = False) -> None:
+        """Make ``scenario`` current as one undoable step named ``label``.
+
+        ``preset`` gives the new preset name (False: keep the current one).
+        The recompute follows on the next event-loop turn.
+        """
+        new_preset = self.preset_name if preset is False else preset
+        old = (self._scenario, self.preset_name)
+        self.undo_stack.push(_Edit(self, old, (scenario, new_preset), label, merge))
+
+    def _set(self, scenario: Scenario, preset: str | None) -> None:
         self._scenario = scenario
+        self.preset_name = preset
         self._clamp_selection()
         self.scenarioChanged.emit(scenario)
         self._schedule()
 
     def set_scenario(self, scenario: Scenario, view: dict | None = None, preset: str | None = None) -> None:
-        self.preset_name = preset
-        self.apply(scenario, "open")
+        """Open a new document: no undo history, nothing unsaved."""
+        self._set(scenario, preset)
+        self.undo_stack.clear()
+        self.undo_stack.setClean()
         view = view or {}
-        self.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+        try:
+            self.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+        except (TypeError, ValueError):
+            self.select(0, 0)
 
     def load_preset(self, name: str) -> None:
-        self.set_scenario(presets.load(name), preset=name)
+        """Switch to a preset as one undoable step."""
+        self.apply(presets.load(name), f"open preset {name}", preset=name)
 
-    def try_apply(self, make, label: str) -> bool:
+    def view_state(self) -> dict:
+        """What a session file keeps besides the scenario."""
+        return {"query": self._selection.query, "key": self._selection.key, "preset": self.preset_name}
+
+    def try_apply(self, make, label: str, merge: bool = False) -> bool:
         """Run ``make()`` to build a new scenario; on ScenarioError keep the old one and say why."""
         try:
             new = make()
         except ScenarioError as exc:
             self.message.emit(str(exc))
             return False
-        self.apply(new, label)
+        if new == self._scenario:
+            return True
+        self.apply(new, label, merge=merge)
         return True
 
     def set_text(self, text: str) -> None:
-        if self.try_apply(lambda: self._scenario.with_text(text), "sentence") and self._scenario.dropped:
+        if text == self._scenario.text:
+            return
+        if self.try_apply(lambda: self._scenario.with_text(text), "typing in the sentence", merge=True) \
+                and self._scenario.dropped:
             self.message.emit(
                 f"Kept the first {self._scenario.n} tokens; {self._scenario.dropped} more were left out "
                 f"(the limit is {MAX_TOKENS})."
@@ -103,16 +166,20 @@ class Session(QtCore.QObject):
         except ValueError as exc:
             self.message.emit(f"Kept the old value: {exc}")
             return False
-        return self.try_apply(lambda: self._scenario.with_cell(matrix, row, col, value), f"edit {matrix}")
+        names = {"x": f"edit x of '{self._scenario.tokens[row]}'" if 0 <= row < self._scenario.n else "edit x",
+                 "w_q": "edit W^Q", "w_k": "edit W^K", "w_v": "edit W^V"}
+        return self.try_apply(lambda: self._scenario.with_cell(matrix, row, col, value),
+                              f"{names.get(matrix, 'edit')} [{row + 1},{col + 1}]")
 
     def set_dims(self, d_model=None, d_k=None, d_v=None) -> bool:
-        return self.try_apply(lambda: self._scenario.with_dims(d_model, d_k, d_v), "dimensions")
+        return self.try_apply(lambda: self._scenario.with_dims(d_model, d_k, d_v), "change dimensions")
 
     def set_seed(self, seed: int) -> bool:
-        return self.try_apply(lambda: self._scenario.reseeded(int(seed)), "seed")
+        return self.try_apply(lambda: self._scenario.reseeded(int(seed)), f"seed {int(seed)}")
 
     def set_option(self, **changes) -> bool:
-        return self.try_apply(lambda: self._scenario.with_options(**changes), "option")
+        label = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changes.items())
+        return self.try_apply(lambda: self._scenario.with_options(**changes), f"set {label}")
 
     def select(self, query: int | None = None, key: int | None = None) -> None:
         n = self._scenario.n

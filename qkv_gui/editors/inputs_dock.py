@@ -5,7 +5,7 @@ signals blocked, so nothing echoes).
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine.scenario import MAX_TEMPERATURE, MIN_TEMPERATURE
 
@@ -49,6 +49,19 @@ class NumberTableView(QtWidgets.QTableView):
         self.setMaximumHeight(h)
 
 
+class SentenceEdit(QtWidgets.QLineEdit):
+    """The sentence box. Undo and redo go to the session's history, not the box's own."""
+
+    def event(self, event):
+        if event.type() == QtCore.QEvent.Type.ShortcutOverride and (
+            event.matches(QtGui.QKeySequence.StandardKey.Undo) or event.matches(QtGui.QKeySequence.StandardKey.Redo)
+            or event.keyCombination() == QtGui.QKeySequence("Ctrl+Shift+Z")[0]
+        ):
+            event.ignore()  # let the window's Undo / Redo actions take it
+            return True
+        return super().event(event)
+
+
 class SentenceOptionsWidget(QtWidgets.QWidget):
     """The sentence box, the dimensions, the seed and the attention options."""
 
@@ -57,7 +70,7 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.session = session
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        self.sentenceEdit = QtWidgets.QLineEdit(self)
+        self.sentenceEdit = SentenceEdit(self)
         self.sentenceEdit.setObjectName("sentenceEdit")
         self.sentenceEdit.setPlaceholderText("Type a sentence, e.g. The cat sat")
         self.sentenceEdit.setClearButtonEnabled(True)

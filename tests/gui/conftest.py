@@ -22,12 +22,21 @@ def settings(tmp_path):
 
 
 @pytest.fixture
-def make_window(qtbot, settings):
-    """Build a MainWindow for a preset (default: the app's default), shown at 1600 x 1000."""
+def make_window(qtbot, settings, tmp_path):
+    """Build a MainWindow for a preset (default: the app's default), shown at 1600 x 1000.
+
+    Dialogs are answered without blocking: unsaved changes are discarded, recovery is declined, and
+    error messages are collected in ``window.errors``.
+    """
     from qkv_gui.main_window import MainWindow
 
     def make(preset=None):
-        w = MainWindow(settings=settings) if preset is None else MainWindow(preset=preset, settings=settings)
+        kwargs = {"settings": settings, "recovery": tmp_path / "recovery.qkv.json"}
+        w = MainWindow(**kwargs) if preset is None else MainWindow(preset=preset, **kwargs)
+        w.errors = []
+        w.ask_unsaved = lambda: "discard"
+        w.ask_restore = lambda: False
+        w.notify_error = lambda title, text: w.errors.append(text)
         qtbot.addWidget(w)
         w.resize(1600, 1000)
         w.show()
