@@ -101,7 +101,7 @@ _PRESETS = [
            "key and value. Random weights.", True,
            _sentence("The dog saw the other dog.", 2)),
     Preset("long-sentence", "A longer sentence",
-           "Fifteen tokens with random weights, to see a bigger heatmap.", True,
+           "Sixteen tokens with random weights, to see a bigger heatmap.", True,
            _sentence("After a long rainy week, the children finally played outside in the warm sun.", 3)),
 ]
 _BY_NAME = {p.name: p for p in _PRESETS}

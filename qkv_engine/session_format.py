@@ -1,7 +1,7 @@
 """The session file: a scenario and view options as versioned JSON.
 
     {"format": "qkv-visualizer", "version": 1,
-     "scenario": {"text", "tokens", "spans", "seed", "x", "w_q", "w_k", "w_v",
+     "scenario": {"text", "tokens", "spans", "seed", "dropped", "x", "w_q", "w_k", "w_v",
                   "scale", "causal", "temperature", "softmax_over"},
      "view": {"query": i, "key": j, "lesson_step": s, ...}}
 
@@ -35,6 +35,7 @@ def to_dict(scenario: Scenario, view: dict | None = None) -> dict:
             "tokens": list(s.tokens),
             "spans": None if s.spans is None else [list(p) for p in s.spans],
             "seed": s.seed,
+            "dropped": s.dropped,
             "x": s.x.tolist(),
             "w_q": s.w_q.tolist(),
             "w_k": s.w_k.tolist(),
@@ -101,6 +102,9 @@ def from_dict(doc) -> tuple[Scenario, dict]:
     seed = sc.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ScenarioError("scenario.seed: expected a whole number")
+    dropped = sc.get("dropped", 0)
+    if isinstance(dropped, bool) or not isinstance(dropped, int) or dropped < 0:
+        raise ScenarioError("scenario.dropped: expected a whole number, 0 or more")
     text = sc.get("text")
     if text is not None and not isinstance(text, str):
         raise ScenarioError("scenario.text: expected text or null")
@@ -112,7 +116,8 @@ def from_dict(doc) -> tuple[Scenario, dict]:
         ):
             raise ScenarioError("scenario.spans: expected a list of [start, end] pairs")
     try:
-        scenario = Scenario(tokens=tuple(tokens), seed=seed, text=text, spans=spans, **arrays, **options)
+        scenario = Scenario(tokens=tuple(tokens), seed=seed, text=text, spans=spans, dropped=dropped, **arrays,
+                            **options)
     except ScenarioError as exc:
         raise ScenarioError(f"scenario.{exc}") from None
     view = doc.get("view", {})

@@ -74,6 +74,7 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.sentenceEdit.setObjectName("sentenceEdit")
         self.sentenceEdit.setPlaceholderText("Type a sentence, e.g. The cat sat")
         self.sentenceEdit.setClearButtonEnabled(True)
+        self.sentenceEdit.setMaxLength(2_000_000)  # a long paste is kept whole; the engine keeps 512 tokens
         self.sentenceEdit.textEdited.connect(session.set_text)
         layout.addWidget(QtWidgets.QLabel("Sentence", self))
         layout.addWidget(self.sentenceEdit)

@@ -1,0 +1,129 @@
+"""An independent reference implementation of scaled dot-product attention.
+
+Written with explicit Python loops over plain lists and ``math`` only: no numpy
+matrix products and nothing taken from ``qkv_engine``. The engine is tested
+against it, so it is kept as close to the textbook equations as possible:
+
+    Q = X W^Q,  K = X W^K,  V = X W^V
+    S[i][j] = q_i . k_j
+    Z[i][j] = S[i][j] / (sqrt(d_k) if scale else 1) / temperature,  -inf where masked
+    A = softmax of Z, row by row ("keys") or column by column ("queries")
+    O = A V
+
+The causal mask blocks key j for query i whenever j > i (a token may only look
+at itself and the tokens before it). Masked weights are exactly 0.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+NEG_INF = float("-inf")
+
+
+def _rows(matrix) -> list[list[float]]:
+    """Any 2-D grid (nested lists or an array) as a list of lists of Python floats."""
+    return [[float(v) for v in row] for row in matrix]
+
+
+def matmul(a, b) -> list[list[float]]:
+    """a (n x m) times b (m x p), one multiply-add at a time."""
+    a, b = _rows(a), _rows(b)
+    n = len(a)
+    m = len(b)
+    p = len(b[0]) if m else 0
+    out = []
+    for i in range(n):
+        assert len(a[i]) == m, "inner sizes differ"
+        row = []
+        for c in range(p):
+            total = 0.0
+            for r in range(m):
+                total += a[i][r] * b[r][c]
+            row.append(total)
+        out.append(row)
+    return out
+
+
+def dot(u, v) -> float:
+    total = 0.0
+    for a, b in zip(u, v, strict=True):
+        total += float(a) * float(b)
+    return total
+
+
+def softmax_list(values: list[float]) -> list[float]:
+    """Softmax of one slice; -inf entries get exactly 0, and an all-masked slice gets all zeros."""
+    finite = [v for v in values if v != NEG_INF]
+    if not finite:
+        return [0.0 for _ in values]
+    top = max(finite)
+    exps = [0.0 if v == NEG_INF else math.exp(v - top) for v in values]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+@dataclass
+class Reference:
+    q: list
+    k: list
+    v: list
+    scores: list
+    scaled: list
+    weights: list
+    output: list
+    allowed: list
+    divisor: float
+
+
+def attention(x, w_q, w_k, w_v, *, scale=True, causal=False, temperature=1.0, softmax_over="keys") -> Reference:
+    """Every intermediate of attention, computed the slow and obvious way."""
+    x = _rows(x)
+    n = len(x)
+    d_k = len(_rows(w_q)[0])
+    q = matmul(x, w_q)  # n x d_k
+    k = matmul(x, w_k)  # n x d_k
+    v = matmul(x, w_v)  # n x d_v
+    d_v = len(_rows(w_v)[0])
+
+    divisor = (math.sqrt(d_k) if scale else 1.0) * float(temperature)
+    allowed = [[(not causal) or j <= i for j in range(n)] for i in range(n)]
+    scores = [[dot(q[i], k[j]) for j in range(n)] for i in range(n)]
+    scaled = [[scores[i][j] / divisor if allowed[i][j] else NEG_INF for j in range(n)] for i in range(n)]
+
+    weights = [[0.0] * n for _ in range(n)]
+    if softmax_over == "keys":
+        for i in range(n):
+            weights[i] = softmax_list(scaled[i])
+    elif softmax_over == "queries":
+        for j in range(n):
+            column = softmax_list([scaled[i][j] for i in range(n)])
+            for i in range(n):
+                weights[i][j] = column[i]
+    else:
+        raise ValueError(f"softmax_over: {softmax_over!r}")
+
+    output = []
+    for i in range(n):
+        row = []
+        for c in range(d_v):
+            total = 0.0
+            for j in range(n):
+                total += weights[i][j] * v[j][c]
+            row.append(total)
+        output.append(row)
+    return Reference(q, k, v, scores, scaled, weights, output, allowed, divisor)
+
+
+def attention_of(scenario) -> Reference:
+    """The reference run on a scenario's inputs and options (read as plain data)."""
+    return attention(
+        scenario.x.tolist(),
+        scenario.w_q.tolist(),
+        scenario.w_k.tolist(),
+        scenario.w_v.tolist(),
+        scale=scenario.scale,
+        causal=scenario.causal,
+        temperature=scenario.temperature,
+        softmax_over=scenario.softmax_over,
+    )
