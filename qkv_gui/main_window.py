@@ -75,9 +75,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCentralWidget(self.grid)
 
         self.statusBar().setObjectName("statusBar")
-        self.session.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
-        self.session.scenarioChanged.connect(lambda _s: self._update_title())
-        self.session.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
+        self.session.message.connect(self._show_status)
+        self.session.scenarioChanged.connect(self._update_title)
+        self.session.undo_stack.cleanChanged.connect(self._update_title)
         self._build_menus()
         self._update_title()
         self._restore_settings()
@@ -270,7 +270,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def toggle_full_screen(self) -> None:
         self.setWindowState(self.windowState() ^ Qt.WindowState.WindowFullScreen)
 
-    def _update_title(self) -> None:
+    def _show_status(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _update_title(self, *_args) -> None:
         name = self.session.preset_name
         if self.file_path is not None:
             title = self.file_path.name
@@ -369,9 +372,7 @@ class MainWindow(QtWidgets.QMainWindow):
             dock.setFloating(False)
             dock.show()
         self.show_all_panels()
-        self.grid.setSizes([1, 1, 1])
-        for row in self.grid.rows:
-            row.setSizes([1, 1, 1])
+        self.grid.equalize()
 
     def _about(self) -> None:
         QtWidgets.QMessageBox.about(

@@ -53,6 +53,7 @@ class PanelGrid(QtWidgets.QSplitter):
     def __init__(self, panels: list[Panel], parent=None):
         super().__init__(Qt.Orientation.Vertical, parent)
         self.setChildrenCollapsible(False)
+        self.setHandleWidth(5)
         self.frames: dict[str, PanelFrame] = {}
         self.rows: list[QtWidgets.QSplitter] = []
         self.wanted: dict[str, bool] = {}
@@ -68,6 +69,13 @@ class PanelGrid(QtWidgets.QSplitter):
             self.rows[-1].addWidget(frame)
             self.frames[panel.object_name] = frame
             self.wanted[panel.object_name] = True
+        self.equalize()
+
+    def equalize(self) -> None:
+        """Give every row, and every panel in a row, the same share of the space."""
+        self.setSizes([1000] * len(self.rows))
+        for row in self.rows:
+            row.setSizes([1000] * row.count())
 
     def set_panel_visible(self, name: str, visible: bool) -> None:
         self.wanted[name] = visible

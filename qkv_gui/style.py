@@ -60,3 +60,26 @@ def fmt(v: float, decimals: int = 2) -> str:
     from qkv_engine.explain import fixed
 
     return fixed(float(v), decimals)
+
+
+from dataclasses import dataclass  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Theme:
+    """How panels are drawn: on screen, on a slide, or presented to a classroom."""
+
+    name: str = "screen"
+    font_scale: float = 1.0  # multiplies every font size
+    line_scale: float = 1.0  # multiplies every line width
+    background: str = BACKGROUND
+
+
+SCREEN = Theme("screen")
+#: For exported figures: light background, larger text and thicker lines than on screen.
+SLIDE = Theme("slide", font_scale=1.6, line_scale=1.8)
+
+
+def presenter(font_scale: float) -> Theme:
+    """The theme of presenter mode at a given text size."""
+    return Theme("presenter", font_scale=font_scale, line_scale=max(1.0, font_scale * 0.8))

@@ -10,9 +10,13 @@ catches up when it is shown again.
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
+from .. import style
 from ..session import Selection, Session
+
+_BASE_FONT = 0x5146  # QGraphicsItem.data key: the item's font size at theme scale 1
+_BASE_PEN = 0x5147  # ... and its pen width
 
 
 class Panel(QtWidgets.QWidget):
@@ -26,6 +30,7 @@ class Panel(QtWidgets.QWidget):
         self.setObjectName(self.object_name)
         self.session = session
         self._stale = True
+        self.theme = style.SCREEN
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
         self._stack = QtWidgets.QStackedLayout(self)
         self._stack.setContentsMargins(0, 0, 0, 0)
@@ -74,6 +79,72 @@ class Panel(QtWidgets.QWidget):
         self._stack.setCurrentWidget(self.body)
         self.show_result(result, self.session.selection)
         self.paint_count += 1
+        if self.theme != style.SCREEN:
+            self._scale_items()  # items made or restyled by show_result follow the theme too
+
+    # ----- themes (slides, presenter mode) -------------------------------------------------------
+    def set_theme(self, theme: "style.Theme") -> None:
+        """Draw with ``theme``: every font and line scaled, then ``theme_changed`` for the rest."""
+        self.theme = theme
+        self._scale_widgets()
+        self._scale_items(force=True)
+        self.theme_changed(theme)
+        self.refresh()
+
+    def theme_changed(self, theme: "style.Theme") -> None:
+        """Hook for panel-specific changes of theme (the generic scaling has already run)."""
+
+    def _scale_widgets(self) -> None:
+        for w in [self, *self.findChildren(QtWidgets.QWidget)]:
+            base = w.property("qkvBasePointSize")
+            if base is None:
+                base = w.font().pointSizeF()
+                if base <= 0:
+                    continue
+                w.setProperty("qkvBasePointSize", base)
+            font = w.font()
+            font.setPointSizeF(float(base) * self.theme.font_scale)
+            w.setFont(font)
+
+    def _scale_items(self, force: bool = False) -> None:
+        """Scale the fonts and pens of every item in this panel's graphics scenes.
+
+        Each item remembers the size it was last given by the theme; a size that
+        differs was set by the panel since, and becomes the new base.
+        """
+        import pyqtgraph as pg
+
+        fs, ls = self.theme.font_scale, self.theme.line_scale
+
+        def scaled(item, key, current, factor, minimum=0.0):
+            base, done = item.data(key), item.data(key + 1)
+            if base is None or done is None or abs(current - done) > 1e-6:
+                base = current  # first time, or the panel has set a new size since
+            new = max(base, minimum) * factor if base > 0 else (factor if factor != 1 and minimum else 0.0)
+            item.setData(key, base)
+            item.setData(key + 1, new)
+            return new
+
+        for view in self.findChildren(QtWidgets.QGraphicsView):
+            scene = view.scene()
+            if scene is None:
+                continue
+            for item in scene.items():
+                if isinstance(item, pg.AxisItem):
+                    f = QtGui.QFont(item.style.get("tickFont") or QtGui.QFont())
+                    size = f.pointSizeF() if f.pointSizeF() > 0 else 9.0
+                    f.setPointSizeF(scaled(item, _BASE_FONT, size, fs))
+                    item.setStyle(tickFont=f)
+                elif isinstance(item, (QtWidgets.QGraphicsTextItem, QtWidgets.QGraphicsSimpleTextItem)):
+                    f = item.font()
+                    size = f.pointSizeF() if f.pointSizeF() > 0 else 9.0
+                    f.setPointSizeF(scaled(item, _BASE_FONT, size, fs))
+                    item.setFont(f)
+                if isinstance(item, (QtWidgets.QAbstractGraphicsShapeItem, QtWidgets.QGraphicsLineItem)):
+                    pen = item.pen()
+                    if pen.style() != QtCore.Qt.PenStyle.NoPen:
+                        pen.setWidthF(scaled(item, _BASE_PEN, pen.widthF(), ls, minimum=1.0))
+                        item.setPen(pen)
 
     def showEvent(self, event):
         super().showEvent(event)

@@ -1,18 +1,306 @@
-"""1 · Tokens as numbers (placeholder until the panel is drawn)."""
+"""1 · Tokens as numbers: every token's embedding x drawn as a strip of butter-yellow bars.
+
+One group of bars per token (one bar per dial x1..xd), a zero line with
+negative numbers hanging below it, the token's name under its strip, and the
+selected query token's strip outlined. Clicking a strip makes that token the
+query. Value labels appear on the bars when there is room; token names are
+thinned out when the strips get narrow (up to 512 tokens).
+
+The small helpers at the top (``GroupedBars``, ``thin_labels``, ``LabelPool``)
+are shared with the values panel.
+"""
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+import bisect
 
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+import pyqtgraph as pg  # noqa: E402  (PySide6 first)
+
+from .. import style
 from .base import Panel
 
+#: A bar label needs about this many pixels of bar width to be drawn.
+VALUE_LABEL_MIN_PX = 34
+#: Outline of unselected bars (a darker butter yellow) when they are wide enough to show it.
+BAR_EDGE = "#C9A227"
+#: Never draw more value labels than this at once.
+MAX_VALUE_LABELS = 96
 
+
+# ----- shared helpers ------------------------------------------------------------------------
+def thin_labels(centres, widths_px, px_per_unit: float, keep=(), pad_px: float = 8.0) -> list:
+    """Indices of labels (centred at ``centres``, in data units) that fit without overlapping.
+
+    ``keep`` indices are placed first (e.g. the selected token), then the
+    others from left to right, skipping any that would touch one already placed.
+    """
+    n = len(centres)
+    lefts: list = []
+    rights: list = []
+    chosen = []
+    order = [k for k in keep if 0 <= k < n]
+    order += [k for k in range(n) if k not in set(order)]
+    for k in order:
+        c = centres[k] * px_per_unit
+        half = widths_px[k] / 2 + pad_px / 2
+        lo, hi = c - half, c + half
+        pos = bisect.bisect_left(lefts, lo)
+        if pos > 0 and rights[pos - 1] > lo:
+            continue
+        if pos < len(lefts) and lefts[pos] < hi:
+            continue
+        lefts.insert(pos, lo)
+        rights.insert(pos, hi)
+        chosen.append(k)
+    return sorted(chosen)
+
+
+class LabelPool:
+    """TextItems made on demand and reused: ``take(count)`` shows that many, hides the rest."""
+
+    def __init__(self, plot, color: str, anchor=(0.5, 1.0), bold: bool = False, z: float = 20):
+        self.plot = plot
+        self.color = color
+        self.anchor = anchor
+        self.bold = bold
+        self.z = z
+        self.items: list = []
+        self.shown = 0
+
+    def take(self, count: int) -> list:
+        while len(self.items) < count:
+            item = pg.TextItem("", color=self.color, anchor=self.anchor)
+            if self.bold:
+                font = item.textItem.font()
+                font.setBold(True)
+                item.setFont(font)
+            item.setZValue(self.z)
+            self.plot.addItem(item, ignoreBounds=True)
+            self.items.append(item)
+        for idx, item in enumerate(self.items):
+            item.setVisible(idx < count)
+        self.shown = count
+        return self.items[:count]
+
+    def texts(self) -> list:
+        return [item.textItem.toPlainText() for item in self.items[: self.shown]]
+
+
+def place_value_labels(pool: LabelPool, xs, heights, ppu: float, decimals: int, rotate: bool = True) -> None:
+    """Numbers at the bar tips: upright when bars are wide, turned on their side when narrower
+    (if ``rotate``), none when the bars are narrower still."""
+    count = len(heights)
+    if count > MAX_VALUE_LABELS or ppu < VALUE_LABEL_MIN_PX / (2.2 if rotate else 1.0):
+        pool.take(0)
+        return
+    upright = ppu >= VALUE_LABEL_MIN_PX
+    for item, x, h in zip(pool.take(count), xs, heights):
+        item.setText(style.fmt(h, decimals))
+        item.setAngle(0 if upright else 90)
+        if upright:
+            item.setAnchor((0.5, 1.0) if h >= 0 else (0.5, 0.0))
+        else:
+            item.setAnchor((0.0, 0.5) if h >= 0 else (1.0, 0.5))
+        item.setPos(float(x), float(h))
+
+
+def make_plot(parent: QtWidgets.QWidget) -> pg.PlotWidget:
+    """A still (no pan/zoom, no menu) plot with a left value axis and a bottom name axis."""
+    w = pg.PlotWidget(parent=parent, background=style.BACKGROUND)
+    item = w.getPlotItem()
+    item.setMenuEnabled(False)
+    item.hideButtons()
+    item.setMouseEnabled(x=False, y=False)
+    item.getViewBox().setDefaultPadding(0.0)
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setPen(pg.mkPen(style.MUTED))
+        axis.setTextPen(pg.mkPen(style.FOREGROUND))
+    item.getAxis("bottom").setStyle(tickLength=0)
+    item.getAxis("left").setWidth(38)
+    item.showGrid(x=False, y=True, alpha=0.15)
+    w.setMinimumSize(120, 90)
+    return w
+
+
+class GroupedBars:
+    """Bars in groups, one group per token: ``layout(n, d)`` gives every bar's x."""
+
+    GAP = 1.0  # empty space between two groups, in bar widths
+
+    def __init__(self, n: int = 0, d: int = 1):
+        self.layout(n, d)
+
+    def layout(self, n: int, d: int) -> None:
+        self.n, self.d = n, d
+        self.step = d + self.GAP
+        starts = np.arange(n, dtype=np.float64) * self.step  # left edge of each group
+        self.lefts = (starts[:, None] + np.arange(d, dtype=np.float64)[None, :]).reshape(-1)  # n*d
+        self.centres = starts + d / 2.0  # middle of each group
+        self.x_range = (-self.GAP / 2.0, max(n * self.step - self.GAP / 2.0, 1.0))
+
+    def group_at(self, x: float) -> int | None:
+        """Which group a data x falls in (the gap after a group counts as that group)."""
+        if self.n == 0:
+            return None
+        g = int(np.floor((x + self.GAP / 2.0) / self.step))
+        return g if 0 <= g < self.n else None
+
+
+def px_per_unit(plot: pg.PlotWidget, x_range) -> float:
+    width = plot.getPlotItem().getViewBox().boundingRect().width()
+    return max(width, 1.0) / max(x_range[1] - x_range[0], 1e-9)
+
+
+def y_limits(values: np.ndarray, room: float = 0.1) -> tuple:
+    """A y range holding 0 and every value, with ``room`` (a fraction) above and below."""
+    finite = values[np.isfinite(values)] if values.size else values
+    lo = min(0.0, float(finite.min())) if finite.size else 0.0
+    hi = max(0.0, float(finite.max())) if finite.size else 0.0
+    span = hi - lo
+    if span == 0.0:
+        return -1.0, 1.0
+    return lo - room * span - (0.02 * span if lo < 0 else 0.0), hi + room * span
+
+
+# ----- the panel -------------------------------------------------------------------------------
 class EmbeddingPanel(Panel):
     object_name = "embeddingPanel"
     title = "1 · Tokens as numbers"
 
     def build(self, body):
-        self.label = QtWidgets.QLabel(body)
-        QtWidgets.QVBoxLayout(body).addWidget(self.label)
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
+        self.caption = QtWidgets.QLabel(body)
+        self.caption.setObjectName("embeddingCaption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        layout.addWidget(self.caption)
+        self.plot = make_plot(body)
+        self.plot.setObjectName("embeddingPlot")
+        layout.addWidget(self.plot, 1)
+        pi = self.plot.getPlotItem()
+        self.vb = pi.getViewBox()
 
+        self.band = QtWidgets.QGraphicsRectItem()
+        self.band.setBrush(pg.mkBrush("#FFF3C4"))
+        pen = pg.mkPen(style.SELECTED, width=1.5, style=QtCore.Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        self.band.setPen(pen)
+        self.band.setZValue(-5)
+        pi.addItem(self.band, ignoreBounds=True)
+        self.zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
+        self.zero.setZValue(5)
+        pi.addItem(self.zero, ignoreBounds=True)
+        self.bars = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
+        pi.addItem(self.bars)
+        self.chosen = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"],
+                                      pen=pg.mkPen(style.SELECTED, width=2.5))
+        self.chosen.setZValue(3)
+        pi.addItem(self.chosen)
+        self.pointer = pg.TextItem("", color=style.SELECTED, anchor=(0.5, 0.0))
+        font = self.pointer.textItem.font()
+        font.setBold(True)
+        self.pointer.setFont(font)
+        self.pointer.setZValue(30)
+        pi.addItem(self.pointer, ignoreBounds=True)
+        self.values = LabelPool(pi, style.INK["x"], anchor=(0.5, 1.0))
+        self.axis_font_metrics = QtGui.QFontMetrics(pi.getAxis("bottom").font())
+
+        self.groups = GroupedBars()
+        self._result = None
+        self._query = 0
+        self._ticks: list = []
+        self.vb.sigResized.connect(lambda *_: self._place_labels())
+        pi.scene().sigMouseClicked.connect(self._clicked)
+
+    # ----- drawing --------------------------------------------------------------------------
     def show_result(self, result, selection):
-        self.label.setText(f"{self.title}: {result.n} tokens, query {selection.query + 1}, key {selection.key + 1}")
+        x = result.scenario.x  # n x d_model
+        n, d = x.shape
+        i = selection.query
+        self._result, self._query = result, i
+        self.groups.layout(n, d)
+        g = self.groups
+        heights = x.reshape(-1)
+        self.bars.setOpts(x0=g.lefts, height=heights, width=1.0)
+        self.chosen.setOpts(x0=g.lefts[i * d:(i + 1) * d], height=np.array(x[i]), width=1.0)
+        self.y_range = y_limits(heights, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12)
+        self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
+        lo, hi = self.y_range
+        self.band.setRect(QtCore.QRectF(i * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
+        self.pointer.setText(f"query: {result.tokens[i]}")
+        self.pointer.setPos(g.centres[i], hi)
+
+        ink = style.INK["x"]
+        dials = ", ".join(style.fmt(v, 2) for v in x[i][:8]) + (", …" if d > 8 else "")
+        self.caption.setText(
+            f"<b style='color:{ink}'>{_html(result.tokens[i])}</b> (token {i + 1} of {n}): x = [{dials}]"
+        )
+        self.plot.setToolTip(
+            f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right.\n"
+            f"Bars below the line are negative. Click a token's strip to make it the query."
+        )
+        self._place_labels()
+
+    def _place_labels(self) -> None:
+        """Token names on the axis and numbers on the bars, thinned to what fits the width."""
+        result = self._result
+        if result is None or result.n == 0:
+            return
+        g = self.groups
+        ppu = px_per_unit(self.plot, g.x_range)
+        names = result.tokens
+        fm = self.axis_font_metrics
+        widths = [fm.horizontalAdvance(t) for t in names]
+        shown = thin_labels(g.centres, widths, ppu, keep=(self._query,))
+        self._ticks = [(float(g.centres[k]), names[k]) for k in shown]
+        self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
+
+        x = result.scenario.x
+        heights = x.reshape(-1)
+        count = heights.size
+        place_value_labels(self.values, g.lefts + 0.5, heights, ppu, 2)
+        self.bars.setOpts(pen=pg.mkPen(BAR_EDGE, width=1) if ppu >= 5 else None)
+
+    # ----- clicks ---------------------------------------------------------------------------
+    def _clicked(self, ev) -> None:
+        if ev.button() != QtCore.Qt.MouseButton.LeftButton or self._result is None or self._result.n == 0:
+            return
+        pi = self.plot.getPlotItem()
+        pos = ev.scenePos()
+        if not pi.sceneBoundingRect().contains(pos):
+            return
+        g = self.groups.group_at(self.vb.mapSceneToView(pos).x())
+        if g is not None:
+            ev.accept()
+            self.session.select(query=g)
+
+    # ----- for tests --------------------------------------------------------------------------
+    def drawn(self) -> dict:
+        """What is on screen now: bar lefts/heights (n*d), the outlined strip, names and numbers shown."""
+        return {
+            "lefts": np.array(self.bars.opts["x0"], dtype=float),
+            "heights": np.array(self.bars.opts["height"], dtype=float),
+            "selected_heights": np.array(self.chosen.opts["height"], dtype=float),
+            "selected_lefts": np.array(self.chosen.opts["x0"], dtype=float),
+            "band": self.band.rect(),
+            "ticks": list(self._ticks),
+            "value_labels": self.values.texts(),
+            "pointer": self.pointer.textItem.toPlainText(),
+            "caption": self.caption.text(),
+            "y_range": self.y_range,
+        }
+
+    def strip_point(self, i: int) -> QtCore.QPoint:
+        """Widget (viewport) position of the middle of token ``i``'s strip, a little above the line."""
+        lo, hi = self.y_range
+        scene = self.vb.mapViewToScene(QtCore.QPointF(float(self.groups.centres[i]), (hi + lo) / 2))
+        return self.plot.mapFromScene(scene)
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,9 +1,238 @@
-"""9 · Everything as matrices (placeholder until the panel is drawn)."""
+"""9 · Everything as matrices: X, Q, K, V, Kᵀ, Q Kᵀ and the weights as small labelled grids.
+
+Top row: the token grid X (one row per token) and the three grids made from
+it, Q = X W^Q, K = X W^K and V = X W^V. Bottom row: Q times Kᵀ (K flipped so
+its rows become columns) gives the n × n score grid Q Kᵀ, and softmax of
+each (scaled) row gives the weights. Each grid is titled with its name and
+shape, and a line spells out how the shapes chain. Rows that belong to
+tokens carry a strip in their role colour with the token's name (X butter,
+Q lavender, K coral, V mint); the selected query row and key column are
+outlined. Numbers are written in the cells when they fit; otherwise the
+colour alone shows the values (red below zero, blue above; viridis from 0
+to 1 for the weights). Grids are drawn as images, so 512 tokens stay fast.
+Clicking a row or cell selects that query / key.
+"""
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
 
+import pyqtgraph as pg  # noqa: E402  (PySide6 first)
+
+from .. import style
 from .base import Panel
+
+Qt = QtCore.Qt
+
+#: A cell needs this many pixels (wide, tall) to hold its number.
+NUMBER_MIN_PX = (30.0, 13.0)
+#: At most this many numbers per grid.
+MAX_NUMBERS = 160
+#: A token name needs this many pixels of strip (wide, tall).
+TOKEN_MIN_PX = (22.0, 11.0)
+
+#: Negative numbers red, zero white, positive blue (the tables colour negative cells pink too).
+SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(178, 34, 34), (255, 255, 255), (40, 90, 160)])
+SIGNED_LUT = SIGNED_CMAP.getLookupTable(nPts=256)
+WEIGHT_LUT = style.colormap().getLookupTable(nPts=256)
+
+
+def _rgba(color: str) -> np.ndarray:
+    c = QtGui.QColor(color)
+    return np.array([[[c.red(), c.green(), c.blue(), 255]]], dtype=np.ubyte)
+
+
+def _pen(color: str, width: float) -> QtGui.QPen:
+    pen = QtGui.QPen(QtGui.QColor(color))
+    pen.setWidthF(width)
+    pen.setCosmetic(True)
+    return pen
+
+
+class TextPool:
+    """TextItems inside one ViewBox, made on demand and reused."""
+
+    def __init__(self, vb: pg.ViewBox, font: QtGui.QFont, anchor=(0.5, 0.5)):
+        self.vb = vb
+        self.font = font
+        self.anchor = anchor
+        self.items: list = []
+        self.shown = 0
+
+    def take(self, count: int) -> list:
+        while len(self.items) < count:
+            item = pg.TextItem("", anchor=self.anchor)
+            item.setFont(self.font)
+            item.setZValue(20)
+            self.vb.addItem(item, ignoreBounds=True)
+            self.items.append(item)
+        for item in self.items[count:self.shown]:
+            item.hide()
+        for item in self.items[:count]:
+            if not item.isVisible():
+                item.show()
+        self.shown = count
+        return self.items[:count]
+
+
+class MatrixView:
+    """One labelled grid: title, values image, token strips, numbers and outlines.
+
+    ``rows_role`` / ``cols_role``: the role whose tokens the rows / columns are
+    (None when they are feature columns, e.g. the d_k columns of Q).
+    """
+
+    def __init__(self, layout: pg.GraphicsLayout, col: int, name: str, symbol: str, role: str,
+                 rows_role: str | None, cols_role: str | None, weights: bool = False):
+        self.name = name
+        self.symbol = symbol
+        self.role = role
+        self.rows_role = rows_role
+        self.cols_role = cols_role
+        self.weights = weights
+        self.values = None
+        self.tokens = ()
+        self.shown_numbers = 0
+        self.shown_tokens = 0
+        box = layout.addLayout(row=0, col=col)
+        box.setSpacing(0)
+        box.setContentsMargins(0, 0, 0, 0)
+        self.titleItem = box.addLabel("", row=0, col=0, size="9pt", color=style.INK.get(role, style.FOREGROUND))
+        self.vb = box.addViewBox(row=1, col=0, lockAspect=False, enableMouse=False, enableMenu=False,
+                                 invertY=True, defaultPadding=0.0)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setLookupTable(WEIGHT_LUT if weights else SIGNED_LUT)
+        self.vb.addItem(self.image)
+        self.rowStrip = pg.ImageItem(axisOrder="row-major")
+        self.colStrip = pg.ImageItem(axisOrder="row-major")
+        if rows_role:
+            self.rowStrip.setImage(_rgba(style.FILL[rows_role]), autoLevels=False, levels=(0, 255))
+            self.vb.addItem(self.rowStrip)
+        if cols_role:
+            self.colStrip.setImage(_rgba(style.FILL[cols_role]), autoLevels=False, levels=(0, 255))
+            self.vb.addItem(self.colStrip)
+        self.frame = QtWidgets.QGraphicsRectItem()
+        self.frame.setPen(_pen(style.MUTED, 1.0))
+        self.frame.setZValue(15)
+        self.vb.addItem(self.frame, ignoreBounds=True)
+        self.highlights: dict = {}
+        font = QtGui.QFont()
+        font.setPointSize(8)
+        self.numbers = TextPool(self.vb, font)
+        self.rowTokens = TextPool(self.vb, font)
+        self.colTokens = TextPool(self.vb, font)
+        self._shape = None
+        self.vb.sigResized.connect(lambda *_: self.update_texts())
+
+    def highlight(self, key: str, color: str) -> QtWidgets.QGraphicsRectItem:
+        if key not in self.highlights:
+            item = QtWidgets.QGraphicsRectItem()
+            item.setPen(_pen(color, 2.2))
+            item.setZValue(30)
+            self.vb.addItem(item, ignoreBounds=True)
+            self.highlights[key] = item
+        return self.highlights[key]
+
+    def strip_sizes(self, rows: int, cols: int):
+        sw = max(1.0, 0.08 * cols) if self.rows_role else 0.0
+        sh = max(0.8, 0.08 * rows) if self.cols_role else 0.0
+        return sw, sh
+
+    def set_values(self, values: np.ndarray, tokens: tuple) -> None:
+        self.values = values
+        self.tokens = tokens
+        rows, cols = values.shape
+        title = f"<b>{self.symbol}</b>&nbsp;&nbsp;{rows} × {cols}"
+        if title != self.titleItem.text:
+            self.titleItem.setText(title)
+            self.titleItem.setMinimumWidth(0)  # let narrow panels squeeze the title rather than clip the grids
+        self.image.setImage(values, autoLevels=False)
+        self.image.setRect(QtCore.QRectF(0, 0, cols, rows))
+        sw, sh = self.strip_sizes(rows, cols)
+        if self.rows_role:
+            self.rowStrip.setRect(QtCore.QRectF(-sw, 0, sw, rows))
+        if self.cols_role:
+            self.colStrip.setRect(QtCore.QRectF(0, -sh, cols, sh))
+        self.frame.setRect(QtCore.QRectF(0, 0, cols, rows))
+        if self._shape != (rows, cols):
+            self._shape = (rows, cols)
+            self.vb.setRange(xRange=(-sw, cols), yRange=(-sh, rows), padding=0.02)
+        self.update_texts()
+
+    def _px(self):
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        return self.vb.width() / max(1e-9, x1 - x0), self.vb.height() / max(1e-9, y1 - y0)
+
+    def numbers_fit(self) -> bool:
+        if self.values is None:
+            return False
+        rows, cols = self.values.shape
+        px_x, px_y = self._px()
+        return px_x >= NUMBER_MIN_PX[0] and px_y >= NUMBER_MIN_PX[1] and rows * cols <= MAX_NUMBERS
+
+    def update_texts(self) -> None:
+        """Numbers in the cells (and pale colours) when they fit; strong colours when not."""
+        if self.values is None:
+            return
+        values = self.values
+        rows, cols = values.shape
+        fits = self.numbers_fit()
+        if self.weights:
+            self.image.setLevels((0.0, 1.0))
+        else:
+            top = float(np.max(np.abs(values))) if values.size else 1.0
+            top = top if top > 0 else 1.0
+            self.image.setLevels((-2.5 * top, 2.5 * top) if fits else (-top, top))
+        if fits:
+            items = self.numbers.take(rows * cols)
+            for idx, item in enumerate(items):
+                r, c = divmod(idx, cols)
+                v = float(values[r, c])
+                if self.weights:
+                    color = "#FFFFFF" if v < 0.55 else "#111111"
+                else:
+                    color = style.FOREGROUND
+                item.setText(style.fmt(v, 2), color=color)
+                item.setPos(c + 0.5, r + 0.5)
+            self.shown_numbers = rows * cols
+        else:
+            self.numbers.take(0)
+            self.shown_numbers = 0
+        # Token names in the strips when there is room.
+        px_x, px_y = self._px()
+        sw, sh = self.strip_sizes(rows, cols)
+        shown = 0
+        if self.rows_role:
+            ok = sw * px_x >= TOKEN_MIN_PX[0] and px_y >= TOKEN_MIN_PX[1]
+            items = self.rowTokens.take(rows if ok else 0)
+            chars = max(2, int(sw * px_x / 6.5))
+            for r, item in enumerate(items):
+                tok = self.tokens[r]
+                item.setText(tok if len(tok) <= chars else tok[: chars - 1] + "…", color=style.INK[self.rows_role])
+                item.setPos(-sw / 2, r + 0.5)
+            shown += len(items)
+        if self.cols_role:
+            ok = px_x >= max(TOKEN_MIN_PX[0], 26.0) and sh * px_y >= TOKEN_MIN_PX[1]
+            items = self.colTokens.take(cols if ok else 0)
+            chars = max(2, int(px_x / 6.5))
+            for c, item in enumerate(items):
+                tok = self.tokens[c]
+                item.setText(tok if len(tok) <= chars else tok[: chars - 1] + "…", color=style.INK[self.cols_role])
+                item.setPos(c + 0.5, -sh / 2)
+            shown += len(items)
+        self.shown_tokens = shown
+
+    def cell_at(self, scene_pos):
+        """(row, column) of the grid under a scene position, or None; a strip counts as its row/column."""
+        if self.values is None or not self.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = self.vb.mapSceneToView(scene_pos)
+        rows, cols = self.values.shape
+        sw, sh = self.strip_sizes(rows, cols)
+        x, y = p.x(), p.y()
+        if not (-sw <= x < cols and -sh <= y < rows):
+            return None
+        return (int(y) if y >= 0 else None), (int(x) if x >= 0 else None)
 
 
 class MatricesPanel(Panel):
@@ -11,8 +240,142 @@ class MatricesPanel(Panel):
     title = "9 · Everything as matrices"
 
     def build(self, body):
-        self.label = QtWidgets.QLabel(body)
-        QtWidgets.QVBoxLayout(body).addWidget(self.label)
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setSpacing(2)
+        self.canvas = pg.GraphicsLayoutWidget(body)
+        self.canvas.setObjectName("matricesCanvas")
+        layout.addWidget(self.canvas, 1)
+        self.chain = QtWidgets.QLabel(body)
+        self.chain.setObjectName("matricesChain")
+        self.chain.setWordWrap(True)
+        self.chain.setTextFormat(Qt.TextFormat.RichText)
+        f = self.chain.font()
+        f.setPointSize(9)
+        self.chain.setFont(f)
+        self.chain.setStyleSheet("padding: 0 4px;")
+        layout.addWidget(self.chain)
+
+        ci = self.canvas.ci
+        ci.setContentsMargins(2, 2, 2, 2)
+        top = ci.addLayout(row=0, col=0)
+        bottom = ci.addLayout(row=1, col=0)
+        ci.layout.setRowStretchFactor(0, 1)
+        ci.layout.setRowStretchFactor(1, 1)
+        self.rowLayouts = (top, bottom)
+
+        def op(layout_, col, text, color=style.FOREGROUND):
+            label = pg.LabelItem(text, size="10pt", color=color)
+            layout_.addItem(label, row=0, col=col)
+            return label
+
+        F = "x"
+        self.grids = {}
+        self.grids["x"] = MatrixView(top, 0, "x", "X", "x", "x", None)
+        self.projOp = op(top, 1, "→")
+        self.grids["q"] = MatrixView(top, 2, "q", "Q", "query", "query", None)
+        self.grids["k"] = MatrixView(top, 3, "k", "K", "key", "key", None)
+        self.grids["v"] = MatrixView(top, 4, "v", "V", "value", "value", None)
+        op(bottom, 0, "<b>Q</b> ×", style.INK["query"])
+        self.grids["kt"] = MatrixView(bottom, 1, "kt", "K<sup>T</sup>", "key", None, "key")
+        op(bottom, 2, "=")
+        self.grids["scores"] = MatrixView(bottom, 3, "scores", "Q K<sup>T</sup>", F, "query", "key")
+        self.scaleOp = op(bottom, 4, "softmax<br>→")
+        self.grids["weights"] = MatrixView(bottom, 5, "weights", "weights", "weight", "query", "key", weights=True)
+        self.canvas.scene().sigMouseClicked.connect(self._on_click)
+
+    def _stretch(self, result) -> None:
+        """Give each grid room in proportion to its width (plus its token strip)."""
+        s = result.scenario
+        n = max(1, result.n)
+        top, bottom = self.rowLayouts
+        top_cols = {0: s.d_model + 1.5, 2: s.d_k + 1, 3: s.d_k + 1, 4: s.d_v + 1}
+        for col, w in top_cols.items():
+            top.layout.setColumnStretchFactor(col, int(round(10 * w)))
+        for col in (1,):
+            top.layout.setColumnStretchFactor(col, 0)
+        # The bottom grids are all n columns wide.
+        for col in (1, 3, 5):
+            bottom.layout.setColumnStretchFactor(col, 10 * n)
+        for col in (0, 2, 4):
+            bottom.layout.setColumnStretchFactor(col, 0)
 
     def show_result(self, result, selection):
-        self.label.setText(f"{self.title}: {result.n} tokens, query {selection.query + 1}, key {selection.key + 1}")
+        s = result.scenario
+        n, d_k = result.n, s.d_k
+        toks = result.tokens
+        g = self.grids
+        self._result = result
+        shape = (n, s.d_model, d_k, s.d_v)
+        if shape != getattr(self, "_shape_key", None):
+            self._shape_key = shape
+            self._stretch(result)
+        g["x"].set_values(s.x, toks)
+        g["q"].set_values(result.q, toks)
+        g["k"].set_values(result.k, toks)
+        g["v"].set_values(result.v, toks)
+        g["kt"].set_values(result.k.T, toks)
+        g["scores"].set_values(result.scores, toks)
+        g["weights"].set_values(result.weights, toks)
+
+        i, j = selection.query, selection.key
+        qi, kj = style.INK["query"], style.INK["key"]
+        g["x"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, s.d_model, 1))
+        g["x"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_model, 1))
+        g["x"].highlights["row_j"].setVisible(j != i)
+        g["q"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, d_k, 1))
+        g["k"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, d_k, 1))
+        g["v"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_v, 1))
+        g["kt"].highlight("col_j", kj).setRect(QtCore.QRectF(j, 0, 1, d_k))
+        for name in ("scores", "weights"):
+            g[name].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, n, 1))
+            g[name].highlight("col_j", kj).setRect(QtCore.QRectF(j, 0, 1, n))
+        self.selected_rects = {
+            name: {key: item.rect() for key, item in view.highlights.items() if item.isVisible()}
+            for name, view in g.items()
+        }
+
+        qk, kq = style.INK["query"], style.INK["key"]
+        scale = f"÷ √{d_k}" if s.scale else "no scaling"
+        if s.temperature != 1.0:
+            scale += f", ÷ T={style.fmt(s.temperature, 2).rstrip('0').rstrip('.')}"
+        way = "each row" if s.softmax_over == "keys" else "each column (the classic bug)"
+        self.scaleOp.setText(f"{scale}<br>softmax<br>→", size="9pt")
+        short = (f"<span style='color:{qk}'><b>Q</b> {n}×<b>{d_k}</b></span> × "
+                 f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b>×{n}</span> = "
+                 f"<b>Q K<sup>T</sup></b> {n}×{n}")
+        full = (f"<span style='color:{qk}'><b>Q</b> {n} × <b>{d_k}</b></span> times "
+                f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b> × {n}</span> "
+                f"gives <b>Q K<sup>T</sup></b> {n} × {n}: the inner sizes match ({d_k} = {d_k}), "
+                f"and cell (i, j) is query i · key j. Then {scale} and softmax along {way} give the "
+                f"weights, {n} × {n}. Q, K and V are X times W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup>.")
+        self._chain = (full, short)
+        self._apply_texts()
+
+    def _apply_texts(self) -> None:
+        chain = getattr(self, "_chain", None)
+        if chain is not None:
+            self.chain.setText(chain[1] if 0 < self.width() < 480 else chain[0])
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._apply_texts()
+
+    def _on_click(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return
+        pos = ev.scenePos()
+        for name, view in self.grids.items():
+            hit = view.cell_at(pos)
+            if hit is None:
+                continue
+            r, c = hit
+            if name in ("x", "q") and r is not None:
+                self.session.select(query=r)
+            elif name in ("k", "v") and r is not None:
+                self.session.select(key=r)
+            elif name == "kt" and c is not None:
+                self.session.select(key=c)
+            elif name in ("scores", "weights"):
+                self.session.select(query=r, key=c)
+            return

@@ -1,9 +1,127 @@
-"""3–5 · Query, key and their dot product (placeholder until the panel is drawn)."""
+"""3–5 · Query, key and their dot product: two arrows from the origin and the angle between them.
+
+The selected query q_i (lavender) and key k_j (coral) are drawn tail to tail
+on one plane (``qkv_engine.geometry.plane_view``), with equal scales on both
+axes so angles look true. The angle θ between them is shaded in grey. The
+other keys are faint dots (labelled when there are few); clicking one makes
+it key j. Beside the plane: |q|, |k|, cos θ, θ and the score q·k (from
+``qkv_engine.explain``) and a relevance meter whose needle swings left for a
+negative score, up for zero and right for a positive one. When d_k > 2 the
+plane is a flat view of higher-dimensional arrows; a note says how much of
+their squared length it keeps, and that only the printed numbers are exact.
+"""
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+import math
 
+from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqtgraph)
+import numpy as np
+import pyqtgraph as pg
+
+from qkv_engine import explain, geometry
+
+from .. import style
 from .base import Panel
+
+Qt = QtCore.Qt
+
+#: Other keys get a name label when there are at most this many tokens.
+MAX_KEY_LABELS = 12
+#: Wedge radius as a fraction of the shorter drawn arrow.
+WEDGE_FRACTION = 0.35
+ANGLE_GREY = (110, 110, 110)
+
+
+def scaled_font(base: QtGui.QFont, w: int, h: int, scale: float = 1.0) -> QtGui.QFont:
+    """``base`` at the house size in the 3 x 3 grid, growing (up to 1.6x) when the panel is shown large,
+    times the theme's ``scale``."""
+    f = QtGui.QFont(base)
+    f.setPointSizeF(style.BASE_POINT_SIZE * max(1.0, min(1.6, min(w / 420.0, h / 300.0))) * scale)
+    return f
+
+
+def _qcolor(hex_or_rgb, alpha: int = 255) -> QtGui.QColor:
+    c = QtGui.QColor(*hex_or_rgb) if isinstance(hex_or_rgb, tuple) else QtGui.QColor(hex_or_rgb)
+    c.setAlpha(alpha)
+    return c
+
+
+def wedge_angles(q2, k2):
+    """(start, span) in degrees of the shaded angle from q to k as drawn, or None for a zero-length arrow."""
+    if math.hypot(*q2) < 1e-12 or math.hypot(*k2) < 1e-12:
+        return None
+    a_q = math.degrees(math.atan2(q2[1], q2[0]))
+    a_k = math.degrees(math.atan2(k2[1], k2[0]))
+    span = (a_k - a_q + 180.0) % 360.0 - 180.0
+    return a_q, span
+
+
+class RelevanceMeter(QtWidgets.QWidget):
+    """A half-dial: the needle points left for a negative score, straight up for 0, right for a positive one."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("relevanceMeter")
+        self.setMinimumSize(90, 70)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.value = 0.0
+        self.limit = 1.0
+        self.fraction = 0.0  # value / limit, clipped to -1..1
+        self.value_text = "0"
+        self.limit_text = "1"
+
+    def set_value(self, value: float, limit: float, value_text: str, limit_text: str) -> None:
+        self.value, self.limit = float(value), float(limit)
+        self.fraction = max(-1.0, min(1.0, self.value / self.limit)) if self.limit > 0 else 0.0
+        self.value_text, self.limit_text = value_text, limit_text
+        self.update()
+
+    def needle_degrees(self) -> float:
+        """The needle's direction, counter-clockwise from pointing right: 180 = far left, 90 = up, 0 = far right."""
+        return 90.0 - 90.0 * self.fraction
+
+    def sizeHint(self):
+        return QtCore.QSize(150, 86)
+
+    def paintEvent(self, event):
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        fm = QtGui.QFontMetricsF(self.font())
+        lh = fm.height()
+        w, h = self.width(), self.height()
+        radius = max(10.0, min((w - 8) / 2.0, h - 3.2 * lh - 8, 6.0 * lh))
+        cx, cy = w / 2.0, 4 + lh + radius
+        arc = QtCore.QRectF(cx - radius, cy - radius, 2 * radius, 2 * radius)
+        # the dial: negative half hatched, positive half plain, so sign is not carried by colour alone
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QtGui.QBrush(QtGui.QColor("#D8D8D8"), Qt.BrushStyle.BDiagPattern))
+        p.drawPie(arc, 90 * 16, 90 * 16)
+        p.setBrush(QtGui.QColor("#ECECEC"))
+        p.drawPie(arc, 0, 90 * 16)
+        p.setPen(QtGui.QPen(QtGui.QColor(style.MUTED), 1))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawArc(arc, 0, 180 * 16)
+        p.drawLine(QtCore.QPointF(cx - radius, cy), QtCore.QPointF(cx + radius, cy))
+        p.drawLine(QtCore.QPointF(cx, cy - radius), QtCore.QPointF(cx, cy - radius + 5))
+        # needle
+        a = math.radians(self.needle_degrees())
+        tip = QtCore.QPointF(cx + 0.92 * radius * math.cos(a), cy - 0.92 * radius * math.sin(a))
+        p.setPen(QtGui.QPen(QtGui.QColor(style.SELECTED), 2.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        p.drawLine(QtCore.QPointF(cx, cy), tip)
+        p.setBrush(QtGui.QColor(style.SELECTED))
+        p.drawEllipse(QtCore.QPointF(cx, cy), 3, 3)
+        # words
+        p.setPen(QtGui.QColor(style.FOREGROUND))
+        p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
+        for k, (neg, pos) in enumerate(((f"-{self.limit_text}", f"+{self.limit_text}"), ("against", "for"))):
+            y = cy + 2 + k * lh
+            half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
+            lx = max(half, cx - radius)
+            rx = min(w - half, cx + radius)
+            p.setPen(QtGui.QColor(style.FOREGROUND if k == 0 else style.MUTED))
+            p.drawText(QtCore.QRectF(lx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), neg)
+            p.drawText(QtCore.QRectF(rx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), pos)
+        p.end()
 
 
 class QKPlanePanel(Panel):
@@ -11,8 +129,292 @@ class QKPlanePanel(Panel):
     title = "3–5 · Query, key and their dot product"
 
     def build(self, body):
-        self.label = QtWidgets.QLabel(body)
-        QtWidgets.QVBoxLayout(body).addWidget(self.label)
+        self._drawn = {}
+        outer = QtWidgets.QVBoxLayout(body)
+        outer.setContentsMargins(4, 2, 4, 4)
+        outer.setSpacing(2)
+
+        self.note = QtWidgets.QLabel(body)
+        self.note.setObjectName("qkPlaneNote")
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setStyleSheet("color: #5A4A00; background: #FFF6D6; padding: 2px 4px; border-radius: 3px;")
+        self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+        outer.addWidget(self.note)
+
+        row = QtWidgets.QHBoxLayout()
+        row.setSpacing(4)
+        outer.addLayout(row, 1)
+
+        self.plot = pg.PlotWidget(body)
+        self.plot.setObjectName("qkPlanePlot")
+        self.plot.setAspectLocked(True, 1.0)
+        self.plot.setMouseEnabled(False, False)
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.showGrid(x=True, y=True, alpha=0.15)
+        self.plot.setMinimumSize(120, 100)
+        pi = self.plot.getPlotItem()
+        for name in ("left", "bottom"):
+            pi.getAxis(name).setStyle(tickFont=QtGui.QFont(self.font().family(), 8))
+            pi.getAxis(name).enableAutoSIPrefix(False)
+        row.addWidget(self.plot, 3)
+
+        grey = _qcolor(style.MUTED, 160)
+        self.axis_x = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(grey, width=1))
+        self.axis_y = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(grey, width=1))
+        self.plot.addItem(self.axis_x, ignoreBounds=True)
+        self.plot.addItem(self.axis_y, ignoreBounds=True)
+
+        # other keys: faint lines from the origin and clickable dots
+        self.other_lines = pg.PlotDataItem(pen=pg.mkPen(_qcolor(style.FILL["key"], 90), width=1), connect="pairs")
+        self.plot.addItem(self.other_lines)
+        self.other_dots = pg.ScatterPlotItem(size=10, pen=pg.mkPen(_qcolor(style.INK["key"], 140)),
+                                             brush=pg.mkBrush(_qcolor(style.FILL["key"], 110)), hoverable=True,
+                                             hoverSize=13, tip=None)
+        self.other_dots.sigClicked.connect(self._on_key_clicked)
+        self.plot.addItem(self.other_dots)
+        self.other_labels: list[pg.TextItem] = []
+
+        # the angle wedge (under the arrows)
+        self.wedge = QtWidgets.QGraphicsPathItem()
+        self.wedge.setBrush(QtGui.QBrush(_qcolor(ANGLE_GREY, 70)))
+        self.wedge.setPen(pg.mkPen(_qcolor(ANGLE_GREY, 200), width=1))
+        self.plot.addItem(self.wedge)
+        self.theta_label = pg.TextItem("", color=(70, 70, 70), anchor=(0.5, 0.5))
+        self.plot.addItem(self.theta_label, ignoreBounds=True)
+
+        # the two arrows
+        self.arrows = {}
+        for role in ("key", "query"):
+            line = pg.PlotDataItem(pen=pg.mkPen(style.FILL[role], width=4))
+            head = pg.ArrowItem(pxMode=True, headLen=14, tipAngle=36, tailLen=None,
+                                pen=pg.mkPen(style.INK[role], width=1), brush=pg.mkBrush(style.FILL[role]))
+            label = pg.TextItem("", color=style.INK[role], anchor=(0, 0.5))
+            font = QtGui.QFont(self.font())
+            font.setBold(True)
+            label.setFont(font)
+            self.plot.addItem(line)
+            self.plot.addItem(head, ignoreBounds=True)
+            self.plot.addItem(label, ignoreBounds=True)
+            self.arrows[role] = (line, head, label)
+
+        self.side = QtWidgets.QWidget(body)
+        side = QtWidgets.QVBoxLayout(self.side)
+        side.setContentsMargins(0, 0, 0, 0)
+        side.setSpacing(2)
+        self.numbers = QtWidgets.QLabel(self.side)
+        self.numbers.setObjectName("qkPlaneNumbers")
+        self.numbers.setTextFormat(Qt.TextFormat.RichText)
+        self.numbers.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        side.addWidget(self.numbers)
+        self.meter_title = QtWidgets.QLabel("relevance (score)", self.side)
+        self.meter_title.setStyleSheet("color: #555;")
+        side.addWidget(self.meter_title)
+        self.meter = RelevanceMeter(self.side)
+        side.addWidget(self.meter)
+        side.addStretch(1)
+        row.addWidget(self.side, 0)
+
+        self.worked = QtWidgets.QLabel(body)
+        self.worked.setObjectName("qkPlaneWorked")
+        self.worked.setWordWrap(True)
+        self.worked.setTextFormat(Qt.TextFormat.PlainText)
+        self.worked.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.worked.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+        outer.addWidget(self.worked)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._apply_fonts()
+
+    def theme_changed(self, theme) -> None:
+        self._apply_fonts()
+
+    def _apply_fonts(self) -> None:
+        """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
+        scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
+        font = scaled_font(self.font(), self.width(), self.height(), scale)
+        self.body.setFont(font)
+        for widget in (self.note, self.meter_title, self.meter, self.numbers, self.worked):
+            widget.setFont(font)  # labels with a style sheet do not take the parent's font
+        lh = QtGui.QFontMetricsF(font).height()
+        self.side.setFixedWidth(int(max(120.0, min(0.38 * self.width(), 11.0 * lh))))
+        self.meter.setFixedHeight(int(7.5 * lh))
+        small = QtGui.QFont(font)
+        small.setPointSizeF(font.pointSizeF() * 0.85)
+        bold = QtGui.QFont(font)
+        bold.setBold(True)
+        for _line, _head, label in self.arrows.values():
+            label.setFont(bold)
+        for item in (self.theta_label, *self.other_labels):
+            item.setFont(small)
+        self._label_font = small
+        pi = self.plot.getPlotItem()
+        for name in ("left", "bottom"):
+            pi.getAxis(name).setStyle(tickFont=small)
+            pi.getAxis(name).label.setFont(small)
+
+    # ----- clicks ------------------------------------------------------------------------------
+    def _on_key_clicked(self, _item, points, _ev=None):
+        if len(points):
+            self.session.select(key=int(points[0].data()))
+
+    # ----- drawing -------------------------------------------------------------------------------
+    def _label_pool(self, count: int) -> None:
+        while len(self.other_labels) < count:
+            item = pg.TextItem("", color=_qcolor(style.INK["key"], 170), anchor=(0, 1))
+            if getattr(self, "_label_font", None) is not None:
+                item.setFont(self._label_font)
+            self.plot.addItem(item, ignoreBounds=True)
+            self.other_labels.append(item)
+
+    @staticmethod
+    def _outside_anchor(x: float, y: float):
+        """Anchor a tip label so it sits beyond the tip, away from the origin."""
+        d = math.hypot(x, y)
+        if d == 0:
+            return (0.0, 1.0)
+        return (0.5 - 0.6 * x / d, 0.5 + 0.6 * y / d)
 
     def show_result(self, result, selection):
-        self.label.setText(f"{self.title}: {result.n} tokens, query {selection.query + 1}, key {selection.key + 1}")
+        i, j = selection.query, selection.key
+        n, d_k = result.n, result.scenario.d_k
+        view = geometry.plane_view(result.q, result.k)
+        q2 = (float(view.queries[i, 0]), float(view.queries[i, 1]))
+        k2 = (float(view.keys[j, 0]), float(view.keys[j, 1]))
+        tok = result.tokens
+
+        # arrows
+        for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{tok[j]}'")):
+            line, head, label = self.arrows[role]
+            line.setData([0.0, tip[0]], [0.0, tip[1]])
+            has_length = math.hypot(*tip) > 0
+            head.setVisible(has_length)
+            if has_length:
+                head.setStyle(angle=180.0 - math.degrees(math.atan2(tip[1], tip[0])))
+                head.setPos(*tip)
+            label.setText(name)
+            label.setAnchor(self._outside_anchor(*tip))
+            label.setPos(*tip)
+
+        # other keys
+        others = np.array([m for m in range(n) if m != j], dtype=int)
+        pts = np.asarray(view.keys)[others] if len(others) else np.zeros((0, 2))
+        self.other_dots.setData(pos=pts, data=others)
+        if len(others):
+            seg = np.zeros((2 * len(others), 2))
+            seg[1::2] = pts
+            self.other_lines.setData(seg[:, 0], seg[:, 1])
+        else:
+            self.other_lines.setData([], [])
+        labelled = len(others) if n <= MAX_KEY_LABELS else 0
+        self._label_pool(labelled)
+        for idx, item in enumerate(self.other_labels):
+            if idx < labelled:
+                m = int(others[idx])
+                item.setText(f"k '{tok[m]}'")
+                item.setPos(float(pts[idx, 0]), float(pts[idx, 1]))
+                item.setVisible(True)
+            else:
+                item.setVisible(False)
+
+        # numbers from the engine
+        ex_nq = explain.norm(result, "q", i)
+        ex_nk = explain.norm(result, "k", j)
+        ex_cos = explain.cosine(result, i, j)
+        ex_score = explain.score(result, i, j)
+        defined = ex_cos.angle is not None
+        texts = {
+            "|q|": explain.fixed(ex_nq.value, ex_nq.decimals),
+            "|k|": explain.fixed(ex_nk.value, ex_nk.decimals),
+            "cos θ": explain.fixed(ex_cos.value, ex_cos.decimals) if defined else "undefined",
+            "θ": f"{ex_cos.angle:.1f}°" if defined else "undefined",
+            "score": explain.fixed(ex_score.value, ex_score.decimals),
+        }
+        self.numbers.setText(self._numbers_html(texts))
+        self.numbers.setToolTip("\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
+        self.worked.setText(ex_score.text)
+
+        # the angle wedge, on the arrows as drawn
+        wedge = wedge_angles(q2, k2) if defined else None
+        path = QtGui.QPainterPath()
+        if wedge is not None:
+            start, span = wedge
+            radius = WEDGE_FRACTION * min(math.hypot(*q2), math.hypot(*k2))
+            path.moveTo(0.0, 0.0)
+            steps = max(2, int(abs(span) / 4) + 1)
+            for s in range(steps + 1):
+                a = math.radians(start + span * s / steps)
+                path.lineTo(radius * math.cos(a), radius * math.sin(a))
+            path.closeSubpath()
+            mid = math.radians(start + span / 2)
+            self.theta_label.setText("θ")
+            self.theta_label.setPos(1.35 * radius * math.cos(mid), 1.35 * radius * math.sin(mid))
+            self.theta_label.setVisible(True)
+        else:
+            self.theta_label.setVisible(False)
+        self.wedge.setPath(path)
+
+        # the note above the plane
+        notes = []
+        if not view.exact:
+            kept = view.kept
+            pct = "100%" if kept >= 0.9995 else f"{min(kept * 100, 99.9):.1f}%"
+            notes.append(f"d_k = {d_k}: a flat shadow of {d_k}-number arrows, keeping {pct} of their squared "
+                         f"length. The drawing is approximate; the printed numbers are exact.")
+        if not defined:
+            notes.append(ex_cos.text)
+        self.note.setText(" ".join(notes))
+        self.note.setVisible(bool(notes))
+
+        # relevance meter: the score against the biggest |score| of this query's row
+        row = np.abs(np.asarray(result.scores[i]))
+        limit = float(row.max()) if row.size else 0.0
+        limit = limit if limit > 0 else 1.0
+        self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
+        self.meter.setToolTip("The needle swings left for a negative score (arrows point apart), up for 0 "
+                              "(at right angles) and right for a positive score (same way). The ends are the "
+                              "largest score this query has with any key.")
+
+        # range: everything drawn, origin included, equal scales (aspect locked)
+        allpts = np.vstack([[0.0, 0.0], q2, k2, pts]) if len(pts) else np.array([[0.0, 0.0], q2, k2])
+        lo, hi = allpts.min(axis=0), allpts.max(axis=0)
+        size = float(max(hi - lo))
+        if size <= 0:
+            size = 1.0
+        pad = 0.18 * size
+        self.plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
+        pi = self.plot.getPlotItem()
+        axis_word = "coordinate" if view.exact else "direction"
+        pi.setLabel("bottom", f"{axis_word} 1")
+        pi.setLabel("left", f"{axis_word} 2")
+
+        self._drawn = {
+            "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
+            "others": {int(m): (float(p[0]), float(p[1])) for m, p in zip(others, pts)},
+            "other_labels": [self.other_labels[t].toPlainText() for t in range(labelled)],
+            "wedge": wedge, "numbers": dict(texts), "note": self.note.text() if notes else "",
+            "worked": ex_score.text, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
+            "theta_label": self.theta_label.toPlainText() if wedge is not None else None,
+        }
+
+    @staticmethod
+    def _numbers_html(texts: dict) -> str:
+        q_ink, k_ink = style.INK["query"], style.INK["key"]
+
+        rows = [
+            (f"<span style='color:{q_ink}'>|q|</span>", texts["|q|"]),
+            (f"<span style='color:{k_ink}'>|k|</span>", texts["|k|"]),
+            ("cos θ", texts["cos θ"]),
+            ("θ", texts["θ"]),
+            ("<b>q·k</b>", f"<b>{texts['score']}</b>"),
+        ]
+        body = "".join(f"<tr><td>{a}&nbsp;=&nbsp;</td><td align='right'>{b}</td></tr>" for a, b in rows)
+        body += "<tr><td colspan='2' style='color:#777'>score = |q| |k| cos θ</td></tr>"
+        return f"<table cellspacing='0' cellpadding='0'>{body}</table>"
+
+    # ----- read-only view for tests -------------------------------------------------------------
+    def drawn(self) -> dict:
+        """What is on screen: arrow tips (plane coordinates), other keys, the wedge, the numbers and notes."""
+        return dict(self._drawn)

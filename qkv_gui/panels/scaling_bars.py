@@ -1,9 +1,92 @@
-"""6 · Why divide by √d_k (placeholder until the panel is drawn)."""
+"""6 · Why divide by √d_k: the selected query's scores before and after scaling, over the softmax curve.
+
+Two charts share one score axis: on top the raw scores q·k of query i against
+every key, below the same scores divided by ``result.divisor`` (√d_k, times
+the temperature). One horizontal bar per key; negative bars point left of the
+zero line; masked keys (causal) are a hatched row marked "masked", not a bar.
+Behind the bars runs the softmax curve of the selected key j
+(``qkv_engine.views.softmax_curve``): the weight key j would get for each
+score, read on the right-hand axis, with its flat, saturated ends shaded
+(``qkv_engine.saturation.flat_edges``). A dot marks where key j's raw and
+scaled scores land on that curve. Clicking a row selects that key.
+"""
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqtgraph)
+import numpy as np
+import pyqtgraph as pg
 
+from qkv_engine import explain, saturation, views
+
+from .. import style
 from .base import Panel
+
+Qt = QtCore.Qt
+
+CURVE_POINTS = 240
+BAR_HEIGHT = 0.62
+FLAT_BRUSH = (120, 120, 120, 38)
+
+
+def scaled_font(base: QtGui.QFont, w: int, h: int, scale: float = 1.0) -> QtGui.QFont:
+    """``base`` at the house size in the 3 x 3 grid, growing (up to 1.6x) when the panel is shown large,
+    times the theme's ``scale``."""
+    f = QtGui.QFont(base)
+    f.setPointSizeF(style.BASE_POINT_SIZE * max(1.0, min(1.6, min(w / 420.0, h / 300.0))) * scale)
+    return f
+
+
+def _color(hex_str: str, alpha: int = 255) -> QtGui.QColor:
+    c = QtGui.QColor(hex_str)
+    c.setAlpha(alpha)
+    return c
+
+
+class _Chart:
+    """One bar chart (raw or scaled) with the curve, flat zones and marker behind and on it."""
+
+    def __init__(self, plot: pg.PlotItem, bar_colour: str):
+        self.plot = plot
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(False, False)
+        plot.hideButtons()
+        plot.showAxis("right")
+        plot.showGrid(x=True, alpha=0.12)
+        for name in ("left", "bottom", "right"):
+            plot.getAxis(name).enableAutoSIPrefix(False)
+        self.flat_low = pg.LinearRegionItem(orientation="vertical", movable=False,
+                                            brush=pg.mkBrush(FLAT_BRUSH), pen=pg.mkPen(None))
+        self.flat_high = pg.LinearRegionItem(orientation="vertical", movable=False,
+                                             brush=pg.mkBrush(FLAT_BRUSH), pen=pg.mkPen(None))
+        for region in (self.flat_low, self.flat_high):
+            region.setZValue(-20)
+            plot.addItem(region, ignoreBounds=True)
+        self.flat_labels = [pg.TextItem(text, color=(110, 110, 110), anchor=(0.5, 0))
+                            for text in ("flat: weight ≈ 0", "flat: weight ≈ 1")]
+        for item in self.flat_labels:
+            plot.addItem(item, ignoreBounds=True)
+        self.masked = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+                                      brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(150, 150, 150),
+                                                                    Qt.BrushStyle.BDiagPattern)))
+        plot.addItem(self.masked)
+        self.curve = pg.PlotDataItem(pen=pg.mkPen((90, 90, 90), width=2, style=Qt.PenStyle.DashLine))
+        self.curve.setZValue(-5)
+        plot.addItem(self.curve)
+        self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(style.FOREGROUND, width=1))
+        plot.addItem(self.zero, ignoreBounds=True)
+        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+                                    brush=pg.mkBrush(_color(bar_colour, 170)))
+        plot.addItem(self.bars)
+        self.chosen = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(style.SELECTED, width=2),
+                                      brush=pg.mkBrush(bar_colour))
+        plot.addItem(self.chosen)
+        self.guide = pg.PlotDataItem(pen=pg.mkPen(style.SELECTED, width=1, style=Qt.PenStyle.DotLine))
+        plot.addItem(self.guide)
+        self.marker = pg.ScatterPlotItem(size=10, pen=pg.mkPen(style.SELECTED, width=2), brush=pg.mkBrush("w"))
+        plot.addItem(self.marker)
+        self.marker_label = pg.TextItem("", color=style.SELECTED, anchor=(0, 1))
+        plot.addItem(self.marker_label, ignoreBounds=True)
+        self.state = {}
 
 
 class ScalingPanel(Panel):
@@ -11,8 +94,251 @@ class ScalingPanel(Panel):
     title = "6 · Why divide by √d_k"
 
     def build(self, body):
-        self.label = QtWidgets.QLabel(body)
-        QtWidgets.QVBoxLayout(body).addWidget(self.label)
+        self._drawn = {}
+        self._rows = 0
+        self._title_pt = 9.0
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(4, 2, 4, 4)
+        layout.setSpacing(2)
+        self.view = pg.GraphicsLayoutWidget(body)
+        self.view.setObjectName("scalingCharts")
+        self.view.ci.setContentsMargins(0, 0, 0, 0)
+        self.view.ci.setSpacing(2)
+        self.view.setMinimumHeight(150)
+        layout.addWidget(self.view, 1)
+        self.raw = _Chart(self.view.addPlot(row=0, col=0), style.FILL["weight"])
+        self.scaled = _Chart(self.view.addPlot(row=0, col=1), style.FILL["weight"])
+        self.scaled.plot.setXLink(self.raw.plot)  # one score scale: the scaled bars look as small as they are
+        self.scaled.plot.setYLink(self.raw.plot)  # one row per key, side by side
+        self.raw.plot.hideAxis("right")
+        self.scaled.plot.getAxis("left").setStyle(showValues=False)
+        self.scaled.plot.getAxis("left").setWidth(4)
+        self.view.scene().sigMouseClicked.connect(self._on_click)
+        for chart in (self.raw, self.scaled):
+            chart.plot.getViewBox().sigResized.connect(self._fit_labels)
+
+        self.worked = QtWidgets.QLabel(body)
+        self.worked.setObjectName("scalingWorked")
+        self.worked.setTextFormat(Qt.TextFormat.PlainText)
+        self.worked.setWordWrap(True)
+        self.worked.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+        layout.addWidget(self.worked)
+        self.message = QtWidgets.QLabel(body)
+        self.message.setObjectName("scalingMessage")
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #333; font-style: italic;")
+        self.message.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+        layout.addWidget(self.message)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._apply_fonts()
+
+    def theme_changed(self, theme) -> None:
+        self._apply_fonts()
+
+    def _apply_fonts(self) -> None:
+        """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
+        scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
+        font = scaled_font(self.font(), self.width(), self.height(), scale)
+        self.body.setFont(font)
+        for widget in (self.worked, self.message):
+            widget.setFont(font)
+        small = QtGui.QFont(font)
+        small.setPointSizeF(font.pointSizeF() * 0.85)
+        self._title_pt = font.pointSizeF()
+        for chart, title in zip((self.raw, self.scaled), self._drawn.get("titles", ("", ""))):
+            if title:
+                chart.plot.setTitle(title, size=f"{self._title_pt:.0f}pt")
+        for chart in (self.raw, self.scaled):
+            for name in ("left", "bottom", "right"):
+                chart.plot.getAxis(name).setStyle(tickFont=small)
+            chart.marker_label.setFont(small)
+            for item in chart.flat_labels:
+                item.setFont(small)
+        if self.session.result.n and not self.showing_hint() and self._drawn:
+            self._set_ticks(self.session.result)
+
+    def _fit_labels(self, *_):
+        """Text on the charts only where there is room for it; the shading and the dot stay."""
+        edges = self._drawn.get("edges")
+        for chart, name in ((self.raw, "raw"), (self.scaled, "scaled")):
+            width = chart.plot.getViewBox().width()
+            for item in chart.flat_labels:
+                item.setVisible(edges is not None and width >= 260)
+            chart.marker_label.setVisible(self._drawn.get(f"{name}_marker") is not None and width >= 170)
+
+    # ----- clicks --------------------------------------------------------------------------------
+    def key_at(self, scene_pos) -> int | None:
+        """The key whose row is under ``scene_pos`` in either chart, or None."""
+        n = self._rows
+        for chart in (self.raw, self.scaled):
+            vb = chart.plot.getViewBox()
+            if vb.sceneBoundingRect().contains(scene_pos):
+                y = vb.mapSceneToView(scene_pos).y()
+                row = int(round(y))
+                if 0 <= row < n and abs(y - row) <= 0.5:
+                    return n - 1 - row
+        return None
+
+    def _on_click(self, ev):
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return
+        j = self.key_at(ev.scenePos())
+        if j is not None:
+            self.session.select(key=j)
+
+    # ----- drawing ---------------------------------------------------------------------------------
+    def _set_ticks(self, result) -> None:
+        n = result.n
+        i = self._drawn.get("query", 0)
+        h = max(40.0, self.raw.plot.getViewBox().height())
+        lh = QtGui.QFontMetricsF(self.raw.plot.getAxis("left").style.get("tickFont") or self.font()).height()
+        step = max(1, int(np.ceil(n * lh / h)))
+        j = self._drawn.get("key", 0)
+        shown = set(range(0, n, step)) | {j}
+        if step > 1:  # keep neighbours of j from crowding its label
+            shown -= {m for m in range(j - step + 1, j + step) if m != j}
+        ticks = []
+        for m in sorted(shown):
+            name = result.tokens[m]
+            if len(name) > 10:
+                name = name[:9] + "…"
+            if not result.allowed[i, m]:
+                name += " (masked)"
+            ticks.append((n - 1 - m, name))
+        for chart in (self.raw, self.scaled):
+            chart.plot.getAxis("left").setTicks([ticks, []])
 
     def show_result(self, result, selection):
-        self.label.setText(f"{self.title}: {result.n} tokens, query {selection.query + 1}, key {selection.key + 1}")
+        i, j = selection.query, selection.key
+        n = result.n
+        self._rows = n
+        raw = np.asarray(result.scores[i], dtype=np.float64)
+        scaled = np.asarray(result.scaled[i], dtype=np.float64)
+        allowed = np.asarray(result.allowed[i], dtype=bool)
+        rows = (n - 1 - np.arange(n)).astype(np.float64)  # key 0 at the top
+        finite = np.concatenate([raw[allowed], scaled[allowed]])
+        edges = saturation.flat_edges(result, i, j) if allowed[j] else None
+
+        lo = float(min(0.0, finite.min())) if finite.size else -1.0
+        hi = float(max(0.0, finite.max())) if finite.size else 1.0
+        if edges is not None:  # show a stretch of each flat end, so it reads as flat
+            reach = 0.35 * (edges[1] - edges[0])
+            lo, hi = min(lo, edges[0] - reach), max(hi, edges[1] + reach)
+        if hi - lo < 1e-9:
+            lo, hi = lo - 1.0, hi + 1.0
+        margin = 0.06 * (hi - lo)
+        lo, hi = lo - margin, hi + margin
+
+        xs = np.linspace(lo, hi, CURVE_POINTS)
+        curve_w = views.softmax_curve(result, i, j, xs) if allowed[j] else None
+        s = result.scenario
+        div = explain.trimmed(result.divisor, 3)
+        if s.scale and s.temperature != 1.0:
+            scaled_title = f"÷ (√{s.d_k} × T {explain.trimmed(s.temperature, 3)}) = ÷ {div}"
+        elif s.scale:
+            scaled_title = f"÷ √d_k = ÷ √{s.d_k} = ÷ {div}"
+        elif s.temperature != 1.0:
+            scaled_title = f"÷ T = ÷ {div} (√d_k scaling is off)"
+        else:
+            scaled_title = "÷ 1 (√d_k scaling is off)"
+        titles = ("raw q·k", scaled_title)
+
+        drawn = {"query": i, "key": j, "divisor": result.divisor, "titles": titles, "edges": edges,
+                 "x_range": (lo, hi), "masked": [int(m) for m in np.flatnonzero(~allowed)]}
+        for chart, values, name, title in ((self.raw, raw, "raw", titles[0]), (self.scaled, scaled, "scaled",
+                                                                                  titles[1])):
+            plot = chart.plot
+            plot.setTitle(title, size=f"{self._title_pt:.0f}pt")
+            ok = allowed
+            vals = np.where(ok, values, 0.0)
+            chart.bars.setOpts(x0=np.minimum(vals[ok], 0.0), width=np.abs(vals[ok]), y=rows[ok],
+                               height=np.full(int(ok.sum()), BAR_HEIGHT))
+            if ok[j]:
+                chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],
+                                     height=[BAR_HEIGHT])
+                chart.chosen.setVisible(True)
+            else:
+                chart.chosen.setVisible(False)
+            masked = ~ok
+            chart.masked.setOpts(x0=np.full(int(masked.sum()), lo), width=np.full(int(masked.sum()), hi - lo),
+                                 y=rows[masked], height=np.full(int(masked.sum()), 0.9))
+            # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
+            if curve_w is not None:
+                chart.curve.setData(xs, -0.5 + n * curve_w)
+                chart.curve.setVisible(True)
+            else:
+                chart.curve.setVisible(False)
+            if edges is not None:
+                chart.flat_low.setRegion((lo, edges[0]))
+                chart.flat_high.setRegion((edges[1], hi))
+                for item, x, anchor in zip(chart.flat_labels, (lo, hi), ((0, 0), (1, 0))):
+                    item.setAnchor(anchor)
+                    item.setPos(x, n - 0.5)
+                    item.setVisible(True)
+            for region in (chart.flat_low, chart.flat_high):
+                region.setVisible(edges is not None)
+            if edges is None:
+                for item in chart.flat_labels:
+                    item.setVisible(False)
+            # where key j's score lands on the curve
+            if curve_w is not None:
+                x = float(values[j])
+                w_at = float(views.softmax_curve(result, i, j, [x])[0])
+                y = -0.5 + n * w_at
+                chart.marker.setData([x], [y])
+                chart.guide.setData([x, x], [rows[j], y])
+                chart.marker_label.setText(f"weight {explain.fixed(w_at, 2)}")
+                chart.marker_label.setPos(x, y)
+                chart.marker_label.setAnchor((0, 1) if x < (lo + hi) / 2 else (1, 1))
+                for item in (chart.marker, chart.guide, chart.marker_label):
+                    item.setVisible(True)
+                drawn[f"{name}_marker"] = (x, w_at)
+            else:
+                for item in (chart.marker, chart.guide, chart.marker_label):
+                    item.setVisible(False)
+                drawn[f"{name}_marker"] = None
+            ax = plot.getAxis("right")
+            ax.setTicks([[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
+            ax.setLabel("weight" if n > 0 else "")
+            plot.setYRange(-0.5, n - 0.5, padding=0.02)
+            drawn[f"{name}_bars"] = {int(m): float(values[m]) for m in np.flatnonzero(ok)}
+        self.raw.plot.setXRange(lo, hi, padding=0)
+        drawn["curve"] = (xs, curve_w)
+
+        # words: the worked division and what the picture shows
+        ex = explain.scaled(result, i, j)
+        self.worked.setText(f"'{result.tokens[j]}': {ex.text}")
+        message = self._message(result, i, j, edges, raw[j], scaled[j], allowed)
+        self.message.setText(message)
+        drawn["worked"] = self.worked.text()
+        drawn["message"] = message
+        self._drawn = drawn
+        self._set_ticks(result)
+        self._fit_labels()
+
+    @staticmethod
+    def _message(result, i, j, edges, raw_j, scaled_j, allowed) -> str:
+        """One short line: where key j's score lands on the curve, before and after dividing."""
+        if not allowed[j]:
+            return "This key is masked (it comes later): its weight is 0 whatever its score."
+        if edges is None:
+            return "Only one key to look at: it gets all the weight, whatever its score."
+        raw_flat = raw_j < edges[0] or raw_j > edges[1]
+        scaled_flat = scaled_j < edges[0] or scaled_j > edges[1]
+        if result.divisor == 1.0:
+            return "Scaling is off. Scores in the grey flat ends barely move the weight: learning stalls."
+        if raw_flat and not scaled_flat:
+            return "Raw, this score sits on a flat end, where learning stalls; scaled, it is back on the slope."
+        if raw_flat and scaled_flat:
+            return "Even scaled, this score sits on a flat end, where learning stalls."
+        if scaled_flat:
+            return "The divisor is below 1, so dividing pushes this score onto a flat end: learning stalls."
+        return "Both on the slope here. Bigger raw scores would reach the grey flat ends, where learning stalls."
+
+    # ----- read-only view for tests --------------------------------------------------------------
+    def drawn(self) -> dict:
+        """What is on screen: bar values per key (raw and scaled), masked keys, curve, markers, texts."""
+        return dict(self._drawn)

@@ -1,9 +1,42 @@
-"""7 · Softmax: shares that add to 1 (placeholder until the panel is drawn)."""
+"""7 · Softmax: the selected query's weights as a pie whose slices add up to the whole.
+
+One slice per key, coloured by its weight on the same viridis scale as the
+heatmap, labelled with the token and its percentage (small slices stay
+unlabelled and are summed in a note). The selected key's slice is pulled out
+and outlined. A line states what the row adds up to; in the column-wise
+(teaching-bug) mode the row does not add up to 100%, and the panel says so
+and draws each weight as a share of the actual sum. Clicking a slice selects
+that key.
+"""
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+import math
 
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+import pyqtgraph as pg  # noqa: E402  (PySide6 first)
+
+from qkv_engine import explain, pie_layout, views
+
+from .. import style
 from .base import Panel
+
+#: Slices smaller than this share never get a label.
+MIN_LABEL_SHARE = 0.02
+#: At most this many slice labels are tried (largest first).
+MAX_LABELS = 24
+#: How far the selected slice is pulled out, as a fraction of the radius.
+PULL = 0.09
+#: Slices thinner than this (degrees) get no white edge, so many tiny slices do not turn grey.
+EDGE_MIN_DEG = 2.0
+#: ... and slices narrower than this many pixels at the rim.
+EDGE_MIN_PX = 8.0
+LABEL_RADIUS = 1.13
+EDGE = "#FFFFFF"
+WARN = "#B00020"
+#: Weights are coloured in this many steps of the colormap (finer than the eye can tell apart).
+SHADES = 256
 
 
 class SoftmaxPanel(Panel):
@@ -11,8 +44,271 @@ class SoftmaxPanel(Panel):
     title = "7 · Softmax: shares that add to 1"
 
     def build(self, body):
-        self.label = QtWidgets.QLabel(body)
-        QtWidgets.QVBoxLayout(body).addWidget(self.label)
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
+        self.heading = QtWidgets.QLabel(body)
+        self.heading.setObjectName("softmaxTotal")
+        self.heading.setWordWrap(True)
+        self.heading.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.heading.setToolTip("Softmax turns the query's scaled scores into weights: "
+                                "all positive, and (done row-wise) adding up to 100%.")
+        layout.addWidget(self.heading)
+        self.view = pg.GraphicsLayoutWidget(parent=body)
+        self.view.setObjectName("softmaxPie")
+        self.view.setBackground(style.BACKGROUND)
+        self.view.ci.setContentsMargins(0, 0, 0, 0)
+        self.view.setMinimumSize(120, 90)
+        self.vb = self.view.addViewBox(lockAspect=True, enableMouse=False, enableMenu=False)
+        self.vb.setDefaultPadding(0.0)
+        layout.addWidget(self.view, 1)
+        self.note = QtWidgets.QLabel(body)
+        self.note.setObjectName("softmaxNote")
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.note.setToolTip("Click a slice to pick its key. Slice colour = weight, as in the heatmap.")
+        layout.addWidget(self.note)
 
+        self.ring = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)  # the whole, faint, behind
+        self.ring.setPen(pg.mkPen(style.GRID, width=1, style=QtCore.Qt.PenStyle.DashLine))
+        self.ring.setBrush(QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush))
+        self.ring.setZValue(-10)
+        self.vb.addItem(self.ring, ignoreBounds=True)
+        self.slices: list = []  # pool of QGraphicsEllipseItem
+        self.labels: list = []  # pool of pg.TextItem
+        self.cmap = style.colormap()
+        colors = self.cmap.map(np.linspace(0.0, 1.0, SHADES), mode="qcolor")
+        self.brushes = [QtGui.QBrush(c) for c in colors]
+        self.shade_pens = []
+        for c in colors:
+            pen = QtGui.QPen(c, 1.0)
+            pen.setCosmetic(True)
+            self.shade_pens.append(pen)
+        self.edge_pen = pg.mkPen(EDGE, width=1)
+        self.no_pen = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
+        self.selected_pen = pg.mkPen(style.SELECTED, width=2.5)
+        self.label_font = QtGui.QFont()
+        self.bold_font = QtGui.QFont(self.label_font)
+        self.bold_font.setBold(True)
+        self.metrics = QtGui.QFontMetrics(self.label_font)
+        self.bold_metrics = QtGui.QFontMetrics(self.bold_font)
+
+        self.pie = None
+        self._result = None
+        self._sel = (0, 0)
+        self._label_texts: list = []
+        self._tokens_seen = None
+        self._selection = None
+        self._repeated: dict = {}
+        self._labelled = np.zeros(0, dtype=bool)
+        self.vb.setRange(xRange=(-2.0, 2.0), yRange=(-1.6, 1.6), padding=0)
+        self.vb.sigResized.connect(lambda *_: self._redraw())
+        self.view.scene().sigMouseClicked.connect(self._clicked)
+        self.view.viewport().installEventFilter(self)
+
+    # ----- pools ------------------------------------------------------------------------------
+    def _slice_items(self, count: int) -> list:
+        while len(self.slices) < count:
+            item = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)
+            self.vb.addItem(item, ignoreBounds=True)
+            self.slices.append(item)
+        for idx, item in enumerate(self.slices):
+            item.setVisible(idx < count)
+        return self.slices[:count]
+
+    def _label_items(self, count: int) -> list:
+        while len(self.labels) < count:
+            item = pg.TextItem("", color=style.FOREGROUND)
+            item.setZValue(20)
+            self.vb.addItem(item, ignoreBounds=True)
+            self.labels.append(item)
+        for idx, item in enumerate(self.labels):
+            item.setVisible(idx < count)
+        return self.labels[:count]
+
+    # ----- drawing ----------------------------------------------------------------------------
     def show_result(self, result, selection):
-        self.label.setText(f"{self.title}: {result.n} tokens, query {selection.query + 1}, key {selection.key + 1}")
+        i, j = selection.query, selection.key
+        self._result, self._sel, self._selection = result, (i, j), selection
+        if result.tokens is not self._tokens_seen:
+            self._tokens_seen = result.tokens
+            self._repeated = {}
+            for t in result.tokens:
+                self._repeated[t] = self._repeated.get(t, 0) + 1
+        row = result.weights[i]  # the weights query i gives every key
+        pie = pie_layout.layout(row)
+        self.pie = pie
+        n = result.n
+        shade = np.rint(np.clip(row, 0.0, 1.0) * (SHADES - 1)).astype(int).tolist()  # weight -> colour step
+        # Qt measures angles in 1/16 degree, counter-clockwise in item coordinates, where y
+        # points down; the ViewBox flips y, so the maths angle a is Qt's -a.
+        starts16 = np.rint(-pie.start * 16).astype(int).tolist()
+        spans16 = np.rint(-pie.span * 16).astype(int).tolist()
+        px = self.vb.viewPixelSize()[0]
+        rim_px = 1.0 / px if px else 100.0  # the pie's radius on screen
+        edge_min = max(EDGE_MIN_DEG, math.degrees(EDGE_MIN_PX / rim_px))
+        thin = (np.abs(pie.span) < edge_min).tolist()
+        for k, item in enumerate(self._slice_items(n)):
+            if spans16[k] == 0:
+                item.setVisible(False)
+                continue
+            item.setStartAngle(starts16[k])
+            item.setSpanAngle(spans16[k])
+            item.setBrush(self.brushes[shade[k]])
+            if k == j:
+                item.setPen(self.selected_pen)
+                item.setZValue(5)
+                pull = PULL if pie.shares[k] < 0.999 else 0.0
+                a = math.radians(float(pie.mid[k]))
+                item.setPos(pull * math.cos(a), pull * math.sin(a))
+            else:
+                # thin slices get an edge of their own colour, which hides the seams between them
+                item.setPen(self.shade_pens[shade[k]] if thin[k] else self.edge_pen)
+                item.setZValue(0)
+                item.setPos(0.0, 0.0)
+        self._place_labels()
+
+    def _redraw(self) -> None:
+        """After a resize: slice edges and labels depend on the size on screen."""
+        if self._result is not None and self._result.n and self._selection is not None:
+            self.show_result(self._result, self._selection)
+
+    def _place_labels(self) -> None:
+        """Label the largest slices (the selected key first) where the text fits without overlap."""
+        result, pie = self._result, self.pie
+        if result is None or pie is None or result.n == 0 or result.n != pie.n:
+            return
+        i, j = self._sel
+        px = self.vb.viewPixelSize()  # data units per pixel (x, y)
+        if not px[0] or not px[1]:
+            return
+        rect = self.vb.viewRect()
+        order = [k for k in np.argsort(-pie.shares, kind="stable")[:MAX_LABELS] if pie.shares[k] >= MIN_LABEL_SHARE]
+        if j in order:
+            order.remove(j)
+        if pie.weights[j] > 0:
+            order.insert(0, j)
+        placed: list = []
+        chosen: list = []
+        for k in order:
+            text = f"{self._name(k)} {_percent(pie.weights[k])}"
+            fm = self.bold_metrics if k == j else self.metrics
+            w, h = (fm.horizontalAdvance(text) + 6) * px[0], (fm.height() + 2) * px[1]
+            a = math.radians(float(pie.mid[k]))
+            c, s = math.cos(a), math.sin(a)
+            r = LABEL_RADIUS + (PULL if k == j and pie.shares[k] < 0.999 else 0.0)
+            x, y = r * c, r * s
+            ax, ay = 0.5 - 0.5 * _soft_sign(c), 0.5 + 0.5 * _soft_sign(s)
+            box = QtCore.QRectF(x - ax * w, y - (1 - ay) * h, w, h)  # y up: anchor 1 puts text above
+            if not rect.contains(box) or any(box.intersects(b) for b in placed):
+                continue
+            placed.append(box)
+            chosen.append((k, text, x, y, (ax, ay)))
+        labelled = np.zeros(pie.n, dtype=bool)
+        texts = []
+        for item, (k, text, x, y, anchor) in zip(self._label_items(len(chosen)), chosen):
+            item.setText(text)
+            item.setFont(self.bold_font if k == j else self.label_font)
+            item.setAnchor(anchor)
+            item.setPos(x, y)
+            labelled[k] = True
+            texts.append(text)
+        self._labelled = labelled
+        self._label_texts = texts
+        self._write_notes()
+
+    def _write_notes(self) -> None:
+        result, pie = self._result, self.pie
+        i, j = self._sel
+        total = float(views.row_sums(result)[i])
+        q, key = _html(self._name(i)), _html(self._name(j))
+        qink, kink = style.INK["query"], style.INK["key"]
+        if result.scenario.softmax_over == "keys":
+            head = f"Query <b style='color:{qink}'>{q}</b>: its weights add up to <b>{_percent(total)}</b>."
+        else:
+            head = (f"<b style='color:{WARN}'>Column-wise softmax (a bug): the weights of query "
+                    f"<span style='color:{qink}'>{q}</span> add up to {_percent(total)}, not 100%.</b> "
+                    f"Each slice is its weight's share of {_percent(total)}.")
+        self.heading.setText(head)
+        how = "pulled out" if result.allowed[i, j] else "masked"
+        parts = [f"Key <b style='color:{kink}'>{key}</b> ({how}): {_percent(result.weights[i, j])}"]
+        count, share, weight = pie_layout.rest(pie, self._labelled)
+        if count:
+            parts.append(f"{count} unlabelled: {_percent(weight)}")
+        masked = int(result.n - np.count_nonzero(result.allowed[i]))
+        if masked:
+            parts.append(f"{masked} masked: 0%")
+        self.note.setText(" · ".join(parts))
+
+    def _name(self, k: int) -> str:
+        """The token's text, with its position when the same text appears more than once."""
+        tokens = self._result.tokens
+        t = tokens[k]
+        return f"{t} #{k + 1}" if self._repeated.get(t, 1) > 1 else t
+
+    def tooltip_text(self) -> str:
+        """The hover text: how to pick a key, and the selected weight worked out."""
+        if self._result is None or self._result.n == 0:
+            return ""
+        i, j = self._sel
+        return "Click a slice to pick its key.\n" + explain.weight(self._result, i, j).text
+
+    def eventFilter(self, obj, event):
+        # The worked softmax is long at many tokens: build it only when someone hovers.
+        if obj is self.view.viewport() and event.type() == QtCore.QEvent.Type.ToolTip:
+            QtWidgets.QToolTip.showText(event.globalPos(), self.tooltip_text(), self.view)
+            return True
+        return super().eventFilter(obj, event)
+
+    # ----- clicks -----------------------------------------------------------------------------
+    def _clicked(self, ev) -> None:
+        if ev.button() != QtCore.Qt.MouseButton.LeftButton or self.pie is None or self._result is None:
+            return
+        if not self.vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        p = self.vb.mapSceneToView(ev.scenePos())
+        k = pie_layout.slice_at(self.pie, p.x(), p.y(), slack=PULL + 0.05)
+        if k is not None:
+            ev.accept()
+            self.session.select(key=k)
+
+    # ----- for tests --------------------------------------------------------------------------
+    def drawn(self) -> dict:
+        """What is on screen: each visible slice's start/span (maths degrees), offset, the labels and notes."""
+        n = self.pie.n if self.pie is not None else 0
+        starts, spans, pulled, visible = [], [], [], []
+        for item in self.slices[:n]:
+            visible.append(item.isVisible())
+            starts.append(-item.startAngle() / 16.0)
+            spans.append(-item.spanAngle() / 16.0)
+            pulled.append(math.hypot(item.pos().x(), item.pos().y()))
+        return {
+            "visible": np.array(visible, dtype=bool),
+            "start": np.array(starts),
+            "span": np.array(spans),
+            "pulled": np.array(pulled),
+            "outlined": [k for k, item in enumerate(self.slices[:n]) if item.isVisible() and item.pen().widthF() > 2],
+            "labels": list(self._label_texts),
+            "heading": self.heading.text(),
+            "note": self.note.text(),
+            "tooltip": self.tooltip_text(),
+        }
+
+    def slice_point(self, k: int, radius: float = 0.6) -> QtCore.QPoint:
+        """Viewport position of a point inside slice ``k`` (for clicking it in tests)."""
+        a = math.radians(float(self.pie.mid[k]))
+        scene = self.vb.mapViewToScene(QtCore.QPointF(radius * math.cos(a), radius * math.sin(a)))
+        return self.view.mapFromScene(scene)
+
+
+def _soft_sign(v: float) -> float:
+    """-1, 0 or 1, with a dead zone near 0 so labels near the top and bottom are centred."""
+    return 0.0 if abs(v) < 0.3 else (1.0 if v > 0 else -1.0)
+
+
+def _percent(v: float) -> str:
+    return f"{style.fmt(100.0 * float(v), 1)}%"
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

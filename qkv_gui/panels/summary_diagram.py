@@ -1,9 +1,65 @@
-"""The whole picture (placeholder until the panel is drawn)."""
+"""The whole picture: one diagram of attention, read left to right, with the selected pair's numbers.
+
+A butter circle x (one token's row of numbers) fans out through the grids
+W^Q, W^K and W^V into three circles: the query q (lavender), the key k
+(coral) and the value v (mint). q and k meet in a dot-product node (their
+relevance, the score), which is divided by √d_k, then softmax turns it into
+a weight (each row of weights adds up to 1), and the weights mix the values
+into the output. Every node carries the current numbers of the selected
+query i and key j. The scene items are made once; only their text changes,
+and the view scales the drawing to fit the panel.
+"""
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+import math
 
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from .. import style
 from .base import Panel
+
+Qt = QtCore.Qt
+
+#: The drawing's own coordinate size; the view scales it to the panel.
+SCENE_W, SCENE_H = 540.0, 326.0
+CAPTION_PX = 13
+LETTER_PX = 20
+
+
+def vector_text(v, decimals: int = 2, limit: int = 4) -> str:
+    """A short vector: [a, b, c], or [a, b, …, z] when it has more than ``limit`` entries."""
+    vals = [style.fmt(float(a), decimals) for a in v]
+    if len(vals) > limit:
+        vals = vals[: limit - 1] + ["…", vals[-1]]
+    return "[" + ", ".join(vals) + "]"
+
+
+def short(tok: str, limit: int = 10) -> str:
+    return tok if len(tok) <= limit else tok[: limit - 1] + "…"
+
+
+class FitView(QtWidgets.QGraphicsView):
+    """A graphics view that always shows the whole scene, as large as the widget allows."""
+
+    def __init__(self, scene, parent=None):
+        super().__init__(scene, parent)
+        self.setRenderHints(QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(style.BACKGROUND)))
+        self.setMinimumSize(120, 80)
+
+    def fit(self):
+        self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self.fit()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        self.fit()
 
 
 class SummaryPanel(Panel):
@@ -11,8 +67,170 @@ class SummaryPanel(Panel):
     title = "The whole picture"
 
     def build(self, body):
-        self.label = QtWidgets.QLabel(body)
-        QtWidgets.QVBoxLayout(body).addWidget(self.label)
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.scene = QtWidgets.QGraphicsScene(body)
+        self.scene.setSceneRect(0, 0, SCENE_W, SCENE_H)
+        self.view = FitView(self.scene, body)
+        self.view.setObjectName("summaryView")
+        layout.addWidget(self.view)
+        self.texts: dict[str, QtWidgets.QGraphicsTextItem] = {}
+        self._draw_static()
+
+    # ----- the drawing, made once ---------------------------------------------------------------
+    def _text(self, name: str, cx: float, y: float, width: float, color: str, px: int = CAPTION_PX,
+               bold: bool = False, text: str = "") -> QtWidgets.QGraphicsTextItem:
+        """A centred text block of ``width`` whose top middle is at (cx, y)."""
+        item = QtWidgets.QGraphicsTextItem()
+        font = QtGui.QFont()
+        font.setPixelSize(px)
+        font.setBold(bold)
+        item.setFont(font)
+        item.setDefaultTextColor(QtGui.QColor(color))
+        item.setTextWidth(width)
+        option = QtGui.QTextOption(Qt.AlignmentFlag.AlignHCenter)
+        option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
+        item.document().setDefaultTextOption(option)
+        item.document().setDocumentMargin(1)
+        item.setPos(cx - width / 2, y)
+        item.setPlainText(text)
+        item.setZValue(5)
+        self.scene.addItem(item)
+        self.texts[name] = item
+        return item
+
+    def _circle(self, cx, cy, r, fill, edge):
+        item = self.scene.addEllipse(cx - r, cy - r, 2 * r, 2 * r, QtGui.QPen(QtGui.QColor(edge), 1.5),
+                                     QtGui.QBrush(QtGui.QColor(fill)))
+        item.setZValue(2)
+        return item
+
+    def _box(self, cx, cy, w, h, fill, edge):
+        path = QtGui.QPainterPath()
+        path.addRoundedRect(QtCore.QRectF(cx - w / 2, cy - h / 2, w, h), 8, 8)
+        item = self.scene.addPath(path, QtGui.QPen(QtGui.QColor(edge), 1.5), QtGui.QBrush(QtGui.QColor(fill)))
+        item.setZValue(2)
+        return item
+
+    def _arrow(self, p1, p2, color, width=2.5):
+        """A line from p1 to p2 with a filled head at p2."""
+        x1, y1 = p1
+        x2, y2 = p2
+        ang = math.atan2(y2 - y1, x2 - x1)
+        head = 9.0
+        path = QtGui.QPainterPath(QtCore.QPointF(x1, y1))
+        base = QtCore.QPointF(x2 - head * 0.8 * math.cos(ang), y2 - head * 0.8 * math.sin(ang))
+        path.lineTo(base)
+        line = self.scene.addPath(path, QtGui.QPen(QtGui.QColor(color), width, Qt.PenStyle.SolidLine,
+                                                   Qt.PenCapStyle.RoundCap))
+        tip = QtGui.QPolygonF([
+            QtCore.QPointF(x2, y2),
+            QtCore.QPointF(x2 - head * math.cos(ang - 0.4), y2 - head * math.sin(ang - 0.4)),
+            QtCore.QPointF(x2 - head * math.cos(ang + 0.4), y2 - head * math.sin(ang + 0.4)),
+        ])
+        cap = self.scene.addPolygon(tip, QtGui.QPen(Qt.PenStyle.NoPen), QtGui.QBrush(QtGui.QColor(color)))
+        line.setZValue(1)
+        cap.setZValue(1)
+        return line, cap
+
+    def _draw_static(self):
+        F, I = style.FILL, style.INK
+        # Where things sit (scene units).
+        self.pos = {
+            "x": (48, 160), "q": (175, 62), "k": (175, 160), "v": (175, 258),
+            "dot": (300, 62), "scale": (392, 62), "softmax": (482, 62), "out": (432, 238),
+        }
+        P = self.pos
+        r_x, r = 27, 21
+        # Arrows first (under the nodes).
+        for role, key, grid in (("query", "q", "W^Q"), ("key", "k", "W^K"), ("value", "v", "W^V")):
+            x2, y2 = P[key]
+            ang = math.atan2(y2 - P["x"][1], x2 - P["x"][0])
+            start = (P["x"][0] + r_x * math.cos(ang), P["x"][1] + r_x * math.sin(ang))
+            end = (x2 - (r + 2) * math.cos(ang), y2 - (r + 2) * math.sin(ang))
+            self._arrow(start, end, F[role])
+            mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
+            dy = -22 if key == "q" else (-2 if key == "v" else -20)
+            dx = -14 if key != "k" else 0
+            item = self._text(f"{key}_grid", mx + dx, my + dy, 46, I[role], px=CAPTION_PX + 1, bold=True)
+            item.setHtml(f"W<sup>{grid[-1]}</sup>")
+        self._arrow((P["q"][0] + r + 1, P["q"][1]), (P["dot"][0] - 20, P["dot"][1]), F["query"])
+        ang = math.atan2(P["dot"][1] - P["k"][1], P["dot"][0] - P["k"][0])
+        self._arrow((P["k"][0] + r * math.cos(ang), P["k"][1] + r * math.sin(ang)),
+                    (P["dot"][0] - 19 * math.cos(ang), P["dot"][1] - 19 * math.sin(ang)), F["key"])
+        self._arrow((P["dot"][0] + 18, P["dot"][1]), (P["scale"][0] - 34, P["scale"][1]), style.MUTED, 2.0)
+        self._arrow((P["scale"][0] + 32, P["scale"][1]), (P["softmax"][0] - 43, P["softmax"][1]), style.MUTED, 2.0)
+        self._arrow((P["softmax"][0], P["softmax"][1] + 40), (P["out"][0] + 40, P["out"][1] - 33),
+                    F["weight"], 2.0)
+        self._arrow((P["v"][0] + r + 1, P["v"][1] - 2), (P["out"][0] - 103, P["out"][1] + 4), F["value"])
+
+        # Nodes.
+        self._circle(*P["x"], r_x, F["x"], I["x"])
+        self._text("x_letter", P["x"][0], P["x"][1] - 14, 40, I["x"], px=LETTER_PX + 2, bold=True, text="x")
+        for role, key in (("query", "q"), ("key", "k"), ("value", "v")):
+            self._circle(*P[key], r, F[role], I[role])
+            self._text(f"{key}_letter", P[key][0], P[key][1] - 13, 40, "#111111", px=LETTER_PX, bold=True, text=key)
+        self._circle(*P["dot"], 18, "#FFFFFF", style.FOREGROUND)
+        self._text("dot_letter", P["dot"][0], P["dot"][1] - 13, 36, style.FOREGROUND, px=LETTER_PX, bold=True,
+                   text="·")
+        self._box(*P["scale"], 64, 34, "#F4F4F4", style.MUTED)
+        self._box(*P["softmax"], 84, 34, "#E8ECF6", I["weight"])
+        self._box(*P["out"], 204, 64, "#E3F5EE", I["output"])
+
+        # Words and numbers (filled in show_result).
+        self._text("x_caption", P["x"][0], P["x"][1] + r_x + 2, 96, I["x"])
+        self._text("q_caption", P["q"][0] + 4, P["q"][1] + r + 1, 150, I["query"])
+        self._text("k_caption", P["k"][0] + 4, P["k"][1] + r + 1, 150, I["key"])
+        self._text("v_caption", P["v"][0] + 4, P["v"][1] + r + 1, 150, I["value"])
+        self._text("dot_title", P["dot"][0], P["dot"][1] - 50, 100, style.FOREGROUND, bold=True,
+                   text="dot → relevance")
+        self._text("dot_value", P["dot"][0], P["dot"][1] + 20, 92, style.FOREGROUND)
+        self._text("scale_title", P["scale"][0], P["scale"][1] - 9, 64, style.FOREGROUND, bold=True)
+        self._text("scale_value", P["scale"][0], P["scale"][1] + 20, 92, style.FOREGROUND)
+        self._text("softmax_title", P["softmax"][0], P["softmax"][1] - 9, 84, I["weight"], bold=True,
+                   text="softmax")
+        self._text("softmax_note", P["softmax"][0] - 8, P["softmax"][1] - 52, 116, I["weight"])
+        self._text("weight_value", P["softmax"][0], P["softmax"][1] + 20, 96, I["weight"])
+        self._text("out_title", P["out"][0], P["out"][1] - 30, 200, I["output"], bold=True,
+                   text="weighted sum of v")
+        self._text("out_value", P["out"][0], P["out"][1] - 13, 200, I["output"])
+        self._text("mix_note", 276, 244, 120, I["value"])
+        self._text("pair", P["out"][0], P["out"][1] + 36, 200, style.FOREGROUND)
+
+    # ----- numbers ----------------------------------------------------------------------------------
+    def _set(self, name: str, text: str) -> None:
+        item = self.texts[name]
+        if item.toPlainText() != text:
+            item.setPlainText(text)
 
     def show_result(self, result, selection):
-        self.label.setText(f"{self.title}: {result.n} tokens, query {selection.query + 1}, key {selection.key + 1}")
+        i, j = selection.query, selection.key
+        tok = result.tokens
+        ti, tj = short(tok[i]), short(tok[j])
+        s = result.scenario
+        self._set("x_caption", f"x of '{ti}'" if i == j else f"x of '{ti}' and '{tj}'")
+        self._set("q_caption", f"query of '{ti}'\n{vector_text(result.q[i])}")
+        self._set("k_caption", f"key of '{tj}'\n{vector_text(result.k[j])}")
+        self._set("v_caption", f"value of '{tj}'\n{vector_text(result.v[j])}")
+        self._set("dot_value", f"score {style.fmt(result.scores[i, j], 3)}")
+        if s.scale and s.temperature == 1.0:
+            title = f"÷ √{s.d_k}"
+        elif s.scale:
+            title = f"÷ √{s.d_k}·T"
+        elif s.temperature != 1.0:
+            title = "÷ T"
+        else:
+            title = "÷ 1"
+        self._set("scale_title", title)
+        if result.allowed[i, j]:
+            self._set("scale_value", f"scaled {style.fmt(result.scaled[i, j], 3)}")
+        else:
+            self._set("scale_value", "masked: −∞")
+        if s.softmax_over == "keys":
+            self._set("softmax_note", "→ weights (each row sums to 1)")
+        else:
+            self._set("softmax_note", "down the columns: rows don't sum to 1")
+        self._set("weight_value", f"weight {style.fmt(result.weights[i, j], 3)}")
+        self._set("out_value", f"= output of '{ti}'\n{vector_text(result.output[i])}")
+        self._set("mix_note", f"× weight {style.fmt(result.weights[i, j], 3)}\n+ other values")
+        self._set("pair", f"query {i + 1} '{ti}' → key {j + 1} '{tj}'")

@@ -1,9 +1,38 @@
-"""8 · Values, mixed by the weights (placeholder until the panel is drawn)."""
+"""8 · Values, mixed by the weights: every value vector scaled by its weight, and their sum.
+
+Left: for the selected query i, each token j's value vector v_j as mint bars,
+drawn faintly at full size with the part that query i takes (weight a_ij x
+v_j) solid in front; under each group the token and its weight in percent.
+Right: the output for query i (the sum of the solid bars) on the same scale.
+Below: the worked arithmetic of one output coordinate (the one under the
+mouse, else the first). Clicking a token's bars makes it the key.
+"""
 from __future__ import annotations
 
-from PySide6 import QtWidgets
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
 
+import pyqtgraph as pg  # noqa: E402  (PySide6 first)
+
+from qkv_engine import explain, views
+
+from .. import style
 from .base import Panel
+from .embedding_bars import (
+    MAX_VALUE_LABELS,
+    GroupedBars,
+    LabelPool,
+    _html,
+    make_plot,
+    place_value_labels,
+    px_per_unit,
+    thin_labels,
+    y_limits,
+)
+
+#: The unscaled value, drawn faintly behind the scaled one.
+FAINT_ALPHA = 70
+OUTPUT_EDGE = "#0B4F37"
 
 
 class ValuesPanel(Panel):
@@ -11,8 +40,243 @@ class ValuesPanel(Panel):
     title = "8 · Values, mixed by the weights"
 
     def build(self, body):
-        self.label = QtWidgets.QLabel(body)
-        QtWidgets.QVBoxLayout(body).addWidget(self.label)
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
+        self.caption = QtWidgets.QLabel(body)
+        self.caption.setObjectName("valuesCaption")
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        layout.addWidget(self.caption)
+        row = QtWidgets.QHBoxLayout()
+        row.setSpacing(2)
+        self.plot = make_plot(body)
+        self.plot.setObjectName("valuesPlot")
+        self.out_plot = make_plot(body)
+        self.out_plot.setObjectName("outputPlot")
+        self.out_plot.setMinimumWidth(96)
+        row.addWidget(self.plot, 3)
+        row.addWidget(self.out_plot, 1)
+        layout.addLayout(row, 1)
+        self.worked = QtWidgets.QLabel(body)
+        self.worked.setObjectName("valuesWorked")
+        self.worked.setWordWrap(True)
+        self.worked.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.worked.font()
+        font.setPointSizeF(max(7.5, font.pointSizeF() - 1))
+        self.worked.setFont(font)
+        layout.addWidget(self.worked)
 
+        pi, po = self.plot.getPlotItem(), self.out_plot.getPlotItem()
+        self.vb, self.out_vb = pi.getViewBox(), po.getViewBox()
+        po.setYLink(pi)
+        po.getAxis("left").setWidth(8)
+        po.getAxis("left").setStyle(showValues=False)
+
+        mint = QtGui.QColor(style.FILL["value"])
+        faint = QtGui.QColor(mint)
+        faint.setAlpha(FAINT_ALPHA)
+        self.band = QtWidgets.QGraphicsRectItem()
+        self.band.setBrush(pg.mkBrush("#FFF1EC"))
+        band_pen = pg.mkPen(style.INK["key"], width=1.5, style=QtCore.Qt.PenStyle.DashLine)
+        self.band.setPen(band_pen)
+        self.band.setZValue(-5)
+        pi.addItem(self.band, ignoreBounds=True)
+        for plot in (pi, po):
+            zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
+            zero.setZValue(5)
+            plot.addItem(zero, ignoreBounds=True)
+        self.faint_pen = pg.mkPen(style.INK["value"], width=1, style=QtCore.Qt.PenStyle.DotLine)
+        self.faint = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
+        pi.addItem(self.faint)
+        self.scaled = pg.BarGraphItem(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
+        self.scaled.setZValue(2)
+        pi.addItem(self.scaled)
+        self.chosen = pg.BarGraphItem(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
+                                      pen=pg.mkPen(style.SELECTED, width=2))
+        self.chosen.setZValue(3)
+        pi.addItem(self.chosen)
+        self.scaled_labels = LabelPool(pi, style.INK["value"])
+
+        self.hover_band = QtWidgets.QGraphicsRectItem()
+        self.hover_band.setBrush(pg.mkBrush("#EDEDED"))
+        self.hover_band.setPen(QtGui.QPen(QtCore.Qt.PenStyle.NoPen))
+        self.hover_band.setZValue(-5)
+        po.addItem(self.hover_band, ignoreBounds=True)
+        self.out_bars = pg.BarGraphItem(x0=[], height=[], width=0.8, brush=pg.mkBrush(style.FILL["output"]),
+                                        pen=pg.mkPen(OUTPUT_EDGE, width=2))
+        po.addItem(self.out_bars)
+        self.out_labels = LabelPool(po, style.INK["output"])
+        self.axis_metrics = QtGui.QFontMetrics(pi.getAxis("bottom").font())
+
+        self.groups = GroupedBars()
+        self._result = None
+        self._sel = (0, 0)
+        self._coord = 0
+        self._ticks: list = []
+        self._out_ticks: list = []
+        self.vb.sigResized.connect(lambda *_: self._place_labels())
+        self.out_vb.sigResized.connect(lambda *_: self._place_labels())
+        pi.scene().sigMouseClicked.connect(self._clicked)
+        pi.scene().sigMouseMoved.connect(lambda pos: self._hovered(pos, self.plot))
+        po.scene().sigMouseMoved.connect(lambda pos: self._hovered(pos, self.out_plot))
+
+    # ----- drawing ----------------------------------------------------------------------------
     def show_result(self, result, selection):
-        self.label.setText(f"{self.title}: {result.n} tokens, query {selection.query + 1}, key {selection.key + 1}")
+        i, j = selection.query, selection.key
+        self._result, self._sel = result, (i, j)
+        v = result.v  # n x d_v
+        n, d = v.shape
+        self._coord = min(self._coord, d - 1)
+        parts = views.weighted_values(result, i)  # n x d_v: row j = a_ij v_j
+        out = result.output[i]  # d_v
+        self.groups.layout(n, d)
+        g = self.groups
+        self.faint.setOpts(x0=g.lefts, height=v.reshape(-1), width=1.0)
+        self.scaled.setOpts(x0=g.lefts + 0.15, height=parts.reshape(-1), width=0.7)
+        self.chosen.setOpts(x0=g.lefts[j * d:(j + 1) * d] + 0.15, height=np.array(parts[j]), width=0.7)
+        self._parts, self._out = parts, out
+        room = 0.24 if n * d <= MAX_VALUE_LABELS else 0.12
+        self.y_range = y_limits(np.concatenate([v.reshape(-1), out]), room=room)
+        self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
+        lo, hi = self.y_range
+        self.band.setRect(QtCore.QRectF(j * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
+        self.out_bars.setOpts(x0=np.arange(d, dtype=float) + 0.1, height=np.array(out), width=0.8)
+        self.out_x_range = (-0.25, d + 0.25)
+        self.out_vb.setXRange(*self.out_x_range, padding=0)
+
+        qink, vink = style.INK["query"], style.INK["output"]
+        coords = ", ".join(style.fmt(c, 2) for c in out[:8]) + (", …" if d > 8 else "")
+        self.caption.setText(
+            f"Query <b style='color:{qink}'>{_html(result.tokens[i])}</b> takes weight × value from every token; "
+            f"the sum is its <b style='color:{vink}'>output</b> [{coords}]"
+        )
+        self.plot.setToolTip(
+            "Faint bars: each token's value v. Solid bars: the part the query takes (weight × v).\n"
+            "Under each group: the token and its weight. Click a token's bars to make it the key."
+        )
+        self.out_plot.setToolTip("The output is the sum of all the solid bars, coordinate by coordinate.\n"
+                                 "Point at a bar to see its sum worked out below.")
+        self._place_labels()
+        self._write_worked()
+
+    def _place_labels(self) -> None:
+        result = self._result
+        if result is None or result.n == 0:
+            return
+        i, j = self._sel
+        g = self.groups
+        ppu = px_per_unit(self.plot, g.x_range)
+        texts = [f"{result.tokens[k]} {_percent(result.weights[i, k])}" for k in range(result.n)]
+        widths = [self.axis_metrics.horizontalAdvance(t) for t in texts]
+        shown = thin_labels(g.centres, widths, ppu, keep=(j,))
+        self._ticks = [(float(g.centres[k]), texts[k]) for k in shown]
+        self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
+        solid = self._parts.reshape(-1)
+        place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
+        wide = ppu >= 5
+        self.faint.setOpts(pen=self.faint_pen if wide else None)
+        self.scaled.setOpts(pen=pg.mkPen(style.INK["value"], width=1) if wide else None)
+
+        d = self._out.size
+        oppu = px_per_unit(self.out_plot, self.out_x_range)
+        names = [f"out{c + 1}" for c in range(d)]
+        owidths = [self.axis_metrics.horizontalAdvance(t) for t in names]
+        oshown = thin_labels(np.arange(d) + 0.5, owidths, oppu, keep=(self._coord,), pad_px=4)
+        self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
+        self.out_plot.getPlotItem().getAxis("bottom").setTicks([self._out_ticks])
+        if d <= MAX_VALUE_LABELS:
+            place_value_labels(self.out_labels, np.arange(d) + 0.5, self._out, oppu, 2, rotate=False)
+        else:
+            self.out_labels.take(0)
+
+    def _write_worked(self) -> None:
+        result = self._result
+        if result is None or result.n == 0:
+            return
+        i, _ = self._sel
+        c = self._coord
+        lo, hi = self.y_range
+        self.hover_band.setRect(QtCore.QRectF(c, lo, 1.0, hi - lo))
+        ex = explain.output(result, i, c, decimals=worked_decimals(result.n))
+        self.worked.setText(ex.text)
+        self.worked.setToolTip(f"{ex.formula}\n(a = the query's weight on each token, v = that token's value)")
+
+    # ----- mouse ------------------------------------------------------------------------------
+    def _coord_at(self, scene_pos, plot) -> int | None:
+        result = self._result
+        if result is None or result.n == 0:
+            return None
+        pi = plot.getPlotItem()
+        if not pi.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        x = pi.vb.mapSceneToView(scene_pos).x()
+        d = result.v.shape[1]
+        if plot is self.out_plot:
+            c = int(np.floor(x))
+        else:
+            grp = self.groups.group_at(x)
+            if grp is None:
+                return None
+            c = int(np.floor(x - grp * self.groups.step))
+        return c if 0 <= c < d else None
+
+    def _hovered(self, scene_pos, plot) -> None:
+        c = self._coord_at(scene_pos, plot)
+        if c is not None and c != self._coord:
+            self.set_coordinate(c)
+
+    def set_coordinate(self, c: int) -> None:
+        """Show the worked sum of output coordinate ``c`` (what hovering a bar does)."""
+        self._coord = int(c)
+        self._write_worked()
+        self._place_labels()
+
+    def _clicked(self, ev) -> None:
+        if ev.button() != QtCore.Qt.MouseButton.LeftButton or self._result is None or self._result.n == 0:
+            return
+        if not self.vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        grp = self.groups.group_at(self.vb.mapSceneToView(ev.scenePos()).x())
+        if grp is not None:
+            ev.accept()
+            self.session.select(key=grp)
+
+    # ----- for tests --------------------------------------------------------------------------
+    def drawn(self) -> dict:
+        """What is on screen: faint (v), solid (weight × v) and output bar heights, labels, worked text."""
+        return {
+            "faint": np.array(self.faint.opts["height"], dtype=float),
+            "solid": np.array(self.scaled.opts["height"], dtype=float),
+            "solid_lefts": np.array(self.scaled.opts["x0"], dtype=float),
+            "selected": np.array(self.chosen.opts["height"], dtype=float),
+            "output": np.array(self.out_bars.opts["height"], dtype=float),
+            "band": self.band.rect(),
+            "ticks": list(self._ticks),
+            "out_ticks": list(self._out_ticks),
+            "value_labels": self.scaled_labels.texts(),
+            "output_labels": self.out_labels.texts(),
+            "worked": self.worked.text(),
+            "coordinate": self._coord,
+            "caption": self.caption.text(),
+        }
+
+    def group_point(self, j: int) -> QtCore.QPoint:
+        """Viewport position inside token ``j``'s group of bars (for clicking in tests)."""
+        lo, hi = self.y_range
+        scene = self.vb.mapViewToScene(QtCore.QPointF(float(self.groups.centres[j]), (lo + hi) / 2))
+        return self.plot.mapFromScene(scene)
+
+    def output_point(self, c: int) -> QtCore.QPoint:
+        lo, hi = self.y_range
+        scene = self.out_vb.mapViewToScene(QtCore.QPointF(c + 0.5, (lo + hi) / 2))
+        return self.out_plot.mapFromScene(scene)
+
+
+def worked_decimals(n: int) -> int:
+    """Two decimals for a few tokens; three when there are so many that weights fall below 0.01."""
+    return 2 if n <= 20 else 3
+
+
+def _percent(v: float) -> str:
+    return f"{style.fmt(100.0 * float(v), 1)}%"

@@ -1,0 +1,105 @@
+"""Panel 1, tokens as numbers: the bars are the embeddings, clicks pick the query, 512 tokens stay readable."""
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui
+from PySide6.QtTest import QTest
+
+from tests.gui.conftest import settle
+
+Qt = QtCore.Qt
+
+# The default preset's three tokens, as printed in the second seed document (rows = tokens).
+THE_CAT_SAT_X = np.array([[0.1, 0.4, 0.2, 0.5], [0.9, 0.1, 0.8, 0.3], [0.2, 0.7, 0.1, 0.9]])
+
+
+
+def panel_of(window):
+    return window.panels["embeddingPanel"]
+
+
+def click(qtbot, panel, i):
+    QTest.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     panel.strip_point(i))
+    settle(qtbot)
+
+
+def test_bars_are_the_embeddings_and_the_query_strip_is_outlined(window, qtbot):
+    panel = panel_of(window)
+    window.grid.focus("embeddingPanel")
+    settle(qtbot)
+    d = panel.drawn()
+    np.testing.assert_allclose(d["heights"], THE_CAT_SAT_X.reshape(-1), atol=1e-12)
+    # groups of 4 touching bars, one bar width apart
+    np.testing.assert_allclose(d["lefts"], [g * 5 + c for g in range(3) for c in range(4)])
+    np.testing.assert_allclose(d["selected_heights"], THE_CAT_SAT_X[0])
+    np.testing.assert_allclose(d["selected_lefts"], [0, 1, 2, 3])
+    assert d["band"].left() <= 0 and d["band"].right() >= 4
+    assert [t for _, t in d["ticks"]] == ["The", "cat", "sat"]
+    assert d["value_labels"] == [f"{v:.2f}" for v in THE_CAT_SAT_X.reshape(-1)]
+    assert d["pointer"] == "query: The"
+    assert "x = [0.10, 0.40, 0.20, 0.50]" in d["caption"]
+
+
+def test_edits_move_the_bars_and_negatives_hang_below(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    assert s.set_cell("x", 1, 2, "-0.7")
+    settle(qtbot)
+    d = panel.drawn()
+    expected = THE_CAT_SAT_X.copy()
+    expected[1, 2] = -0.7
+    np.testing.assert_allclose(d["heights"], expected.reshape(-1))
+    lo, hi = d["y_range"]
+    assert lo < -0.7 and hi > 0.9  # the negative bar fits below the line
+
+
+def test_clicking_a_strip_selects_that_query_everywhere(window, qtbot):
+    panel = panel_of(window)
+    click(qtbot, panel, 2)
+    assert window.session.selection.query == 2
+    d = panel.drawn()
+    np.testing.assert_allclose(d["selected_heights"], THE_CAT_SAT_X[2])
+    assert d["pointer"] == "query: sat"
+    # the other panels follow the new query
+    assert "sat" in window.panels["softmaxPanel"].drawn()["heading"]
+    assert "sat" in window.panels["valuesPanel"].drawn()["caption"]
+    click(qtbot, panel, 1)
+    assert window.session.selection.query == 1
+
+
+def test_one_token_and_empty_sentence(make_window, qtbot):
+    w = make_window("seed-cat")
+    panel = panel_of(w)
+    d = panel.drawn()
+    np.testing.assert_allclose(d["heights"], [0.5, -0.3, 0.8, 0.2])
+    assert [t for _, t in d["ticks"]] == ["cat"]
+    w.session.set_text("")
+    settle(qtbot)
+    assert panel.showing_hint()
+
+
+def test_512_tokens_thin_the_names_without_overlap(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    s.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle(qtbot)
+    s.select(query=300)
+    settle(qtbot)
+    d = panel.drawn()
+    assert d["heights"].size == 512 * 4
+    np.testing.assert_allclose(d["heights"], s.scenario.x.reshape(-1))
+    np.testing.assert_allclose(d["selected_heights"], s.scenario.x[300])
+    names = [t for _, t in d["ticks"]]
+    assert "w300" in names and 2 <= len(names) < 60
+    # no two shown names overlap on screen
+    fm = QtGui.QFontMetrics(panel.plot.getPlotItem().getAxis("bottom").font())
+    vb = panel.plot.getPlotItem().getViewBox()
+    spans = sorted(
+        (vb.mapViewToScene(QtCore.QPointF(x, 0)).x() - fm.horizontalAdvance(t) / 2,
+         vb.mapViewToScene(QtCore.QPointF(x, 0)).x() + fm.horizontalAdvance(t) / 2) for x, t in d["ticks"]
+    )
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    assert d["value_labels"] == []  # far too narrow for numbers
+    click(qtbot, panel, 10)
+    assert s.selection.query == 10

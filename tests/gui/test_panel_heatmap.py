@@ -1,0 +1,204 @@
+"""The attention heatmap: the drawn image is the weight grid, clicks select, hover explains."""
+import time
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
+
+from qkv_engine import explain
+from tests.gui.conftest import settle
+
+Qt = QtCore.Qt
+
+
+
+def reference_weights(s):
+    """Attention weights computed here from the scenario's inputs, without the engine."""
+    q = s.x @ s.w_q
+    k = s.x @ s.w_k
+    z = q @ k.T
+    if s.scale:
+        z = z / np.sqrt(s.d_k)
+    z = z / s.temperature
+    n = z.shape[0]
+    mask = np.tril(np.ones((n, n), dtype=bool)) if s.causal else np.ones((n, n), dtype=bool)
+    z = np.where(mask, z, -np.inf)
+    axis = 1 if s.softmax_over == "keys" else 0
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def heatmap(window):
+    return window.panels["heatmapPanel"]
+
+
+def click_cell(qtbot, panel, i, j, double=False):
+    scene_pos = panel.scene_pos_of(i, j)
+    view = panel.canvas
+    point = view.mapFromScene(scene_pos)
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    if double:  # what a real double-click delivers after the first click: double-click, then release
+        left, none = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+        local = QtCore.QPointF(point)
+        glob = QtCore.QPointF(view.viewport().mapToGlobal(point))
+        for kind, buttons in ((QtCore.QEvent.Type.MouseButtonDblClick, left),
+                              (QtCore.QEvent.Type.MouseButtonRelease, Qt.MouseButton.NoButton)):
+            QtWidgets.QApplication.sendEvent(view.viewport(), QtGui.QMouseEvent(kind, local, glob, left, buttons, none))
+    settle(qtbot)
+
+
+def test_image_is_the_weight_grid_after_every_edit(window, qtbot):
+    panel = heatmap(window)
+    s = window.session
+    np.testing.assert_allclose(panel.image.image, reference_weights(s.scenario), atol=1e-12)
+
+    assert s.set_cell("w_q", 0, 0, "0.9")
+    settle(qtbot)
+    assert s.scenario.w_q[0, 0] == 0.9
+    np.testing.assert_allclose(panel.image.image, reference_weights(s.scenario), atol=1e-12)
+
+    for change in ({"causal": True}, {"scale": False}, {"temperature": 0.5}, {"softmax_over": "queries"},
+                   {"causal": False}):
+        before = np.array(panel.image.image)
+        assert s.set_option(**change)
+        settle(qtbot)
+        expected = reference_weights(s.scenario)
+        assert not np.allclose(before, expected), f"{change} should change the weights"
+        np.testing.assert_allclose(panel.image.image, expected, atol=1e-12)
+        assert panel.image.levels is not None and tuple(panel.image.levels) == (0.0, 1.0)
+
+
+def test_row_sums_strip_and_column_mode(window, qtbot):
+    panel = heatmap(window)
+    n = window.session.result.n
+    np.testing.assert_allclose(panel.rowSumImage.image.ravel(), np.ones(n), atol=1e-12)
+    assert "row" in panel.x_tick_labels[-1][1] or panel.x_tick_labels[-1][1] == "sum"
+    assert "adds up to 1" in panel.sumNote.text()
+    assert not panel.colSumImage.isVisible()
+
+    window.session.set_option(softmax_over="queries")
+    settle(qtbot)
+    expected = reference_weights(window.session.scenario)
+    assert panel.colSumImage.isVisible()
+    np.testing.assert_allclose(panel.colSumImage.image.ravel(), np.ones(n), atol=1e-12)
+    np.testing.assert_allclose(panel.rowSumImage.image.ravel(), expected.sum(axis=1), atol=1e-12)
+    assert "no longer" in panel.sumNote.text()
+    assert "sum" in panel.y_tick_labels[-1][1]
+
+    # --- masked cells are covered not just dark
+    window.session.set_option(causal=True)
+    settle(qtbot)
+    n = window.session.result.n
+    path = panel.maskHatch.path()
+    for i in range(n):
+        for j in range(n):
+            centre = QtCore.QPointF(j + 0.5, i + 0.5)
+            assert path.contains(centre) == (j > i), (i, j)
+    assert panel.maskFill.path().boundingRect() == path.boundingRect()
+    window.session.set_option(causal=False)
+    settle(qtbot)
+    assert panel.maskHatch.path().isEmpty()
+
+
+def test_click_selects_the_pair_everywhere(window, qtbot):
+    panel = heatmap(window)
+    click_cell(qtbot, panel, 2, 1)
+    assert window.session.selection.query == 2 and window.session.selection.key == 1
+    assert panel.cellOutline.rect() == QtCore.QRectF(1, 2, 1, 1)
+    tokens = window.session.result.tokens
+    summary = window.panels["summaryPanel"]
+    assert f"'{tokens[2]}'" in summary.texts["q_caption"].toPlainText()
+    assert f"'{tokens[1]}'" in summary.texts["k_caption"].toPlainText()
+    # The scene-position mapping used by the click agrees for every cell.
+    n = window.session.result.n
+    for i in range(n):
+        for j in range(n):
+            assert panel.cell_at(panel.scene_pos_of(i, j)) == (i, j)
+
+    # --- hover shows the softmax arithmetic
+    window.grid.focus("heatmapPanel")  # wide: the label shows the whole arithmetic
+    settle(qtbot)
+    result = window.session.result
+    view = panel.canvas
+    QTest.mouseMove(view.viewport(), view.mapFromScene(panel.scene_pos_of(1, 2)))
+    settle(qtbot)
+    if panel.hover_cell_ij != (1, 2):  # no real mouse events on this platform: send the scene's signal
+        view.scene().sigMouseMoved.emit(panel.scene_pos_of(1, 2))
+    assert panel.hover_cell_ij == (1, 2)
+    expected = explain.weight(result, 1, 2).text
+    assert panel.hover_text == expected
+    assert expected in panel.info.text()
+    assert expected in view.toolTip()
+    # Leaving the grid shows the selected pair's arithmetic again.
+    view.scene().sigMouseMoved.emit(panel.vb.mapViewToScene(QtCore.QPointF(-10, -10)))
+    sel = window.session.selection
+    assert panel.hover_cell_ij is None
+    assert explain.weight(result, sel.query, sel.key).text in panel.info.text()
+
+
+def test_numbers_in_cells_only_when_they_fit(window, qtbot):
+    panel = heatmap(window)
+    window.grid.focus("heatmapPanel")
+    settle(qtbot)
+    result = window.session.result
+    n = result.n
+    assert panel.shown_numbers == n * n
+    shown = sorted(item.textItem.toPlainText() for item in panel.numbers.items[: panel.shown_numbers])
+    assert shown == sorted(f"{w:.2f}" for w in result.weights.ravel())
+
+    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle(qtbot)
+    assert panel.shown_numbers == 0
+    window.grid.focus(None)
+    settle(qtbot)
+    assert panel.shown_numbers == 0
+
+    # --- 512 tokens draw fast with thinned labels
+    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle(qtbot)
+    result = window.session.result
+    assert panel.image.image.shape == (512, 512)
+    np.testing.assert_allclose(panel.image.image, reference_weights(window.session.scenario), atol=1e-12)
+    assert 2 <= len(panel.x_tick_labels) <= 40 and panel.x_step > 1
+    assert 2 <= len(panel.y_tick_labels) <= 60 and panel.y_step > 1
+    start = time.perf_counter()
+    panel.show_result(result, window.session.selection)
+    assert time.perf_counter() - start < 0.5
+    window.grab()  # paints without error
+
+    # Zoomed in on a corner every token is labelled again and the numbers come back.
+    window.grid.focus("heatmapPanel")
+    settle(qtbot)
+    panel.vb.setRange(xRange=(0, 6), yRange=(0, 6), padding=0)
+    settle(qtbot)
+    assert panel.x_step == 1 and panel.y_step == 1
+    labels = [t for _, t in panel.x_tick_labels]
+    assert "w0" in labels and "w4" in labels
+    assert panel.shown_numbers > 0
+
+    # Reset view (button) shows the whole grid again.
+    panel.resetButton.click()
+    settle(qtbot)
+    (x0, x1), (y0, y1) = panel.vb.viewRange()
+    assert x0 <= 0 and x1 >= 512 and y0 <= 0 and y1 >= 512
+
+    # --- double click resets the view
+    window.grid.focus("heatmapPanel")
+    settle(qtbot)
+    panel.vb.setRange(xRange=(0, 1.5), yRange=(0, 1.5), padding=0)
+    settle(qtbot)
+    click_cell(qtbot, panel, 0, 0, double=True)
+    (x0, x1), (y0, y1) = panel.vb.viewRange()
+    n = window.session.result.n
+    assert x0 <= 0 and x1 >= n and y0 <= 0 and y1 >= n
+
+
+def test_one_token_and_empty_sentence(window, qtbot):
+    panel = heatmap(window)
+    window.load_preset("seed-cat")
+    settle(qtbot)
+    assert panel.image.image.shape == (1, 1) and panel.image.image[0, 0] == 1.0
+    window.session.set_text("")
+    settle(qtbot)
+    assert panel.showing_hint()

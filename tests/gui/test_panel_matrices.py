@@ -1,0 +1,104 @@
+"""Everything as matrices: each grid shows its matrix and shape, the selection is outlined, 512 stays fast."""
+import time
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+from tests.gui.conftest import settle
+
+Qt = QtCore.Qt
+
+
+
+def matrices(window):
+    return window.panels["matricesPanel"]
+
+
+def expected_grids(sc):
+    q, k, v = sc.x @ sc.w_q, sc.x @ sc.w_k, sc.x @ sc.w_v
+    scores = q @ k.T
+    z = scores / np.sqrt(sc.d_k)
+    w = np.exp(z - z.max(axis=1, keepdims=True))
+    w /= w.sum(axis=1, keepdims=True)
+    return {"x": sc.x, "q": q, "k": k, "v": v, "kt": k.T, "scores": scores, "weights": w}
+
+
+def test_grids_hold_the_matrices_with_their_shapes(window, qtbot):
+    panel = matrices(window)
+    assert window.session.set_cell("w_k", 1, 0, "0.9")
+    settle(qtbot)
+    sc = window.session.scenario
+    n, dm, dk, dv = sc.n, sc.d_model, sc.d_k, sc.d_v
+    for name, want in expected_grids(sc).items():
+        np.testing.assert_allclose(panel.grids[name].image.image, want, atol=1e-12, err_msg=name)
+    titles = {name: view.titleItem.text for name, view in panel.grids.items()}
+    assert f"{n} × {dm}" in titles["x"] and "<b>X</b>" in titles["x"]
+    assert f"{n} × {dk}" in titles["q"] and f"{n} × {dk}" in titles["k"] and f"{n} × {dv}" in titles["v"]
+    assert f"{dk} × {n}" in titles["kt"] and "K<sup>T</sup>" in titles["kt"]
+    assert f"{n} × {n}" in titles["scores"] and f"{n} × {n}" in titles["weights"]
+    chain = panel._chain[0]
+    assert f"{n} × <b>{dk}</b>" in chain and f"<b>{dk}</b> × {n}" in chain and f"{n} × {n}" in chain
+
+
+def test_numbers_and_token_strips_when_they_fit(window, qtbot):
+    panel = matrices(window)
+    window.grid.focus("matricesPanel")
+    settle(qtbot)
+    sc = window.session.scenario
+    weights = panel.grids["weights"]
+    assert weights.shown_numbers == sc.n * sc.n
+    written = [item.textItem.toPlainText() for item in weights.numbers.items[: weights.shown_numbers]]
+    assert written == [f"{w:.2f}" for w in expected_grids(sc)["weights"].ravel()]
+    x = panel.grids["x"]
+    assert [item.textItem.toPlainText() for item in x.rowTokens.items[: sc.n]] == list(sc.tokens)
+    # Token strips are drawn in the role colour of their grid.
+    for name, role in (("x", "#F2C94C"), ("q", "#8C9EFF"), ("k", "#FF8A65"), ("v", "#5FC9A0")):
+        rgba = panel.grids[name].rowStrip.image[0, 0]
+        assert "#%02X%02X%02X" % tuple(rgba[:3]) == role, name
+
+
+def test_selection_outlined_and_clicks_select(window, qtbot):
+    panel = matrices(window)
+    window.grid.focus("matricesPanel")
+    settle(qtbot)
+    window.session.select(query=2, key=1)
+    settle(qtbot)
+    rects = panel.selected_rects
+    n = window.session.result.n
+    assert rects["q"]["row_i"].top() == 2 and rects["k"]["row_j"].top() == 1
+    assert rects["kt"]["col_j"].left() == 1
+    assert rects["weights"]["row_i"] == QtCore.QRectF(0, 2, n, 1)
+    assert rects["weights"]["col_j"] == QtCore.QRectF(1, 0, 1, n)
+    # A real click on cell (0, 2) of the weights grid selects query 1 and key 3 everywhere.
+    view = panel.grids["weights"]
+    scene_pos = view.vb.mapViewToScene(QtCore.QPointF(2.5, 0.5))
+    QTest.mouseClick(panel.canvas.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     panel.canvas.mapFromScene(scene_pos))
+    settle(qtbot)
+    assert (window.session.selection.query, window.session.selection.key) == (0, 2)
+    window.grid.focus(None)  # the heatmap catches up when it is shown again
+    settle(qtbot)
+    assert window.panels["heatmapPanel"].cellOutline.rect() == QtCore.QRectF(2, 0, 1, 1)
+
+
+def test_512_tokens_as_images(window, qtbot):
+    panel = matrices(window)
+    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle(qtbot)
+    assert panel.grids["weights"].image.image.shape == (512, 512)
+    assert panel.grids["kt"].image.image.shape == (window.session.scenario.d_k, 512)
+    for view in panel.grids.values():
+        assert view.shown_numbers == 0
+        assert len(view.numbers.items) <= 160
+    start = time.perf_counter()
+    panel.show_result(window.session.result, window.session.selection)
+    assert time.perf_counter() - start < 0.5
+    window.grab()
+
+
+def test_empty_sentence_shows_hint(window, qtbot):
+    window.session.set_text("")
+    settle(qtbot)
+    assert matrices(window).showing_hint()

@@ -1,0 +1,141 @@
+"""Panel 7, the softmax pie: slices are the query's weights, the total is stated, the bug mode says so."""
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+from qkv_engine import explain
+from tests.gui.conftest import settle
+
+Qt = QtCore.Qt
+
+
+
+def reference_weights(s):
+    """Attention weights computed here from the scenario's inputs, without the engine."""
+    z = (s.x @ s.w_q) @ (s.x @ s.w_k).T
+    if s.scale:
+        z = z / np.sqrt(s.d_k)
+    z = z / s.temperature
+    n = z.shape[0]
+    mask = np.tril(np.ones((n, n), dtype=bool)) if s.causal else np.ones((n, n), dtype=bool)
+    z = np.where(mask, z, -np.inf)
+    axis = 1 if s.softmax_over == "keys" else 0
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def panel_of(window):
+    return window.panels["softmaxPanel"]
+
+
+def pct(v):
+    return f"{100 * v:.1f}%"
+
+
+def click(qtbot, panel, k):
+    QTest.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     panel.slice_point(k))
+    settle(qtbot)
+
+
+def test_slices_are_the_query_row_and_add_up_to_a_full_turn(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    window.grid.focus("softmaxPanel")
+    s.select(query=1, key=2)
+    settle(qtbot)
+    w = reference_weights(s.scenario)[1]
+    d = panel.drawn()
+    assert d["visible"].all()
+    # Qt stores angles in 1/16 degree: compare to that precision
+    np.testing.assert_allclose(-d["span"] / 360.0, w, atol=1 / 16 / 360 * 1.01)
+    assert -d["span"].sum() == pytest.approx(360.0, abs=0.1)
+    starts = 90.0 - 360.0 * np.concatenate(([0.0], np.cumsum(w)[:-1]))
+    np.testing.assert_allclose(d["start"], starts, atol=1 / 16)
+    for k, tok in enumerate(s.scenario.tokens):
+        assert f"{tok} {pct(w[k])}" in d["labels"]
+    assert "add up to <b>100.0%</b>" in d["heading"]
+    assert d["outlined"] == [2]
+    assert d["pulled"][2] > 0.05 and d["pulled"][0] == 0 and d["pulled"][1] == 0
+    assert pct(w[2]) in d["note"]
+    assert d["tooltip"].endswith(explain.weight(s.result, 1, 2).text)
+
+
+def test_clicking_a_slice_selects_its_key_everywhere(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    for k in (1, 0, 2):
+        click(qtbot, panel, k)
+        assert s.selection.key == k
+        assert panel.drawn()["outlined"] == [k]
+    # the values panel outlines the same key
+    assert window.panels["valuesPanel"].drawn()["band"].left() < window.panels["valuesPanel"].groups.centres[2]
+
+
+def test_column_wise_softmax_says_the_row_does_not_add_to_one(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    window.grid.focus("softmaxPanel")
+    assert s.set_option(softmax_over="queries")
+    settle(qtbot)
+    w = reference_weights(s.scenario)[0]
+    total = w.sum()
+    assert abs(total - 1.0) > 0.01  # this preset's first row really is off
+    d = panel.drawn()
+    assert "not 100%" in d["heading"] and pct(total) in d["heading"]
+    # the slices are shares of the actual sum, so they still close the circle
+    np.testing.assert_allclose(-d["span"] / 360.0, w / total, atol=1 / 16 / 360 * 1.01)
+    # labels give the weights themselves
+    for k, tok in enumerate(s.scenario.tokens):
+        assert f"{tok} {pct(w[k])}" in d["labels"]
+    assert s.set_option(softmax_over="keys")
+    settle(qtbot)
+    assert "not 100%" not in panel.drawn()["heading"]
+
+
+def test_masked_keys_get_no_slice(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    assert s.set_option(causal=True)
+    s.select(query=1, key=0)
+    settle(qtbot)
+    d = panel.drawn()
+    assert list(d["visible"]) == [True, True, False]
+    w = reference_weights(s.scenario)[1]
+    np.testing.assert_allclose(-d["span"][:2] / 360.0, w[:2], atol=1 / 16 / 360 * 1.01)
+    assert "1 masked: 0%" in d["note"]
+
+
+def test_one_token_is_the_whole_pie_and_empty_shows_the_hint(make_window, qtbot):
+    w = make_window("seed-cat")
+    panel = panel_of(w)
+    d = panel.drawn()
+    assert -d["span"][0] == pytest.approx(360.0)
+    assert d["labels"] == ["cat 100.0%"]
+    assert d["pulled"][0] == 0.0
+    w.session.set_text("")
+    settle(qtbot)
+    assert panel.showing_hint()
+
+
+def test_512_tokens_label_only_what_fits(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    s.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle(qtbot)
+    s.select(query=5, key=400)
+    settle(qtbot)
+    w = reference_weights(s.scenario)[5]
+    d = panel.drawn()
+    assert d["visible"].sum() == 512
+    np.testing.assert_allclose(-d["span"] / 360.0, w, atol=1 / 16 / 360 * 1.01)
+    assert 1 <= len(d["labels"]) <= 24
+    assert d["labels"][0] == f"w400 {pct(w[400])}"  # the selected key is always named
+    unlabelled = 512 - len(d["labels"])
+    rest = w.sum() - sum(w[int(t.split()[0][1:])] for t in d["labels"])
+    assert f"{unlabelled} unlabelled: {pct(rest)}" in d["note"]
+    # the shown labels do not overlap
+    rects = [item.sceneBoundingRect() for item in panel.labels if item.isVisible()]
+    assert all(not a.intersects(b) for n, a in enumerate(rects) for b in rects[n + 1:])

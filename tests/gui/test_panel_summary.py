@@ -1,0 +1,91 @@
+"""The one-picture summary: the selected pair's numbers sit on the diagram and follow every change."""
+
+import numpy as np
+import pytest
+
+from tests.gui.conftest import settle
+
+
+
+def text(panel, name):
+    return panel.texts[name].toPlainText()
+
+
+def vec(values):
+    return "[" + ", ".join(f"{v:.2f}".replace("-0.00", "0.00") for v in values) + "]"
+
+
+def test_seed_cat_numbers_on_the_picture(make_window, qtbot):
+    window = make_window("seed-cat")
+    panel = window.panels["summaryPanel"]
+    s = window.session.scenario
+    # Independent numbers for the one token: q = x W^Q, k = x W^K, v = x W^V.
+    x = s.x[0]
+    q, k, v = x @ s.w_q, x @ s.w_k, x @ s.w_v
+    score = float(q @ k)
+    assert text(panel, "q_caption") == f"query of 'cat'\n{vec(q)}"
+    assert text(panel, "k_caption") == f"key of 'cat'\n{vec(k)}"
+    assert text(panel, "v_caption") == f"value of 'cat'\n{vec(v)}"
+    assert text(panel, "dot_value") == f"score {score:.3f}"
+    assert text(panel, "scale_value") == f"scaled {score / np.sqrt(s.d_k):.3f}"
+    assert text(panel, "scale_title") == f"÷ √{s.d_k}"
+    assert text(panel, "weight_value") == "weight 1.000"
+    assert text(panel, "out_value") == f"= output of 'cat'\n{vec(v)}"  # one token: the output is its value
+    assert "sums to 1" in text(panel, "softmax_note")
+
+
+def test_follows_selection_and_options(window, qtbot):
+    panel = window.panels["summaryPanel"]
+    s = window.session
+    s.select(query=2, key=0)
+    settle(qtbot)
+    sc = s.scenario
+    tok = sc.tokens
+    q = sc.x @ sc.w_q
+    k = sc.x @ sc.w_k
+    v = sc.x @ sc.w_v
+    z = (q @ k.T) / np.sqrt(sc.d_k)
+    w = np.exp(z - z.max(axis=1, keepdims=True))
+    w /= w.sum(axis=1, keepdims=True)
+    assert text(panel, "q_caption") == f"query of '{tok[2]}'\n{vec(q[2])}"
+    assert text(panel, "k_caption") == f"key of '{tok[0]}'\n{vec(k[0])}"
+    assert text(panel, "v_caption") == f"value of '{tok[0]}'\n{vec(v[0])}"
+    assert text(panel, "weight_value") == f"weight {w[2, 0]:.3f}"
+    assert text(panel, "out_value") == f"= output of '{tok[2]}'\n{vec(w[2] @ v)}"
+    assert text(panel, "pair") == f"query 3 '{tok[2]}' → key 1 '{tok[0]}'"
+
+    # Masked pair: query 1 may not look at key 3.
+    s.set_option(causal=True)
+    s.select(query=0, key=2)
+    settle(qtbot)
+    assert text(panel, "scale_value") == "masked: −∞"
+    assert text(panel, "weight_value") == "weight 0.000"
+    s.set_option(causal=False, scale=False, softmax_over="queries")
+    settle(qtbot)
+    assert text(panel, "scale_title") == "÷ 1"
+    assert "rows don't sum to 1" in text(panel, "softmax_note")
+
+
+def test_items_made_once_and_fit_the_panel(window, qtbot):
+    panel = window.panels["summaryPanel"]
+    count = len(panel.scene.items())
+    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle(qtbot)
+    window.session.select(query=511, key=300)
+    settle(qtbot)
+    assert len(panel.scene.items()) == count
+    assert text(panel, "pair") == "query 512 'w511' → key 301 'w300'"
+    # The whole drawing is inside the visible view, in the grid and focused.
+    for focus in (None, "summaryPanel"):
+        window.grid.focus(focus)
+        settle(qtbot)
+        view = panel.view
+        shown = view.mapToScene(view.viewport().rect()).boundingRect()
+        assert shown.contains(panel.scene.itemsBoundingRect().adjusted(1, 1, -1, -1))
+    window.grab()
+
+
+def test_empty_sentence_shows_hint(window, qtbot):
+    window.session.set_text("")
+    settle(qtbot)
+    assert window.panels["summaryPanel"].showing_hint()

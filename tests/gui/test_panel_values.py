@@ -1,0 +1,115 @@
+"""Panel 8, values mixed by the weights: solid bars are weight x value, their sum is the output."""
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+from PySide6.QtTest import QTest
+
+from qkv_engine import explain
+from tests.gui.conftest import settle
+
+Qt = QtCore.Qt
+
+
+
+def reference(s):
+    """Values and weights computed here from the scenario's inputs, without the engine."""
+    v = s.x @ s.w_v
+    z = (s.x @ s.w_q) @ (s.x @ s.w_k).T
+    if s.scale:
+        z = z / np.sqrt(s.d_k)
+    z = z / s.temperature
+    n = z.shape[0]
+    mask = np.tril(np.ones((n, n), dtype=bool)) if s.causal else np.ones((n, n), dtype=bool)
+    z = np.where(mask, z, -np.inf)
+    axis = 1 if s.softmax_over == "keys" else 0
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return v, e / e.sum(axis=axis, keepdims=True)
+
+
+def panel_of(window):
+    return window.panels["valuesPanel"]
+
+
+def test_bars_are_values_scaled_by_the_weights_and_add_up_to_the_output(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    window.grid.focus("valuesPanel")
+    s.select(query=2, key=1)
+    settle(qtbot)
+    v, a = reference(s.scenario)
+    d = panel.drawn()
+    np.testing.assert_allclose(d["faint"], v.reshape(-1), atol=1e-12)
+    parts = a[2][:, None] * v
+    np.testing.assert_allclose(d["solid"], parts.reshape(-1), atol=1e-12)
+    np.testing.assert_allclose(d["output"], parts.sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(d["output"], s.result.output[2], atol=1e-15)
+    np.testing.assert_allclose(d["selected"], parts[1], atol=1e-12)
+    assert [t for _, t in d["ticks"]] == [f"{tok} {100 * a[2, k]:.1f}%" for k, tok in enumerate(s.scenario.tokens)]
+    assert [t for _, t in d["out_ticks"]] == ["out1", "out2", "out3"]
+    assert d["value_labels"] == [f"{p:.2f}" for p in parts.reshape(-1)]
+    assert d["output_labels"] == [f"{o:.2f}" for o in parts.sum(axis=0)]
+    assert d["worked"] == explain.output(s.result, 2, 0).text
+    assert "[" + ", ".join(f"{o:.2f}" for o in parts.sum(axis=0)) + "]" in d["caption"]
+
+
+def test_hovering_an_output_bar_works_out_that_coordinate(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    s.select(query=1)
+    settle(qtbot)
+    QTest.mouseMove(panel.out_plot.viewport(), panel.output_point(2))
+    settle(qtbot)
+    assert panel.drawn()["coordinate"] == 2
+    assert panel.drawn()["worked"] == explain.output(s.result, 1, 2).text
+    # hovering the middle bar of a token's group picks the same coordinate
+    QTest.mouseMove(panel.plot.viewport(), panel.group_point(0))
+    settle(qtbot)
+    assert panel.drawn()["coordinate"] == 1
+    assert panel.drawn()["worked"] == explain.output(s.result, 1, 1).text
+
+
+def test_clicking_a_group_selects_that_key(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    for j in (2, 0):
+        QTest.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                         panel.group_point(j))
+        settle(qtbot)
+        assert s.selection.key == j
+        band = panel.drawn()["band"]
+        assert band.left() < panel.groups.centres[j] < band.right()
+    assert "The" in window.panels["softmaxPanel"].drawn()["note"]
+
+
+def test_edits_and_masks_follow(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    assert s.set_cell("w_v", 0, 1, "-0.8")
+    assert s.set_option(causal=True)
+    s.select(query=0)
+    settle(qtbot)
+    v, a = reference(s.scenario)
+    d = panel.drawn()
+    np.testing.assert_allclose(d["faint"], v.reshape(-1), atol=1e-12)
+    np.testing.assert_allclose(d["output"], v[0], atol=1e-12)  # token 1 can only look at itself
+    assert d["solid"][3:].tolist() == [0.0] * 6  # the later tokens are masked: weight 0
+
+
+def test_512_tokens_and_empty(window, qtbot):
+    panel = panel_of(window)
+    s = window.session
+    s.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle(qtbot)
+    s.select(query=7, key=300)
+    settle(qtbot)
+    v, a = reference(s.scenario)
+    d = panel.drawn()
+    np.testing.assert_allclose(d["solid"], (a[7][:, None] * v).reshape(-1), atol=1e-12)
+    np.testing.assert_allclose(d["output"], (a[7][:, None] * v).sum(axis=0), atol=1e-12)
+    assert any(t.startswith("w300 ") for _, t in d["ticks"])
+    assert d["value_labels"] == []
+    assert d["worked"] == explain.output(s.result, 7, d["coordinate"], decimals=3).text
+    s.set_text("")
+    settle(qtbot)
+    assert panel.showing_hint()
