@@ -10,7 +10,6 @@ chosen output cell are drawn strongest. Below: the worked sum of the hovered
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from PySide6 import QtCore, QtGui, QtWidgets

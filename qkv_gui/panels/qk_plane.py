@@ -271,11 +271,9 @@ class QKPlanePanel(Panel):
 
     @staticmethod
     def _outside_anchor(x: float, y: float):
-        """Anchor a tip label so it sits beyond the tip, away from the origin."""
-        d = math.hypot(x, y)
-        if d == 0:
-            return (0.0, 1.0)
-        return (0.5 - 0.6 * x / d, 0.5 + 0.6 * y / d)
+        """Anchor a tip label at the tip: reaching inwards across (so it is not cut off at the plot's edge)
+        and outwards up or down (so it does not sit on its own arrow)."""
+        return (1.0 if x > 0 else 0.0, 1.0 if y >= 0 else 0.0)
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
@@ -301,8 +299,14 @@ class QKPlanePanel(Panel):
         # other keys
         others = np.array([m for m in range(n) if m != j], dtype=int)
         pts = np.asarray(view.keys)[others] if len(others) else np.zeros((0, 2))
-        self.other_dots.setData(pos=pts, data=others)
-        if len(others):
+        if n <= MAX_KEY_LABELS:
+            size, pen = 10, pg.mkPen(_qcolor(style.INK["key"], 140))
+        elif n <= 64:
+            size, pen = 7, pg.mkPen(_qcolor(style.INK["key"], 90))
+        else:  # hundreds of keys: small dots, no outlines, no lines
+            size, pen = 4, pg.mkPen(None)
+        self.other_dots.setData(pos=pts, data=others, size=size, pen=pen)
+        if len(others) and n <= 64:
             seg = np.zeros((2 * len(others), 2))
             seg[1::2] = pts
             self.other_lines.setData(seg[:, 0], seg[:, 1])
@@ -314,6 +318,7 @@ class QKPlanePanel(Panel):
             if idx < labelled:
                 m = int(others[idx])
                 item.setText(f"k '{tok[m]}'")
+                item.setAnchor(self._outside_anchor(float(pts[idx, 0]), float(pts[idx, 1])))
                 item.setPos(float(pts[idx, 0]), float(pts[idx, 1]))
                 item.setVisible(True)
             else:
@@ -383,7 +388,7 @@ class QKPlanePanel(Panel):
         size = float(max(hi - lo))
         if size <= 0:
             size = 1.0
-        pad = 0.18 * size
+        pad = 0.22 * size  # room for the tip labels
         self.plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
         pi = self.plot.getPlotItem()
         axis_word = "coordinate" if view.exact else "direction"

@@ -1,8 +1,8 @@
 """6 · Why divide by √d_k: the selected query's scores before and after scaling, over the softmax curve.
 
-Two charts share one score axis: on top the raw scores q·k of query i against
-every key, below the same scores divided by ``result.divisor`` (√d_k, times
-the temperature). One horizontal bar per key; negative bars point left of the
+Two charts side by side share one score axis: on the left the raw scores q·k
+of query i against every key, on the right the same scores divided by
+``result.divisor`` (√d_k, times the temperature). One horizontal bar per key; negative bars point left of the
 zero line; masked keys (causal) are a hatched row marked "masked", not a bar.
 Behind the bars runs the softmax curve of the selected key j
 (``qkv_engine.views.softmax_curve``): the weight key j would get for each

@@ -1,0 +1,122 @@
+"""Panel 3–5 (query, key and their dot product): arrows, angle, numbers and meter match the result."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6 import QtCore
+
+from qkv_engine import explain
+
+from .conftest import settle
+
+Qt = QtCore.Qt
+
+
+def _panel(window):
+    return window.panels["qkPlanePanel"]
+
+
+def test_arrows_numbers_and_meter_in_two_dimensions(window):
+    window.session.select(query=1, key=2)
+    settle()
+    d = _panel(window).drawn()
+    r = window.session.result
+    q, k = np.asarray(r.q[1]), np.asarray(r.k[2])
+    assert d["exact"] and d["note"] == ""
+    # d_k = 2: the arrow tips are the vectors themselves
+    np.testing.assert_allclose(d["q_tip"], q)
+    np.testing.assert_allclose(d["k_tip"], k)
+    # numbers, recomputed with numpy
+    nq, nk = np.linalg.norm(q), np.linalg.norm(k)
+    cos = float(q @ k / (nq * nk))
+    assert d["numbers"]["|q|"] == f"{nq:.4f}"
+    assert d["numbers"]["|k|"] == f"{nk:.4f}"
+    assert d["numbers"]["cos θ"] == explain.fixed(cos, 4)
+    assert d["numbers"]["θ"] == f"{math.degrees(math.acos(cos)):.1f}°"
+    assert d["numbers"]["score"] == explain.fixed(float(q @ k), 4)
+    assert d["worked"] == explain.score(r, 1, 2).text
+    # the shaded wedge spans the true angle (the plane is exact)
+    start, span = d["wedge"]
+    assert math.isclose(abs(span), math.degrees(math.acos(cos)), abs_tol=1e-6)
+    assert math.isclose(start, math.degrees(math.atan2(q[1], q[0])), abs_tol=1e-9)
+    # the meter: the score against the largest |score| of the row
+    value, limit, fraction = d["meter"]
+    assert value == float(r.scores[1, 2])
+    assert math.isclose(limit, float(np.abs(np.asarray(r.q[1]) @ np.asarray(r.k).T).max()), rel_tol=1e-12)
+    assert math.isclose(fraction, value / limit)
+    # the other keys are faint dots at their own key vectors, labelled (few tokens)
+    assert set(d["others"]) == {0, 1}
+    for m, p in d["others"].items():
+        np.testing.assert_allclose(p, r.k[m])
+    assert d["other_labels"] == [f"k '{r.tokens[0]}'", f"k '{r.tokens[1]}'"]
+    # equal scales: the view box keeps a 1:1 aspect ratio
+    vb = _panel(window).plot.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    assert math.isclose((x1 - x0) / vb.width(), (y1 - y0) / vb.height(), rel_tol=0.02)
+
+
+def test_projection_note_says_how_much_is_kept(make_window):
+    window = make_window("seed-numpy-demo")  # d_k = 4
+    window.session.select(query=2, key=0)
+    settle()
+    d = _panel(window).drawn()
+    r = window.session.result
+    assert not d["exact"]
+    # kept, independently: share of the squared length in the two largest singular directions
+    sv = np.linalg.svd(np.vstack([r.q, r.k]), compute_uv=False)
+    kept = float((sv[:2] ** 2).sum() / (sv ** 2).sum())
+    assert math.isclose(d["kept"], kept, rel_tol=1e-9)
+    assert f"{kept * 100:.1f}%" in d["note"]
+    assert "approximate" in d["note"] and "exact" in d["note"] and "d_k = 4" in d["note"]
+    # the printed numbers are the exact 4-D ones
+    q, k = np.asarray(r.q[2]), np.asarray(r.k[0])
+    assert d["numbers"]["|q|"] == f"{np.linalg.norm(q):.4f}"
+    assert d["numbers"]["score"] == explain.fixed(float(q @ k), 4)
+    assert _panel(window).note.isVisible()
+
+
+def test_clicking_a_faint_key_selects_it(window, qtbot):
+    panel = _panel(window)
+    r = window.session.result
+    assert window.session.selection.key == 0
+    target = panel.drawn()["others"][2]
+    vb = panel.plot.getPlotItem().getViewBox()
+    scene_pt = vb.mapViewToScene(QtCore.QPointF(*target))
+    widget_pt = panel.plot.mapFromScene(scene_pt)
+    qtbot.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, pos=widget_pt)
+    settle()
+    assert window.session.selection.key == 2
+    d = panel.drawn()
+    np.testing.assert_allclose(d["k_tip"], r.k[2])
+    # the other panels follow
+    assert window.panels["scalingPanel"].drawn()["key"] == 2
+
+
+def test_zero_length_query_has_no_angle(window):
+    s = window.session
+    for row in range(s.scenario.d_model):
+        for col in range(s.scenario.d_k):
+            s.set_cell("w_q", row, col, 0.0)
+    settle()
+    d = _panel(window).drawn()
+    assert d["numbers"]["θ"] == "undefined"
+    assert d["numbers"]["|q|"] == "0.0000"
+    assert d["wedge"] is None and d["theta_label"] is None
+    assert "undefined" in d["note"]
+
+
+def test_many_tokens_draws_without_labels(window):
+    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    settle()
+    d = _panel(window).drawn()
+    r = window.session.result
+    assert len(d["others"]) == 511
+    assert d["other_labels"] == []
+    np.testing.assert_allclose(d["q_tip"], r.q[0])
+
+
+def test_empty_sentence_shows_the_hint(window):
+    window.session.set_text("")
+    settle()
+    assert _panel(window).showing_hint()

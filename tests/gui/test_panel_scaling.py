@@ -1,0 +1,140 @@
+"""Panel 6 (why divide by √d_k): raw and scaled bars, the softmax curve, flat ends, masks, clicks."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6 import QtCore
+
+from qkv_engine import explain
+
+from .conftest import settle
+
+
+def _panel(window):
+    return window.panels["scalingPanel"]
+
+
+def _weight_if(result, i, j, x):
+    """Independent: key j's softmax weight if its scaled score were x, the other allowed scores fixed."""
+    others = [float(result.scaled[i, m]) for m in range(result.n) if m != j and result.allowed[i, m]]
+    row = np.array([x, *others])
+    e = np.exp(row - row.max())
+    return float(e[0] / e.sum())
+
+
+def test_raw_and_scaled_bars_and_the_curve(window):
+    window.session.select(query=2, key=1)
+    settle()
+    d = _panel(window).drawn()
+    r = window.session.result
+    q, k = np.asarray(r.q), np.asarray(r.k)
+    raw = q[2] @ k.T  # independent of the engine
+    divisor = math.sqrt(r.scenario.d_k)
+    assert d["divisor"] == r.divisor
+    assert sorted(d["raw_bars"]) == [0, 1, 2]
+    np.testing.assert_allclose([d["raw_bars"][m] for m in range(3)], raw)
+    np.testing.assert_allclose([d["scaled_bars"][m] for m in range(3)], raw / divisor)
+    assert d["titles"][0] == "raw q·k"
+    assert f"√{r.scenario.d_k}" in d["titles"][1] and explain.trimmed(divisor, 3) in d["titles"][1]
+    # the curve behind: the weight key 1 would get as its score varies
+    xs, ws = d["curve"]
+    for x, w in list(zip(xs, ws))[::40]:
+        assert math.isclose(w, _weight_if(r, 2, 1, x), rel_tol=1e-9)
+    # the dots sit on the curve at key 1's raw and scaled scores
+    x_raw, w_raw = d["raw_marker"]
+    x_scaled, w_scaled = d["scaled_marker"]
+    assert math.isclose(x_raw, raw[1]) and math.isclose(x_scaled, raw[1] / divisor)
+    assert math.isclose(w_raw, _weight_if(r, 2, 1, x_raw), rel_tol=1e-9)
+    assert math.isclose(w_scaled, _weight_if(r, 2, 1, x_scaled), rel_tol=1e-9)
+    # the shaded flat ends: the curve's slope w(1 - w) is a tenth of its peak there
+    low, high = d["edges"]
+    for edge in (low, high):
+        w = _weight_if(r, 2, 1, edge)
+        assert math.isclose(w * (1 - w), 0.025, rel_tol=1e-6)
+    assert d["x_range"][0] < low < high < d["x_range"][1]
+    assert d["worked"] == f"'{r.tokens[1]}': " + explain.scaled(r, 2, 1).text
+    assert "\n" not in d["message"] and len(d["message"]) < 110
+
+
+def test_big_scores_land_in_the_flat_part(window):
+    s = window.session
+    s.set_option(scale=False)
+    for row in range(s.scenario.d_model):
+        for col in range(s.scenario.d_k):
+            s.set_cell("w_q", row, col, 3.0)
+            s.set_cell("w_k", row, col, 3.0 if row % 2 else 2.0)
+    settle()
+    d = _panel(window).drawn()
+    low, high = d["edges"]
+    x_raw, _ = d["raw_marker"]
+    assert d["divisor"] == 1.0 and d["titles"][1].startswith("÷ 1")
+    assert not (low <= x_raw <= high)  # out on a flat end
+    assert "flat" in d["message"]
+    s.set_option(scale=True, temperature=20.0)
+    settle()
+    d = _panel(window).drawn()
+    low, high = d["edges"]
+    assert d["divisor"] == math.sqrt(2) * 20.0
+    x_raw, _ = d["raw_marker"]
+    x_scaled, _ = d["scaled_marker"]
+    # raw score 24 (recomputed: every x of 'The' times 3 times 2.5 on average) sits far out on the flat end;
+    # divided by √2 × 20 it is back on the slope
+    x0 = np.asarray(s.scenario.x[0])
+    q = x0 @ np.full((4, 2), 3.0)
+    k = x0 @ np.array([[2.0, 2.0], [3.0, 3.0], [2.0, 2.0], [3.0, 3.0]])
+    assert math.isclose(x_raw, float(q @ k))
+    assert x_raw > high and low <= x_scaled <= high
+    assert "back on the slope" in d["message"]
+
+
+def test_causal_mask_shows_masked_keys_not_bars(window):
+    window.session.set_option(causal=True)
+    window.session.select(query=0, key=2)
+    settle()
+    d = _panel(window).drawn()
+    assert d["masked"] == [1, 2]
+    assert sorted(d["raw_bars"]) == [0] and sorted(d["scaled_bars"]) == [0]
+    assert all(np.isfinite(v) for v in d["scaled_bars"].values())
+    assert d["raw_marker"] is None and d["scaled_marker"] is None
+    assert "masked" in d["message"]
+    ticks = _panel(window).scaled.plot.getAxis("left")._tickLevels[0]
+    assert any(label.endswith("(masked)") for _, label in ticks)
+    # query 0 sees only itself: the whole curve is flat at 1
+    window.session.select(query=0, key=0)
+    settle()
+    d = _panel(window).drawn()
+    assert d["edges"] is None and "Only one key" in d["message"]
+    np.testing.assert_allclose(d["curve"][1], 1.0)
+
+
+def test_clicking_a_bar_selects_that_key(window, qtbot):
+    panel = _panel(window)
+    n = window.session.result.n
+    vb = panel.scaled.plot.getViewBox()
+    x = float(panel.drawn()["scaled_bars"][2]) / 2
+    scene_pt = vb.mapViewToScene(QtCore.QPointF(x, n - 1 - 2))
+    widget_pt = panel.view.mapFromScene(scene_pt)
+    qtbot.mouseClick(panel.view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=widget_pt)
+    settle()
+    assert window.session.selection.key == 2
+    assert panel.drawn()["key"] == 2
+    assert window.panels["qkPlanePanel"].drawn()["key"] == 2
+
+
+def test_many_tokens(window):
+    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    window.session.set_option(causal=True)
+    window.session.select(query=300, key=10)
+    settle()
+    d = _panel(window).drawn()
+    r = window.session.result
+    assert len(d["raw_bars"]) == 301 and len(d["masked"]) == 211
+    np.testing.assert_allclose(d["raw_bars"][10], float(np.asarray(r.q[300]) @ np.asarray(r.k[10])))
+
+
+def test_empty_sentence_shows_the_hint(window):
+    window.session.set_text("")
+    settle()
+    assert _panel(window).showing_hint()
+
