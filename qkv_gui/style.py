@@ -49,6 +49,17 @@ def configure_pyqtgraph() -> None:
     pg.setConfigOptions(background=BACKGROUND, foreground=FOREGROUND, antialias=True, imageAxisOrder="row-major")
 
 
+def scaled_font(base, w: int, h: int, scale: float = 1.0):
+    """``base`` at the house size in the 3 x 3 grid, growing (up to 1.6x) when a panel of size
+    ``w`` x ``h`` is shown large, times the theme's ``scale``."""
+    from PySide6 import QtGui
+
+    f = QtGui.QFont(base)
+    grow = max(1.0, min(1.6, min(w / 420.0, h / 300.0)))
+    f.setPointSizeF(BASE_POINT_SIZE * grow * scale)
+    return f
+
+
 def colormap():
     import pyqtgraph as pg
 

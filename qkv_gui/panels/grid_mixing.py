@@ -41,14 +41,6 @@ class MixingLayout:
     only_chosen: bool = False  # True when there are too many lines to draw them all
 
 
-def scaled_font(base: QtGui.QFont, w: int, h: int, scale: float = 1.0) -> QtGui.QFont:
-    """``base`` at the house size in the 3 x 3 grid, growing (up to 1.6x) when the panel is shown large,
-    times the theme's ``scale``."""
-    f = QtGui.QFont(base)
-    grow = max(1.0, min(1.6, min(w / 420.0, h / 300.0)))
-    f.setPointSizeF(style.BASE_POINT_SIZE * grow * scale)
-    return f
-
 
 def _place(rects_in_order, taken=None):
     """Greedy: keep each rect that overlaps none kept before it. Returns a list of bools."""
@@ -466,7 +458,7 @@ class MixingPanel(Panel):
     def _apply_fonts(self) -> None:
         """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
         scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
-        font = scaled_font(self.font(), self.width(), self.height(), scale)
+        font = style.scaled_font(self.font(), self.width(), self.height(), scale)
         for widget in (self.body, self.switch, self.canvas, self.arithmetic):
             widget.setFont(font)
 

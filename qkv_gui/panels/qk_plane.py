@@ -32,13 +32,6 @@ WEDGE_FRACTION = 0.35
 ANGLE_GREY = (110, 110, 110)
 
 
-def scaled_font(base: QtGui.QFont, w: int, h: int, scale: float = 1.0) -> QtGui.QFont:
-    """``base`` at the house size in the 3 x 3 grid, growing (up to 1.6x) when the panel is shown large,
-    times the theme's ``scale``."""
-    f = QtGui.QFont(base)
-    f.setPointSizeF(style.BASE_POINT_SIZE * max(1.0, min(1.6, min(w / 420.0, h / 300.0))) * scale)
-    return f
-
 
 def _qcolor(hex_or_rgb, alpha: int = 255) -> QtGui.QColor:
     c = QtGui.QColor(*hex_or_rgb) if isinstance(hex_or_rgb, tuple) else QtGui.QColor(hex_or_rgb)
@@ -234,7 +227,7 @@ class QKPlanePanel(Panel):
     def _apply_fonts(self) -> None:
         """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
         scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
-        font = scaled_font(self.font(), self.width(), self.height(), scale)
+        font = style.scaled_font(self.font(), self.width(), self.height(), scale)
         self.body.setFont(font)
         for widget in (self.note, self.meter_title, self.meter, self.numbers, self.worked):
             widget.setFont(font)  # labels with a style sheet do not take the parent's font

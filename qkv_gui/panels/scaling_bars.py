@@ -28,13 +28,6 @@ BAR_HEIGHT = 0.62
 FLAT_BRUSH = (120, 120, 120, 38)
 
 
-def scaled_font(base: QtGui.QFont, w: int, h: int, scale: float = 1.0) -> QtGui.QFont:
-    """``base`` at the house size in the 3 x 3 grid, growing (up to 1.6x) when the panel is shown large,
-    times the theme's ``scale``."""
-    f = QtGui.QFont(base)
-    f.setPointSizeF(style.BASE_POINT_SIZE * max(1.0, min(1.6, min(w / 420.0, h / 300.0))) * scale)
-    return f
-
 
 def _color(hex_str: str, alpha: int = 255) -> QtGui.QColor:
     c = QtGui.QColor(hex_str)
@@ -141,7 +134,7 @@ class ScalingPanel(Panel):
     def _apply_fonts(self) -> None:
         """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
         scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
-        font = scaled_font(self.font(), self.width(), self.height(), scale)
+        font = style.scaled_font(self.font(), self.width(), self.height(), scale)
         self.body.setFont(font)
         for widget in (self.worked, self.message):
             widget.setFont(font)
