@@ -21,6 +21,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .fit_view import FitLayoutWidget
 
 Qt = QtCore.Qt
 
@@ -243,7 +244,7 @@ class MatricesPanel(Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
-        self.canvas = pg.GraphicsLayoutWidget(body)
+        self.canvas = FitLayoutWidget(body)
         self.canvas.setObjectName("matricesCanvas")
         layout.addWidget(self.canvas, 1)
         self.chain = QtWidgets.QLabel(body)
@@ -351,6 +352,7 @@ class MatricesPanel(Panel):
                 f"weights, {n} × {n}. Q, K and V are X times W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup>.")
         self._chain = (full, short)
         self._apply_texts()
+        self.canvas.refit()
 
     def _apply_texts(self) -> None:
         chain = getattr(self, "_chain", None)

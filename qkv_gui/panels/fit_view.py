@@ -1,0 +1,29 @@
+"""A pyqtgraph layout widget that shrinks its drawing to fit instead of clipping it.
+
+When the layout's minimum size (titles, labels) is larger than the widget, the whole
+scene is scaled down uniformly so everything stays in view; otherwise it is drawn
+at one scene unit per pixel, as usual.
+"""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtCore
+
+
+class FitLayoutWidget(pg.GraphicsLayoutWidget):
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self.refit()
+
+    def refit(self) -> None:
+        if self.closed or getattr(self, "ci", None) is None:
+            return  # still being built
+        w, h = max(1, self.width()), max(1, self.height())
+        need = self.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
+        scale = max(1.0, need.width() / w, need.height() / h)
+        if scale > 1.0 + 1e-3:
+            pg.GraphicsView.setRange(self, QtCore.QRectF(0, 0, w * scale, h * scale), padding=0, lockAspect=True)
+        elif not self.autoPixelRange:
+            self.autoPixelRange = True
+            pg.GraphicsView.setRange(self, QtCore.QRectF(0, 0, w, h), padding=0, disableAutoPixel=False)
+            self.updateMatrix()
