@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("session", nargs="?", help="a session file (.qkv.json) to open")
     p.add_argument("--preset", metavar="NAME", help="open a preset scenario (see --list-presets)")
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
+    p.add_argument("--lesson", action="store_true", help="open straight into the classroom lesson")
     p.add_argument("--quit-after", type=int, metavar="MS", help=argparse.SUPPRESS)
     p.add_argument("--screenshot", metavar="PNG", help=argparse.SUPPRESS)
     return p
@@ -110,6 +111,11 @@ def _install_exception_dialog(window) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "export":
+        from . import headless
+
+        return headless.run_export(argv[1:])
     args = build_parser().parse_args(argv)
     if args.list_presets:
         return _list_presets()
@@ -148,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     if scenario is not None:
         window.open_file(args.session)
     window.show()
+    if args.lesson:
+        window.enter_lesson_mode()
     if scenario is None and args.quit_after is None:
         QtCore.QTimer.singleShot(0, window.offer_recovery)
     if args.screenshot:

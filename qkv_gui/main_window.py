@@ -15,7 +15,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from qkv_engine import ScenarioError, presets, session_format
 
 from . import style
+from .export_actions import install_export_actions
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
+from .lesson import install_lesson
 from .panel_grid import PanelGrid
 from .panels import PANEL_CLASSES
 from .session import Session
@@ -86,6 +88,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.autosaveTimer.setInterval(AUTOSAVE_MS)
         self.autosaveTimer.timeout.connect(self.autosave)
         self.autosaveTimer.start()
+        install_lesson(self)
+        install_export_actions(self)
 
     # ----- actions ----------------------------------------------------------------------------
     def load_preset(self, name: str) -> None:
@@ -154,6 +158,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.file_path = path
         self._add_recent(path)
         self._update_title()
+        self._restore_view(view)
         return True
 
     def save(self) -> bool:
@@ -169,7 +174,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _write(self, path: Path) -> bool:
         try:
-            session_format.save_file(path, self.session.scenario, self.session.view_state())
+            session_format.save_file(path, self.session.scenario, self.view_state())
         except OSError as exc:
             self.notify_error("Could not save", f"Could not save to {path}: {exc.strerror or exc}. "
                                                 "Your work is still here; try another folder.")
@@ -181,6 +186,21 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(f"Saved {path.name}", 5000)
         self._update_title()
         return True
+
+    def view_state(self) -> dict:
+        """What a session file keeps besides the scenario: selection, preset, lesson step."""
+        view = self.session.view_state()
+        lesson = getattr(self, "lesson", None)
+        if lesson is not None:
+            view.update(lesson.view_state())
+        return view
+
+    def _restore_view(self, view: dict) -> None:
+        step = view.get("lesson_step")
+        lesson = getattr(self, "lesson", None)
+        if lesson is not None and isinstance(step, int) and not isinstance(step, bool) and step >= 1:
+            self.enter_lesson_mode()
+            lesson.go(step - 1)
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent", [])
@@ -210,7 +230,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         try:
             self.recovery_file.parent.mkdir(parents=True, exist_ok=True)
-            view = dict(self.session.view_state(), file=str(self.file_path) if self.file_path else None)
+            view = dict(self.view_state(), file=str(self.file_path) if self.file_path else None)
             session_format.save_file(self.recovery_file, self.session.scenario, view)
         except OSError as exc:
             self.statusBar().showMessage(f"Autosave failed: {exc.strerror or exc}", 8000)
@@ -290,7 +310,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
-        file_menu = mb.addMenu("&File")
+        self.fileMenu = file_menu = mb.addMenu("&File")
         K = QtGui.QKeySequence.StandardKey
         for text, key, slot in [("&Open…", K.Open, lambda: self.open_file()),
                                 ("&Save", K.Save, self.save),
@@ -317,7 +337,7 @@ class MainWindow(QtWidgets.QMainWindow):
         quit_act.setShortcut(QtGui.QKeySequence.StandardKey.Quit)
         quit_act.triggered.connect(self.close)
 
-        edit_menu = mb.addMenu("&Edit")
+        self.editMenu = edit_menu = mb.addMenu("&Edit")
         self.undoAction = self.session.undo_stack.createUndoAction(self, "&Undo")
         self.undoAction.setShortcut(QtGui.QKeySequence.StandardKey.Undo)
         self.redoAction = self.session.undo_stack.createRedoAction(self, "&Redo")
@@ -330,7 +350,7 @@ class MainWindow(QtWidgets.QMainWindow):
         first = edit_menu.addAction("Select the &first token")
         first.triggered.connect(lambda: self.session.select(0, 0))
 
-        view_menu = mb.addMenu("&View")
+        self.viewMenu = view_menu = mb.addMenu("&View")
         self.panel_actions = {}
         for name, panel in self.panels.items():
             act = view_menu.addAction(panel.title)
@@ -351,7 +371,7 @@ class MainWindow(QtWidgets.QMainWindow):
         reset_layout = view_menu.addAction("&Reset layout")
         reset_layout.triggered.connect(self.reset_layout)
 
-        help_menu = mb.addMenu("&Help")
+        self.helpMenu = help_menu = mb.addMenu("&Help")
         about = help_menu.addAction("&About QKV Visualizer")
         about.triggered.connect(self._about)
         keys = help_menu.addAction("&Keyboard and mouse")

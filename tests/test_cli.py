@@ -107,3 +107,11 @@ def test_installed_resources_are_found_relative_to_the_code(tmp_path):
     assert out.returncode == 0, out.stderr
     folder = Path(out.stdout.strip())
     assert (folder / "lessons").is_dir()
+
+
+def test_every_python_package_is_listed_for_the_wheel():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    listed = set(re.search(r"^packages = \[(.*?)\]", text, flags=re.M).group(1).replace('"', "").split(", "))
+    found = {str(p.parent.relative_to(ROOT)).replace("/", ".") for p in ROOT.glob("qkv_*/**/__init__.py")}
+    assert found <= listed, sorted(found - listed)
+    assert "qkv_resources" in listed and 'qkv_resources = "resources"' in text

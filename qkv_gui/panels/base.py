@@ -95,15 +95,27 @@ class Panel(QtWidgets.QWidget):
         """Hook for panel-specific changes of theme (the generic scaling has already run)."""
 
     def _scale_widgets(self) -> None:
-        for w in [self, *self.findChildren(QtWidgets.QWidget)]:
+        """Scale every widget's font from the size it had at theme scale 1.
+
+        All base sizes are read before any font is set: a child that inherits
+        its parent's font would otherwise read an already-scaled size.
+        """
+        widgets = [self, *self.findChildren(QtWidgets.QWidget)]
+        bases = []
+        for w in widgets:
             base = w.property("qkvBasePointSize")
             if base is None:
                 base = w.font().pointSizeF()
                 if base <= 0:
+                    bases.append(None)
                     continue
                 w.setProperty("qkvBasePointSize", base)
+            bases.append(float(base))
+        for w, base in zip(widgets, bases):
+            if base is None:
+                continue
             font = w.font()
-            font.setPointSizeF(float(base) * self.theme.font_scale)
+            font.setPointSizeF(base * self.theme.font_scale)
             w.setFont(font)
 
     def _scale_items(self, force: bool = False) -> None:

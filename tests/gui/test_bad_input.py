@@ -77,9 +77,11 @@ def test_an_error_inside_a_slot_is_shown_once_and_the_app_goes_on(window, monkey
         def broken():
             raise RuntimeError("a slot that breaks")
 
-        for _ in range(3):
-            QtCore.QTimer.singleShot(0, broken)
-            settle()
+        loop = QtCore.QEventLoop()
+        for delay in (0, 10, 20):
+            QtCore.QTimer.singleShot(delay, broken)
+        QtCore.QTimer.singleShot(200, loop.quit)
+        loop.exec()  # errors inside slots reach sys.excepthook, as in the running app
     finally:
         sys.excepthook = old_hook
     assert shown == ["RuntimeError: a slot that breaks"]

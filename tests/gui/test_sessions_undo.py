@@ -245,3 +245,16 @@ def test_session_file_from_the_command_line_view_is_kept(window, tmp_path):
     assert (window.session.selection.query, window.session.selection.key) == (4, 9)
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert doc["format"] == "qkv-visualizer" and doc["version"] == 1
+
+
+def test_the_lesson_step_is_saved_and_reopened(window, tmp_path):
+    window.enter_lesson_mode()
+    window.lesson.go(5)
+    settle()
+    path = tmp_path / "lesson-step.qkv.json"
+    assert window.save_as(str(path))
+    assert json.loads(path.read_text(encoding="utf-8"))["view"]["lesson_step"] == 6
+    window.lesson.go(0)
+    assert window.open_file(path)
+    settle()
+    assert window.lesson.active and window.lesson.index == 5

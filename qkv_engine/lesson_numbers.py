@@ -1,0 +1,273 @@
+"""Numbers for the classroom lesson: placeholder values, exercise questions, answer checking.
+
+    values = placeholder_values(result, i, j)     # {"q1_worked": "q1 = 0.5(0.1) + ...", ...}
+    fill("Look: {q1_worked}", values)             # placeholders replaced, unknown ones marked
+    ex = make_exercise(result, "score", i=0, j=0)  # one hidden number and its worked arithmetic
+    check_answer("0.05", ex.value, ex.decimals)    # right to the shown precision?
+
+Placeholders are ``{name}`` with ``name`` made of lower-case letters, digits
+and underscores, starting with a letter. ``{{`` and ``}}`` stand for literal
+braces. Every worked line comes from :mod:`qkv_engine.explain`; nothing here
+redoes attention maths. Pure Python and numpy: no Qt.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import explain
+from .attention import AttentionResult
+from .errors import ScenarioError
+from .numbers import parse_number
+
+#: A placeholder: ``{name}``.
+PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+_OPEN, _CLOSE = "\x00", "\x01"
+#: At most this many tokens (or coordinates) are listed in a row of numbers; the rest are summarised.
+MAX_LISTED = 8
+#: Exercise kinds and the decimals the answer is checked to.
+EXERCISE_DECIMALS = {"q": 2, "score": 3, "weight": 2, "output": 2}
+EXERCISE_KINDS = tuple(EXERCISE_DECIMALS)
+
+
+def unknown_marker(name: str) -> str:
+    """What an unknown placeholder turns into: visible, never an error."""
+    return f"\u27e8unknown placeholder: {name}\u27e9"
+
+
+def fill(template: str, values: dict, on_unknown=unknown_marker, escape=None) -> str:
+    """Replace each ``{name}`` of ``template`` by ``values[name]`` in one pass.
+
+    Inserted values are never scanned again (a value holding ``{x}`` stays as
+    it is). ``escape`` (e.g. an HTML escaper) is applied to each inserted
+    value; ``on_unknown(name)`` gives the text for names not in ``values``
+    (not escaped, so it may carry markup).
+    """
+    text = template.replace("{{", _OPEN).replace("}}", _CLOSE)
+
+    def sub(m: re.Match) -> str:
+        name = m.group(1)
+        if name in values:
+            v = str(values[name])
+            return escape(v) if escape else v
+        return on_unknown(name)
+
+    return PLACEHOLDER.sub(sub, text).replace(_OPEN, "{").replace(_CLOSE, "}")
+
+
+def names_in(template: str) -> list[str]:
+    """The placeholder names used in ``template``, in order (duplicates kept once)."""
+    text = template.replace("{{", "").replace("}}", "")
+    seen: list[str] = []
+    for m in PLACEHOLDER.finditer(text):
+        if m.group(1) not in seen:
+            seen.append(m.group(1))
+    return seen
+
+
+# ----- formatting rows of numbers ------------------------------------------------------------
+def vector(values, decimals: int = 2) -> str:
+    """``[0.50, -0.30, 0.80]`` with fixed decimals; long vectors are shortened."""
+    vals = [explain.fixed(float(v), decimals) for v in values]
+    if len(vals) > MAX_LISTED:
+        vals = vals[:3] + [f"... ({len(vals) - 5} more)"] + vals[-2:]
+    return "[" + ", ".join(vals) + "]"
+
+
+def labelled_row(tokens, values, decimals: int = 2, skip=None) -> str:
+    """``'The' 0.18, 'cat' 0.58, 'sat' 0.24``; entries where ``skip`` is True read 'masked'."""
+    parts = []
+    for m, (t, v) in enumerate(zip(tokens, values)):
+        shown = "masked" if skip is not None and skip[m] else explain.fixed(float(v), decimals)
+        parts.append(f"'{t}' {shown}")
+    if len(parts) > MAX_LISTED:
+        parts = parts[:4] + [f"... {len(parts) - 6} more ..."] + parts[-2:]
+    return ", ".join(parts)
+
+
+def _lines(texts, limit: int = 4) -> str:
+    texts = list(texts)
+    if len(texts) > limit:
+        return "\n".join(texts[:limit] + [f"... and {len(texts) - limit} more coordinates, worked the same way"])
+    return "\n".join(texts)
+
+
+def _shape(rows: int, cols: int) -> str:
+    return f"{rows} × {cols}"
+
+
+# ----- placeholder values --------------------------------------------------------------------
+def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> dict:
+    """Every value a lesson text may use, for query token ``i`` and key token ``j`` (0-based).
+
+    With no tokens only the sizes are given (the lesson then shows what is
+    missing visibly instead of failing).
+    """
+    s = result.scenario
+    n = result.n
+    vals: dict[str, str] = {
+        "n": str(n),
+        "d_model": str(s.d_model),
+        "d_k": str(s.d_k),
+        "d_v": str(s.d_v),
+        "sqrt_dk": explain.trimmed(math.sqrt(s.d_k), 4),
+        "divisor": explain.trimmed(result.divisor, 4),
+        "temperature": explain.trimmed(s.temperature, 3),
+        "shape_x": _shape(n, s.d_model),
+        "shape_wq": _shape(s.d_model, s.d_k),
+        "shape_wk": _shape(s.d_model, s.d_k),
+        "shape_wv": _shape(s.d_model, s.d_v),
+        "shape_q": _shape(n, s.d_k),
+        "shape_k": _shape(n, s.d_k),
+        "shape_kt": _shape(s.d_k, n),
+        "shape_v": _shape(n, s.d_v),
+        "shape_scores": _shape(n, n),
+        "shape_output": _shape(n, s.d_v),
+        "tokens": ", ".join(f"'{t}'" for t in s.tokens[:MAX_LISTED])
+        + (f", ... ({n - MAX_LISTED} more)" if n > MAX_LISTED else ""),
+        "scaling_note": ("Scaling is on." if s.scale else
+                         "Scaling is switched off right now, so the scores go in unchanged."),
+        "softmax_note": ("" if s.softmax_over == "keys" else
+                         "Careful: the app is set to the column-wise softmax (the bug) right now."),
+    }
+    if n == 0:
+        return vals
+    i = max(0, min(int(i), n - 1))
+    j = max(0, min(int(j), n - 1))
+    vals.update({
+        "i": str(i + 1),
+        "j": str(j + 1),
+        "token_i": s.tokens[i],
+        "token_j": s.tokens[j],
+        "x_i": vector(s.x[i]),
+        "x_j": vector(s.x[j]),
+        "x1_i": explain.trimmed(float(s.x[i, 0]), 2),
+        "q_i": vector(result.q[i]),
+        "k_j": vector(result.k[j]),
+        "v_j": vector(result.v[j]),
+        "output_i": vector(result.output[i]),
+    })
+    for c in range(s.d_k):
+        vals[f"q{c + 1}_worked"] = explain.projection(result, "q", i, c).text
+        vals[f"k{c + 1}_worked"] = explain.projection(result, "k", j, c).text
+        vals[f"q{c + 1}"] = explain.fixed(float(result.q[i, c]), 2)
+        vals[f"k{c + 1}"] = explain.fixed(float(result.k[j, c]), 2)
+    for c in range(s.d_v):
+        vals[f"v{c + 1}_worked"] = explain.projection(result, "v", j, c).text
+        vals[f"output{c + 1}_worked"] = explain.output(result, i, c).text
+    vals["q_worked"] = _lines(explain.projection(result, "q", i, c).text for c in range(s.d_k))
+    vals["k_worked"] = _lines(explain.projection(result, "k", j, c).text for c in range(s.d_k))
+    vals["v_worked"] = _lines(explain.projection(result, "v", j, c).text for c in range(s.d_v))
+    vals["output_worked"] = _lines(explain.output(result, i, c).text for c in range(s.d_v))
+    sc = explain.score(result, i, j)
+    vals["score_worked"] = sc.text
+    vals["score"] = explain.fixed(sc.value, 4)
+    vals["norm_q_worked"] = explain.norm(result, "q", i).text
+    vals["norm_k_worked"] = explain.norm(result, "k", j).text
+    vals["cosine_worked"] = explain.cosine(result, i, j).text
+    scl = explain.scaled(result, i, j)
+    vals["scaled_worked"] = scl.text
+    vals["scaled"] = "masked" if not result.allowed[i, j] else explain.fixed(scl.value, 4)
+    w = explain.weight(result, i, j)
+    vals["weight_worked"] = w.text
+    vals["weight"] = explain.fixed(w.value, 4)
+    blocked = ~result.allowed[i]
+    vals["scores_row"] = labelled_row(s.tokens, result.scores[i], 4)
+    vals["scaled_row"] = labelled_row(s.tokens, result.scaled[i], 4, skip=blocked)
+    vals["weights_row"] = labelled_row(s.tokens, result.weights[i], 2)
+    vals["weights_row_sum"] = explain.fixed(float(np.sum(result.weights[i])), 2)
+    return vals
+
+
+# ----- exercises -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Exercise:
+    kind: str  # "q", "score", "weight" or "output"
+    i: int  # query token (0-based)
+    j: int  # key token, for "score" and "weight"
+    c: int  # coordinate, for "q" and "output"
+    value: float  # the hidden number
+    decimals: int  # the answer is checked to this many decimals
+    symbol: str  # e.g. "q1", "score", "weight", "out2"
+    question: str  # what the student is asked, in plain words
+    given: str  # the numbers the student works from
+    worked: str  # the worked arithmetic (explain's text), shown after checking
+
+
+def make_exercise(result: AttentionResult, kind: str, i: int = 0, j: int = 0, c: int = 0) -> Exercise:
+    """Hide one number of ``result``: a q coordinate, a score, a softmax weight or an output cell."""
+    if kind not in EXERCISE_DECIMALS:
+        raise ScenarioError(f"exercise kind: expected one of {', '.join(EXERCISE_KINDS)}, got {kind!r}")
+    n = result.n
+    if n == 0:
+        raise ScenarioError("there are no tokens to ask about: type a sentence first")
+    if not (0 <= i < n and 0 <= j < n):
+        raise ScenarioError(f"token index out of range: there are {n} tokens")
+    s = result.scenario
+    d = EXERCISE_DECIMALS[kind]
+    ti, tj = f"'{s.tokens[i]}'", f"'{s.tokens[j]}'"
+    if kind == "q":
+        if not 0 <= c < s.d_k:
+            raise ScenarioError(f"coordinate {c + 1}: the query has {s.d_k} coordinates")
+        e = explain.projection(result, "q", i, c)
+        question = f"What is q{c + 1}, coordinate {c + 1} of the query of token {ti}?"
+        col = [float(s.w_q[r, c]) for r in range(s.d_model)]
+        given = f"x of {ti} = {vector(s.x[i])};  column {c + 1} of W^Q = {vector(col)}"
+    elif kind == "score":
+        e = explain.score(result, i, j)
+        question = f"What is the raw score of query {ti} against key {tj} (before scaling)?"
+        given = f"q of {ti} = {vector(result.q[i])};  k of {tj} = {vector(result.k[j])}"
+    elif kind == "weight":
+        if not result.allowed[i, j]:
+            raise ScenarioError(f"the mask hides key {tj} from query {ti}: its weight is simply 0")
+        e = explain.weight(result, i, j)
+        question = f"What softmax weight does query {ti} give to key {tj}?"
+        if s.softmax_over == "keys":
+            given = f"scaled scores of row {ti}: {labelled_row(s.tokens, result.scaled[i], 4, skip=~result.allowed[i])}"
+        else:
+            given = (f"scaled scores of column {tj} (column-wise mode): "
+                     f"{labelled_row(s.tokens, result.scaled[:, j], 4, skip=~result.allowed[:, j])}")
+    else:
+        if not 0 <= c < s.d_v:
+            raise ScenarioError(f"coordinate {c + 1}: the output has {s.d_v} coordinates")
+        e = explain.output(result, i, c)
+        question = f"What is coordinate {c + 1} of the output of token {ti}?"
+        given = (f"weights of {ti}: {labelled_row(s.tokens, result.weights[i], 2)};  "
+                 f"coordinate {c + 1} of each value: {labelled_row(s.tokens, result.v[:, c], 2)}")
+    return Exercise(kind, i, j, c, float(e.value), d, e.symbol, question, given, e.text)
+
+
+def pick_exercise(result: AttentionResult, kind: str, seed: int) -> Exercise:
+    """A question of ``kind`` about a token pair and coordinate drawn from ``seed`` (repeatable)."""
+    n = result.n
+    if n == 0:
+        raise ScenarioError("there are no tokens to ask about: type a sentence first")
+    rng = np.random.default_rng(int(seed))
+    s = result.scenario
+    width = {"q": s.d_k, "output": s.d_v}.get(kind, 1)
+    for _ in range(64):
+        i, j, c = int(rng.integers(n)), int(rng.integers(n)), int(rng.integers(width))
+        if kind != "weight" or result.allowed[i, j]:
+            return make_exercise(result, kind, i, j, c)
+    return make_exercise(result, kind, 0, 0, 0)  # the diagonal is never masked
+
+
+def check_answer(text: str, value: float, decimals: int) -> tuple[bool, str]:
+    """Is ``text`` right to ``decimals`` decimals? Returns (right, a short message).
+
+    Right means within half a unit of the last shown decimal of the true value
+    (so both 0.05 and 0.047 are right for 0.0471 at 2 decimals). Text that is
+    not a number is wrong, with the reason.
+    """
+    try:
+        answer = parse_number(text)
+    except ValueError as exc:
+        return False, f"That is not a number ({exc})."
+    tolerance = 0.5 * 10.0 ** (-decimals) * (1 + 1e-9) + 1e-12
+    shown = explain.fixed(value, decimals)
+    if abs(answer - value) <= tolerance:
+        return True, f"Right: it is {shown} (to {decimals} decimals)."
+    return False, f"Not quite: you gave {explain.trimmed(answer, decimals + 3)}, the number is {shown}."

@@ -1,0 +1,550 @@
+"""Figures and numbers for slides: any panel as PNG, SVG or PDF, a PDF deck, and the numbers as CSV + JSON.
+
+No menus here (see ``export_actions``) and no argument parsing (see ``headless``).
+
+    opts = ExportOptions(width=1920, theme="slide")
+    data = render_panel(HeatmapPanel, session, "svg", opts)      # bytes of the file
+    export_panel(HeatmapPanel, session, "heatmap.svg", opts)     # written atomically
+    export_deck(session, "deck.pdf", opts)                       # title page + one page per panel
+    export_data(result, folder)                                  # x.csv, w_q.csv, ... and attention.json
+
+How a figure is made: a FRESH instance of the panel class is bound to the
+same session (the panel on screen is left untouched), given the export size
+and theme, shown with ``WA_DontShowOnScreen``, and rendered with
+``QWidget.render`` onto a QImage (PNG), a QSvgGenerator (SVG) or a QPdfWriter
+(PDF). Qt's own SVG and PDF engines write text as text and shapes as paths;
+pyqtgraph's SVGExporter is not used (it is broken with current PySide6).
+
+Two things would otherwise turn a vector export into a picture of pixels:
+pyqtgraph views cache their background as a pixmap (``CacheBackground``) and
+scene items may cache themselves; both caches are switched off on the fresh
+instance. Image items (the heatmap's cells, colour bars) stay images, as
+they are on screen.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import re
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from qkv_engine import AttentionResult, session_format
+
+from . import style
+
+Qt = QtCore.Qt
+
+FIGURE_FORMATS = ("png", "svg", "pdf")
+#: The size a panel is laid out at for export, in logical pixels (16:10). Scale 2 gives a 1920 px slide image.
+LOGICAL_SIZE = (960, 600)
+MIN_WIDTH, MAX_WIDTH = 64, 16384
+THEMES = {"slide": style.SLIDE, "screen": style.SCREEN}
+#: The data export: file stem -> (what it holds, rows, columns).
+DATA_FILES = ("x", "w_q", "w_k", "w_v", "q", "k", "v", "scores", "scaled", "weights", "output")
+DATA_JSON = "attention.json"
+
+
+def short_name(object_name: str) -> str:
+    """The file name of a panel: 'heatmapPanel' -> 'heatmap', 'qkPlanePanel' -> 'qk-plane'."""
+    stem = object_name[:-5] if object_name.endswith("Panel") else object_name
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "-" + m.group(1), stem).lower()
+
+
+def panel_classes() -> dict:
+    """Short name -> panel class, in lesson order."""
+    from .panels import PANEL_CLASSES
+
+    return {short_name(cls.object_name): cls for cls in PANEL_CLASSES}
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What a slide-maker chooses. ``width`` (pixels) wins over ``scale`` when both are given."""
+
+    width: int | None = None  # PNG width in pixels
+    scale: float = 2.0  # PNG width = LOGICAL_SIZE width x scale (1 to 4)
+    transparent: bool = False  # no background: the slide shows through
+    theme: str = "slide"  # "slide" (bigger text, thicker lines) or "screen" (as in the window)
+    size: tuple = LOGICAL_SIZE  # layout size in logical pixels (also the SVG/PDF page size)
+
+    def pixel_width(self) -> int:
+        w = self.width if self.width else round(self.size[0] * self.scale)
+        return int(max(MIN_WIDTH, min(MAX_WIDTH, w)))
+
+    def pixel_height(self) -> int:
+        return max(1, round(self.size[1] * self.pixel_width() / self.size[0]))
+
+    def style_theme(self) -> style.Theme:
+        theme = THEMES.get(self.theme, style.SLIDE)
+        return theme
+
+    def background(self) -> QtGui.QColor:
+        if self.transparent:
+            return QtGui.QColor(0, 0, 0, 0)
+        return QtGui.QColor(self.style_theme().background)
+
+
+# ----- staging a fresh panel ------------------------------------------------------------------------
+def _settle(rounds: int = 4) -> None:
+    app = QtWidgets.QApplication.instance()
+    for _ in range(rounds):
+        app.processEvents()
+
+
+def _prepare_for_vectors(panel: QtWidgets.QWidget, options: ExportOptions) -> None:
+    """Switch off the pixmap caches, and set the backgrounds the options ask for."""
+    bg = options.background()
+    pal = panel.palette()
+    pal.setColor(QtGui.QPalette.ColorRole.Window, bg)
+    pal.setColor(QtGui.QPalette.ColorRole.Base, bg)
+    panel.setPalette(pal)
+    panel.setAutoFillBackground(not options.transparent)
+    for view in panel.findChildren(QtWidgets.QGraphicsView):
+        view.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)
+        # Views set their own hints on the painter: ask them for lossless images (the PDF writer
+        # would otherwise store the heatmap's cells as JPEG, with smudged colours).
+        view.setRenderHint(QtGui.QPainter.RenderHint.LosslessImageRendering, True)
+        view.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        if options.transparent:
+            view.setBackgroundBrush(QtGui.QBrush(Qt.BrushStyle.NoBrush))
+            view.setStyleSheet("background: transparent; border: none;")
+            view.viewport().setAutoFillBackground(False)
+            view.setAutoFillBackground(False)
+        scene = view.scene()
+        if scene is not None:
+            for item in scene.items():
+                if item.cacheMode() != QtWidgets.QGraphicsItem.CacheMode.NoCache:
+                    item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.NoCache)
+    if options.transparent:
+        import pyqtgraph as pg
+
+        for view in panel.findChildren(pg.GraphicsView):
+            view.setBackground(None)
+    for button in panel.findChildren(QtWidgets.QAbstractButton):
+        # Buttons (reset view, zoom) are for the screen, not for a slide.
+        button.setVisible(False)
+    for bar in panel.findChildren(QtWidgets.QScrollBar):
+        bar.setVisible(False)
+
+
+def _remember_base_fonts(panel: QtWidgets.QWidget) -> None:
+    """Record every widget's own screen font size before the theme scales it.
+
+    ``Panel._scale_widgets`` reads a widget's size the first time it meets it; a child
+    met after its parent was scaled has already inherited the bigger font, so nested
+    labels would grow twice or three times over. Recording all sizes first avoids that.
+    """
+    for w in [panel, *panel.findChildren(QtWidgets.QWidget)]:
+        if w.property("qkvBasePointSize") is None and w.font().pointSizeF() > 0:
+            w.setProperty("qkvBasePointSize", w.font().pointSizeF())
+
+
+class StagedPanel:
+    """A fresh, offscreen panel bound to ``session``; use as a context manager."""
+
+    def __init__(self, panel_class, session, options: ExportOptions):
+        self.panel_class = panel_class
+        self.session = session
+        self.options = options
+        self.panel = None
+
+    def __enter__(self):
+        style.configure_pyqtgraph()
+        panel = self.panel_class(self.session)
+        panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        panel.resize(*self.options.size)
+        theme = self.options.style_theme()
+        if theme != style.SCREEN:
+            _remember_base_fonts(panel)
+            panel.set_theme(theme)
+        _prepare_for_vectors(panel, self.options)
+        panel.show()
+        _settle()
+        panel.refresh()  # once more at its final size (labels thinned for the real width)
+        _prepare_for_vectors(panel, self.options)  # items made by the refresh
+        _settle(2)
+        self.panel = panel
+        return panel
+
+    def __exit__(self, *exc):
+        panel, self.panel = self.panel, None
+        if panel is not None:
+            try:
+                self.session.resultChanged.disconnect(panel._on_change)
+                self.session.selectionChanged.disconnect(panel._on_change)
+            except (RuntimeError, TypeError):
+                pass
+            panel.hide()
+            panel.deleteLater()
+            QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+        return False
+
+
+def _render_flags(options: ExportOptions):
+    flags = QtWidgets.QWidget.RenderFlag.DrawChildren
+    if not options.transparent:
+        flags |= QtWidgets.QWidget.RenderFlag.DrawWindowBackground
+    return flags
+
+
+def _set_export_mode(panel, on: bool, pixel_scale: float = 1.0) -> None:
+    """Tell pyqtgraph items they are being exported: scatter symbols are then drawn as shapes, not
+    stamped from a cached pixmap (``resolutionScale`` keeps their size right on a scaled image)."""
+    import pyqtgraph as pg
+
+    for view in panel.findChildren(QtWidgets.QGraphicsView):
+        scene = view.scene()
+        if scene is None:
+            continue
+        for item in scene.items():
+            if isinstance(item, pg.GraphicsItem):
+                item.setExportMode(on, {"antialias": True, "resolutionScale": pixel_scale} if on else None)
+
+
+def _paint_panel(panel, painter: QtGui.QPainter, options: ExportOptions, pixel_scale: float = 1.0) -> None:
+    w, h = options.size
+    _set_export_mode(panel, True, pixel_scale)
+    if not options.transparent:
+        painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background())
+    try:
+        panel.render(painter, QtCore.QPoint(), QtGui.QRegion(), _render_flags(options))
+    finally:
+        _set_export_mode(panel, False)
+
+
+def _hints() -> QtGui.QPainter.RenderHint:
+    H = QtGui.QPainter.RenderHint
+    return H.Antialiasing | H.TextAntialiasing | H.SmoothPixmapTransform | H.LosslessImageRendering
+
+
+def screen_dpi() -> float:
+    screen = QtGui.QGuiApplication.primaryScreen()
+    return float(screen.logicalDotsPerInchY()) if screen is not None else 96.0
+
+
+def image_of(panel, options: ExportOptions) -> QtGui.QImage:
+    """The staged panel as an image of the requested width."""
+    width, height = options.pixel_width(), options.pixel_height()
+    image = QtGui.QImage(width, height, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(options.background())
+    dpm = round(screen_dpi() / 0.0254 * width / options.size[0])
+    image.setDotsPerMeterX(dpm)
+    image.setDotsPerMeterY(dpm)
+    painter = QtGui.QPainter(image)
+    painter.setRenderHints(_hints())
+    painter.scale(width / options.size[0], height / options.size[1])
+    _paint_panel(panel, painter, options, width / options.size[0])
+    painter.end()
+    return image
+
+
+def _png_bytes(image: QtGui.QImage) -> bytes:
+    buf = QtCore.QBuffer()
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buf, "PNG"):
+        raise OSError("the PNG encoder failed")
+    return bytes(buf.data().data())
+
+
+def _svg_bytes(panel, options: ExportOptions, title: str) -> bytes:
+    from PySide6 import QtSvg
+
+    w, h = options.size
+    buf = QtCore.QBuffer()
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    gen = QtSvg.QSvgGenerator()
+    gen.setOutputDevice(buf)
+    gen.setSize(QtCore.QSize(w, h))
+    gen.setViewBox(QtCore.QRect(0, 0, w, h))
+    gen.setResolution(round(screen_dpi()))
+    gen.setTitle(title)
+    gen.setDescription("Made with QKV Visualizer")
+    painter = QtGui.QPainter(gen)
+    painter.setRenderHints(_hints())
+    _paint_panel(panel, painter, options)
+    painter.end()
+    return bytes(buf.data().data())
+
+
+def _pdf_writer(device, options: ExportOptions, title: str) -> QtGui.QPdfWriter:
+    writer = QtGui.QPdfWriter(device)
+    dpi = round(screen_dpi())
+    writer.setResolution(dpi)
+    w, h = options.size
+    size = QtGui.QPageSize(QtCore.QSizeF(w * 72.0 / dpi, h * 72.0 / dpi), QtGui.QPageSize.Unit.Point, title,
+                           QtGui.QPageSize.SizeMatchPolicy.ExactMatch)
+    writer.setPageLayout(QtGui.QPageLayout(size, QtGui.QPageLayout.Orientation.Portrait, QtCore.QMarginsF(0, 0, 0, 0)))
+    writer.setTitle(title)
+    writer.setCreator("QKV Visualizer")
+    return writer
+
+
+def _fit(painter: QtGui.QPainter, device, options: ExportOptions) -> None:
+    """Map the logical export size onto the whole page, whatever the device rounding."""
+    w, h = options.size
+    painter.scale(device.width() / w, device.height() / h)
+
+
+def _pdf_bytes(panel, options: ExportOptions, title: str) -> bytes:
+    buf = QtCore.QBuffer()
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    writer = _pdf_writer(buf, options, title)
+    painter = QtGui.QPainter(writer)
+    painter.setRenderHints(_hints())
+    _fit(painter, writer, options)
+    _paint_panel(panel, painter, options)
+    painter.end()
+    del writer
+    return bytes(buf.data().data())
+
+
+def render_panel(panel_class, session, fmt: str, options: ExportOptions | None = None) -> bytes:
+    """The file contents of one panel as ``fmt`` ('png', 'svg' or 'pdf')."""
+    options = options or ExportOptions()
+    fmt = fmt.lower()
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"unknown figure format '{fmt}' (known: {', '.join(FIGURE_FORMATS)})")
+    title = f"{panel_class.title} — QKV Visualizer"
+    with StagedPanel(panel_class, session, options) as panel:
+        if fmt == "png":
+            return _png_bytes(image_of(panel, options))
+        if fmt == "svg":
+            return _svg_bytes(panel, options, title)
+        return _pdf_bytes(panel, options, title)
+
+
+def render_image(panel_class, session, options: ExportOptions | None = None) -> QtGui.QImage:
+    """One panel as a QImage (for the clipboard)."""
+    options = options or ExportOptions()
+    with StagedPanel(panel_class, session, options) as panel:
+        return image_of(panel, options)
+
+
+# ----- writing files safely ---------------------------------------------------------------------------
+def write_atomic(path, data: bytes) -> Path:
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=".qkv-export-", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def export_panel(panel_class, session, path, options: ExportOptions | None = None, fmt: str | None = None) -> Path:
+    """Write one panel to ``path``; the format comes from the suffix unless ``fmt`` is given."""
+    path = Path(path)
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    return write_atomic(path, render_panel(panel_class, session, fmt, options))
+
+
+def export_panels(session, folder, formats=("png",), names=None, options: ExportOptions | None = None) -> list:
+    """Write ``<short name>.<format>`` for each panel (all by default) into ``folder``; returns the paths."""
+    folder = Path(folder)
+    classes = panel_classes()
+    written = []
+    for name in names or list(classes):
+        for fmt in formats:
+            written.append(export_panel(classes[name], session, folder / f"{name}.{fmt}", options, fmt))
+    return written
+
+
+# ----- the deck ----------------------------------------------------------------------------------------
+def settings_lines(result: AttentionResult, selection=None) -> list:
+    """The scenario's settings in plain words (title page of the deck, JSON export)."""
+    s = result.scenario
+    lines = [
+        f"{s.n} token{'s' if s.n != 1 else ''}; each is a row of d_model = {s.d_model} numbers.",
+        f"Queries and keys have d_k = {s.d_k} numbers, values d_v = {s.d_v}.",
+        "Scores are divided by \u221ad_k." if s.scale else "Scores are not divided by \u221ad_k.",
+    ]
+    if s.temperature != 1.0:
+        lines.append(f"Temperature T = {s.temperature:g} (scores are also divided by T).")
+    lines.append("Causal mask: each token looks only at itself and earlier tokens." if s.causal
+                 else "No mask: every token may look at every token.")
+    lines.append("Softmax over each query's row (keys)." if s.softmax_over == "keys"
+                 else "Softmax over each key's column (queries) \u2014 the classic mistake, shown on purpose.")
+    lines.append(f"Random seed {s.seed}.")
+    if selection is not None and s.n:
+        i, j = selection.query, selection.key
+        lines.append(f"Selected pair: query {i + 1} '{s.tokens[i]}' \u2192 key {j + 1} '{s.tokens[j]}'.")
+    if s.dropped:
+        lines.append(f"{s.dropped} more tokens of the text were left out (the limit).")
+    return lines
+
+
+def _paint_title_page(painter: QtGui.QPainter, result, selection, options: ExportOptions, titles: list,
+                      preset_title: str | None) -> None:
+    w, h = options.size
+    if not options.transparent:
+        painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background())
+    fs = options.style_theme().font_scale
+    margin = 48.0
+    y = margin
+    ink = QtGui.QColor(style.FOREGROUND)
+
+    def block(text, point, bold=False, color=ink, gap=10.0):
+        nonlocal y
+        font = QtGui.QFont()
+        font.setPointSizeF(point)
+        font.setBold(bold)
+        painter.setFont(font)
+        painter.setPen(color)
+        rect = QtCore.QRectF(margin, y, w - 2 * margin, h - y - margin)
+        flags = int(Qt.TextFlag.TextWordWrap) | int(Qt.AlignmentFlag.AlignLeft) | int(Qt.AlignmentFlag.AlignTop)
+        used = painter.boundingRect(rect, flags, text)
+        painter.drawText(rect, flags, text)
+        y += used.height() + gap
+
+    s = result.scenario
+    block("How attention reads a sentence", 20 * min(fs, 1.3), bold=True, gap=6)
+    if preset_title:
+        block(f"Example: {preset_title}", 10 * min(fs, 1.3), color=QtGui.QColor(style.MUTED), gap=14)
+    sentence = s.text if s.text is not None else " ".join(s.tokens)
+    block("\u201c" + (sentence if sentence.strip() else "(empty sentence)") + "\u201d", 16 * min(fs, 1.3),
+          color=QtGui.QColor(style.INK["x"]), gap=16)
+    block("\n".join(settings_lines(result, selection)), 10 * min(fs, 1.3), gap=16)
+    block("\n".join(f"page {n + 2}:  {t}" for n, t in enumerate(titles)), 8.5 * min(fs, 1.2),
+          color=QtGui.QColor(style.MUTED))
+
+
+def deck_bytes(session, options: ExportOptions | None = None, names=None, preset_title: str | None = None) -> bytes:
+    """One vector PDF: a title page (sentence, settings), then one page per panel in lesson order."""
+    options = options or ExportOptions()
+    classes = panel_classes()
+    chosen = [classes[n] for n in (names or list(classes))]
+    buf = QtCore.QBuffer()
+    buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    writer = _pdf_writer(buf, options, "QKV Visualizer \u2014 attention, step by step")
+    painter = QtGui.QPainter(writer)
+    painter.setRenderHints(_hints())
+    _fit(painter, writer, options)
+    _paint_title_page(painter, session.result, session.selection, options, [c.title for c in chosen], preset_title)
+    for cls in chosen:
+        with StagedPanel(cls, session, options) as panel:
+            writer.newPage()
+            _paint_panel(panel, painter, options)
+    painter.end()
+    del writer
+    return bytes(buf.data().data())
+
+
+def export_deck(session, path, options: ExportOptions | None = None, names=None,
+                preset_title: str | None = None) -> Path:
+    return write_atomic(path, deck_bytes(session, options, names, preset_title))
+
+
+# ----- the numbers ----------------------------------------------------------------------------------------
+def token_labels(tokens) -> list:
+    """Token texts as column headers; a repeated token gets its occurrence: 'dog', 'dog (2)'."""
+    seen: dict = {}
+    labels = []
+    for t in tokens:
+        seen[t] = seen.get(t, 0) + 1
+        labels.append(t if seen[t] == 1 else f"{t} ({seen[t]})")
+    return labels
+
+
+def data_tables(result: AttentionResult) -> dict:
+    """stem -> (header row, [(row label, values)]) for every matrix of the computation."""
+    s = result.scenario
+    toks = token_labels(result.tokens)
+
+    def dims(prefix, d):
+        return [f"{prefix}{c + 1}" for c in range(d)]
+
+    by_token = lambda a: list(zip(toks, np.asarray(a)))  # noqa: E731
+    x_dims = dims("x", s.d_model)
+    tables = {
+        "x": (["token"] + x_dims, by_token(s.x)),
+        "w_q": (["W^Q"] + dims("q", s.d_k), list(zip(x_dims, s.w_q))),
+        "w_k": (["W^K"] + dims("k", s.d_k), list(zip(x_dims, s.w_k))),
+        "w_v": (["W^V"] + dims("v", s.d_v), list(zip(x_dims, s.w_v))),
+        "q": (["token"] + dims("q", s.d_k), by_token(result.q)),
+        "k": (["token"] + dims("k", s.d_k), by_token(result.k)),
+        "v": (["token"] + dims("v", s.d_v), by_token(result.v)),
+        "scores": (["query \\ key"] + toks, by_token(result.scores)),
+        "scaled": (["query \\ key"] + toks, by_token(result.scaled)),
+        "weights": (["query \\ key"] + toks, by_token(result.weights)),
+        "output": (["token"] + dims("out", s.d_v), by_token(result.output)),
+    }
+    return tables
+
+
+def _cell(v: float) -> str:
+    v = float(v)
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    return repr(v)
+
+
+def csv_text(header, rows) -> str:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(header)
+    for label, values in rows:
+        w.writerow([label] + [_cell(v) for v in values])
+    return out.getvalue()
+
+
+def _json_matrix(a) -> list:
+    return [[None if math.isinf(float(v)) else float(v) for v in row] for row in np.asarray(a)]
+
+
+def data_json(result: AttentionResult, selection=None, preset: str | None = None) -> str:
+    """Every matrix in one JSON document (masked scaled scores are null), plus the session to reopen it."""
+    s = result.scenario
+    view = {"preset": preset}
+    if selection is not None:
+        view.update(query=selection.query, key=selection.key)
+    doc = {
+        "format": "qkv-visualizer-data",
+        "version": 1,
+        "tokens": list(s.tokens),
+        "labels": token_labels(s.tokens),
+        "settings": {"d_model": s.d_model, "d_k": s.d_k, "d_v": s.d_v, "scale": s.scale, "causal": s.causal,
+                     "temperature": s.temperature, "softmax_over": s.softmax_over, "seed": s.seed,
+                     "divisor": result.divisor},
+        "about": settings_lines(result, selection),
+        "matrices": {
+            "x": _json_matrix(s.x), "w_q": _json_matrix(s.w_q), "w_k": _json_matrix(s.w_k),
+            "w_v": _json_matrix(s.w_v), "q": _json_matrix(result.q), "k": _json_matrix(result.k),
+            "v": _json_matrix(result.v), "scores": _json_matrix(result.scores),
+            "scaled": _json_matrix(result.scaled), "weights": _json_matrix(result.weights),
+            "output": _json_matrix(result.output),
+        },
+        "masked_note": "In 'scaled', null marks a pair the causal mask blocks (minus infinity).",
+        "session": session_format.to_dict(s, view),
+    }
+    return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
+
+
+def data_files(result: AttentionResult, selection=None, preset: str | None = None) -> dict:
+    """file name -> bytes for the data export."""
+    files = {f"{stem}.csv": csv_text(*table).encode("utf-8") for stem, table in data_tables(result).items()}
+    files[DATA_JSON] = data_json(result, selection, preset).encode("utf-8")
+    return files
+
+
+def export_data(result: AttentionResult, folder, selection=None, preset: str | None = None) -> list:
+    folder = Path(folder)
+    return [write_atomic(folder / name, data) for name, data in data_files(result, selection, preset).items()]
+
+
+def with_options(options: ExportOptions, **changes) -> ExportOptions:
+    return replace(options, **changes)

@@ -1,0 +1,235 @@
+"""The headless export command: figures and numbers for slides, with no window.
+
+    python main.py export (--preset NAME | --session FILE) --out DIR
+                          [--format png,svg,pdf,csv,deck] [--width PX] [--theme slide|screen]
+                          [--panels all|heatmap,softmax,...] [--query I --key J] [--transparent]
+
+Writes ``<panel>.<format>`` for each panel and format (embedding, mixing, qk-plane, scaling,
+softmax, values, heatmap, matrices, summary), the numbers as CSV files plus ``attention.json``
+for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0.
+
+Any problem with the arguments, the preset, the session file or the output folder is one line
+on stderr and exit code 2, and nothing is left half-written: every file is made in a temporary
+folder beside the output folder and only moved into place when all of them are done.
+Argument errors are found before Qt is imported.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+PROG = "qkv-visualizer export"
+FORMATS = ("png", "svg", "pdf", "csv", "deck")
+DEFAULT_FORMATS = "png,svg,pdf"
+THEMES = ("slide", "screen")
+
+
+_APP = None
+
+
+class UsageError(Exception):
+    """A problem the user can fix: one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # noqa: D401
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Export figures (PNG, SVG, PDF) and numbers (CSV, JSON) without a window.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--preset", metavar="NAME", help="a preset scenario (see --list-presets)")
+    src.add_argument("--session", metavar="FILE", help="a session file (.qkv.json)")
+    p.add_argument("--out", metavar="DIR", required=True, help="the folder to write into (made if missing)")
+    p.add_argument("--format", default=DEFAULT_FORMATS, metavar="LIST",
+                   help=f"comma-separated, from {', '.join(FORMATS)} (default: {DEFAULT_FORMATS}); "
+                        "csv writes the numbers, deck one PDF with every panel")
+    p.add_argument("--width", type=int, metavar="PX", help="width of PNG images in pixels (default 1920)")
+    p.add_argument("--theme", default="slide", choices=THEMES, help="slide (larger text, default) or screen")
+    p.add_argument("--panels", default="all", metavar="LIST",
+                   help="'all' or comma-separated panel names, e.g. heatmap,softmax")
+    p.add_argument("--query", type=int, metavar="I", help="the selected query token, counting from 1")
+    p.add_argument("--key", type=int, metavar="J", help="the selected key token, counting from 1")
+    p.add_argument("--transparent", action="store_true", help="no background (PNG, SVG, PDF)")
+    return p
+
+
+def _split(text: str) -> list:
+    return [part.strip().lower() for part in text.split(",") if part.strip()]
+
+
+def parse(argv: list) -> argparse.Namespace:
+    """Parse and check everything that needs neither Qt nor the scenario."""
+    args = build_parser().parse_args(argv)
+    formats = _split(args.format)
+    unknown = [f for f in formats if f not in FORMATS]
+    if not formats or unknown:
+        raise UsageError(f"unknown format '{unknown[0] if unknown else args.format}' (known: {', '.join(FORMATS)})")
+    args.formats = list(dict.fromkeys(formats))
+    if args.width is not None and not 64 <= args.width <= 16384:
+        raise UsageError(f"--width {args.width} is out of range (64 to 16384 pixels)")
+    for flag in ("query", "key"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise UsageError(f"--{flag} {value}: tokens are counted from 1")
+    return args
+
+
+def load_scenario(args):
+    """(scenario, view) from --preset or --session; ScenarioError says what is wrong."""
+    from qkv_engine import presets, session_format
+
+    if args.preset:
+        return presets.load(args.preset), {"preset": args.preset}
+    return session_format.load_file(args.session)
+
+
+def _selection(args, scenario, view) -> tuple:
+    n = scenario.n
+    picked = []
+    for flag in ("query", "key"):
+        value = getattr(args, flag)
+        if value is None:
+            try:
+                picked.append(max(0, min(int(view.get(flag, 0) or 0), max(n - 1, 0))))
+            except (TypeError, ValueError):
+                picked.append(0)
+            continue
+        if value > n:
+            raise UsageError(f"--{flag} {value} is out of range: the sentence has {n} token{'s' if n != 1 else ''}"
+                             + (f" (1 to {n})" if n else ""))
+        picked.append(value - 1)
+    return picked[0], picked[1]
+
+
+def _panel_names(args) -> list:
+    from .export import panel_classes
+
+    known = list(panel_classes())
+    wanted = _split(args.panels)
+    if not wanted or wanted == ["all"]:
+        return known
+    for name in wanted:
+        if name not in known:
+            raise UsageError(f"unknown panel '{name}' (known: {', '.join(known)})")
+    return list(dict.fromkeys(wanted))
+
+
+def _staging_folder(out: Path) -> Path:
+    """A fresh temporary folder on the same disk as ``out`` (beside it), or UsageError naming the problem."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"cannot write to {out}: it exists and is not a folder")
+    anchor = out.parent
+    while not anchor.exists():
+        if anchor.parent == anchor:
+            break
+        anchor = anchor.parent
+    if not anchor.is_dir():
+        raise UsageError(f"cannot write to {out}: {anchor} is not a folder")
+    try:
+        return Path(tempfile.mkdtemp(prefix=".qkv-export-", dir=str(anchor)))
+    except OSError as exc:
+        raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+
+
+def _quiet_qt():
+    """Keep the offscreen platform's harmless notes out of the command's output; returns the old handler."""
+    from PySide6 import QtCore
+
+    def handler(mode, context, message):
+        if mode == QtCore.QtMsgType.QtFatalMsg:
+            sys.stderr.write(f"{PROG}: error: Qt cannot start: {message}\n")
+            sys.stderr.flush()
+            os._exit(2)
+        if "propagateSizeHints" in message or "qt.qpa" in (context.category or "") or "qt.svg" in (
+                context.category or ""):
+            return
+        if mode in (QtCore.QtMsgType.QtCriticalMsg, QtCore.QtMsgType.QtWarningMsg):
+            sys.stderr.write(f"Qt: {message}\n")
+
+    return QtCore.qInstallMessageHandler(handler)
+
+
+def _write_all(args, scenario, view, names, staging: Path) -> list:
+    """Make every requested file inside ``staging``; returns their names in order."""
+    if not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # no window is ever shown; no display needed
+    os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+    previous = _quiet_qt()
+    from PySide6 import QtCore, QtWidgets
+
+    global _APP
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0] if sys.argv else PROG])
+    _APP = app  # keep the application alive until the process ends
+    from qkv_engine import presets
+
+    from . import export, style
+    from .session import Session
+
+    style.configure_pyqtgraph()
+    session = Session(scenario, parent=app)
+    session.preset_name = args.preset
+    session.select(*_selection(args, scenario, view))
+    options = export.ExportOptions(width=args.width or 1920, theme=args.theme, transparent=args.transparent)
+    classes = export.panel_classes()
+    written = []
+    try:
+        for name in names:
+            for fmt in args.formats:
+                if fmt in export.FIGURE_FORMATS:
+                    data = export.render_panel(classes[name], session, fmt, options)
+                    (staging / f"{name}.{fmt}").write_bytes(data)
+                    written.append(f"{name}.{fmt}")
+        if "deck" in args.formats:
+            title = presets.get(args.preset).title if args.preset else None
+            (staging / "deck.pdf").write_bytes(export.deck_bytes(session, options, names, title))
+            written.append("deck.pdf")
+        if "csv" in args.formats:
+            for fname, data in export.data_files(session.result, session.selection, args.preset).items():
+                (staging / fname).write_bytes(data)
+                written.append(fname)
+    finally:
+        session.deleteLater()
+        QtCore.qInstallMessageHandler(previous)
+    return written
+
+
+def run_export(argv: list) -> int:
+    """The ``export`` sub-command; returns the exit code."""
+    staging = None
+    try:
+        args = parse(list(argv))
+        from qkv_engine import ScenarioError
+
+        try:
+            scenario, view = load_scenario(args)
+        except ScenarioError as exc:
+            raise UsageError(str(exc)) from None
+        out = Path(args.out).expanduser().absolute()
+        names = _panel_names(args)
+        _selection(args, scenario, view)  # range errors before any work
+        staging = _staging_folder(out)
+        written = _write_all(args, scenario, view, names, staging)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for fname in written:
+                os.replace(staging / fname, out / fname)
+        except OSError as exc:
+            raise UsageError(f"cannot write to {out}: {exc.strerror or exc}") from None
+        for fname in written:
+            print(out / fname)
+        return 0
+    except UsageError as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return 2
+    except OSError as exc:
+        sys.stderr.write(f"{PROG}: error: could not write the files: {exc.strerror or exc}\n")
+        return 2
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,566 @@
+"""Lesson mode: walks the steps, fills their text with the live numbers, brings each step's panel
+forward, runs exercises, and switches presenter mode on and off.
+
+    lesson = window.lesson
+    lesson.enter(); lesson.next(); lesson.go(4)
+    lesson.enter_presenter(); lesson.set_scale(2.0); lesson.exit_presenter()
+    lesson.set_exercise(True); lesson.new_exercise("score", i=0, j=1); lesson.check("0.93")
+
+Keys while the lesson is on (not while typing in a box or editing a table):
+→, Space, Page Down: next step; ←, Page Up: previous; +/-: text size; Esc: leave presenter mode.
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from qkv_engine import ScenarioError, lesson_numbers
+
+from .. import style
+from . import markdown
+from .demo import softmax_direction_html
+from .pane import BODY_PX, CONTROL_PX, SCALES, LessonPane
+from .steps import Step, load_steps
+
+Qt = QtCore.Qt
+NEXT_KEYS = {Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_PageDown}
+PREVIOUS_KEYS = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
+LARGER_KEYS = {Qt.Key.Key_Plus, Qt.Key.Key_Equal}
+SMALLER_KEYS = {Qt.Key.Key_Minus}
+PRESENTER_SCALE = 1.5
+PANE_SHARE = 0.42  # of the screen width, for the lesson pane in presenter mode
+
+
+def _is_editing(widget) -> bool:
+    """True for widgets where arrows, space and page keys mean typing or moving in a table."""
+    if widget is None:
+        return False
+    if isinstance(widget, (QtWidgets.QLineEdit, QtWidgets.QAbstractSpinBox, QtWidgets.QPlainTextEdit,
+                           QtWidgets.QComboBox, QtWidgets.QAbstractItemView)):
+        return True
+    if isinstance(widget, QtWidgets.QTextEdit) and not widget.isReadOnly():
+        return True
+    parent = widget.parentWidget()
+    while parent is not None:  # an editor opened inside a table
+        if isinstance(parent, QtWidgets.QAbstractItemView):
+            return True
+        parent = parent.parentWidget()
+    return False
+
+
+def _in_table(widget) -> bool:
+    while widget is not None:
+        if isinstance(widget, QtWidgets.QAbstractItemView):
+            return True
+        widget = widget.parentWidget()
+    return False
+
+
+class _KeyFilter(QtCore.QObject):
+    """Application-wide key handling for the lesson (installed only while the lesson is on)."""
+
+    def __init__(self, controller: "LessonController"):
+        super().__init__(controller)
+        self.controller = controller
+
+    def eventFilter(self, obj, event):
+        if event.type() != QtCore.QEvent.Type.KeyPress or not isinstance(obj, QtWidgets.QWidget):
+            return False
+        c = self.controller
+        if obj.window() is not c.window:
+            return False
+        focus = QtWidgets.QApplication.focusWidget()
+        # The widget typed in: the receiver, or the focus widget when the event is travelling up from it.
+        typing_in = focus if (focus is not None and obj.isAncestorOf(focus)) else obj
+        key = event.key()
+        if key == Qt.Key.Key_Escape and c.presenter:
+            if _in_table(typing_in):
+                return False  # Esc cancels the table edit first
+            c.exit_presenter()
+            return True
+        mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if mods not in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ShiftModifier):
+            return False
+        if _is_editing(typing_in):
+            return False
+        if key in NEXT_KEYS and mods == Qt.KeyboardModifier.NoModifier:
+            c.next()
+            return True
+        if key in PREVIOUS_KEYS or (key == Qt.Key.Key_Space and mods == Qt.KeyboardModifier.ShiftModifier):
+            c.previous()
+            return True
+        if key in LARGER_KEYS:
+            c.step_scale(+1)
+            return True
+        if key in SMALLER_KEYS:
+            c.step_scale(-1)
+            return True
+        return False
+
+
+class _Cover(QtWidgets.QLabel):
+    """Covers the panels while an exercise question is open, so the answer stays hidden.
+
+    It is a child of the window laid over the panel grid (a child of the grid itself would
+    become one more splitter section).
+    """
+
+    def __init__(self, window: QtWidgets.QWidget, target: QtWidgets.QWidget):
+        super().__init__(window)
+        self.target = target
+        self.setObjectName("exerciseCover")
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setText("The panels are covered while you work out the hidden number.\n"
+                     "Check your answer to see them again.")
+        self.setStyleSheet(f"background: #F7F7F2; color: {style.MUTED}; font-size: 18px; "
+                           "border: 2px dashed #C9BFA3;")
+        self.setAutoFillBackground(True)
+        target.installEventFilter(self)
+        self.hide()
+
+    def eventFilter(self, obj, event):
+        if obj is self.target and event.type() in (QtCore.QEvent.Type.Resize, QtCore.QEvent.Type.Move):
+            self._place()
+        return False
+
+    def _place(self) -> None:
+        top_left = self.target.mapTo(self.parentWidget(), QtCore.QPoint(0, 0))
+        self.setGeometry(QtCore.QRect(top_left, self.target.size()))
+
+    def cover(self, on: bool) -> None:
+        if on:
+            self._place()
+            self.raise_()
+        self.setVisible(on)
+
+
+class LessonController(QtCore.QObject):
+    """The lesson's state and behaviour; ``window.lesson``."""
+
+    stepChanged = QtCore.Signal(int)  # 0-based index
+    modeChanged = QtCore.Signal(bool)  # lesson on / off
+    presenterChanged = QtCore.Signal(bool)
+
+    def __init__(self, window: QtWidgets.QMainWindow):
+        super().__init__(window)
+        self.window = window
+        self.session = window.session
+        self.steps: list[Step] = load_steps()
+        self.index = 0
+        self.active = False
+        self.presenter = False
+        self.scale = 1.0  # text size outside presenter mode
+        self.presenter_scale = PRESENTER_SCALE
+        self.revealed: set[int] = set()
+        self.exercise: lesson_numbers.Exercise | None = None
+        self.exercise_checked = False
+        self._exercise_seed = 0
+        self._highlighted: str | None = None
+        self._saved_layout: dict | None = None
+        self._before_lesson_focus: str | None = None
+        self._key_filter = _KeyFilter(self)
+        self.render_count = 0
+
+        self.pane = LessonPane()
+        self.dock = QtWidgets.QDockWidget("Lesson", window)
+        self.dock.setObjectName("dockLesson")
+        self.dock.setWidget(self.pane)
+        self.dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.dock.visibilityChanged.connect(self._dock_visibility)
+        self.cover = _Cover(window, window.grid)
+
+        p = self.pane
+        for st in self.steps:
+            p.stepCombo.addItem(f"{st.number}. {st.title}")
+        p.stepCombo.currentIndexChanged.connect(self.go)
+        p.nextButton.clicked.connect(self.next)
+        p.previousButton.clicked.connect(self.previous)
+        p.aloneButton.toggled.connect(lambda _on: self._show_step_panel())
+        p.exerciseButton.toggled.connect(self.set_exercise)
+        p.presenterButton.toggled.connect(lambda on: self.enter_presenter() if on else self.exit_presenter())
+        p.smallerButton.clicked.connect(lambda: self.step_scale(-1))
+        p.largerButton.clicked.connect(lambda: self.step_scale(+1))
+        p.sizeCombo.currentIndexChanged.connect(lambda i: self.set_scale(p.sizeCombo.itemData(i)))
+        p.text.anchorClicked.connect(self._anchor)
+        ex = p.exercise
+        ex.newButton.clicked.connect(lambda: self.new_exercise())
+        ex.kindCombo.activated.connect(lambda _i: self.new_exercise())
+        ex.checkButton.clicked.connect(lambda: self.check())
+        ex.closeButton.clicked.connect(lambda: self.set_exercise(False))
+        self.session.resultChanged.connect(self._live_update)
+        self.session.selectionChanged.connect(self._live_update)
+        p.set_scale(self.scale)
+
+    # ----- lesson on / off ------------------------------------------------------------------
+    @property
+    def step(self) -> Step:
+        return self.steps[self.index]
+
+    def enter(self) -> None:
+        """Show the lesson pane at the current step and take the lesson keys."""
+        if self.active:
+            return
+        self.active = True
+        self._before_lesson_focus = self.window.grid.focused
+        self.dock.show()
+        self.dock.raise_()
+        total = self.window.width()
+        self.window.resizeDocks([self.dock], [max(380, int(total * 0.3))], Qt.Orientation.Horizontal)
+        QtWidgets.QApplication.instance().installEventFilter(self._key_filter)
+        self.go(self.index, force=True)
+        self.pane.text.setFocus()  # Up / Down scroll the text; the lesson keys work from here
+        self.modeChanged.emit(True)
+
+    def leave(self) -> None:
+        """Hide the lesson pane and give the keys back."""
+        if not self.active:
+            return
+        if self.presenter:
+            self.exit_presenter()
+        self.set_exercise(False)
+        self.active = False
+        QtWidgets.QApplication.instance().removeEventFilter(self._key_filter)
+        self._set_highlight(None)
+        self.window.grid.focus(self._before_lesson_focus)
+        self.dock.hide()
+        self.modeChanged.emit(False)
+
+    def toggle(self) -> None:
+        self.leave() if self.active else self.enter()
+
+    def _dock_visibility(self, visible: bool) -> None:
+        # Closing the dock with its own button ends the lesson (but a hidden, tabbed dock does not).
+        try:
+            closed = not visible and self.active and not self._busy_layout and not self.dock.isVisibleTo(self.window)
+        except RuntimeError:  # the window is being destroyed
+            return
+        if closed:
+            self.leave()
+
+    _busy_layout = False
+
+    # ----- moving through the steps -----------------------------------------------------------
+    def go(self, index: int, force: bool = False) -> None:
+        index = max(0, min(int(index), len(self.steps) - 1))
+        if index == self.index and not force:
+            return
+        self.index = index
+        self.revealed.clear()
+        p = self.pane
+        p.stepCombo.blockSignals(True)
+        p.stepCombo.setCurrentIndex(index)
+        p.stepCombo.blockSignals(False)
+        p.stepLabel.setText(f"Step {index + 1} of {len(self.steps)}")
+        p.previousButton.setEnabled(index > 0)
+        p.nextButton.setEnabled(index < len(self.steps) - 1)
+        self.pane.text.verticalScrollBar().setValue(0)
+        self.render(keep_scroll=False)
+        self._show_step_panel()
+        if self.exercise is not None:
+            kind = self.step.exercise
+            self._set_kind(kind)
+            self.new_exercise(kind)
+        self.stepChanged.emit(index)
+
+    def next(self) -> None:
+        self.go(self.index + 1)
+
+    def previous(self) -> None:
+        self.go(self.index - 1)
+
+    def _show_step_panel(self) -> None:
+        if not self.active:
+            return
+        name = self.step.panel if self.step.panel in self.window.panels else None
+        grid = self.window.grid
+        if name is not None and not grid.wanted.get(name, True):
+            act = getattr(self.window, "panel_actions", {}).get(name)
+            if act is not None:
+                act.setChecked(True)
+            else:
+                grid.set_panel_visible(name, True)
+        if self.presenter or self.pane.aloneButton.isChecked():
+            grid.focus(name)
+        else:
+            grid.focus(None)
+        self._set_highlight(name)
+
+    def _set_highlight(self, name: str | None) -> None:
+        frames = self.window.grid.frames
+        if self._highlighted in frames:
+            f = frames[self._highlighted]
+            f.setStyleSheet(f.property("lessonOldStyle") or "")
+            f.setProperty("lessonHighlight", False)
+        self._highlighted = name
+        if name in frames:
+            f = frames[name]
+            if f.property("lessonOldStyle") is None:
+                f.setProperty("lessonOldStyle", f.styleSheet())
+            colour = style.INK.get(self.step.role or "", style.SELECTED)
+            f.setStyleSheet(f"QFrame#{f.objectName()} {{ border: 3px solid {colour}; border-radius: 4px; }}")
+            f.setProperty("lessonHighlight", True)
+
+    def highlighted_panel(self) -> str | None:
+        return self._highlighted
+
+    # ----- the text -----------------------------------------------------------------------------
+    def values(self) -> dict:
+        sel = self.session.selection
+        return lesson_numbers.placeholder_values(self.session.result, sel.query, sel.key)
+
+    def body_px(self) -> int:
+        return round(BODY_PX * self.current_scale())
+
+    def current_scale(self) -> float:
+        return self.presenter_scale if self.presenter else self.scale
+
+    def html(self) -> str:
+        st = self.step
+        px = self.body_px()
+        opts = markdown.RenderOptions(px=px, role=st.role, revealed=frozenset(self.revealed))
+        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px)}
+        return markdown.render(st.body, self.values(), opts, blocks)
+
+    def render(self, keep_scroll: bool = True) -> None:
+        if not self.active:
+            return
+        bar = self.pane.text.verticalScrollBar()
+        pos = bar.value()
+        font = self.pane.text.font()
+        font.setPixelSize(self.body_px())
+        self.pane.text.document().setDefaultFont(font)
+        self.pane.text.setHtml(self.html())
+        if keep_scroll:
+            bar.setValue(pos)
+        self.render_count += 1
+
+    def text(self) -> str:
+        """What the student reads now (plain text of the lesson pane)."""
+        return self.pane.text.toPlainText()
+
+    def _live_update(self, *_):
+        if not self.active:
+            return
+        self.render()
+        if self.exercise is not None:
+            self._refresh_exercise()
+
+    def _anchor(self, url: QtCore.QUrl) -> None:
+        kind, _, num = url.toString().partition(":")
+        try:
+            k = int(num)
+        except ValueError:
+            return
+        if kind == "reveal":
+            self.reveal(k)
+        elif kind == "hide":
+            self.revealed.discard(k)
+            self.render()
+
+    def reveal(self, k: int) -> None:
+        """Show the answer of quick check ``k`` (0-based) of the current step."""
+        self.revealed.add(int(k))
+        self.render()
+
+    # ----- text size and presenter mode -----------------------------------------------------------
+    def set_scale(self, scale: float) -> None:
+        scale = float(scale)
+        if self.presenter:
+            self.presenter_scale = scale
+            self._apply_presenter_theme(scale)
+        else:
+            self.scale = scale
+        self.pane.set_scale(scale)
+        self.render()
+
+    def step_scale(self, direction: int) -> None:
+        cur = self.current_scale()
+        options = list(SCALES)
+        idx = min(range(len(options)), key=lambda n: abs(options[n] - cur))
+        idx = max(0, min(len(options) - 1, idx + direction))
+        self.set_scale(options[idx])
+
+    def enter_presenter(self) -> None:
+        """Full screen: this pane and the step's panel, large; every text scaled; everything else hidden."""
+        if self.presenter:
+            return
+        if not self.active:
+            self.enter()
+        w = self.window
+        grid = w.grid
+        self._busy_layout = True
+        self._saved_layout = {
+            "state": w.saveState(),
+            "window_state": w.windowState(),
+            "focused": grid.focused,
+            "menu": w.menuBar().isVisible(),
+            "status": w.statusBar().isVisible(),
+            "dock_floating": self.dock.isFloating(),
+        }
+        self.presenter = True
+        self.dock.setFloating(False)
+        for dock in w.findChildren(QtWidgets.QDockWidget):
+            if dock is not self.dock:
+                dock.hide()
+        for bar in w.findChildren(QtWidgets.QToolBar):
+            bar.hide()
+        w.menuBar().hide()
+        w.statusBar().hide()
+        self.dock.show()
+        self._apply_presenter_theme(self.presenter_scale)
+        self._sync_button(self.pane.presenterButton, True)
+        w.showFullScreen()
+        self._fit_presenter()
+        QtCore.QTimer.singleShot(0, self._fit_presenter)
+        self._busy_layout = False
+        self._show_step_panel()
+        self.render()
+        self.presenterChanged.emit(True)
+
+    def _apply_presenter_theme(self, scale: float | None) -> None:
+        """Every panel (and its frame title) drawn at ``scale``; None: back to the screen theme."""
+        theme = style.SCREEN if scale is None else style.presenter(scale)
+        for name, panel in self.window.panels.items():
+            panel.set_theme(theme)
+            frame = self.window.grid.frames.get(name)
+            label = getattr(frame, "titleLabel", None)
+            if label is None:
+                continue
+            if label.property("lessonOldStyle") is None:
+                label.setProperty("lessonOldStyle", label.styleSheet())
+            old = label.property("lessonOldStyle")
+            label.setStyleSheet(old if scale is None else f"{old} font-size: {round(CONTROL_PX * scale)}px;")
+        if scale is not None:
+            self.pane.set_scale(scale)
+
+    def _fit_presenter(self) -> None:
+        if self.presenter:
+            self.window.resizeDocks([self.dock], [int(self.window.width() * PANE_SHARE)], Qt.Orientation.Horizontal)
+
+    def exit_presenter(self) -> None:
+        """Leave presenter mode and put the layout back as it was."""
+        if not self.presenter:
+            return
+        w = self.window
+        saved = self._saved_layout or {}
+        self._busy_layout = True
+        self.presenter = False
+        self._apply_presenter_theme(None)
+        w.setWindowState(saved.get("window_state", Qt.WindowState.WindowNoState))
+        if "state" in saved:
+            w.restoreState(saved["state"])
+        w.menuBar().setVisible(saved.get("menu", True))
+        w.statusBar().setVisible(saved.get("status", True))
+        self.dock.setFloating(saved.get("dock_floating", False))
+        self.dock.show()
+        self._busy_layout = False
+        self.pane.set_scale(self.scale)
+        self._sync_button(self.pane.presenterButton, False)
+        w.grid.focus(saved.get("focused"))
+        self._show_step_panel()
+        self.render()
+        self.presenterChanged.emit(False)
+
+    @staticmethod
+    def _sync_button(button, on: bool) -> None:
+        button.blockSignals(True)
+        button.setChecked(on)
+        button.blockSignals(False)
+
+    # ----- exercises ----------------------------------------------------------------------------
+    def set_exercise(self, on: bool) -> None:
+        """Exercise mode on: hide one number and ask for it; off: back to the lesson text."""
+        on = bool(on)
+        self._sync_button(self.pane.exerciseButton, on)
+        if not on:
+            self.exercise = None
+            self.cover.cover(False)
+            self.pane.stack.setCurrentWidget(self.pane.text)
+            return
+        if not self.active:
+            self.enter()
+        self.pane.stack.setCurrentWidget(self.pane.exercise)
+        self._set_kind(self.step.exercise)
+        self.new_exercise()
+
+    def _set_kind(self, kind: str) -> None:
+        combo = self.pane.exercise.kindCombo
+        idx = combo.findData(kind)
+        if idx >= 0:
+            combo.setCurrentIndex(idx)
+
+    def new_exercise(self, kind: str | None = None, i: int | None = None, j: int | None = None,
+                     c: int | None = None) -> None:
+        """Ask for one hidden number. Without indices, a token pair and coordinate are drawn at random."""
+        ex_page = self.pane.exercise
+        if kind is not None:
+            self._set_kind(kind)
+        kind = ex_page.kindCombo.currentData()
+        result = self.session.result
+        try:
+            if i is None:
+                self._exercise_seed += 1
+                ex = lesson_numbers.pick_exercise(result, kind, self._exercise_seed)
+            else:
+                ex = lesson_numbers.make_exercise(result, kind, i, 0 if j is None else j, 0 if c is None else c)
+        except ScenarioError as exc:
+            self.exercise = None
+            ex_page.question.setText(str(exc))
+            ex_page.given.setText("")
+            ex_page.feedback.setText("")
+            ex_page.worked.setText("")
+            self.cover.cover(False)
+            return
+        self.exercise = ex
+        self.exercise_checked = False
+        self.pane.stack.setCurrentWidget(ex_page)
+        self._sync_button(self.pane.exerciseButton, True)
+        ex_page.question.setText(ex.question)
+        ex_page.given.setText(f"Work from: {ex.given}\nGive your answer to {ex.decimals} decimals.")
+        ex_page.answer.clear()
+        ex_page.feedback.setText("")
+        ex_page.worked.setText("")
+        ex_page.worked.hide()
+        self.cover.cover(True)
+        ex_page.answer.setFocus()
+
+    def _refresh_exercise(self) -> None:
+        """The scenario changed: ask about the same number again, with the new inputs."""
+        ex = self.exercise
+        try:
+            self.exercise = lesson_numbers.make_exercise(self.session.result, ex.kind, ex.i, ex.j, ex.c)
+        except ScenarioError:
+            self.new_exercise()
+            return
+        page = self.pane.exercise
+        page.question.setText(self.exercise.question)
+        page.given.setText(f"Work from: {self.exercise.given}\nGive your answer to {self.exercise.decimals} decimals.")
+        if self.exercise_checked:
+            page.worked.setText("How it is worked out:\n" + self.exercise.worked)
+
+    def check(self, text: str | None = None) -> bool:
+        """Check the typed answer (or ``text``); say whether it is right, then show the arithmetic."""
+        page = self.pane.exercise
+        if text is not None:
+            page.answer.setText(text)
+        if self.exercise is None:
+            return False
+        ok, message = lesson_numbers.check_answer(page.answer.text(), self.exercise.value, self.exercise.decimals)
+        mark = "\u2714 " if ok else "\u2718 "
+        colour = style.INK["value"] if ok else "#A11D1D"
+        page.feedback.setText(mark + message)
+        page.feedback.setStyleSheet(page.feedback.styleSheet().split(" color:")[0] + f" color: {colour};")
+        page.worked.setText("How it is worked out:\n" + self.exercise.worked)
+        page.worked.show()
+        self.exercise_checked = True
+        self.cover.cover(False)
+        self.session.select(self.exercise.i, self.exercise.j)  # the panels show the same pair
+        return ok
+
+    # ----- for the session file -------------------------------------------------------------------
+    def view_state(self) -> dict:
+        return {"lesson_step": self.index + 1 if self.active else None}

@@ -1,0 +1,71 @@
+"""The live softmax-direction demonstration: the weights with row-wise softmax and with the
+column-wise bug, side by side, as an HTML block for the lesson text.
+
+Both results come from ``qkv_engine.compute`` on the current scenario with
+``softmax_over`` set each way; row sums come from ``qkv_engine.views``.
+"""
+from __future__ import annotations
+
+import html
+
+from qkv_engine import compute, views
+from qkv_engine.explain import fixed
+
+from .. import style
+
+MAX_SHOWN = 6
+
+
+def _cell_colours(w: float) -> tuple[str, str]:
+    rgba = style.colormap().map([max(0.0, min(1.0, float(w)))], mode="byte")[0]
+    bg = "#%02X%02X%02X" % (int(rgba[0]), int(rgba[1]), int(rgba[2]))
+    ink = "#FFFFFF" if w < 0.55 else "#111111"
+    return bg, ink
+
+
+def _table(result, title: str, px: int, good: bool) -> str:
+    n = min(result.n, MAX_SHOWN)
+    toks = result.tokens
+    sums = views.row_sums(result)
+    pad = max(2, px // 5)
+    head = "".join(f'<td align="center"><b>{html.escape(toks[j])}</b></td>' for j in range(n))
+    rows = []
+    for i in range(n):
+        cells = []
+        for j in range(n):
+            bg, ink = _cell_colours(result.weights[i, j])
+            cells.append(f'<td align="center" bgcolor="{bg}" style="color:{ink};">{fixed(result.weights[i, j], 2)}</td>')
+        ok = abs(float(sums[i]) - 1.0) < 5e-3
+        mark = "\u2713" if ok else "\u2717"
+        colour = style.INK["value"] if ok else "#A11D1D"
+        rows.append(f'<tr><td><b>{html.escape(toks[i])}</b></td>{"".join(cells)}'
+                    f'<td align="center" style="color:{colour};"><b>{fixed(sums[i], 2)} {mark}</b></td></tr>')
+    tag = "correct" if good else "the bug"
+    caption = (f'<p style="margin-bottom:2px;"><b>{title}</b> ({tag})</p>')
+    table = (f'<table cellspacing="0" cellpadding="{pad}" border="1" style="border-color:#BBBBBB; '
+             f'border-style:solid;"><tr><td></td>{head}<td align="center"><i>row sum</i></td></tr>'
+             f'{"".join(rows)}</table>')
+    return caption + table
+
+
+def softmax_direction_html(scenario, px: int) -> str:
+    """Two small weight tables (rows = queries, columns = keys) with each row's sum."""
+    if scenario.n == 0:
+        return "<p><i>Type a sentence to see the two directions.</i></p>"
+    rows = compute(scenario.with_options(softmax_over="keys"))
+    cols = compute(scenario.with_options(softmax_over="queries"))
+    size = max(10, round(px * 0.8))
+    left = _table(rows, "Softmax along each row", size, True)
+    right = _table(cols, "Softmax down each column", size, False)
+    note = ""
+    if scenario.n > MAX_SHOWN:
+        note = f"<p><i>Showing the first {MAX_SHOWN} of {scenario.n} tokens.</i></p>"
+    if scenario.n == 1:
+        note += ("<p><i>With one token both ways give 1. Open a preset with more tokens "
+                 "(e.g. seed-the-cat-sat) to see them differ.</i></p>")
+    explain = ("<p>Left: every row adds up to 1, so each query shares out exactly all of its attention. "
+               "Right: the columns add up to 1 instead, and the rows do not, so a query may hand out "
+               "more or less than all of its attention.</p>")
+    return (f'<div style="font-size:{size}px;"><table cellspacing="{max(6, px // 2)}" cellpadding="0"><tr>'
+            f'<td valign="top">{left}</td><td valign="top">{right}</td></tr></table>{note}</div>'
+            f'{explain}')

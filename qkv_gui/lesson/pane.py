@@ -1,0 +1,185 @@
+"""The lesson pane: the step text, next / previous, the exercise page and the text-size control.
+
+It only shows things and forwards clicks; the LessonController decides what
+to show (see controller.py).
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from .. import style
+
+Qt = QtCore.Qt
+
+#: Text-size choices (a factor on every font: lesson text and, in presenter mode, every panel).
+SCALES = (1.0, 1.25, 1.5, 1.75, 2.0)
+#: Lesson body text in pixels at scale 1 (so 32 px at the largest setting).
+BODY_PX = 16
+CONTROL_PX = 13
+KIND_CHOICES = [
+    ("q", "a query coordinate"),
+    ("score", "a score"),
+    ("weight", "a softmax weight"),
+    ("output", "an output coordinate"),
+]
+
+
+class ExercisePage(QtWidgets.QWidget):
+    """One hidden number: the question, the numbers to work from, an answer box, the verdict."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("exercisePage")
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(8, 8, 8, 8)
+        top = QtWidgets.QHBoxLayout()
+        self.title = QtWidgets.QLabel("<b>Your turn</b>", self)
+        top.addWidget(self.title)
+        top.addStretch(1)
+        top.addWidget(QtWidgets.QLabel("Hide", self))
+        self.kindCombo = QtWidgets.QComboBox(self)
+        self.kindCombo.setObjectName("exerciseKind")
+        for key, text in KIND_CHOICES:
+            self.kindCombo.addItem(text, key)
+        top.addWidget(self.kindCombo)
+        self.newButton = QtWidgets.QPushButton("New question", self)
+        self.newButton.setObjectName("exerciseNew")
+        top.addWidget(self.newButton)
+        lay.addLayout(top)
+
+        self.question = self._label("exerciseQuestion")
+        self.given = self._label("exerciseGiven")
+        self.given.setTextFormat(Qt.TextFormat.PlainText)
+        lay.addWidget(self.question)
+        lay.addWidget(self.given)
+        row = QtWidgets.QHBoxLayout()
+        self.answerLabel = QtWidgets.QLabel("Your answer:", self)
+        row.addWidget(self.answerLabel)
+        self.answer = QtWidgets.QLineEdit(self)
+        self.answer.setObjectName("exerciseAnswer")
+        self.answer.setPlaceholderText("type a number, e.g. -0.13")
+        row.addWidget(self.answer, 1)
+        self.checkButton = QtWidgets.QPushButton("Check", self)
+        self.checkButton.setObjectName("exerciseCheck")
+        row.addWidget(self.checkButton)
+        lay.addLayout(row)
+        self.feedback = self._label("exerciseFeedback")
+        lay.addWidget(self.feedback)
+        self.worked = self._label("exerciseWorked")
+        self.worked.setTextFormat(Qt.TextFormat.PlainText)
+        lay.addWidget(self.worked)
+        lay.addStretch(1)
+        self.closeButton = QtWidgets.QPushButton("Back to the lesson text", self)
+        self.closeButton.setObjectName("exerciseClose")
+        lay.addWidget(self.closeButton, 0, Qt.AlignmentFlag.AlignLeft)
+        self.answer.returnPressed.connect(self.checkButton.click)
+
+    def _label(self, name: str) -> QtWidgets.QLabel:
+        label = QtWidgets.QLabel(self)
+        label.setObjectName(name)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        return label
+
+    def set_px(self, px: int) -> None:
+        mono = "DejaVu Sans Mono, Consolas, Menlo, monospace"
+        self.question.setStyleSheet(f"font-size: {round(px * 1.1)}px; font-weight: bold;")
+        self.given.setStyleSheet(f"font-size: {px}px; color: {style.FOREGROUND};")
+        self.feedback.setStyleSheet(f"font-size: {px}px; font-weight: bold;")
+        self.worked.setStyleSheet(f"font-size: {round(px * 0.9)}px; font-family: {mono}; background: #F5F6FA; "
+                                  f"border: 1px solid #C5CAE0; padding: {max(4, px // 3)}px;")
+        self.answer.setStyleSheet(f"font-size: {px}px;")
+
+
+class LessonPane(QtWidgets.QWidget):
+    """The widget inside the Lesson dock (objectName ``lessonPane``)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("lessonPane")
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(6, 4, 6, 6)
+        lay.setSpacing(4)
+
+        head = QtWidgets.QHBoxLayout()
+        self.stepLabel = QtWidgets.QLabel(self)
+        self.stepLabel.setObjectName("lessonStepLabel")
+        head.addWidget(self.stepLabel)
+        self.stepCombo = QtWidgets.QComboBox(self)
+        self.stepCombo.setObjectName("lessonStepCombo")
+        self.stepCombo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        head.addWidget(self.stepCombo, 1)
+        lay.addLayout(head)
+
+        self.stack = QtWidgets.QStackedWidget(self)
+        self.text = QtWidgets.QTextBrowser(self)
+        self.text.setObjectName("lessonText")
+        self.text.setOpenLinks(False)
+        self.text.setOpenExternalLinks(False)
+        self.text.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.text.document().setDocumentMargin(10)
+        self.exercise = ExercisePage(self)
+        self.stack.addWidget(self.text)
+        self.stack.addWidget(self.exercise)
+        lay.addWidget(self.stack, 1)
+
+        nav = QtWidgets.QHBoxLayout()
+        self.previousButton = QtWidgets.QPushButton("\u25c0 Previous", self)
+        self.previousButton.setObjectName("lessonPrevious")
+        self.previousButton.setToolTip("Previous step (\u2190, Page Up)")
+        self.nextButton = QtWidgets.QPushButton("Next \u25b6", self)
+        self.nextButton.setObjectName("lessonNext")
+        self.nextButton.setToolTip("Next step (\u2192, Space, Page Down)")
+        nav.addWidget(self.previousButton)
+        nav.addStretch(1)
+        nav.addWidget(self.nextButton)
+        lay.addLayout(nav)
+
+        tools = QtWidgets.QHBoxLayout()
+
+        def tool(text, name, tip, checkable=False):
+            b = QtWidgets.QToolButton(self)
+            b.setText(text)
+            b.setObjectName(name)
+            b.setToolTip(tip)
+            b.setCheckable(checkable)
+            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+            tools.addWidget(b)
+            return b
+
+        self.aloneButton = tool("Panel alone", "lessonPanelAlone",
+                                "Show only the panel of this step (off: all panels, this one outlined)", True)
+        self.aloneButton.setChecked(True)
+        self.exerciseButton = tool("Exercise", "lessonExercise",
+                                   "Hide one number and work it out yourself", True)
+        self.presenterButton = tool("Presenter", "lessonPresenter",
+                                    "Full screen for the classroom: this pane and the step's panel, large (Esc leaves)",
+                                    True)
+        tools.addStretch(1)
+        self.smallerButton = tool("A\u2212", "lessonSmaller", "Smaller text (-)")
+        self.sizeCombo = QtWidgets.QComboBox(self)
+        self.sizeCombo.setObjectName("lessonTextSize")
+        self.sizeCombo.setToolTip("Text size of the lesson (and of every panel in presenter mode)")
+        self.sizeCombo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for s in SCALES:
+            self.sizeCombo.addItem(f"{round(s * 100)}%", s)
+        tools.addWidget(self.sizeCombo)
+        self.largerButton = tool("A+", "lessonLarger", "Larger text (+)")
+        lay.addLayout(tools)
+        for b in (self.previousButton, self.nextButton, self.aloneButton, self.exerciseButton,
+                  self.presenterButton, self.smallerButton, self.largerButton):
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys go to the lesson, not to a focused button
+
+    def set_scale(self, scale: float) -> None:
+        """Scale the controls and the exercise page (the text browser gets sizes in its HTML)."""
+        px = round(CONTROL_PX * scale)
+        self.setStyleSheet(
+            f"#lessonPane QPushButton, #lessonPane QToolButton, #lessonPane QComboBox, "
+            f"#lessonPane QLabel, #lessonPane QLineEdit {{ font-size: {px}px; }}"
+        )
+        self.exercise.set_px(round(BODY_PX * scale))
+        idx = self.sizeCombo.findData(scale)
+        if idx >= 0 and idx != self.sizeCombo.currentIndex():
+            self.sizeCombo.blockSignals(True)
+            self.sizeCombo.setCurrentIndex(idx)
+            self.sizeCombo.blockSignals(False)

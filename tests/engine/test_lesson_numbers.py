@@ -1,0 +1,94 @@
+"""Lesson numbers: placeholder filling, placeholder values from explain, exercises and answer checking."""
+import numpy as np
+import pytest
+
+from qkv_engine import ScenarioError, compute, explain, presets
+from qkv_engine.lesson_numbers import (
+    EXERCISE_KINDS,
+    check_answer,
+    fill,
+    make_exercise,
+    names_in,
+    pick_exercise,
+    placeholder_values,
+)
+
+
+def test_fill_replaces_known_marks_unknown_and_keeps_literal_braces():
+    out = fill("a {x} b {nope} c {{x}} d {Not_a_name} e", {"x": "1"})
+    assert out == "a 1 b \u27e8unknown placeholder: nope\u27e9 c {x} d {Not_a_name} e"
+
+
+def test_fill_never_rescans_inserted_values_and_escapes_them():
+    out = fill("{a}{b}", {"a": "{b}", "b": "<i>"}, escape=lambda v: v.replace("<", "&lt;"))
+    assert out == "{b}&lt;i>"
+
+
+def test_names_in_lists_each_name_once():
+    assert names_in("{a} {b} {a} {{c}}") == ["a", "b"]
+
+
+def test_placeholder_values_are_explains_text_for_the_selected_pair():
+    r = compute(presets.load("seed-the-cat-sat"))
+    v = placeholder_values(r, 2, 1)
+    assert v["token_i"] == "sat" and v["token_j"] == "cat"
+    assert v["q1_worked"] == explain.projection(r, "q", 2, 0).text
+    assert v["k2_worked"] == explain.projection(r, "k", 1, 1).text
+    assert v["score_worked"] == explain.score(r, 2, 1).text
+    assert v["weight_worked"] == explain.weight(r, 2, 1).text
+    assert v["output_worked"].split("\n")[0] == explain.output(r, 2, 0).text
+    # independent check of the numbers the text carries
+    s = r.scenario
+    q = s.x[2] @ s.w_q
+    k = s.x[1] @ s.w_k
+    assert v["score"] == f"{q @ k:.4f}"
+    assert v["shape_kt"] == "2 × 3" and v["shape_scores"] == "3 × 3"
+
+
+def test_placeholder_values_with_no_tokens_give_sizes_only():
+    r = compute(presets.load("seed-cat").with_text(""))
+    v = placeholder_values(r, 0, 0)
+    assert v["n"] == "0" and "q1_worked" not in v
+
+
+def test_check_answer_to_the_shown_precision():
+    assert check_answer("0.05", 0.0471, 2)[0]
+    assert check_answer("0.047", 0.0471, 2)[0]
+    assert not check_answer("0.04", 0.0471, 2)[0]
+    assert check_answer("\u22120.13", -0.13, 2)[0]  # typographic minus
+    assert check_answer("-0,13", -0.13, 2)[0]  # decimal comma
+    ok, msg = check_answer("abc", 1.0, 2)
+    assert not ok and "not a number" in msg
+
+
+@pytest.mark.parametrize("kind", EXERCISE_KINDS)
+def test_exercises_hide_the_results_number_with_explains_arithmetic(kind):
+    r = compute(presets.load("seed-the-cat-sat"))
+    ex = make_exercise(r, kind, i=2, j=1, c=1)
+    expected = {"q": r.q[2, 1], "score": r.scores[2, 1], "weight": r.weights[2, 1], "output": r.output[2, 1]}[kind]
+    assert ex.value == pytest.approx(float(expected))
+    assert ex.worked.endswith(explain.fixed(expected, 2 if kind in ("q", "output") else 4))
+    assert check_answer(explain.fixed(ex.value, ex.decimals), ex.value, ex.decimals)[0]
+    assert not check_answer(explain.fixed(ex.value + 0.1, ex.decimals), ex.value, ex.decimals)[0]
+
+
+def test_seed_cat_query_exercise_matches_hand_arithmetic():
+    r = compute(presets.load("seed-cat"))
+    ex = make_exercise(r, "q", 0, 0, 0)
+    hand = 0.5 * 0.1 + (-0.3) * 0.2 + 0.8 * (-0.3) + 0.2 * 0.6
+    assert ex.value == pytest.approx(hand)
+    assert check_answer("-0.13", ex.value, ex.decimals)[0]
+
+
+def test_pick_exercise_is_repeatable_and_skips_masked_weights():
+    s = presets.load("seed-the-cat-sat").with_options(causal=True)
+    r = compute(s)
+    for seed in range(20):
+        ex = pick_exercise(r, "weight", seed)
+        assert r.allowed[ex.i, ex.j]
+        assert ex == pick_exercise(r, "weight", seed)
+    with pytest.raises(ScenarioError):
+        make_exercise(r, "weight", 0, 2)
+    with pytest.raises(ScenarioError):
+        make_exercise(r, "nonsense", 0, 0)
+    np.testing.assert_equal(r.allowed[0, 2], False)

@@ -1,0 +1,237 @@
+"""Figures and numbers for slides: every panel as PNG, SVG and PDF, the deck, CSV and JSON, the menu actions.
+
+The SVG check renders the SVG back with QSvgRenderer at the PNG's size and compares grey levels.
+Threshold: the mean absolute difference must stay under 4 grey levels (of 255) AND under a quarter
+of the PNG's own mean distance from a blank page. Measured for the default preset the difference
+is 0.04 to 2.3 (anti-aliasing of text edges), while the PNG is 12 to 80 levels away from blank and
+a figure of another panel is > 15 away; so the check passes only for the same picture.
+"""
+import csv
+import io
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+
+from qkv_engine import compute, presets, session_format
+from qkv_gui import export
+from qkv_gui.session import Session
+
+from .conftest import settle
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+NAMES = ["embedding", "mixing", "qk-plane", "scaling", "softmax", "values", "heatmap", "matrices", "summary"]
+
+
+def grey(image: QtGui.QImage) -> np.ndarray:
+    img = image.convertToFormat(QtGui.QImage.Format.Format_Grayscale8)
+    a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
+    return a[:, : img.width()].astype(float)
+
+
+def svg_to_image(data: bytes, size: QtCore.QSize) -> QtGui.QImage:
+    renderer = QtSvg.QSvgRenderer(QtCore.QByteArray(data))
+    assert renderer.isValid()
+    image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QtGui.QColor("white"))
+    p = QtGui.QPainter(image)
+    p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+    renderer.render(p)
+    p.end()
+    return image
+
+
+def pdf_pages(data: bytes) -> int:
+    """Count /Type /Page objects (not /Pages) in a PDF."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-z])", data))
+
+
+@pytest.fixture(scope="module")
+def session(qapp):
+    from qkv_gui import style
+
+    style.configure_pyqtgraph()
+    s = Session(presets.load("seed-the-cat-sat"))
+    s.select(1, 2)
+    yield s
+    s.deleteLater()
+
+
+def test_short_names_follow_the_panel_object_names():
+    assert list(export.panel_classes()) == NAMES
+    assert export.short_name("qkPlanePanel") == "qk-plane"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_panel_exports_png_svg_pdf_that_match(session, name):
+    cls = export.panel_classes()[name]
+    opts = export.ExportOptions(width=1200, theme="slide")
+    png = export.render_panel(cls, session, "png", opts)
+    svg = export.render_panel(cls, session, "svg", opts)
+    pdf = export.render_panel(cls, session, "pdf", opts)
+
+    image = QtGui.QImage.fromData(png, "PNG")
+    assert image.width() == 1200 and image.height() == 750
+    a = grey(image)
+    assert a.std() > 10  # a real picture, not a blank page
+
+    root = ET.fromstring(svg)  # parses as XML
+    texts = [t for t in root.iter(f"{SVG_NS}text") if "".join(t.itertext()).strip()]
+    shapes = [e for e in root.iter() if e.tag in (f"{SVG_NS}path", f"{SVG_NS}polyline", f"{SVG_NS}polygon",
+                                                  f"{SVG_NS}rect", f"{SVG_NS}circle", f"{SVG_NS}ellipse")]
+    assert len(texts) >= 3 and len(shapes) >= 3
+    # Vector, not one bitmap of the panel: no embedded image larger than a heatmap's cell grid / colour bar.
+    for im in root.iter(f"{SVG_NS}image"):
+        w, h = float(im.get("width", 0)), float(im.get("height", 0))
+        assert w * h <= 300 * 300, f"{name}: an embedded {w} x {h} bitmap"
+    back = grey(svg_to_image(svg, image.size()))
+    mad = np.abs(a - back).mean()
+    blank = np.abs(a - 255).mean()
+    assert mad < 4.0 and mad < 0.25 * blank, f"{name}: SVG differs from the PNG by {mad:.2f} (blank {blank:.2f})"
+
+    assert pdf.startswith(b"%PDF") and len(pdf) > 2000
+    assert pdf_pages(pdf) == 1
+    assert b"/Font" in pdf  # text is text
+
+
+def test_svg_of_another_panel_does_not_match(session):
+    """The similarity check can fail: a different panel's SVG is far from this PNG."""
+    classes = export.panel_classes()
+    opts = export.ExportOptions(width=960, theme="slide")
+    image = QtGui.QImage.fromData(export.render_panel(classes["embedding"], session, "png", opts), "PNG")
+    other = grey(svg_to_image(export.render_panel(classes["softmax"], session, "svg", opts), image.size()))
+    assert np.abs(grey(image) - other).mean() > 8.0
+
+
+def test_width_scale_transparent_and_screen_theme(session):
+    cls = export.panel_classes()["softmax"]
+    scaled = QtGui.QImage.fromData(export.render_panel(cls, session, "png", export.ExportOptions(scale=1.5)), "PNG")
+    assert scaled.width() == 1440
+    clear = QtGui.QImage.fromData(
+        export.render_panel(cls, session, "png", export.ExportOptions(width=640, transparent=True, theme="screen")),
+        "PNG")
+    assert clear.width() == 640 and clear.hasAlphaChannel()
+    alpha = np.array([[clear.pixelColor(x, y).alpha() for x in range(0, 640, 16)] for y in range(0, 400, 16)])
+    assert (alpha == 0).mean() > 0.5  # most of the figure lets the slide show through
+    assert (alpha == 255).any()  # but the pie is drawn
+    solid = QtGui.QImage.fromData(export.render_panel(cls, session, "png", export.ExportOptions(width=640)), "PNG")
+    assert solid.pixelColor(2, 2).alpha() == 255
+
+
+def test_the_on_screen_panel_is_untouched(window, tmp_path):
+    panel = window.panels["heatmapPanel"]
+    before = panel.size(), panel.theme, panel.paint_count
+    window.exporter.export_panel("heatmapPanel", tmp_path / "h.png")
+    settle()
+    assert (panel.size(), panel.theme) == before[:2]
+    assert panel.isVisible() and panel.paint_count == before[2]
+
+
+def test_deck_has_a_title_page_and_one_page_per_panel(session, tmp_path):
+    path = export.export_deck(session, tmp_path / "deck.pdf", export.ExportOptions())
+    data = path.read_bytes()
+    assert pdf_pages(data) == 1 + len(NAMES)
+    assert not list(tmp_path.glob(".qkv-export-*"))  # no temporary file left
+    part = export.deck_bytes(session, export.ExportOptions(), names=["heatmap", "softmax"])
+    assert pdf_pages(part) == 3
+
+
+def read_csv(path):
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    return rows[0], [r[0] for r in rows[1:]], np.array([[float(v) for v in r[1:]] for r in rows[1:]])
+
+
+def test_data_export_equals_compute(tmp_path):
+    scenario = presets.load("repeated-word").with_options(causal=True)
+    result = compute(scenario)
+    written = export.export_data(result, tmp_path)
+    assert {p.name for p in written} == {f"{s}.csv" for s in export.DATA_FILES} | {"attention.json"}
+    ref = compute(scenario)  # independent recomputation
+    labels = ["The", "dog", "saw", "the", "other", "dog (2)", "."]
+    assert list(scenario.tokens) == ["The", "dog", "saw", "the", "other", "dog", "."]
+    for stem, expected in [("x", scenario.x), ("w_q", scenario.w_q), ("w_k", scenario.w_k), ("w_v", scenario.w_v),
+                           ("q", ref.q), ("k", ref.k), ("v", ref.v), ("scores", ref.scores),
+                           ("scaled", ref.scaled), ("weights", ref.weights), ("output", ref.output)]:
+        header, rows, values = read_csv(tmp_path / f"{stem}.csv")
+        assert np.array_equal(values, expected), stem  # exact: full precision, -inf kept
+        if stem in ("scores", "scaled", "weights"):
+            assert header[1:] == labels and rows == labels
+        elif stem in ("x", "q", "k", "v", "output"):
+            assert rows == labels
+    assert np.isneginf(read_csv(tmp_path / "scaled.csv")[2][0, 1])  # the causal mask
+    doc = json.loads((tmp_path / "attention.json").read_text(encoding="utf-8"))
+    assert doc["tokens"] == list(scenario.tokens)
+    m = doc["matrices"]
+    assert np.array_equal(np.array(m["weights"]), ref.weights)
+    assert np.array_equal(np.array(m["output"]), ref.output)
+    assert m["scaled"][0][1] is None and m["scaled"][1][0] == ref.scaled[1, 0]
+    reopened, _view = session_format.from_dict(doc["session"])
+    assert reopened == scenario
+
+
+def test_menu_actions_export_copy_and_remember_options(window, tmp_path, qtbot):
+    ex = window.exporter
+    menu_texts = [a.text().replace("&", "") for a in ex.menu.actions()]
+    assert any("deck" in t for t in menu_texts) and any("data" in t for t in menu_texts)
+    assert ex.actions["panel"].shortcut().toString() == "Ctrl+E"
+
+    # Options are remembered in QSettings between runs.
+    window.settings.setValue("export/size_mode", "width")
+    window.settings.setValue("export/width", 800)
+    window.settings.setValue("export/theme", "screen")
+    opts, fmt = ex.options()
+    assert opts.width == 800 and opts.theme == "screen" and fmt == "png"
+    ex.ask_options = lambda: (export.ExportOptions(scale=3.0, transparent=True, theme="slide"), "svg")
+    assert ex.edit_options()
+    opts, fmt = ex.options()
+    assert (opts.width, opts.scale, opts.transparent, opts.theme, fmt) == (None, 3.0, True, "slide", "svg")
+
+    # Ctrl+E exports the panel shown alone; the save dialog suggests its short name.
+    window.grid.focus("softmaxPanel")
+    settle()
+    asked = []
+    ex.ask_save_path = lambda suggested, filters, selected: asked.append(suggested) or str(tmp_path / suggested)
+    ex.actions["panel"].trigger()
+    assert asked == ["softmax.svg"] and (tmp_path / "softmax.svg").stat().st_size > 1000
+    window.grid.focus(None)
+    settle()
+
+    # The last-clicked panel otherwise.
+    qtbot.mouseClick(window.panels["heatmapPanel"].canvas.viewport(), QtCore.Qt.MouseButton.LeftButton)
+    assert ex.current_panel() == "heatmapPanel"
+    asked.clear()
+    ex.actions["panel"].trigger()
+    assert asked == ["heatmap.svg"]
+
+    # Export all panels into a folder, in the remembered format; deck; data; copy to the clipboard.
+    ex.ask_folder = lambda title: str(tmp_path / "all")
+    (tmp_path / "all").mkdir()
+    written = ex.export_all()
+    assert sorted(p.name for p in written) == sorted(f"{n}.svg" for n in NAMES)
+    deck = ex.export_deck(tmp_path / "deck.pdf")
+    assert pdf_pages(deck.read_bytes()) == 1 + len(NAMES)
+    data = ex.export_data(tmp_path / "all")
+    assert (tmp_path / "all" / "weights.csv").is_file() and len(data) == 12
+    image = ex.copy_figure("summaryPanel")
+    clip = QtWidgets.QApplication.clipboard().image()
+    assert image.width() == 2880 and clip.width() == image.width()
+
+    # A folder that cannot be written is reported, nothing crashes.
+    assert ex.export_panel("heatmapPanel", tmp_path / "missing" / "h.png") is None
+    assert window.errors and "Could not export" in window.errors[-1]
+
+
+def test_panel_context_menu_offers_export(window):
+    frame = window.grid.frames["valuesPanel"]
+    assert frame.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
+    menu = window.exporter.panel_menu("valuesPanel")
+    texts = [a.text() for a in menu.actions()]
+    assert "Export this panel\u2026" in texts and "Copy figure" in texts
+    import pyqtgraph as pg
+
+    for view in window.panels["heatmapPanel"].findChildren(pg.GraphicsView):
+        # pyqtgraph's own (broken) "Export..." is replaced by ours.
+        assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"

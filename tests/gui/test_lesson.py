@@ -1,0 +1,289 @@
+"""Lesson mode as a class uses it: step with keys and buttons, live numbers in the text,
+quick checks, the softmax-direction demonstration, exercises, presenter mode, and --lesson."""
+import hashlib
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from qkv_engine import compute, explain, views
+from qkv_gui import style
+from qkv_gui.lesson import markdown
+from qkv_gui.lesson.steps import lesson_files, load_steps
+
+from .conftest import settle
+
+Qt = QtCore.Qt
+ROOT = Path(__file__).resolve().parents[2]
+#: The panel each step brings forward, in lesson order.
+EXPECTED_PANELS = [
+    "embeddingPanel", "mixingPanel", "qkPlanePanel", "qkPlanePanel", "qkPlanePanel", "scalingPanel",
+    "softmaxPanel", "valuesPanel", "matricesPanel", "summaryPanel", "heatmapPanel", "summaryPanel",
+]
+
+
+@pytest.fixture
+def lesson_window(make_window):
+    w = make_window()
+    w.enter_lesson_mode()
+    settle()
+    return w
+
+
+def test_twelve_steps_in_lesson_order_each_with_a_real_panel(window):
+    steps = load_steps()
+    assert [p.name for p in lesson_files()][0] == "01-token.md"
+    assert [s.panel for s in steps] == EXPECTED_PANELS
+    titles = " | ".join(s.title.lower() for s in steps)
+    for word in ("token", "grid", "query", "key", "dot product", "√d_k", "softmax", "value", "matrices",
+                 "whole picture", "plain words", "quick checks"):
+        assert word in titles, word
+    assert all(s.panel in window.panels for s in steps)
+
+
+def _words(text):
+    text = re.sub(r"\$[^$]*\$", " ", text)
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def test_no_run_of_eight_words_is_copied_from_the_seeds():
+    # tests/data/seed_shingles.txt holds a short hash of every run of 8 words in the two seed documents
+    # (the documents themselves are not part of the project).
+    data = Path(__file__).resolve().parent.parent / "data" / "seed_shingles.txt"
+    seed = {line.strip() for line in data.read_text(encoding="utf-8").splitlines() if line and line[0] != "#"}
+    assert len(seed) > 1000
+    copied = []
+    for path in lesson_files():
+        w = _words(path.read_text(encoding="utf-8"))
+        for i in range(len(w) - 7):
+            run = " ".join(w[i:i + 8])
+            if hashlib.sha1(run.encode()).hexdigest()[:16] in seed:
+                copied.append(f"{path.name}: {run}")
+    assert copied == []
+
+
+def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_window, qtbot):
+    w = lesson_window
+    lesson, pane = w.lesson, w.lesson.pane
+    assert pane.isVisible() and w.findChild(QtWidgets.QWidget, "lessonPane") is pane
+    seen = []
+    for n, key in enumerate([Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_PageDown] * 4):
+        seen.append((lesson.index, w.grid.focused, lesson.highlighted_panel(), pane.stepLabel.text()))
+        if n < 11:
+            qtbot.keyClick(pane.text, key)
+            settle()
+    assert [s[0] for s in seen] == list(range(12))
+    assert [s[1] for s in seen] == EXPECTED_PANELS
+    assert [s[2] for s in seen] == EXPECTED_PANELS
+    assert seen[3][3] == "Step 4 of 12"
+    frame = w.grid.frames["summaryPanel"]
+    assert frame.property("lessonHighlight") is True and "border" in frame.styleSheet()
+    assert w.grid.frames["heatmapPanel"].property("lessonHighlight") is False
+    assert not pane.nextButton.isEnabled()
+    qtbot.keyClick(pane.text, Qt.Key.Key_Left)
+    qtbot.keyClick(pane.text, Qt.Key.Key_PageUp)
+    assert lesson.index == 9
+    for _ in range(9):
+        qtbot.mouseClick(pane.previousButton, Qt.MouseButton.LeftButton)
+    assert lesson.index == 0 and w.grid.focused == "embeddingPanel"
+    assert not pane.previousButton.isEnabled()
+    qtbot.mouseClick(pane.nextButton, Qt.MouseButton.LeftButton)
+    assert lesson.index == 1 and w.grid.focused == "mixingPanel"
+    # all panels shown, the step's panel outlined
+    pane.aloneButton.setChecked(False)
+    assert w.grid.focused is None and w.panels["embeddingPanel"].isVisible()
+    assert w.grid.frames["mixingPanel"].property("lessonHighlight") is True
+
+
+def test_lesson_keys_leave_typing_and_table_editing_alone(lesson_window, qtbot):
+    w = lesson_window
+    edit = w.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    edit.setFocus()
+    edit.end(False)
+    qtbot.keyClick(edit, Qt.Key.Key_Space)
+    qtbot.keyClicks(edit, "on")
+    qtbot.keyClick(edit, Qt.Key.Key_Left)
+    qtbot.keyClick(edit, Qt.Key.Key_PageDown)
+    settle()
+    assert edit.text() == "The cat sat on" and w.lesson.index == 0
+    view = w.findChild(QtWidgets.QTableView, "tokenTable")
+    index = view.model().index(0, 2)
+    view.setCurrentIndex(index)
+    qtbot.keyClick(view, Qt.Key.Key_Right)  # moves the table's cursor, not the lesson
+    assert view.currentIndex().column() == 3 and w.lesson.index == 0
+    view.edit(view.currentIndex())
+    editor = view.focusWidget()
+    assert isinstance(editor, QtWidgets.QLineEdit)
+    editor.clear()
+    qtbot.keyClicks(editor, "0.75")
+    qtbot.keyClick(editor, Qt.Key.Key_Left)
+    qtbot.keyClick(editor, Qt.Key.Key_Space)
+    assert w.lesson.index == 0
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    settle()
+    assert w.lesson.index == 0
+
+
+def test_step_text_uses_the_live_numbers(make_window):
+    w = make_window("seed-cat")
+    w.enter_lesson_mode()
+    w.lesson.go(1)  # a grid mixes the dials: q1 worked out
+    settle()
+    before = w.lesson.text()
+    r = w.session.result
+    assert explain.projection(r, "q", 0, 0).text in before
+    assert "-0.13" in before  # the seed's q1, recomputed by hand: 0.05 - 0.06 - 0.24 + 0.12
+    assert w.session.set_cell("w_q", 0, 0, 0.5)
+    settle()
+    after = w.lesson.text()
+    new_text = explain.projection(w.session.result, "q", 0, 0).text
+    assert after != before and new_text in after
+    assert "0.5(0.5)" in new_text and new_text.endswith("= 0.07")  # 0.25 - 0.06 - 0.24 + 0.12
+    w.lesson.go(4)  # the dot product
+    settle()
+    assert explain.score(w.session.result, 0, 0).text in w.lesson.text()
+    assert "unknown placeholder" not in w.lesson.text()
+
+
+def test_every_step_fills_every_placeholder(make_window):
+    w = make_window()
+    w.enter_lesson_mode()
+    w.session.select(2, 1)
+    settle()
+    for k in range(len(w.lesson.steps)):
+        w.lesson.go(k)
+        w.lesson.revealed.update(range(20))
+        w.lesson.render()
+        text = w.lesson.text()
+        assert "unknown placeholder" not in text and "{" not in text, (k, text)
+    assert "'sat'" in w.lesson.text()
+
+
+def test_unknown_placeholder_shows_visibly_and_values_are_not_markdown():
+    html = markdown.render("Value {nope} and {a} in `{a}`\n\n```\n{a}\n```", {"a": "*x* <b>"})
+    assert "unknown placeholder: nope" in html
+    doc = QtWidgets.QTextBrowser()
+    doc.setHtml(html)
+    plain = doc.toPlainText()
+    assert plain.count("*x* <b>") == 3 and "unknown placeholder: nope" in plain
+
+
+def test_quick_check_answers_hidden_until_revealed(lesson_window):
+    lesson = lesson_window.lesson
+    lesson.go(len(lesson.steps) - 1)
+    settle()
+    text = lesson.text()
+    assert "Is a token always one whole word?" in text
+    assert "punctuation mark" not in text and text.count("Show the answer") >= 8
+    lesson.pane.text.anchorClicked.emit(QtCore.QUrl("reveal:0"))
+    assert "punctuation mark" in lesson.text()
+    lesson.pane.text.anchorClicked.emit(QtCore.QUrl("reveal:8"))
+    assert explain.score(lesson_window.session.result, 0, 0).text in lesson.text()
+
+
+def test_softmax_direction_demo_shows_both_ways_live(lesson_window):
+    w = lesson_window
+    w.lesson.go(8)
+    settle()
+    text = w.lesson.text()
+    assert "Softmax along each row" in text and "Softmax down each column" in text
+    s = w.session.scenario
+    bug = compute(s.with_options(softmax_over="queries"))
+    assert text.count("1.00 \u2713") == 3
+    for total in views.row_sums(bug):
+        assert f"{explain.fixed(total, 2)} " in text
+    assert "\u2717" in text
+
+
+def test_exercise_accepts_right_and_rejects_wrong(make_window, qtbot):
+    w = make_window("seed-cat")
+    w.enter_lesson_mode()
+    lesson = w.lesson
+    qtbot.mouseClick(lesson.pane.exerciseButton, Qt.MouseButton.LeftButton)
+    assert lesson.pane.stack.currentWidget() is lesson.pane.exercise
+    lesson.new_exercise("q", i=0, c=0)
+    page = lesson.pane.exercise
+    assert lesson.cover.isVisible() and "q1" in page.question.text()
+    assert "-0.13" not in page.question.text() + page.given.text()
+    qtbot.keyClicks(page.answer, "-0.13")
+    qtbot.mouseClick(page.checkButton, Qt.MouseButton.LeftButton)
+    assert page.feedback.text().startswith("\u2714") and "Right" in page.feedback.text()
+    assert explain.projection(w.session.result, "q", 0, 0).text in page.worked.text()
+    assert not lesson.cover.isVisible()
+
+    lesson.new_exercise("score", i=0, j=0)
+    assert lesson.cover.isVisible() and page.worked.text() == ""
+    qtbot.keyClicks(page.answer, "0.5")
+    qtbot.keyClick(page.answer, Qt.Key.Key_Return)
+    assert page.feedback.text().startswith("\u2718") and "Not quite" in page.feedback.text()
+    assert explain.score(w.session.result, 0, 0).text in page.worked.text()
+    assert lesson.check("0.047") is True  # 0.0471 to the 3 decimals shown
+
+    lesson.new_exercise("weight", i=0, j=0)
+    assert lesson.check("1") is True
+    lesson.new_exercise("output", i=0, c=1)
+    assert lesson.check(explain.fixed(w.session.result.output[0, 1], 2)) is True
+    assert lesson.check(explain.fixed(w.session.result.output[0, 1] + 0.02, 2)) is False
+    lesson.set_exercise(False)
+    assert lesson.pane.stack.currentWidget() is lesson.pane.text and not lesson.cover.isVisible()
+
+
+def test_presenter_mode_enters_full_screen_and_esc_restores_the_layout(lesson_window, qtbot):
+    w = lesson_window
+    lesson = w.lesson
+    lesson.go(6)
+    settle()
+    docks_before = {d.objectName(): d.isVisible() for d in w.findChildren(QtWidgets.QDockWidget)}
+    assert docks_before["dockSentence"] and docks_before["dockLesson"]
+    lesson.enter_presenter()
+    settle()
+    assert w.isFullScreen() and lesson.presenter
+    assert not w.menuBar().isVisible() and not w.statusBar().isVisible()
+    for name in ("dockSentence", "dockTokens", "dockWeights"):
+        assert not w.findChild(QtWidgets.QDockWidget, name).isVisible()
+    assert lesson.pane.isVisible()
+    visible = [n for n, f in w.grid.frames.items() if f.isVisible()]
+    assert visible == ["softmaxPanel"]
+    lesson.set_scale(max(lesson.pane.sizeCombo.itemData(i) for i in range(lesson.pane.sizeCombo.count())))
+    settle()
+    scale = lesson.presenter_scale
+    assert scale >= 2.0
+    for panel in w.panels.values():
+        assert panel.theme == style.presenter(scale)
+    assert lesson.body_px() >= 24
+    assert re.search(r"font-size:\s*(\d+)px", lesson.html()).group(1) == str(lesson.body_px())
+    qtbot.keyClick(lesson.pane.text, Qt.Key.Key_Right)  # clicker still steps
+    assert lesson.index == 7 and [n for n, f in w.grid.frames.items() if f.isVisible()] == ["valuesPanel"]
+
+    qtbot.keyClick(lesson.pane.text, Qt.Key.Key_Escape)
+    settle()
+    assert not w.isFullScreen() and not lesson.presenter
+    assert w.menuBar().isVisible() and w.statusBar().isVisible()
+    assert {d.objectName(): d.isVisible() for d in w.findChildren(QtWidgets.QDockWidget)} == docks_before
+    for panel in w.panels.values():
+        assert panel.theme == style.SCREEN
+    assert lesson.body_px() < 24 and lesson.active
+    lesson.leave()
+    settle()
+    assert not lesson.pane.isVisible() and w.grid.focused is None
+    assert all(f.isVisible() for f in w.grid.frames.values())
+    qtbot.keyClick(w.grid, Qt.Key.Key_Right)
+    assert lesson.index == 7  # keys are not taken when the lesson is off
+
+
+def test_command_line_opens_straight_into_the_lesson(tmp_path):
+    shot = tmp_path / "lesson.png"
+    out = subprocess.run([sys.executable, str(ROOT / "main.py"), "--lesson", "--preset", "seed-cat",
+                          "--screenshot", str(shot), "--quit-after", "1500"],
+                         capture_output=True, text=True, timeout=60, cwd=str(ROOT),
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen",
+                              "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    from PySide6 import QtGui
+
+    img = QtGui.QImage(str(shot))
+    assert not img.isNull() and img.width() > 600
