@@ -135,18 +135,6 @@ def _prepare_for_vectors(panel: QtWidgets.QWidget, options: ExportOptions) -> No
         bar.setVisible(False)
 
 
-def _remember_base_fonts(panel: QtWidgets.QWidget) -> None:
-    """Record every widget's own screen font size before the theme scales it.
-
-    ``Panel._scale_widgets`` reads a widget's size the first time it meets it; a child
-    met after its parent was scaled has already inherited the bigger font, so nested
-    labels would grow twice or three times over. Recording all sizes first avoids that.
-    """
-    for w in [panel, *panel.findChildren(QtWidgets.QWidget)]:
-        if w.property("qkvBasePointSize") is None and w.font().pointSizeF() > 0:
-            w.setProperty("qkvBasePointSize", w.font().pointSizeF())
-
-
 class StagedPanel:
     """A fresh, offscreen panel bound to ``session``; use as a context manager."""
 
@@ -163,7 +151,6 @@ class StagedPanel:
         panel.resize(*self.options.size)
         theme = self.options.style_theme()
         if theme != style.SCREEN:
-            _remember_base_fonts(panel)
             panel.set_theme(theme)
         _prepare_for_vectors(panel, self.options)
         panel.show()
