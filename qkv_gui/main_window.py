@@ -16,6 +16,7 @@ from qkv_engine import ScenarioError, presets, session_format
 
 from . import style
 from .export_actions import install_export_actions
+from .experiments import install_experiments
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .lesson import install_lesson
 from .panel_grid import PanelGrid
@@ -90,6 +91,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.autosaveTimer.start()
         install_lesson(self)
         install_export_actions(self)
+        install_experiments(self)
 
     # ----- actions ----------------------------------------------------------------------------
     def load_preset(self, name: str) -> None:

@@ -1,0 +1,76 @@
+"""The Experiments menu: labs that are driven by their own controls, each opened in a dock.
+
+    install_experiments(window)      # adds "Experiments" after "View"; "√d_k lab" opens the dock
+    window.experiment_docks["dockScalingLab"]
+
+The docks are made on first use (a lab costs nothing until it is opened) and
+are not part of the main grid, the View menu's panel list or "Reset layout".
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from .panels.scaling_lab import ScalingLabPanel
+
+Qt = QtCore.Qt
+
+#: object name of the dock -> (menu text, panel class, dock title)
+EXPERIMENTS = {
+    "dockScalingLab": ("√d_k lab", ScalingLabPanel, ScalingLabPanel.title),
+}
+LAB_DOCK_WIDTH = 600
+
+
+def _menu_after_view(window) -> QtWidgets.QMenu:
+    menu = QtWidgets.QMenu("Experiments", window)
+    menu.setObjectName("experimentsMenu")
+    bar = window.menuBar()
+    view_menu = getattr(window, "viewMenu", None)
+    actions = bar.actions()
+    before = None
+    if view_menu is not None and view_menu.menuAction() in actions:
+        idx = actions.index(view_menu.menuAction())
+        if idx + 1 < len(actions):
+            before = actions[idx + 1]
+    if before is not None:
+        bar.insertMenu(before, menu)
+    else:
+        bar.addMenu(menu)
+    return menu
+
+
+def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
+    """Show the dock ``name`` (made the first time), raised and ready."""
+    dock = window.experiment_docks.get(name)
+    if dock is None:
+        _text, cls, title = EXPERIMENTS[name]
+        dock = QtWidgets.QDockWidget(title, window)
+        dock.setObjectName(name)
+        dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        panel = cls(window.session)
+        dock.setWidget(panel)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        window.resizeDocks([dock], [LAB_DOCK_WIDTH], Qt.Orientation.Horizontal)
+        window.experiment_docks[name] = dock
+        window.experiment_panels[cls.object_name] = panel
+    dock.show()
+    dock.raise_()
+    return dock
+
+
+def install_experiments(window) -> QtWidgets.QMenu:
+    """Give ``window`` the Experiments menu (after View) and its labs."""
+    window.experiment_docks = {}
+    window.experiment_panels = {}
+    menu = _menu_after_view(window)
+    window.experimentsMenu = menu
+    window.experiment_actions = {}
+    for name, (text, _cls, _title) in EXPERIMENTS.items():
+        act = menu.addAction(text)
+        act.setObjectName(name.replace("dock", "open", 1))
+        act.triggered.connect(lambda _=False, n=name: open_experiment(window, n))
+        window.experiment_actions[name] = act
+    window.open_experiment = lambda name: open_experiment(window, name)
+    return menu
