@@ -23,6 +23,7 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
+from .theming import ThemedTextMixin, adopt_text
 
 Qt = QtCore.Qt
 
@@ -60,6 +61,7 @@ class TextPool:
         self.plot = parent_plot
         self.anchor = anchor
         self.font = font
+        self.scale = 1.0  # the panel's theme font scale, for items made between two repaints
         self.z = z
         self.items: list = []
         self.shown = 0
@@ -69,6 +71,7 @@ class TextPool:
             item = pg.TextItem("", anchor=self.anchor)
             if self.font is not None:
                 item.setFont(self.font)
+            adopt_text(item, self.scale)
             item.setZValue(self.z)
             self.plot.addItem(item, ignoreBounds=True)
             self.items.append(item)
@@ -81,7 +84,7 @@ class TextPool:
         return self.items[:count]
 
 
-class HeatmapPanel(Panel):
+class HeatmapPanel(ThemedTextMixin, Panel):
     object_name = "heatmapPanel"
     title = "Attention weights, every pair"
 
@@ -134,7 +137,8 @@ class HeatmapPanel(Panel):
             axis = self.plot.getAxis(name)
             axis.setStyle(tickFont=tick_font, tickLength=-3, autoExpandTextSpace=True)
             axis.setTextPen(pg.mkPen(style.INK[role]))
-            axis.setLabel(text, color=style.INK[role], **{"font-size": "8pt"})
+            axis.setLabel(text, color=style.INK[role])  # no size in the HTML: the label's font follows the theme
+            axis.label.setFont(tick_font)
         self.plot.getAxis("left").setWidth(None)
 
         cmap = style.colormap()
@@ -270,8 +274,7 @@ class HeatmapPanel(Panel):
         x1, y1 = self._extent(result)
         self.vb.setLimits(xMin=-0.05 * x1, xMax=1.05 * x1, yMin=-0.05 * y1, yMax=1.05 * y1,
                           minXRange=min(1.0, x1), minYRange=min(1.0, y1))
-        if old is None or old.tokens != result.tokens:
-            self._label_widths = np.array([self._metrics.horizontalAdvance(short_token(t)) for t in result.tokens])
+        self._measure_labels(result)
         view_key = (n, column_mode)
         if view_key != self._view_key:
             self._view_key = view_key
@@ -355,7 +358,9 @@ class HeatmapPanel(Panel):
         # Numbers inside the cells, only when the cells are big enough.
         weights = result.weights
         allowed = result.allowed
-        fits = px_x >= NUMBER_MIN_PX[0] and px_y >= NUMBER_MIN_PX[1]
+        number_px = (max(NUMBER_MIN_PX[0], self._metrics.horizontalAdvance("0.00") + 2),
+                     max(NUMBER_MIN_PX[1], self._metrics.height()))
+        fits = px_x >= number_px[0] and px_y >= number_px[1]
         count = (jx1 - jx0) * (iy1 - iy0)
         if fits and count <= MAX_NUMBERS:
             cells = [(i, j) for i in range(iy0, iy1) for j in range(jx0, jx1) if allowed[i, j]]
@@ -370,7 +375,7 @@ class HeatmapPanel(Panel):
             self.shown_numbers = 0
 
         # The sums, written in their strips when there is room.
-        strip_fits = sw * px_x >= NUMBER_MIN_PX[0] and px_y >= NUMBER_MIN_PX[1]
+        strip_fits = sw * px_x >= number_px[0] and px_y >= number_px[1]
         if strip_fits:
             rows = list(range(iy0, iy1, step_y))
             items = self.rowSumTexts.take(len(rows))
@@ -380,7 +385,7 @@ class HeatmapPanel(Panel):
                 item.setPos(n + gap + sw / 2, i + 0.5)
         else:
             self.rowSumTexts.take(0)
-        if column_mode and sw * px_y >= NUMBER_MIN_PX[1] and px_x >= NUMBER_MIN_PX[0]:
+        if column_mode and sw * px_y >= number_px[1] and px_x >= number_px[0]:
             cols = list(range(jx0, jx1, step_x))
             items = self.colSumTexts.take(len(cols))
             for item, j in zip(items, cols):
@@ -447,6 +452,25 @@ class HeatmapPanel(Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._apply_texts()
+
+    def theme_changed(self, theme) -> None:
+        for pool in (self.numbers, self.rowSumTexts, self.colSumTexts):
+            pool.scale = theme.font_scale
+        self._measure_labels(getattr(self, "_result", None))
+
+    def _measure_labels(self, result) -> None:
+        """Widths of the token names in the tick font as drawn now (the theme scales it)."""
+        if result is None:
+            return
+        font = self.plot.getAxis("bottom").style.get("tickFont") or self._tick_font
+        key = (result.tokens, font.pointSizeF())
+        if key == getattr(self, "_measured", None):
+            return
+        self._measured = key
+        self._metrics = QtGui.QFontMetricsF(font)
+        half = int(math.ceil(self._metrics.height() / 2))  # the colour bar's top and bottom numbers stick out
+        self.canvas.ci.layout.setContentsMargins(2, max(2, half), 4, max(2, half - 4))
+        self._label_widths = np.array([self._metrics.horizontalAdvance(short_token(t)) for t in result.tokens])
 
     def _on_mouse_moved(self, scene_pos) -> None:
         cell = self.cell_at(scene_pos)

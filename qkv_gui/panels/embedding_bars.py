@@ -20,6 +20,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .theming import ThemedTextMixin, adopt_text
 
 #: A bar label needs about this many pixels of bar width to be drawn.
 VALUE_LABEL_MIN_PX = 34
@@ -66,6 +67,7 @@ class LabelPool:
         self.anchor = anchor
         self.bold = bold
         self.z = z
+        self.scale = 1.0  # the panel's theme font scale: for items made between repaints, and label room
         self.items: list = []
         self.shown = 0
 
@@ -76,6 +78,7 @@ class LabelPool:
                 font = item.textItem.font()
                 font.setBold(True)
                 item.setFont(font)
+            adopt_text(item, self.scale)
             item.setZValue(self.z)
             self.plot.addItem(item, ignoreBounds=True)
             self.items.append(item)
@@ -92,10 +95,11 @@ def place_value_labels(pool: LabelPool, xs, heights, ppu: float, decimals: int, 
     """Numbers at the bar tips: upright when bars are wide, turned on their side when narrower
     (if ``rotate``), none when the bars are narrower still."""
     count = len(heights)
-    if count > MAX_VALUE_LABELS or ppu < VALUE_LABEL_MIN_PX / (2.2 if rotate else 1.0):
+    need = VALUE_LABEL_MIN_PX * pool.scale  # bigger text (slides, presenter mode) needs wider bars
+    if count > MAX_VALUE_LABELS or ppu < need / (2.2 if rotate else 1.0):
         pool.take(0)
         return
-    upright = ppu >= VALUE_LABEL_MIN_PX
+    upright = ppu >= need
     for item, x, h in zip(pool.take(count), xs, heights):
         item.setText(style.fmt(h, decimals))
         item.setAngle(0 if upright else 90)
@@ -149,6 +153,19 @@ class GroupedBars:
         return g if 0 <= g < self.n else None
 
 
+def tick_metrics(plot: pg.PlotWidget, name: str = "bottom") -> QtGui.QFontMetricsF:
+    """Metrics of an axis's tick labels as drawn now (the theme scales the tick font)."""
+    axis = plot.getPlotItem().getAxis(name)
+    return QtGui.QFontMetricsF(axis.style.get("tickFont") or axis.font())
+
+
+def fit_value_axis(plot: pg.PlotWidget) -> None:
+    """Make the left (value) axis wide enough for its numbers in the tick font as drawn now
+    (a fixed width would hide them when the theme makes the text bigger)."""
+    fm = tick_metrics(plot, "left")
+    plot.getPlotItem().getAxis("left").setWidth(int(max(38.0, fm.horizontalAdvance("-0.00") + 12)))
+
+
 def px_per_unit(plot: pg.PlotWidget, x_range) -> float:
     width = plot.getPlotItem().getViewBox().boundingRect().width()
     return max(width, 1.0) / max(x_range[1] - x_range[0], 1e-9)
@@ -166,7 +183,7 @@ def y_limits(values: np.ndarray, room: float = 0.1) -> tuple:
 
 
 # ----- the panel -------------------------------------------------------------------------------
-class EmbeddingPanel(Panel):
+class EmbeddingPanel(ThemedTextMixin, Panel):
     object_name = "embeddingPanel"
     title = "1 · Tokens as numbers"
 
@@ -208,7 +225,6 @@ class EmbeddingPanel(Panel):
         self.pointer.setZValue(30)
         pi.addItem(self.pointer, ignoreBounds=True)
         self.values = LabelPool(pi, style.INK["x"], anchor=(0.5, 1.0))
-        self.axis_font_metrics = QtGui.QFontMetrics(pi.getAxis("bottom").font())
 
         self.groups = GroupedBars()
         self._result = None
@@ -254,7 +270,7 @@ class EmbeddingPanel(Panel):
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
         names = result.tokens
-        fm = self.axis_font_metrics
+        fm = tick_metrics(self.plot)
         widths = [fm.horizontalAdvance(t) for t in names]
         shown = thin_labels(g.centres, widths, ppu, keep=(self._query,))
         self._ticks = [(float(g.centres[k]), names[k]) for k in shown]
@@ -265,6 +281,28 @@ class EmbeddingPanel(Panel):
         count = heights.size
         place_value_labels(self.values, g.lefts + 0.5, heights, ppu, 2)
         self.bars.setOpts(pen=pg.mkPen(BAR_EDGE, width=1) if ppu >= 5 else None)
+        self._place_pointer(ppu)
+
+    def _place_pointer(self, ppu: float) -> None:
+        """"query: name" centred over the chosen strip, or flush with its inner edge when wider than the strip
+        (so it never runs off the plot)."""
+        g, i = self.groups, self._query
+        width = self.pointer.textItem.boundingRect().width()
+        left, right = i * g.step - g.GAP / 2.0, (i + 1) * g.step - g.GAP / 2.0
+        hi = self.y_range[1]
+        if width <= (right - left) * ppu:
+            self.pointer.setAnchor((0.5, 0.0))
+            self.pointer.setPos(g.centres[i], hi)
+        elif g.centres[i] <= (g.x_range[0] + g.x_range[1]) / 2:
+            self.pointer.setAnchor((0.0, 0.0))
+            self.pointer.setPos(max(left, g.x_range[0]), hi)
+        else:
+            self.pointer.setAnchor((1.0, 0.0))
+            self.pointer.setPos(min(right, g.x_range[1]), hi)
+
+    def theme_changed(self, theme) -> None:
+        self.values.scale = theme.font_scale
+        fit_value_axis(self.plot)
 
     # ----- clicks ---------------------------------------------------------------------------
     def _clicked(self, ev) -> None:

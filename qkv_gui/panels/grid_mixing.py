@@ -135,8 +135,8 @@ class MixingCanvas(QtWidgets.QWidget):
         lines_head = f"lines = {self._grid_name}"
         if d_in * d_out > MAX_ALL_LINES:
             lines_head += f" (into {self._which}{self._col + 1} only)"
-        lay.headers.append((QtCore.QRectF(anchor_in, 1, max(0.0, anchor_out - anchor_in), head_h),
-                            lines_head, style.FOREGROUND))
+        lay.headers.append((QtCore.QRectF(anchor_in, 1, max(0.0, out_left - 22 - anchor_in), head_h),
+                            lines_head, style.FOREGROUND))  # ends before the output header begins
         lay.headers.append((QtCore.QRectF(out_left - 20, 1, cell_w + 20, head_h),
                             f"{self._which} = x {self._grid_name}", style.INK[self._role]))
 
@@ -447,18 +447,12 @@ class MixingPanel(Panel):
         self.arithmetic.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                       QtWidgets.QSizePolicy.Policy.Minimum)
         layout.addWidget(self.arithmetic)
+        self._base_fonts()
 
-    def resizeEvent(self, event):
-        super().resizeEvent(event)
-        self._apply_fonts()
-
-    def theme_changed(self, theme) -> None:
-        self._apply_fonts()
-
-    def _apply_fonts(self) -> None:
-        """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
-        scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
-        font = style.scaled_font(self.font(), self.width(), self.height(), scale)
+    def _base_fonts(self) -> None:
+        """Fonts at theme scale 1; the generic theme scaling (``Panel.set_theme``) multiplies them once."""
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(style.BASE_POINT_SIZE)
         for widget in (self.body, self.switch, self.canvas, self.arithmetic):
             widget.setFont(font)
 

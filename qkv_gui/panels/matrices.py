@@ -21,6 +21,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .theming import ThemedTextMixin, adopt_text
 from .fit_view import FitLayoutWidget
 
 Qt = QtCore.Qt
@@ -31,6 +32,10 @@ NUMBER_MIN_PX = (30.0, 13.0)
 MAX_NUMBERS = 160
 #: A token name needs this many pixels of strip (wide, tall).
 TOKEN_MIN_PX = (22.0, 11.0)
+#: Font sizes at theme scale 1: grid titles (HTML, so the panel scales them), numbers and names in the grids.
+TITLE_PT = 9.0
+NUMBER_PT = 8.0
+OP_PT = 10.0
 
 #: Negative numbers red, zero white, positive blue (the tables colour negative cells pink too).
 SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(178, 34, 34), (255, 255, 255), (40, 90, 160)])
@@ -55,7 +60,8 @@ class TextPool:
 
     def __init__(self, vb: pg.ViewBox, font: QtGui.QFont, anchor=(0.5, 0.5)):
         self.vb = vb
-        self.font = font
+        self.font = font  # at theme scale 1
+        self.scale = 1.0  # the panel's theme font scale, for items made between two repaints
         self.anchor = anchor
         self.items: list = []
         self.shown = 0
@@ -64,6 +70,7 @@ class TextPool:
         while len(self.items) < count:
             item = pg.TextItem("", anchor=self.anchor)
             item.setFont(self.font)
+            adopt_text(item, self.scale)
             item.setZValue(20)
             self.vb.addItem(item, ignoreBounds=True)
             self.items.append(item)
@@ -98,7 +105,9 @@ class MatrixView:
         box = layout.addLayout(row=0, col=col)
         box.setSpacing(0)
         box.setContentsMargins(0, 0, 0, 0)
-        self.titleItem = box.addLabel("", row=0, col=0, size="9pt", color=style.INK.get(role, style.FOREGROUND))
+        self.scale = 1.0  # the theme's font scale (titles are HTML with their own size; pools and metrics)
+        self.titleItem = box.addLabel("", row=0, col=0, size=f"{TITLE_PT}pt",
+                                      color=style.INK.get(role, style.FOREGROUND))
         self.vb = box.addViewBox(row=1, col=0, lockAspect=False, enableMouse=False, enableMenu=False,
                                  invertY=True, defaultPadding=0.0)
         self.image = pg.ImageItem(axisOrder="row-major")
@@ -118,12 +127,27 @@ class MatrixView:
         self.vb.addItem(self.frame, ignoreBounds=True)
         self.highlights: dict = {}
         font = QtGui.QFont()
-        font.setPointSize(8)
+        font.setPointSizeF(NUMBER_PT)
+        self.font = font
+        self.metrics = QtGui.QFontMetricsF(font)
         self.numbers = TextPool(self.vb, font)
         self.rowTokens = TextPool(self.vb, font)
         self.colTokens = TextPool(self.vb, font)
         self._shape = None
         self.vb.sigResized.connect(lambda *_: self.update_texts())
+
+    def set_scale(self, scale: float) -> None:
+        """Follow the theme: the title's HTML size, new pool items, and the room numbers and names need."""
+        self.scale = scale
+        for pool in (self.numbers, self.rowTokens, self.colTokens):
+            pool.scale = scale
+        font = QtGui.QFont(self.font)
+        font.setPointSizeF(NUMBER_PT * scale)
+        self.metrics = QtGui.QFontMetricsF(font)
+        if self.titleItem.text:
+            self.titleItem.setText(self.titleItem.text, size=f"{TITLE_PT * scale:g}pt")
+            self.titleItem.setMinimumWidth(0)
+        self.update_texts()
 
     def highlight(self, key: str, color: str) -> QtWidgets.QGraphicsRectItem:
         if key not in self.highlights:
@@ -145,7 +169,7 @@ class MatrixView:
         rows, cols = values.shape
         title = f"<b>{self.symbol}</b>&nbsp;&nbsp;{rows} × {cols}"
         if title != self.titleItem.text:
-            self.titleItem.setText(title)
+            self.titleItem.setText(title, size=f"{TITLE_PT * self.scale:g}pt")
             self.titleItem.setMinimumWidth(0)  # let narrow panels squeeze the title rather than clip the grids
         self.image.setImage(values, autoLevels=False)
         self.image.setRect(QtCore.QRectF(0, 0, cols, rows))
@@ -168,8 +192,14 @@ class MatrixView:
         if self.values is None:
             return False
         rows, cols = self.values.shape
+        if rows * cols > MAX_NUMBERS:
+            return False
         px_x, px_y = self._px()
-        return px_x >= NUMBER_MIN_PX[0] and px_y >= NUMBER_MIN_PX[1] and rows * cols <= MAX_NUMBERS
+        fm = self.metrics
+        widest = max((fm.horizontalAdvance(style.fmt(v, 2)) for v in self.values.flat), default=0.0)
+        wide = max(NUMBER_MIN_PX[0], widest + 6)
+        tall = max(NUMBER_MIN_PX[1], fm.height() - 2)
+        return px_x >= wide and px_y >= tall and rows * cols <= MAX_NUMBERS
 
     def update_texts(self) -> None:
         """Numbers in the cells (and pale colours) when they fit; strong colours when not."""
@@ -199,27 +229,39 @@ class MatrixView:
         else:
             self.numbers.take(0)
             self.shown_numbers = 0
-        # Token names in the strips when there is room.
+        # Token names in the strips when there is room; every k-th name when the rows are too thin.
         px_x, px_y = self._px()
         sw, sh = self.strip_sizes(rows, cols)
+        fm = self.metrics
+        min_w = max(TOKEN_MIN_PX[0], fm.horizontalAdvance("ab…") + 2)
         shown = 0
+        self.token_rows, self.token_cols = [], []
+        elide = Qt.TextElideMode.ElideRight
         if self.rows_role:
-            ok = sw * px_x >= TOKEN_MIN_PX[0] and px_y >= TOKEN_MIN_PX[1]
-            items = self.rowTokens.take(rows if ok else 0)
-            chars = max(2, int(sw * px_x / 6.5))
-            for r, item in enumerate(items):
-                tok = self.tokens[r]
-                item.setText(tok if len(tok) <= chars else tok[: chars - 1] + "…", color=style.INK[self.rows_role])
+            ok = sw * px_x >= min_w and px_y * rows >= fm.height()
+            step = max(1, int(np.ceil(fm.height() / max(px_y, 1e-9)))) if ok else 1
+            rows_shown = list(range(0, rows, step)) if ok else []
+            items = self.rowTokens.take(len(rows_shown))
+            room = sw * px_x - 4
+            for r, item in zip(rows_shown, items):
+                item.setText(fm.elidedText(self.tokens[r], elide, room), color=style.INK[self.rows_role])
                 item.setPos(-sw / 2, r + 0.5)
+            self.token_rows = rows_shown
             shown += len(items)
         if self.cols_role:
-            ok = px_x >= max(TOKEN_MIN_PX[0], 26.0) and sh * px_y >= TOKEN_MIN_PX[1]
-            items = self.colTokens.take(cols if ok else 0)
-            chars = max(2, int(px_x / 6.5))
-            for c, item in enumerate(items):
-                tok = self.tokens[c]
-                item.setText(tok if len(tok) <= chars else tok[: chars - 1] + "…", color=style.INK[self.cols_role])
+            ok = cols * px_x >= min_w and sh * px_y >= fm.height() - 2
+            names = [t if len(t) <= 6 else t[:5] + "…" for t in self.tokens[:cols]]
+            widest = max((fm.horizontalAdvance(t) for t in names), default=0.0) + 6
+            step = max(1, int(np.ceil(min(widest, fm.horizontalAdvance("abcdef") + 6) / max(px_x, 1e-9))))
+            cols_shown = list(range(0, cols, step)) if ok else []
+            items = self.colTokens.take(len(cols_shown))
+            x0, x1 = self.vb.viewRange()[0]
+            for c, item in zip(cols_shown, items):
+                half = min(step * px_x / 2, (c + 0.5 - x0) * px_x, (x1 - c - 0.5) * px_x)
+                item.setText(fm.elidedText(self.tokens[c], elide, max(0.0, 2 * half - 6)),
+                             color=style.INK[self.cols_role])
                 item.setPos(c + 0.5, -sh / 2)
+            self.token_cols = cols_shown
             shown += len(items)
         self.shown_tokens = shown
 
@@ -236,7 +278,7 @@ class MatrixView:
         return (int(y) if y >= 0 else None), (int(x) if x >= 0 else None)
 
 
-class MatricesPanel(Panel):
+class MatricesPanel(ThemedTextMixin, Panel):
     object_name = "matricesPanel"
     title = "9 · Everything as matrices"
 
@@ -252,7 +294,7 @@ class MatricesPanel(Panel):
         self.chain.setWordWrap(True)
         self.chain.setTextFormat(Qt.TextFormat.RichText)
         f = self.chain.font()
-        f.setPointSize(9)
+        f.setPointSizeF(TITLE_PT)
         self.chain.setFont(f)
         self.chain.setStyleSheet("padding: 0 4px;")
         layout.addWidget(self.chain)
@@ -265,9 +307,12 @@ class MatricesPanel(Panel):
         ci.layout.setRowStretchFactor(1, 1)
         self.rowLayouts = (top, bottom)
 
+        self.ops = []
+
         def op(layout_, col, text, color=style.FOREGROUND):
-            label = pg.LabelItem(text, size="10pt", color=color)
+            label = pg.LabelItem(text, size=f"{OP_PT:g}pt", color=color)
             layout_.addItem(label, row=0, col=col)
+            self.ops.append(label)
             return label
 
         F = "x"
@@ -341,7 +386,7 @@ class MatricesPanel(Panel):
         if s.temperature != 1.0:
             scale += f", ÷ T={style.fmt(s.temperature, 2).rstrip('0').rstrip('.')}"
         way = "each row" if s.softmax_over == "keys" else "each column (the classic bug)"
-        self.scaleOp.setText(f"{scale}<br>softmax<br>→", size="9pt")
+        self.scaleOp.setText(f"{scale}<br>softmax<br>→", size=f"{TITLE_PT * self.theme.font_scale:g}pt")
         short = (f"<span style='color:{qk}'><b>Q</b> {n}×<b>{d_k}</b></span> × "
                  f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b>×{n}</span> = "
                  f"<b>Q K<sup>T</sup></b> {n}×{n}")
@@ -362,6 +407,14 @@ class MatricesPanel(Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._apply_texts()
+
+    def theme_changed(self, theme) -> None:
+        """Titles and operators are HTML with their own sizes: scaled here (the generic scaling cannot)."""
+        for label in self.ops:
+            if label is not self.scaleOp:
+                label.setText(label.text, size=f"{OP_PT * theme.font_scale:g}pt")
+        for view in self.grids.values():
+            view.set_scale(theme.font_scale)
 
     def _on_click(self, ev) -> None:
         if ev.button() != Qt.MouseButton.LeftButton:

@@ -22,6 +22,7 @@ from qkv_engine import explain, geometry
 
 from .. import style
 from .base import Panel
+from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
 
@@ -117,7 +118,7 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.end()
 
 
-class QKPlanePanel(Panel):
+class QKPlanePanel(ThemedTextMixin, Panel):
     object_name = "qkPlanePanel"
     title = "3–5 · Query, key and their dot product"
 
@@ -149,9 +150,9 @@ class QKPlanePanel(Panel):
         self.plot.setMinimumSize(120, 100)
         pi = self.plot.getPlotItem()
         for name in ("left", "bottom"):
-            pi.getAxis(name).setStyle(tickFont=QtGui.QFont(self.font().family(), 8))
             pi.getAxis(name).enableAutoSIPrefix(False)
         row.addWidget(self.plot, 3)
+        self.plot.getPlotItem().getViewBox().sigResized.connect(lambda *_: self._declutter())
 
         grey = _qcolor(style.MUTED, 160)
         self.axis_x = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(grey, width=1))
@@ -216,37 +217,74 @@ class QKPlanePanel(Panel):
         self.worked.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.worked.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         outer.addWidget(self.worked)
+        self._base_fonts()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        self._apply_fonts()
+        self._fit_side()
 
     def theme_changed(self, theme) -> None:
-        self._apply_fonts()
+        self._fit_side()
 
-    def _apply_fonts(self) -> None:
-        """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
-        scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
-        font = style.scaled_font(self.font(), self.width(), self.height(), scale)
+    def _base_fonts(self) -> None:
+        """Fonts at theme scale 1; the generic theme scaling (``Panel.set_theme``) multiplies them once."""
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(style.BASE_POINT_SIZE)
         self.body.setFont(font)
         for widget in (self.note, self.meter_title, self.meter, self.numbers, self.worked):
             widget.setFont(font)  # labels with a style sheet do not take the parent's font
-        lh = QtGui.QFontMetricsF(font).height()
-        self.side.setFixedWidth(int(max(120.0, min(0.38 * self.width(), 11.0 * lh))))
-        self.meter.setFixedHeight(int(7.5 * lh))
         small = QtGui.QFont(font)
         small.setPointSizeF(font.pointSizeF() * 0.85)
         bold = QtGui.QFont(font)
         bold.setBold(True)
         for _line, _head, label in self.arrows.values():
             label.setFont(bold)
-        for item in (self.theta_label, *self.other_labels):
-            item.setFont(small)
+        self.theta_label.setFont(small)
         self._label_font = small
         pi = self.plot.getPlotItem()
         for name in ("left", "bottom"):
             pi.getAxis(name).setStyle(tickFont=small)
             pi.getAxis(name).label.setFont(small)
+
+    def text_scaled(self) -> None:
+        self._declutter()
+
+    def _text_rect(self, item) -> QtCore.QRectF:
+        """Where a text item at its data position is drawn, in scene pixels."""
+        vb = self.plot.getPlotItem().getViewBox()
+        at = vb.mapViewToScene(item.pos())
+        size = item.textItem.boundingRect().size()
+        return QtCore.QRectF(at.x() - item.anchor.x() * size.width(), at.y() - item.anchor.y() * size.height(),
+                             size.width(), size.height())
+
+    def _declutter(self) -> None:
+        """The arrow names first, then θ, then the other keys' names: each shown only where it overlaps no
+        text already placed and stays inside the plot."""
+        if not self._drawn:
+            return
+        vb = self.plot.getPlotItem().getViewBox()
+        box = vb.sceneBoundingRect()
+        placed = []
+        wanted = [self.arrows["query"][2], self.arrows["key"][2]]
+        if self._drawn.get("wedge") is not None:
+            wanted.append(self.theta_label)
+        labelled = len(self._drawn.get("other_labels", []))
+        wanted += self.other_labels[:labelled]
+        for item in wanted:
+            rect = self._text_rect(item)
+            ok = box.contains(rect) and not any(rect.intersects(r) for r in placed)
+            if item in (self.arrows["query"][2], self.arrows["key"][2]):
+                ok = True  # the two arrows are always named
+            item.setVisible(ok)
+            if ok:
+                placed.append(rect)
+
+    def _fit_side(self) -> None:
+        """The number column as wide as its widest line (fonts as the theme made them), within reason."""
+        lh = QtGui.QFontMetricsF(self.numbers.font()).height()
+        need = max(self.numbers.sizeHint().width(), self.meter_title.sizeHint().width(), 9.0 * lh) + 4
+        self.side.setFixedWidth(int(max(120.0, min(0.45 * max(self.width(), 1), need))))
+        self.meter.setFixedHeight(int(7.5 * lh))
 
     # ----- clicks ------------------------------------------------------------------------------
     def _on_key_clicked(self, _item, points, _ev=None):
@@ -257,8 +295,7 @@ class QKPlanePanel(Panel):
     def _label_pool(self, count: int) -> None:
         while len(self.other_labels) < count:
             item = pg.TextItem("", color=_qcolor(style.INK["key"], 170), anchor=(0, 1))
-            if getattr(self, "_label_font", None) is not None:
-                item.setFont(self._label_font)
+            item.setFont(self._label_font)
             self.plot.addItem(item, ignoreBounds=True)
             self.other_labels.append(item)
 
@@ -333,6 +370,7 @@ class QKPlanePanel(Panel):
         self.numbers.setText(self._numbers_html(texts))
         self.numbers.setToolTip("\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
         self.worked.setText(ex_score.text)
+        self._fit_side()
 
         # the angle wedge, on the arrows as drawn
         wedge = wedge_angles(q2, k2) if defined else None
@@ -396,6 +434,7 @@ class QKPlanePanel(Panel):
             "worked": ex_score.text, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.toPlainText() if wedge is not None else None,
         }
+        self._declutter()
 
     @staticmethod
     def _numbers_html(texts: dict) -> str:

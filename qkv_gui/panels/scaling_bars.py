@@ -20,6 +20,7 @@ from qkv_engine import explain, saturation, views
 
 from .. import style
 from .base import Panel
+from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
 
@@ -55,7 +56,7 @@ class _Chart:
             region.setZValue(-20)
             plot.addItem(region, ignoreBounds=True)
         self.flat_labels = [pg.TextItem(text, color=(110, 110, 110), anchor=(0.5, 0))
-                            for text in ("flat: weight ≈ 0", "flat: weight ≈ 1")]
+                            for text in ("flat:\nweight ≈ 0", "flat:\nweight ≈ 1")]
         for item in self.flat_labels:
             plot.addItem(item, ignoreBounds=True)
         self.masked = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
@@ -82,7 +83,7 @@ class _Chart:
         self.state = {}
 
 
-class ScalingPanel(Panel):
+class ScalingPanel(ThemedTextMixin, Panel):
     object_name = "scalingPanel"
     title = "6 · Why divide by √d_k"
 
@@ -108,7 +109,7 @@ class ScalingPanel(Panel):
         self.scaled.plot.getAxis("left").setWidth(4)
         self.view.scene().sigMouseClicked.connect(self._on_click)
         for chart in (self.raw, self.scaled):
-            chart.plot.getViewBox().sigResized.connect(self._fit_labels)
+            chart.plot.getViewBox().sigResized.connect(self._on_chart_resized)
 
         self.worked = QtWidgets.QLabel(body)
         self.worked.setObjectName("scalingWorked")
@@ -123,44 +124,73 @@ class ScalingPanel(Panel):
         self.message.setStyleSheet("color: #333; font-style: italic;")
         self.message.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         layout.addWidget(self.message)
-
-    def resizeEvent(self, event):
-        super().resizeEvent(event)
-        self._apply_fonts()
+        self._base_fonts()
 
     def theme_changed(self, theme) -> None:
-        self._apply_fonts()
+        self._title_pt = style.BASE_POINT_SIZE * theme.font_scale  # chart titles are HTML with their own size
 
-    def _apply_fonts(self) -> None:
-        """Text grows when the panel is shown large, and with the theme (slides, presenter mode)."""
-        scale = getattr(getattr(self, "theme", None), "font_scale", 1.0)
-        font = style.scaled_font(self.font(), self.width(), self.height(), scale)
+    def _base_fonts(self) -> None:
+        """Fonts at theme scale 1; the generic theme scaling (``Panel.set_theme``) multiplies them once."""
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(style.BASE_POINT_SIZE)
         self.body.setFont(font)
         for widget in (self.worked, self.message):
-            widget.setFont(font)
+            widget.setFont(font)  # labels with a style sheet do not take the parent's font
         small = QtGui.QFont(font)
         small.setPointSizeF(font.pointSizeF() * 0.85)
-        self._title_pt = font.pointSizeF()
-        for chart, title in zip((self.raw, self.scaled), self._drawn.get("titles", ("", ""))):
-            if title:
-                chart.plot.setTitle(title, size=f"{self._title_pt:.0f}pt")
+        self._title_pt = style.BASE_POINT_SIZE
         for chart in (self.raw, self.scaled):
             for name in ("left", "bottom", "right"):
                 chart.plot.getAxis(name).setStyle(tickFont=small)
+                chart.plot.getAxis(name).label.setFont(small)
             chart.marker_label.setFont(small)
             for item in chart.flat_labels:
                 item.setFont(small)
-        if self.session.result.n and not self.showing_hint() and self._drawn:
-            self._set_ticks(self.session.result)
+
+    def _on_chart_resized(self, *_):
+        if self._drawn and self.session.result.n and not self.showing_hint():
+            self._set_ticks(self.session.result)  # as many key names as fit the new height
+        self._fit_labels()
+
+    @staticmethod
+    def _text_rect(chart, item) -> QtCore.QRectF:
+        """Where a text item at its data position will be drawn, in scene pixels (before it is painted)."""
+        vb = chart.plot.getViewBox()
+        at = vb.mapViewToScene(item.pos())
+        size = item.textItem.boundingRect().size()
+        ax, ay = item.anchor.x(), item.anchor.y()
+        return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
 
     def _fit_labels(self, *_):
-        """Text on the charts only where there is room for it; the shading and the dot stay."""
-        edges = self._drawn.get("edges")
+        """Text on the charts only where there is room for it: inside the chart, not on each other.
+        The marker's label goes to whichever side of the dot has room; the shading and the dot stay."""
         for chart, name in ((self.raw, "raw"), (self.scaled, "scaled")):
-            width = chart.plot.getViewBox().width()
-            for item in chart.flat_labels:
-                item.setVisible(edges is not None and width >= 260)
-            chart.marker_label.setVisible(self._drawn.get(f"{name}_marker") is not None and width >= 170)
+            vb = chart.plot.getViewBox()
+            box = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+            placed = []
+            marker = self._drawn.get(f"{name}_marker")
+            label = chart.marker_label
+            label.setVisible(False)
+            if marker is not None:
+                for anchor in ((0, 1), (1, 1), (0, 0), (1, 0)):
+                    label.setAnchor(anchor)
+                    rect = self._text_rect(chart, label)
+                    if box.contains(rect):
+                        label.setVisible(True)
+                        placed.append(rect)
+                        break
+            edges = self._drawn.get("edges")
+            for item, region in zip(chart.flat_labels, (chart.flat_low, chart.flat_high)):
+                item.setVisible(False)
+                if edges is None:
+                    continue
+                rect = self._text_rect(chart, item)
+                lo, hi = region.getRegion()
+                left, right = vb.mapViewToScene(QtCore.QPointF(lo, 0)).x(), vb.mapViewToScene(QtCore.QPointF(hi, 0)).x()
+                in_shade = rect.left() >= left - 8 and rect.right() <= right + 8  # on its grey end, not on the bars
+                if in_shade and box.contains(rect) and not any(rect.intersects(r) for r in placed):
+                    item.setVisible(True)
+                    placed.append(rect)
 
     # ----- clicks --------------------------------------------------------------------------------
     def key_at(self, scene_pos) -> int | None:
@@ -267,10 +297,10 @@ class ScalingPanel(Panel):
             if edges is not None:
                 chart.flat_low.setRegion((lo, edges[0]))
                 chart.flat_high.setRegion((edges[1], hi))
-                for item, x, anchor in zip(chart.flat_labels, (lo, hi), ((0, 0), (1, 0))):
+                # "weight ≈ 0" where the curve lies flat at the bottom left, "≈ 1" at the top right
+                for item, x, y, anchor in zip(chart.flat_labels, (lo, hi), (-0.5, n - 0.5), ((0, 1), (1, 0))):
                     item.setAnchor(anchor)
-                    item.setPos(x, n - 0.5)
-                    item.setVisible(True)
+                    item.setPos(x, y)
             for region in (chart.flat_low, chart.flat_high):
                 region.setVisible(edges is not None)
             if edges is None:
@@ -286,7 +316,7 @@ class ScalingPanel(Panel):
                 chart.marker_label.setText(f"weight {explain.fixed(w_at, 2)}")
                 chart.marker_label.setPos(x, y)
                 chart.marker_label.setAnchor((0, 1) if x < (lo + hi) / 2 else (1, 1))
-                for item in (chart.marker, chart.guide, chart.marker_label):
+                for item in (chart.marker, chart.guide):
                     item.setVisible(True)
                 drawn[f"{name}_marker"] = (x, w_at)
             else:

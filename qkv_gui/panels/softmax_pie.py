@@ -21,6 +21,7 @@ from qkv_engine import explain, pie_layout, views
 
 from .. import style
 from .base import Panel
+from .theming import ThemedTextMixin, scaled_metrics, set_themed_font
 
 #: Slices smaller than this share never get a label.
 MIN_LABEL_SHARE = 0.02
@@ -39,7 +40,7 @@ WARN = "#B00020"
 SHADES = 256
 
 
-class SoftmaxPanel(Panel):
+class SoftmaxPanel(ThemedTextMixin, Panel):
     object_name = "softmaxPanel"
     title = "7 · Softmax: shares that add to 1"
 
@@ -190,9 +191,12 @@ class SoftmaxPanel(Panel):
             order.insert(0, j)
         placed: list = []
         chosen: list = []
+        scale = self.theme.font_scale
+        metrics = scaled_metrics(self.label_font, scale)
+        bold_metrics = scaled_metrics(self.bold_font, scale)
         for k in order:
             text = f"{self._name(k)} {_percent(pie.weights[k])}"
-            fm = self.bold_metrics if k == j else self.metrics
+            fm = bold_metrics if k == j else metrics
             w, h = (fm.horizontalAdvance(text) + 6) * px[0], (fm.height() + 2) * px[1]
             a = math.radians(float(pie.mid[k]))
             c, s = math.cos(a), math.sin(a)
@@ -208,7 +212,7 @@ class SoftmaxPanel(Panel):
         texts = []
         for item, (k, text, x, y, anchor) in zip(self._label_items(len(chosen)), chosen):
             item.setText(text)
-            item.setFont(self.bold_font if k == j else self.label_font)
+            set_themed_font(item, self.bold_font if k == j else self.label_font, scale)
             item.setAnchor(anchor)
             item.setPos(x, y)
             labelled[k] = True

@@ -20,10 +20,12 @@ from .base import Panel
 
 Qt = QtCore.Qt
 
-#: The drawing's own coordinate size; the view scales it to the panel.
-SCENE_W, SCENE_H = 540.0, 326.0
-CAPTION_PX = 13
-LETTER_PX = 20
+#: The drawing's own coordinate size at theme scale 1; the view scales it to the panel.
+SCENE_W, SCENE_H = 540.0, 348.0
+CAPTION_PT = 9.5
+LETTER_PT = 14.5
+#: The view never magnifies the drawing more than this (a focused panel on a big screen).
+MAX_ZOOM = 1.5
 
 
 def vector_text(v, decimals: int = 2, limit: int = 4) -> str:
@@ -39,7 +41,7 @@ def short(tok: str, limit: int = 10) -> str:
 
 
 class FitView(QtWidgets.QGraphicsView):
-    """A graphics view that always shows the whole scene, as large as the widget allows."""
+    """A graphics view that always shows the whole scene, as large as the widget allows (up to MAX_ZOOM)."""
 
     def __init__(self, scene, parent=None):
         super().__init__(scene, parent)
@@ -51,7 +53,11 @@ class FitView(QtWidgets.QGraphicsView):
         self.setMinimumSize(120, 80)
 
     def fit(self):
-        self.fitInView(self.sceneRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        rect = self.sceneRect()
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > MAX_ZOOM:
+            self.setTransform(QtGui.QTransform.fromScale(MAX_ZOOM, MAX_ZOOM))
+            self.centerOn(rect.center())
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -70,29 +76,40 @@ class SummaryPanel(Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         self.scene = QtWidgets.QGraphicsScene(body)
-        self.scene.setSceneRect(0, 0, SCENE_W, SCENE_H)
         self.view = FitView(self.scene, body)
         self.view.setObjectName("summaryView")
         layout.addWidget(self.view)
         self.texts: dict[str, QtWidgets.QGraphicsTextItem] = {}
+        self._k = 1.0
         self._draw_static()
 
-    # ----- the drawing, made once ---------------------------------------------------------------
-    def _text(self, name: str, cx: float, y: float, width: float, color: str, px: int = CAPTION_PX,
-               bold: bool = False, text: str = "") -> QtWidgets.QGraphicsTextItem:
-        """A centred text block of ``width`` whose top middle is at (cx, y)."""
+    def theme_changed(self, theme) -> None:
+        """Text grows with the theme (the generic scaling sets the fonts), so the drawing grows with it:
+        every position and size is multiplied by the theme's font scale and the scene is made again."""
+        if abs(theme.font_scale - self._k) > 1e-9:
+            self._k = theme.font_scale
+            self.scene.clear()
+            self.texts = {}
+            self._draw_static()
+            self.view.fit()
+
+    # ----- the drawing, made once (again on a change of theme) ---------------------------------------
+    def _text(self, name: str, cx: float, y: float, width: float, color: str, pt: float = CAPTION_PT,
+              bold: bool = False, text: str = "") -> QtWidgets.QGraphicsTextItem:
+        """A centred text block of ``width`` whose top middle is at (cx, y) (drawing units at scale 1)."""
+        k = self._k
         item = QtWidgets.QGraphicsTextItem()
         font = QtGui.QFont()
-        font.setPixelSize(px)
+        font.setPointSizeF(pt)  # at theme scale 1: Panel.set_theme scales it
         font.setBold(bold)
         item.setFont(font)
         item.setDefaultTextColor(QtGui.QColor(color))
-        item.setTextWidth(width)
+        item.setTextWidth(width * k)
         option = QtGui.QTextOption(Qt.AlignmentFlag.AlignHCenter)
         option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
         item.document().setDefaultTextOption(option)
         item.document().setDocumentMargin(1)
-        item.setPos(cx - width / 2, y)
+        item.setPos((cx - width / 2) * k, y * k)
         item.setPlainText(text)
         item.setZValue(5)
         self.scene.addItem(item)
@@ -100,24 +117,27 @@ class SummaryPanel(Panel):
         return item
 
     def _circle(self, cx, cy, r, fill, edge):
-        item = self.scene.addEllipse(cx - r, cy - r, 2 * r, 2 * r, QtGui.QPen(QtGui.QColor(edge), 1.5),
-                                     QtGui.QBrush(QtGui.QColor(fill)))
+        k = self._k
+        item = self.scene.addEllipse((cx - r) * k, (cy - r) * k, 2 * r * k, 2 * r * k,
+                                     QtGui.QPen(QtGui.QColor(edge), 1.5), QtGui.QBrush(QtGui.QColor(fill)))
         item.setZValue(2)
         return item
 
     def _box(self, cx, cy, w, h, fill, edge):
+        k = self._k
         path = QtGui.QPainterPath()
-        path.addRoundedRect(QtCore.QRectF(cx - w / 2, cy - h / 2, w, h), 8, 8)
+        path.addRoundedRect(QtCore.QRectF((cx - w / 2) * k, (cy - h / 2) * k, w * k, h * k), 8 * k, 8 * k)
         item = self.scene.addPath(path, QtGui.QPen(QtGui.QColor(edge), 1.5), QtGui.QBrush(QtGui.QColor(fill)))
         item.setZValue(2)
         return item
 
     def _arrow(self, p1, p2, color, width=2.5):
         """A line from p1 to p2 with a filled head at p2."""
-        x1, y1 = p1
-        x2, y2 = p2
+        k = self._k
+        x1, y1 = p1[0] * k, p1[1] * k
+        x2, y2 = p2[0] * k, p2[1] * k
         ang = math.atan2(y2 - y1, x2 - x1)
-        head = 9.0
+        head = 9.0 * k
         path = QtGui.QPainterPath(QtCore.QPointF(x1, y1))
         base = QtCore.QPointF(x2 - head * 0.8 * math.cos(ang), y2 - head * 0.8 * math.sin(ang))
         path.lineTo(base)
@@ -135,67 +155,78 @@ class SummaryPanel(Panel):
 
     def _draw_static(self):
         F, I = style.FILL, style.INK
-        # Where things sit (scene units).
+        k = self._k
+        self.scene.setSceneRect(0, 0, SCENE_W * k, SCENE_H * k)
+        # Where things sit (drawing units at scale 1).
         self.pos = {
-            "x": (48, 160), "q": (175, 62), "k": (175, 160), "v": (175, 258),
-            "dot": (300, 62), "scale": (392, 62), "softmax": (482, 62), "out": (432, 238),
+            "x": (45, 168), "q": (170, 62), "k": (170, 168), "v": (170, 274),
+            "dot": (290, 62), "scale": (380, 62), "softmax": (476, 62), "out": (412, 268),
         }
         P = self.pos
-        r_x, r = 27, 21
-        # Arrows first (under the nodes).
-        for role, key, grid in (("query", "q", "W^Q"), ("key", "k", "W^K"), ("value", "v", "W^V")):
+        r_x, r = 26, 21
+        scale_w, soft_w, box_h = 66, 84, 34
+        out_w, out_h = 200, 68
+        # Arrows first (under the nodes); the grid's name beside each, on the outer side.
+        for role, key, grid, side in (("query", "q", "W^Q", 1), ("key", "k", "W^K", 1), ("value", "v", "W^V", 1)):
             x2, y2 = P[key]
             ang = math.atan2(y2 - P["x"][1], x2 - P["x"][0])
             start = (P["x"][0] + r_x * math.cos(ang), P["x"][1] + r_x * math.sin(ang))
             end = (x2 - (r + 2) * math.cos(ang), y2 - (r + 2) * math.sin(ang))
             self._arrow(start, end, F[role])
             mx, my = (start[0] + end[0]) / 2, (start[1] + end[1]) / 2
-            dy = -22 if key == "q" else (-2 if key == "v" else -20)
-            dx = -14 if key != "k" else 0
-            item = self._text(f"{key}_grid", mx + dx, my + dy, 46, I[role], px=CAPTION_PX + 1, bold=True)
+            # a normal to the arrow: up-left for W^Q, up for W^K, down-left for W^V
+            nx, ny = math.sin(ang) * side, -math.cos(ang) * side
+            if key == "v":
+                nx, ny = math.sin(ang), -math.cos(ang)
+                nx, ny = -abs(nx), abs(ny)
+            off = 24 if key != "k" else 13
+            cx, cy = mx + off * nx, my + off * ny
+            item = self._text(f"{key}_grid", cx, cy - 11, 34, I[role], pt=CAPTION_PT + 1, bold=True)
             item.setHtml(f"W<sup>{grid[-1]}</sup>")
         self._arrow((P["q"][0] + r + 1, P["q"][1]), (P["dot"][0] - 20, P["dot"][1]), F["query"])
         ang = math.atan2(P["dot"][1] - P["k"][1], P["dot"][0] - P["k"][0])
         self._arrow((P["k"][0] + r * math.cos(ang), P["k"][1] + r * math.sin(ang)),
                     (P["dot"][0] - 19 * math.cos(ang), P["dot"][1] - 19 * math.sin(ang)), F["key"])
-        self._arrow((P["dot"][0] + 18, P["dot"][1]), (P["scale"][0] - 34, P["scale"][1]), style.MUTED, 2.0)
-        self._arrow((P["scale"][0] + 32, P["scale"][1]), (P["softmax"][0] - 43, P["softmax"][1]), style.MUTED, 2.0)
-        self._arrow((P["softmax"][0], P["softmax"][1] + 40), (P["out"][0] + 40, P["out"][1] - 33),
+        self._arrow((P["dot"][0] + 18, P["dot"][1]), (P["scale"][0] - scale_w / 2 - 1, P["scale"][1]),
+                    style.MUTED, 2.0)
+        self._arrow((P["scale"][0] + scale_w / 2, P["scale"][1]), (P["softmax"][0] - soft_w / 2 - 1,
+                                                                   P["softmax"][1]), style.MUTED, 2.0)
+        self._arrow((P["softmax"][0], P["softmax"][1] + 40), (P["softmax"][0] - 14, P["out"][1] - out_h / 2 - 1),
                     F["weight"], 2.0)
-        self._arrow((P["v"][0] + r + 1, P["v"][1] - 2), (P["out"][0] - 103, P["out"][1] + 4), F["value"])
+        self._arrow((P["v"][0] + r + 1, P["v"][1]), (P["out"][0] - out_w / 2 - 1, P["v"][1]), F["value"])
 
         # Nodes.
         self._circle(*P["x"], r_x, F["x"], I["x"])
-        self._text("x_letter", P["x"][0], P["x"][1] - 14, 40, I["x"], px=LETTER_PX + 2, bold=True, text="x")
+        self._text("x_letter", P["x"][0], P["x"][1] - 14, 40, I["x"], pt=LETTER_PT + 1.5, bold=True, text="x")
         for role, key in (("query", "q"), ("key", "k"), ("value", "v")):
             self._circle(*P[key], r, F[role], I[role])
-            self._text(f"{key}_letter", P[key][0], P[key][1] - 13, 40, "#111111", px=LETTER_PX, bold=True, text=key)
+            self._text(f"{key}_letter", P[key][0], P[key][1] - 13, 40, "#111111", pt=LETTER_PT, bold=True,
+                       text=key)
         self._circle(*P["dot"], 18, "#FFFFFF", style.FOREGROUND)
-        self._text("dot_letter", P["dot"][0], P["dot"][1] - 13, 36, style.FOREGROUND, px=LETTER_PX, bold=True,
+        self._text("dot_letter", P["dot"][0], P["dot"][1] - 13, 36, style.FOREGROUND, pt=LETTER_PT, bold=True,
                    text="·")
-        self._box(*P["scale"], 64, 34, "#F4F4F4", style.MUTED)
-        self._box(*P["softmax"], 84, 34, "#E8ECF6", I["weight"])
-        self._box(*P["out"], 204, 64, "#E3F5EE", I["output"])
+        self._box(*P["scale"], scale_w, box_h, "#F4F4F4", style.MUTED)
+        self._box(*P["softmax"], soft_w, box_h, "#E8ECF6", I["weight"])
+        self._box(*P["out"], out_w, out_h, "#E3F5EE", I["output"])
 
         # Words and numbers (filled in show_result).
-        self._text("x_caption", P["x"][0], P["x"][1] + r_x + 2, 96, I["x"])
-        self._text("q_caption", P["q"][0] + 4, P["q"][1] + r + 1, 150, I["query"])
-        self._text("k_caption", P["k"][0] + 4, P["k"][1] + r + 1, 150, I["key"])
-        self._text("v_caption", P["v"][0] + 4, P["v"][1] + r + 1, 150, I["value"])
-        self._text("dot_title", P["dot"][0], P["dot"][1] - 50, 100, style.FOREGROUND, bold=True,
+        self._text("x_caption", P["x"][0], P["x"][1] + r_x + 2, 88, I["x"])
+        for key, role in (("q", "query"), ("k", "key"), ("v", "value")):
+            self._text(f"{key}_caption", P[key][0], P[key][1] + r + 1, 120, I[role])
+        self._text("dot_title", P["dot"][0], P["dot"][1] - 42, 136, style.FOREGROUND, bold=True,
                    text="dot → relevance")
-        self._text("dot_value", P["dot"][0], P["dot"][1] + 20, 92, style.FOREGROUND)
-        self._text("scale_title", P["scale"][0], P["scale"][1] - 9, 64, style.FOREGROUND, bold=True)
-        self._text("scale_value", P["scale"][0], P["scale"][1] + 20, 92, style.FOREGROUND)
-        self._text("softmax_title", P["softmax"][0], P["softmax"][1] - 9, 84, I["weight"], bold=True,
+        self._text("dot_value", P["dot"][0], P["dot"][1] + 20, 90, style.FOREGROUND)
+        self._text("scale_title", P["scale"][0], P["scale"][1] - 10, scale_w, style.FOREGROUND, bold=True)
+        self._text("scale_value", P["scale"][0], P["scale"][1] + 20, 90, style.FOREGROUND)
+        self._text("softmax_title", P["softmax"][0], P["softmax"][1] - 10, soft_w, I["weight"], bold=True,
                    text="softmax")
-        self._text("softmax_note", P["softmax"][0] - 8, P["softmax"][1] - 52, 116, I["weight"])
-        self._text("weight_value", P["softmax"][0], P["softmax"][1] + 20, 96, I["weight"])
-        self._text("out_title", P["out"][0], P["out"][1] - 30, 200, I["output"], bold=True,
-                   text="weighted sum of v")
-        self._text("out_value", P["out"][0], P["out"][1] - 13, 200, I["output"])
-        self._text("mix_note", 276, 244, 120, I["value"])
-        self._text("pair", P["out"][0], P["out"][1] + 36, 200, style.FOREGROUND)
+        self._text("softmax_note", P["softmax"][0], P["softmax"][1] - 56, 124, I["weight"])
+        self._text("weight_value", P["softmax"][0], P["softmax"][1] + 20, 94, I["weight"])
+        top = P["out"][1] - out_h / 2
+        self._text("out_title", P["out"][0], top + 2, out_w - 8, I["output"], bold=True, text="weighted sum of v")
+        self._text("out_value", P["out"][0], top + 20, out_w - 8, I["output"])
+        self._text("mix_note", 254, P["v"][1] - 38, 114, I["value"])
+        self._text("pair", P["out"][0], P["out"][1] + out_h / 2 + 3, 230, style.FOREGROUND)
 
     # ----- numbers ----------------------------------------------------------------------------------
     def _set(self, name: str, text: str) -> None:
@@ -227,7 +258,7 @@ class SummaryPanel(Panel):
         else:
             self._set("scale_value", "masked: −∞")
         if s.softmax_over == "keys":
-            self._set("softmax_note", "→ weights (each row sums to 1)")
+            self._set("softmax_note", "→ weights: each row sums to 1")
         else:
             self._set("softmax_note", "down the columns: rows don't sum to 1")
         self._set("weight_value", f"weight {style.fmt(result.weights[i, j], 3)}")

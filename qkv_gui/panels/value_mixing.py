@@ -18,6 +18,7 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
+from .theming import ThemedTextMixin
 from .embedding_bars import (
     MAX_VALUE_LABELS,
     GroupedBars,
@@ -25,7 +26,9 @@ from .embedding_bars import (
     _html,
     make_plot,
     place_value_labels,
+    fit_value_axis,
     px_per_unit,
+    tick_metrics,
     thin_labels,
     y_limits,
 )
@@ -35,7 +38,7 @@ FAINT_ALPHA = 70
 OUTPUT_EDGE = "#0B4F37"
 
 
-class ValuesPanel(Panel):
+class ValuesPanel(ThemedTextMixin, Panel):
     object_name = "valuesPanel"
     title = "8 · Values, mixed by the weights"
 
@@ -107,7 +110,6 @@ class ValuesPanel(Panel):
                                         pen=pg.mkPen(OUTPUT_EDGE, width=2))
         po.addItem(self.out_bars)
         self.out_labels = LabelPool(po, style.INK["output"])
-        self.axis_metrics = QtGui.QFontMetrics(pi.getAxis("bottom").font())
 
         self.groups = GroupedBars()
         self._result = None
@@ -120,6 +122,11 @@ class ValuesPanel(Panel):
         pi.scene().sigMouseClicked.connect(self._clicked)
         pi.scene().sigMouseMoved.connect(lambda pos: self._hovered(pos, self.plot))
         po.scene().sigMouseMoved.connect(lambda pos: self._hovered(pos, self.out_plot))
+
+    def theme_changed(self, theme) -> None:
+        self.scaled_labels.scale = theme.font_scale
+        self.out_labels.scale = theme.font_scale
+        fit_value_axis(self.plot)
 
     # ----- drawing ----------------------------------------------------------------------------
     def show_result(self, result, selection):
@@ -168,7 +175,8 @@ class ValuesPanel(Panel):
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
         texts = [f"{result.tokens[k]} {_percent(result.weights[i, k])}" for k in range(result.n)]
-        widths = [self.axis_metrics.horizontalAdvance(t) for t in texts]
+        fm = tick_metrics(self.plot)
+        widths = [fm.horizontalAdvance(t) for t in texts]
         shown = thin_labels(g.centres, widths, ppu, keep=(j,))
         self._ticks = [(float(g.centres[k]), texts[k]) for k in shown]
         self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
@@ -181,7 +189,7 @@ class ValuesPanel(Panel):
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
         names = [f"out{c + 1}" for c in range(d)]
-        owidths = [self.axis_metrics.horizontalAdvance(t) for t in names]
+        owidths = [tick_metrics(self.out_plot).horizontalAdvance(t) for t in names]
         oshown = thin_labels(np.arange(d) + 0.5, owidths, oppu, keep=(self._coord,), pad_px=4)
         self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
         self.out_plot.getPlotItem().getAxis("bottom").setTicks([self._out_ticks])

@@ -1,0 +1,206 @@
+"""Every panel in the slide theme: text 1.6 times the screen size (scaled once, not twice), and the
+texts drawn in its pictures neither overlap each other nor stick out of their plot or view.
+
+The texts are found the way a viewer sees them: each visible text item of the panel's graphics
+scenes (plain QGraphicsTextItem / QGraphicsSimpleTextItem, and the ones inside pyqtgraph's TextItem,
+LabelItem and axis titles), measured by its laid-out lines and mapped to panel pixels.
+"""
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+import pyqtgraph as pg
+
+from qkv_engine import presets
+from qkv_gui import export, style
+from qkv_gui.panels import PANEL_CLASSES
+from qkv_gui.session import Session
+
+SLACK = 2.0  # pixels of tolerance (anti-aliasing, rounding)
+SIZE = (960, 600)  # the export's layout size
+GRID_CELL = (390, 250)  # a panel in the 3 x 3 grid of a 1600 x 1000 window
+
+
+def _settle(rounds=4):
+    app = QtWidgets.QApplication.instance()
+    for _ in range(rounds):
+        app.processEvents()
+
+
+def _text_of(item) -> str:
+    return item.toPlainText() if isinstance(item, QtWidgets.QGraphicsTextItem) else item.text()
+
+
+def _ink_rect(item) -> QtCore.QRectF:
+    """The lines of text actually laid out (a text item's box may be wider than its words)."""
+    if not isinstance(item, QtWidgets.QGraphicsTextItem):
+        return item.boundingRect()
+    doc = item.document()
+    doc.documentLayout()
+    rect = QtCore.QRectF()
+    block = doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        if layout is not None and block.text().strip():
+            for k in range(layout.lineCount()):
+                r = layout.lineAt(k).naturalTextRect().translated(layout.position())
+                rect = r if rect.isNull() else rect.united(r)
+        block = block.next()
+    return rect
+
+
+def _viewbox_of(item):
+    parent = item.parentItem()
+    while parent is not None:
+        if isinstance(parent, pg.ViewBox):
+            return parent
+        parent = parent.parentItem()
+    return None
+
+
+def _scene_texts(panel):
+    for view in panel.findChildren(QtWidgets.QGraphicsView):
+        if view.scene() is None or not view.isVisibleTo(panel):
+            continue
+        for item in view.scene().items():
+            if isinstance(item, (QtWidgets.QGraphicsTextItem, QtWidgets.QGraphicsSimpleTextItem)):
+                if item.isVisible() and item.opacity() > 0 and _text_of(item).strip():
+                    yield view, item
+
+
+def text_boxes(panel):
+    """[(text, rect, allowed area)] in panel pixels: the allowed area is the item's plot (ViewBox) when it
+    is drawn inside one, else its graphics view."""
+    out = []
+    for view, item in _scene_texts(panel):
+        ink = _ink_rect(item)
+        if ink.isEmpty():
+            continue
+        origin = view.viewport().mapTo(panel, QtCore.QPoint(0, 0))
+        shift = (float(origin.x()), float(origin.y()))
+        area = QtCore.QRectF(view.viewport().rect()).translated(*shift)
+        rect = QtCore.QRectF(view.mapFromScene(item.sceneTransform().mapRect(ink)).boundingRect()).translated(*shift)
+        vb = _viewbox_of(item)
+        if vb is not None:
+            plot = QtCore.QRectF(view.mapFromScene(vb.sceneBoundingRect()).boundingRect()).translated(*shift)
+            area = plot.intersected(area)
+        out.append((_text_of(item), rect, area))
+    return out
+
+
+def painted_boxes(panel):
+    """The mixing panel paints its words itself: its layout says where (headers, line labels, output cells)."""
+    canvas = getattr(panel, "canvas", None)
+    if not hasattr(canvas, "layout_now"):
+        return []
+    lay = canvas.layout_now()
+    at = canvas.mapTo(panel, QtCore.QPoint(0, 0))
+    area = QtCore.QRectF(at.x(), at.y(), canvas.width(), canvas.height())
+    rects = [(text, rect) for rect, text, _colour in lay.headers]
+    rects += [(ln["text"], ln["label_rect"]) for ln in lay.lines if ln["label_rect"] is not None]
+    rects += [(o["text"], o["rect"]) for o in lay.outputs if o["label_visible"]]
+    return [(text, QtCore.QRectF(rect).translated(at.x(), at.y()), area) for text, rect in rects]
+
+
+def layout_problems(panel):
+    boxes = text_boxes(panel) + painted_boxes(panel)
+    bad = []
+    for text, rect, area in boxes:
+        if not area.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(rect):
+            bad.append(f"{text!r} at {rect.getRect()} sticks out of {area.getRect()}")
+    for a in range(len(boxes)):
+        for b in range(a + 1, len(boxes)):
+            ra = boxes[a][1].adjusted(SLACK, SLACK, -SLACK, -SLACK)
+            rb = boxes[b][1].adjusted(SLACK, SLACK, -SLACK, -SLACK)
+            if ra.intersects(rb):
+                bad.append(f"{boxes[a][0]!r} {boxes[a][1].getRect()} overlaps {boxes[b][0]!r} {boxes[b][1].getRect()}")
+    for label in panel.findChildren(QtWidgets.QLabel):
+        if not label.isVisibleTo(panel) or not label.text().strip():
+            continue
+        at = label.mapTo(panel, QtCore.QPoint(0, 0))
+        rect = QtCore.QRectF(at.x(), at.y(), label.width(), label.height())
+        if not QtCore.QRectF(panel.rect()).adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(rect):
+            bad.append(f"label {label.objectName()!r} at {rect.getRect()} sticks out of the panel")
+        elif label.wordWrap() and label.heightForWidth(label.width()) > label.height() + SLACK:
+            bad.append(f"label {label.objectName()!r} is cut: needs {label.heightForWidth(label.width())} px, "
+                       f"has {label.height()}")
+    return bad
+
+
+# ----- sizes of text ------------------------------------------------------------------------------
+def _drawn_point_size(item) -> float:
+    """The size a text item is drawn at: its HTML's own size if it has one (titles), else its font's."""
+    if isinstance(item, QtWidgets.QGraphicsTextItem):
+        block = item.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                if frag.isValid() and frag.text().strip():
+                    size = frag.charFormat().fontPointSize()
+                    return size if size > 0 else item.font().pointSizeF()
+                it += 1
+            block = block.next()
+    return item.font().pointSizeF()
+
+
+def text_sizes(panel) -> set:
+    """Every distinct point size of visible text: widgets, scene texts and axis tick numbers."""
+    sizes = set()
+    for w in [panel, *panel.findChildren(QtWidgets.QWidget)]:
+        if w.isVisibleTo(panel) or w is panel:
+            sizes.add(round(w.font().pointSizeF(), 1))
+    for _view, item in _scene_texts(panel):
+        sizes.add(round(_drawn_point_size(item), 1))
+    for view in panel.findChildren(QtWidgets.QGraphicsView):
+        if view.scene() is None:
+            continue
+        for item in view.scene().items():
+            if isinstance(item, pg.AxisItem) and item.isVisible() and item.style.get("tickFont") is not None:
+                sizes.add(round(item.style["tickFont"].pointSizeF(), 1))
+    sizes.discard(-1.0)
+    return sizes
+
+
+@pytest.fixture(scope="module")
+def sessions(qapp):
+    style.configure_pyqtgraph()
+    return {name: Session(presets.load(name)) for name in ("seed-the-cat-sat", "long-sentence", "seed-cat")}
+
+
+@pytest.mark.parametrize("cls", PANEL_CLASSES, ids=lambda c: c.object_name)
+def test_slide_text_is_scaled_once(cls, sessions):
+    panel = cls(sessions["seed-the-cat-sat"])
+    panel.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    panel.resize(*GRID_CELL)  # on screen, in the 3 x 3 grid
+    panel.show()
+    _settle()
+    screen = text_sizes(panel)
+    panel.resize(*SIZE)  # a slide is laid out larger: the text is 1.6 times the screen's, not more
+    _settle()
+    assert text_sizes(panel) == screen, "text size does not depend on the panel's size"
+    panel.set_theme(style.SLIDE)
+    _settle()
+    slide = text_sizes(panel)
+    factor = style.SLIDE.font_scale
+    assert factor == pytest.approx(1.6)
+    assert slide == {round(s * factor, 1) for s in screen}, (sorted(screen), sorted(slide))
+    # presenter mode at 200%, then back to the screen: the sizes follow, and come back exactly
+    panel.set_theme(style.presenter(2.0))
+    _settle()
+    assert text_sizes(panel) == {round(s * 2.0, 1) for s in screen}
+    panel.set_theme(style.SCREEN)
+    _settle()
+    assert text_sizes(panel) == screen
+    panel.hide()
+    panel.deleteLater()
+
+
+@pytest.mark.parametrize("cls", PANEL_CLASSES, ids=lambda c: c.object_name)
+def test_slide_texts_do_not_overlap_or_stick_out(cls, sessions):
+    options = export.ExportOptions(theme="slide", size=SIZE)
+    bad = []
+    for name, session in sessions.items():
+        with export.StagedPanel(cls, session, options) as panel:
+            assert text_boxes(panel) or painted_boxes(panel), "the panel shows some text"
+            bad += [f"{name}: {b}" for b in layout_problems(panel)]
+    assert not bad, "\n".join(bad)
