@@ -148,8 +148,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 item.setFont(small)
 
     def _on_chart_resized(self, *_):
-        if self._drawn and self.session.result.n and not self.showing_hint():
-            self._set_ticks(self.session.result)  # as many key names as fit the new height
+        shown = getattr(self, "_shown_result", None)  # the result the bars show, not a newer one
+        if self._drawn and shown is not None and shown.n and not self.showing_hint():
+            self._set_ticks(shown)  # as many key names as fit the new height
         self._fit_labels()
 
     @staticmethod
@@ -216,6 +217,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
     def _set_ticks(self, result) -> None:
         n = result.n
         i = self._drawn.get("query", 0)
+        if not (0 <= i < n and 0 <= self._drawn.get("key", 0) < n):
+            return  # the drawing is being replaced; show_result sets the ticks again
         h = max(40.0, self.raw.plot.getViewBox().height())
         lh = QtGui.QFontMetricsF(self.raw.plot.getAxis("left").style.get("tickFont") or self.font()).height()
         step = max(1, int(np.ceil(n * lh / h)))
@@ -235,6 +238,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             chart.plot.getAxis("left").setTicks([ticks, []])
 
     def show_result(self, result, selection):
+        self._shown_result = result
         i, j = selection.query, selection.key
         n = result.n
         self._rows = n
