@@ -15,6 +15,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,7 +31,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6 import QtCore, QtWidgets
 app = QtWidgets.QApplication([])
 from qkv_gui.main_window import MainWindow
-w = MainWindow(settings=QtCore.QSettings(sys.argv[3], QtCore.QSettings.Format.IniFormat))
+w = MainWindow(settings=QtCore.QSettings(sys.argv[3], QtCore.QSettings.Format.IniFormat), recovery=sys.argv[3] + ".recovery")
 w.resize(1600, 1000)
 w.show()
 app.processEvents(); app.processEvents()
@@ -47,15 +48,19 @@ def percentile(values, p):
 
 
 def bench_edits(repeats: int):
+    import tempfile
+
     from PySide6 import QtCore, QtWidgets
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from qkv_gui.main_window import MainWindow
 
-    settings = QtCore.QSettings(str(Path("/tmp") / "qkv-bench.ini"), QtCore.QSettings.Format.IniFormat)
+    settings = QtCore.QSettings(str(Path(tempfile.gettempdir()) / "qkv-bench.ini"), QtCore.QSettings.Format.IniFormat)
     rows = []
+    scratch = Path(tempfile.mkdtemp(prefix="qkv-bench-"))
     for n in (4, 16, 64, 256, 512):
-        w = MainWindow(settings=settings)
+        w = MainWindow(settings=settings, recovery=scratch / "recovery.qkv.json")
+        w.ask_unsaved = lambda: "discard"  # closing after the edits must not wait for an answer
         w.resize(1600, 1000)
         w.show()
         w.session.set_text(" ".join(f"t{i % 97}x{i}" for i in range(n)))
@@ -86,7 +91,8 @@ def bench_startup(runs: int = 3):
     out = []
     for _ in range(runs):
         t0 = time.time()
-        res = subprocess.run([sys.executable, "-c", STARTUP_SNIPPET, repr(t0), str(ROOT), "/tmp/qkv-bench-start.ini"],
+        ini = str(Path(tempfile.gettempdir()) / "qkv-bench-start.ini")
+        res = subprocess.run([sys.executable, "-c", STARTUP_SNIPPET, repr(t0), str(ROOT), ini],
                              capture_output=True, text=True, check=True)
         out.append(float(res.stdout.strip().splitlines()[-1]))
     return out
@@ -107,3 +113,5 @@ def main():
 
 if __name__ == "__main__":
     main()
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown of Qt objects
