@@ -152,10 +152,12 @@ def load_file(path) -> tuple[Scenario, dict]:
     return loads(text)
 
 
-def save_file(path, scenario: Scenario, view: dict | None = None) -> None:
-    """Write atomically: a temporary file in the same folder, then rename over ``path``."""
+def write_atomic(path, data: bytes) -> None:
+    """Write ``data`` to a temporary file in the same folder, then rename it over ``path``.
+
+    A crash or a full disk part-way leaves the previous file as it was and no temporary file behind.
+    """
     path = os.fspath(path)
-    data = dumps(scenario, view).encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".qkv-", suffix=".tmp", dir=folder)
     try:
@@ -170,3 +172,8 @@ def save_file(path, scenario: Scenario, view: dict | None = None) -> None:
         except OSError:
             pass
         raise
+
+
+def save_file(path, scenario: Scenario, view: dict | None = None) -> None:
+    """Write a session file atomically (see ``write_atomic``)."""
+    write_atomic(path, dumps(scenario, view).encode("utf-8"))

@@ -27,9 +27,7 @@ import csv
 import io
 import json
 import math
-import os
 import re
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -317,20 +315,9 @@ def render_image(panel_class, session, options: ExportOptions | None = None) -> 
 
 # ----- writing files safely ---------------------------------------------------------------------------
 def write_atomic(path, data: bytes) -> Path:
-    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=".qkv-export-", suffix=".tmp", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return path
+    """Write ``data`` beside ``path`` first, then rename it over ``path``."""
+    session_format.write_atomic(path, data)
+    return Path(path)
 
 
 def export_panel(panel_class, session, path, options: ExportOptions | None = None, fmt: str | None = None) -> Path:

@@ -7,7 +7,6 @@
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets

@@ -11,7 +11,7 @@ Keys while the lesson is on (not while typing in a box or editing a table):
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from qkv_engine import ScenarioError, lesson_numbers
 

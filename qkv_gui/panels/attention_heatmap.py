@@ -235,7 +235,6 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
     # ----- filling ----------------------------------------------------------------------------------
     def show_result(self, result, selection):
-        old = self._result
         self._result = result
         self._selection = selection
         n = result.n

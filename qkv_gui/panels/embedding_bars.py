@@ -278,7 +278,6 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
 
         x = result.scenario.x
         heights = x.reshape(-1)
-        count = heights.size
         place_value_labels(self.values, g.lefts + 0.5, heights, ppu, 2)
         self.bars.setOpts(pen=pg.mkPen(BAR_EDGE, width=1) if ppu >= 5 else None)
         self._place_pointer(ppu)

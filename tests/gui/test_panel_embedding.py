@@ -1,7 +1,6 @@
 """Panel 1, tokens as numbers: the bars are the embeddings, clicks pick the query, 512 tokens stay readable."""
 
 import numpy as np
-import pytest
 from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 

@@ -2,31 +2,16 @@
 import time
 
 import numpy as np
-import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
 from tests.gui.conftest import settle
+from .reference import numpy_weights as reference_weights
 
 Qt = QtCore.Qt
 
 
-
-def reference_weights(s):
-    """Attention weights computed here from the scenario's inputs, without the engine."""
-    q = s.x @ s.w_q
-    k = s.x @ s.w_k
-    z = q @ k.T
-    if s.scale:
-        z = z / np.sqrt(s.d_k)
-    z = z / s.temperature
-    n = z.shape[0]
-    mask = np.tril(np.ones((n, n), dtype=bool)) if s.causal else np.ones((n, n), dtype=bool)
-    z = np.where(mask, z, -np.inf)
-    axis = 1 if s.softmax_over == "keys" else 0
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def heatmap(window):

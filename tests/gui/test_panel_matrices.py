@@ -2,7 +2,6 @@
 import time
 
 import numpy as np
-import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 

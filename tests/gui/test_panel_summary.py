@@ -1,7 +1,6 @@
 """The one-picture summary: the selected pair's numbers sit on the diagram and follow every change."""
 
 import numpy as np
-import pytest
 
 from tests.gui.conftest import settle
 

@@ -1,7 +1,6 @@
 """Panel 8, values mixed by the weights: solid bars are weight x value, their sum is the output."""
 
 import numpy as np
-import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 

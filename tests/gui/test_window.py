@@ -1,5 +1,4 @@
 """The main window as a teacher uses it: type, edit cells, toggle options, and see the session follow."""
-import math
 
 import numpy as np
 import pytest
@@ -9,23 +8,10 @@ from qkv_engine import compute, presets
 from qkv_gui.session import Selection
 
 from .conftest import settle
+from .reference import numpy_weights
 
 Qt = QtCore.Qt
 
-
-def numpy_weights(s):
-    """Attention weights written out independently of the engine."""
-    q, k = s.x @ s.w_q, s.x @ s.w_k
-    z = q @ k.T
-    if s.scale:
-        z = z / math.sqrt(q.shape[1])
-    z = z / s.temperature
-    n = len(s.tokens)
-    if s.causal:
-        z = np.where(np.tril(np.ones((n, n), bool)), z, -np.inf)
-    axis = 1 if s.softmax_over == "keys" else 0
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
 
 
 def type_into_cell(qtbot, view, row, col, text):
