@@ -6,24 +6,14 @@ from PySide6.QtTest import QTest
 
 from qkv_engine import explain
 from tests.gui.conftest import settle
+from .reference import numpy_weights
 
 Qt = QtCore.Qt
 
 
-
 def reference(s):
     """Values and weights computed here from the scenario's inputs, without the engine."""
-    v = s.x @ s.w_v
-    z = (s.x @ s.w_q) @ (s.x @ s.w_k).T
-    if s.scale:
-        z = z / np.sqrt(s.d_k)
-    z = z / s.temperature
-    n = z.shape[0]
-    mask = np.tril(np.ones((n, n), dtype=bool)) if s.causal else np.ones((n, n), dtype=bool)
-    z = np.where(mask, z, -np.inf)
-    axis = 1 if s.softmax_over == "keys" else 0
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return v, e / e.sum(axis=axis, keepdims=True)
+    return s.x @ s.w_v, numpy_weights(s)
 
 
 def panel_of(window):
