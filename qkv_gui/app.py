@@ -18,8 +18,8 @@ import sys
 PROG = "qkv-visualizer"
 NO_WINDOW = (
     "cannot open a window here ({reason}). The headless commands still work: "
-    "'python main.py --list-presets'. On Linux a window needs a display and Qt's xcb "
-    "libraries (see README)."
+    "'python main.py --list-presets' and 'python main.py export --preset NAME --out DIR'. "
+    "On Linux a window needs a display and Qt's xcb libraries (see README)."
 )
 
 
