@@ -23,7 +23,7 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
-from .theming import ThemedTextMixin, adopt_text
+from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
 
@@ -52,36 +52,6 @@ def nice_step(raw: float) -> int:
         if m * mag >= raw:
             return int(m * mag)
     return int(10 * mag)
-
-
-class TextPool:
-    """pg.TextItems made on demand and reused; ``take(k)`` returns k visible items, hides the rest."""
-
-    def __init__(self, parent_plot, anchor=(0.5, 0.5), font: QtGui.QFont | None = None, z: float = 20):
-        self.plot = parent_plot
-        self.anchor = anchor
-        self.font = font
-        self.scale = 1.0  # the panel's theme font scale, for items made between two repaints
-        self.z = z
-        self.items: list = []
-        self.shown = 0
-
-    def take(self, count: int) -> list:
-        while len(self.items) < count:
-            item = pg.TextItem("", anchor=self.anchor)
-            if self.font is not None:
-                item.setFont(self.font)
-            adopt_text(item, self.scale)
-            item.setZValue(self.z)
-            self.plot.addItem(item, ignoreBounds=True)
-            self.items.append(item)
-        for item in self.items[count:self.shown]:
-            item.hide()
-        for item in self.items[:count]:
-            if not item.isVisible():
-                item.show()
-        self.shown = count
-        return self.items[:count]
 
 
 class HeatmapPanel(ThemedTextMixin, Panel):

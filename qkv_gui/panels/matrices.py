@@ -21,7 +21,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
-from .theming import ThemedTextMixin, adopt_text
+from .theming import TextPool, ThemedTextMixin
 from .fit_view import FitLayoutWidget
 
 Qt = QtCore.Qt
@@ -53,34 +53,6 @@ def _pen(color: str, width: float) -> QtGui.QPen:
     pen.setWidthF(width)
     pen.setCosmetic(True)
     return pen
-
-
-class TextPool:
-    """TextItems inside one ViewBox, made on demand and reused."""
-
-    def __init__(self, vb: pg.ViewBox, font: QtGui.QFont, anchor=(0.5, 0.5)):
-        self.vb = vb
-        self.font = font  # at theme scale 1
-        self.scale = 1.0  # the panel's theme font scale, for items made between two repaints
-        self.anchor = anchor
-        self.items: list = []
-        self.shown = 0
-
-    def take(self, count: int) -> list:
-        while len(self.items) < count:
-            item = pg.TextItem("", anchor=self.anchor)
-            item.setFont(self.font)
-            adopt_text(item, self.scale)
-            item.setZValue(20)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.items.append(item)
-        for item in self.items[count:self.shown]:
-            item.hide()
-        for item in self.items[:count]:
-            if not item.isVisible():
-                item.show()
-        self.shown = count
-        return self.items[:count]
 
 
 class MatrixView:
@@ -130,9 +102,9 @@ class MatrixView:
         font.setPointSizeF(NUMBER_PT)
         self.font = font
         self.metrics = QtGui.QFontMetricsF(font)
-        self.numbers = TextPool(self.vb, font)
-        self.rowTokens = TextPool(self.vb, font)
-        self.colTokens = TextPool(self.vb, font)
+        self.numbers = TextPool(self.vb, font=font)
+        self.rowTokens = TextPool(self.vb, font=font)
+        self.colTokens = TextPool(self.vb, font=font)
         self._shape = None
         self.vb.sigResized.connect(lambda *_: self.update_texts())
 

@@ -71,3 +71,34 @@ class ThemedTextMixin:
 
     def text_scaled(self) -> None:
         """Hook: the theme has just set the text sizes (labels placed by size can be placed again)."""
+
+
+class TextPool:
+    """pg.TextItems in one plot or ViewBox, made on demand and reused; ``take(k)`` returns k visible
+    items and hides the rest. Items made between two repaints get the theme's font scale at once."""
+
+    def __init__(self, parent_plot, anchor=(0.5, 0.5), font: QtGui.QFont | None = None, z: float = 20):
+        self.plot = parent_plot
+        self.anchor = anchor
+        self.font = font
+        self.scale = 1.0  # the panel's theme font scale, for items made between two repaints
+        self.z = z
+        self.items: list = []
+        self.shown = 0
+
+    def take(self, count: int) -> list:
+        while len(self.items) < count:
+            item = pg.TextItem("", anchor=self.anchor)
+            if self.font is not None:
+                item.setFont(self.font)
+            adopt_text(item, self.scale)
+            item.setZValue(self.z)
+            self.plot.addItem(item, ignoreBounds=True)
+            self.items.append(item)
+        for item in self.items[count:self.shown]:
+            item.hide()
+        for item in self.items[:count]:
+            if not item.isVisible():
+                item.show()
+        self.shown = count
+        return self.items[:count]
