@@ -61,6 +61,7 @@ class Session(QtCore.QObject):
     selectionChanged = QtCore.Signal(object)  # Selection
     scenarioChanged = QtCore.Signal(object)  # Scenario, at once after an edit (before the recompute)
     message = QtCore.Signal(str)  # a short note for the status line (e.g. why an edit was refused)
+    pinnedChanged = QtCore.Signal(object)  # the pinned AttentionResult ("A" of compare), or None
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
         super().__init__(parent)
@@ -71,6 +72,10 @@ class Session(QtCore.QObject):
         self.preset_name: str | None = None
         self.undo_stack = QtGui.QUndoStack(self)
         self.recompute_count = 0  # how many times compute() ran (for tests and benchmarks)
+        self._pinned: AttentionResult | None = None
+        #: Settings of experiment panels (e.g. the lab's d_k and seed), so that a fresh copy of a
+        #: panel (figure export) shows what the one on screen shows. Panels own their keys.
+        self.lab_state: dict = {}
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -92,6 +97,20 @@ class Session(QtCore.QObject):
     @property
     def selection(self) -> Selection:
         return self._selection
+
+    @property
+    def pinned(self) -> AttentionResult | None:
+        """The result pinned as "A" for comparing, or None."""
+        return self._pinned
+
+    def pin(self, result: AttentionResult | None = None) -> None:
+        """Pin ``result`` (default: the current result) as "A"; ``pin(None)`` after ``unpin``."""
+        self._pinned = self.result if result is None else result
+        self.pinnedChanged.emit(self._pinned)
+
+    def unpin(self) -> None:
+        self._pinned = None
+        self.pinnedChanged.emit(None)
 
     # ----- the edit funnel ----------------------------------------------------------------
     def apply(self, scenario: Scenario, label: str = "edit", preset: str | None | bool = False,
