@@ -1,12 +1,24 @@
-"""Scaled dot-product attention, step by step, as one pure function.
+"""Scaled dot-product attention, step by step, as pure functions.
+
+One head (``compute``), n queries and m keys (m = n for self-attention; for
+cross-attention the keys and values come from the source sentence X_s):
 
     Q = X W^Q            n x d_k
-    K = X W^K            n x d_k
-    V = X W^V            n x d_v
-    S = Q K^T            n x n      raw scores: S[i, j] = q_i . k_j
+    K = X_s W^K          m x d_k    (X_s = X in self-attention)
+    V = X_s W^V          m x d_v
+    S = Q K^T            n x m      raw scores: S[i, j] = q_i . k_j
     Z = S / (sqrt(d_k) * T), masked entries set to -inf
     A = softmax(Z)       rows (over keys) by default; columns in the teaching-bug mode
     O = A V              n x d_v    output: token i's new vector
+
+A row whose keys are all masked has nothing to share its weight over: its
+weights are all 0 and its output is the zero vector (never NaN).
+
+Many heads (``compute_heads``): every head h runs the above with its own
+blocks W^Q_h, W^K_h, W^V_h; then
+
+    C = [O_1 O_2 ... O_h]   n x (h d_v)   the heads' outputs side by side
+    Y = C W^O               n x d_out     (Y = C when there is no W^O)
 """
 from __future__ import annotations
 
@@ -47,16 +59,41 @@ class AttentionResult:
     scaled: np.ndarray  # n x n, after / sqrt(d_k), / temperature and the mask (-inf where masked)
     weights: np.ndarray  # n x n, softmax as chosen; masked entries exactly 0
     output: np.ndarray  # n x d_v, weights @ V
-    allowed: np.ndarray  # n x n bool, False where the mask blocks query i from key j
+    allowed: np.ndarray  # n x m bool, False where a mask blocks query i from key j
     divisor: float  # what every raw score was divided by: sqrt(d_k) (if scaling) x temperature
+    head: int = 0  # which head this is (0 .. n_heads - 1)
+    n_heads: int = 1  # how many heads the whole scenario has
 
     @property
     def tokens(self) -> tuple:
+        """The query tokens (rows)."""
         return self.scenario.tokens
 
     @property
+    def key_tokens(self) -> tuple:
+        """The key and value tokens (columns): the source sentence's in cross-attention."""
+        return self.scenario.key_tokens
+
+    @property
     def n(self) -> int:
+        """How many queries (rows)."""
         return self.scenario.n
+
+    @property
+    def n_keys(self) -> int:
+        """How many keys (columns)."""
+        return self.scenario.n_keys
+
+    @property
+    def rows_without_keys(self) -> np.ndarray:
+        """n bool: query rows whose keys are all masked (weights all 0, output 0)."""
+        return ~self.allowed.any(axis=1)
+
+    @property
+    def masked_by(self) -> np.ndarray:
+        """n x m int8: why each cell is masked: 0 open, 1 causal, 2 padding, 3 blocked by hand
+        (the first reason that applies, in that order)."""
+        return mask_reasons(self.scenario)
 
     @property
     def softmax_axis(self) -> int:
@@ -69,32 +106,93 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def compute(scenario: Scenario) -> AttentionResult:
-    """Run attention on ``scenario`` and return every intermediate."""
-    s = scenario
-    n = s.n
+MASK_OPEN, MASK_CAUSAL, MASK_PADDING, MASK_BLOCKED = 0, 1, 2, 3
+
+
+def mask_reasons(s: Scenario) -> np.ndarray:
+    """n x m int8: 0 where query i may look at key j, else the first reason it may not
+    (1 causal: key j comes later; 2 padding: key j is padding; 3 blocked by hand).
+
+    Causal applies to self-attention only: two different sentences have no shared order.
+    """
+    n, m = s.n, s.n_keys
+    why = np.zeros((n, m), dtype=np.int8)
+    if s.blocked:
+        rows, cols = np.array(s.blocked, dtype=np.intp).reshape(-1, 2).T
+        why[rows, cols] = MASK_BLOCKED
+    if s.padding:
+        why[:, list(s.padding)] = MASK_PADDING
+    if s.causal and not s.is_cross:
+        why[np.triu(np.ones((n, m), dtype=bool), k=1)] = MASK_CAUSAL
+    return why
+
+
+def _one_head(s: Scenario, head: int, n_heads: int) -> AttentionResult:
+    n, m = s.n, s.n_keys
     q = s.x @ s.w_q  # n x d_k
-    k = s.x @ s.w_k  # n x d_k
-    v = s.x @ s.w_v  # n x d_v
-    scores = q @ k.T  # n x n
+    k = s.key_x @ s.w_k  # m x d_k
+    v = s.key_x @ s.w_v  # m x d_v
+    scores = q @ k.T  # n x m
     divisor = (math.sqrt(s.d_k) if s.scale else 1.0) * s.temperature
-    allowed = np.ones((n, n), dtype=bool)
-    if s.causal:
-        allowed = np.tril(allowed)  # query i sees keys j <= i
+    allowed = mask_reasons(s) == MASK_OPEN
     scaled = np.where(allowed, scores / divisor, -np.inf)
     axis = 1 if s.softmax_over == "keys" else 0
-    weights = softmax(scaled, axis=axis)
+    weights = softmax(scaled, axis=axis)  # an all-masked row (or column) comes out all 0
     weights = np.where(allowed, weights, 0.0)
     output = weights @ v  # n x d_v
     return AttentionResult(
         scenario=s,
-        q=_frozen(q),
-        k=_frozen(k),
-        v=_frozen(v),
-        scores=_frozen(scores),
-        scaled=_frozen(scaled),
-        weights=_frozen(weights),
+        q=_frozen(q.reshape(n, s.d_k)),
+        k=_frozen(k.reshape(m, s.d_k)),
+        v=_frozen(v.reshape(m, s.d_v)),
+        scores=_frozen(scores.reshape(n, m)),
+        scaled=_frozen(scaled.reshape(n, m)),
+        weights=_frozen(weights.reshape(n, m)),
         output=_frozen(output.reshape(n, s.d_v)),
-        allowed=_frozen(allowed),
+        allowed=_frozen(allowed.reshape(n, m)),
         divisor=divisor,
+        head=head,
+        n_heads=n_heads,
     )
+
+
+def compute(scenario: Scenario, head: int = 0) -> AttentionResult:
+    """Run attention on ``scenario`` (head ``head`` of it, when it has several) and return every
+    intermediate. ``result.scenario`` is that head alone, as a one-head scenario."""
+    return _one_head(scenario.head(head), head, scenario.n_heads)
+
+
+@dataclass(frozen=True, eq=False)
+class MultiHeadResult:
+    """Every head's AttentionResult, their outputs side by side, and the mixed output."""
+
+    scenario: Scenario
+    heads: tuple  # AttentionResult per head
+    concat: np.ndarray  # n x (h d_v): head 1's output, then head 2's, ...
+    projected: np.ndarray  # n x d_out: concat @ W^O (concat itself when there is no W^O)
+
+    @property
+    def n_heads(self) -> int:
+        return len(self.heads)
+
+    @property
+    def tokens(self) -> tuple:
+        return self.scenario.tokens
+
+    @property
+    def key_tokens(self) -> tuple:
+        return self.scenario.key_tokens
+
+    @property
+    def n(self) -> int:
+        return self.scenario.n
+
+
+def compute_heads(scenario: Scenario) -> MultiHeadResult:
+    """Run every head of ``scenario``, then concatenate and project their outputs."""
+    s = scenario
+    heads = tuple(compute(s, h) for h in range(s.n_heads))
+    concat = np.hstack([r.output for r in heads]).reshape(s.n, s.n_heads * s.d_v)
+    projected = concat if s.w_o is None else concat @ s.w_o  # n x d_out
+    return MultiHeadResult(scenario=s, heads=heads, concat=_frozen(concat),
+                           projected=_frozen(projected.reshape(s.n, s.d_out)))

@@ -107,9 +107,10 @@ def _worked(symbol: str, products: str, terms, value: float, decimals: int) -> s
     return f"{symbol} = {products} = {_signed_sum_short([t.value for t in terms], decimals)} = {fixed(value, decimals)}"
 
 
-def _check(result: AttentionResult, i: int | None = None, j: int | None = None, col=None, width=None):
-    n = result.n
-    for name, idx in (("query", i), ("key", j)):
+def _check(result: AttentionResult, i: int | None = None, j: int | None = None, col=None, width=None,
+           i_is_key: bool = False):
+    for name, idx, n in (("key" if i_is_key else "query", i, result.n_keys if i_is_key else result.n),
+                         ("key", j, result.n_keys)):
         if idx is not None and not (0 <= idx < n):
             raise ScenarioError(f"{name} index {idx}: there are {n} tokens")
     if col is not None and not (0 <= col < width):
@@ -120,6 +121,17 @@ def _tok(result: AttentionResult, i: int) -> str:
     return f"'{result.tokens[i]}'"
 
 
+def _ktok(result: AttentionResult, j: int) -> str:
+    return f"'{result.key_tokens[j]}'"
+
+
+_MASK_REASON = {
+    1: "it comes later in the sentence (causal mask)",
+    2: "it is marked as padding",
+    3: "that cell is blocked by hand",
+}
+
+
 # ----- the explanations ------------------------------------------------------------------
 def projection(result: AttentionResult, which: str, i: int, c: int, decimals: int = 2) -> Explanation:
     """Coordinate ``c`` of token ``i``'s query, key or value (``which`` = "q", "k" or "v")."""
@@ -128,8 +140,9 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
     s = result.scenario
     grid = {"q": s.w_q, "k": s.w_k, "v": s.w_v}[which]
     target = {"q": result.q, "k": result.k, "v": result.v}[which]
-    _check(result, i=i, col=c, width=grid.shape[1])
-    x = s.x[i]
+    keyside = which != "q"
+    _check(result, i=i, col=c, width=grid.shape[1], i_is_key=keyside)
+    x = (s.key_x if keyside else s.x)[i]
     terms = tuple(
         Term(
             factors=(float(x[r]), float(grid[r, c])),
@@ -144,7 +157,8 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
     products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms])
     text = _worked(symbol, products, terms, value, decimals)
     formula = f"{symbol} = " + _shorten([f"x{r + 1}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
-    return Explanation(which, symbol, f"{ROLE_OF[which]} of token {_tok(result, i)}", terms,
+    who = _ktok(result, i) if keyside else _tok(result, i)
+    return Explanation(which, symbol, f"{ROLE_OF[which]} of token {who}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
 
 
@@ -160,7 +174,7 @@ def score(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explana
     products = _shorten([f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms])
     text = _worked("score = q·k", products, terms, value, decimals)
     formula = "score = q·k = " + _shorten([f"q{c + 1}·k{c + 1}" for c in range(len(q))])
-    return Explanation("score", "score", f"query {_tok(result, i)} -> key {_tok(result, j)}", terms,
+    return Explanation("score", "score", f"query {_tok(result, i)} -> key {_ktok(result, j)}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
 
 
@@ -169,10 +183,11 @@ def scaled(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
     _check(result, i=i, j=j)
     s = result.scenario
     raw = float(result.scores[i, j])
-    about = f"query {_tok(result, i)} -> key {_tok(result, j)}"
+    about = f"query {_tok(result, i)} -> key {_ktok(result, j)}"
     terms = (Term((raw,), ("score",), ("score",), raw),)
     if not result.allowed[i, j]:
-        text = (f"masked: token {i + 1} may not look at token {j + 1} (it comes later), "
+        reason = _MASK_REASON.get(int(result.masked_by[i, j]), "it is masked")
+        text = (f"masked: {_tok(result, i)} may not look at {_ktok(result, j)} because {reason}, "
                 f"so its score is set to -inf and its weight becomes 0")
         return Explanation("scaled", "scaled", about, terms, raw, float("-inf"), decimals, text,
                            "masked score = -inf")
@@ -205,15 +220,19 @@ def weight(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
     exponentials; ``total`` is their sum; ``value`` is the weight.
     """
     _check(result, i=i, j=j)
-    about = f"query {_tok(result, i)} -> key {_tok(result, j)}"
+    about = f"query {_tok(result, i)} -> key {_ktok(result, j)}"
     rowwise = result.scenario.softmax_over == "keys"
     line = result.scaled[i] if rowwise else result.scaled[:, j]
     ok = result.allowed[i] if rowwise else result.allowed[:, j]
     me = j if rowwise else i
-    idx = [m for m in range(result.n) if ok[m]]
+    idx = [m for m in range(len(line)) if ok[m]]
     value = float(result.weights[i, j])
     if not ok[me]:
         text = "masked: this weight is exactly 0"
+        if not idx:
+            side = "key of this row" if rowwise else "query of this column"
+            text += (f" (every {side} is masked, so there is nothing to share the weight over: "
+                     f"all its weights are 0{' and the output is the zero vector' if rowwise else ''})")
         return Explanation("weight", "weight", about, (), 0.0, value, decimals, text, "masked weight = 0")
     top = max(float(line[m]) for m in idx)
     shift = top if top > _SHIFT_ABOVE or top < -_SHIFT_ABOVE else 0.0
@@ -247,13 +266,13 @@ def output(result: AttentionResult, i: int, c: int, decimals: int = 2) -> Explan
     w, v = result.weights[i], result.v[:, c]
     terms = tuple(
         Term((float(w[j]), float(v[j])), ("attention", "value"), (f"a{j + 1}", f"v{j + 1}[{c + 1}]"), float(w[j] * v[j]))
-        for j in range(result.n)
+        for j in range(result.n_keys)
     )
     value = float(result.output[i, c])
     products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms])
     symbol = f"out{c + 1}"
     text = _worked(symbol, products, terms, value, decimals)
-    formula = f"{symbol} = " + _shorten([f"a{j + 1}·v{j + 1}[{c + 1}]" for j in range(result.n)])
+    formula = f"{symbol} = " + _shorten([f"a{j + 1}·v{j + 1}[{c + 1}]" for j in range(result.n_keys)])
     return Explanation("output", symbol, f"output of token {_tok(result, i)}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
 
@@ -262,7 +281,8 @@ def norm(result: AttentionResult, which: str, i: int, decimals: int = 4) -> Expl
     """The length |q|, |k| or |v| of token ``i``'s vector: the square root of the sum of squares."""
     if which not in GRID_OF:
         raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
-    _check(result, i=i)
+    keyside = which != "q"
+    _check(result, i=i, i_is_key=keyside)
     vec = {"q": result.q, "k": result.k, "v": result.v}[which][i]
     role = ROLE_OF[which]
     terms = tuple(Term((float(a), float(a)), (role, role), (f"{which}{c + 1}", f"{which}{c + 1}"), float(a * a))
@@ -273,7 +293,8 @@ def norm(result: AttentionResult, which: str, i: int, decimals: int = 4) -> Expl
     text = (f"|{which}| = √({squares}) = √({_shorten([fixed(t.value, decimals) for t in terms])}) = "
             f"√{fixed(total, decimals)} = {fixed(value, decimals)}")
     formula = f"|{which}| = √(" + _shorten([f"{which}{c + 1}²" for c in range(len(vec))]) + ")"
-    return Explanation("norm", f"|{which}|", f"{role} of token {_tok(result, i)}", terms, total, value, decimals,
+    who = _ktok(result, i) if keyside else _tok(result, i)
+    return Explanation("norm", f"|{which}|", f"{role} of token {who}", terms, total, value, decimals,
                        text, formula)
 
 
@@ -283,7 +304,7 @@ def cosine(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
     q, k = result.q[i], result.k[j]
     dot = float(result.scores[i, j])
     nq, nk = float(math.sqrt(np.dot(q, q))), float(math.sqrt(np.dot(k, k)))
-    about = f"query {_tok(result, i)} -> key {_tok(result, j)}"
+    about = f"query {_tok(result, i)} -> key {_ktok(result, j)}"
     terms = score(result, i, j, decimals).terms
     total = float(sum(t.value for t in terms))
     if nq == 0.0 or nk == 0.0:

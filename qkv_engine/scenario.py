@@ -1,10 +1,18 @@
 """The inputs of one attention computation: tokens, embeddings X, grids W^Q, W^K, W^V, options.
 
-Shapes (n tokens):
-    x    n x d_model     one row per token
-    w_q  d_model x d_k   query grid
-    w_k  d_model x d_k   key grid
-    w_v  d_model x d_v   value grid
+Shapes (n tokens, h heads, d_k and d_v per head):
+    x         n x d_model        one row per token (the queries' sentence)
+    w_q       d_model x (h d_k)  query grid: head 1's columns, then head 2's, ...
+    w_k       d_model x (h d_k)  key grid
+    w_v       d_model x (h d_v)  value grid
+    w_o       (h d_v) x d_out    output grid that mixes the heads' outputs (None: no mixing,
+                                 the output is the heads' outputs side by side)
+    source_x  n_s x d_model      cross-attention only: the source sentence, which gives the
+                                 keys and values (the queries still come from ``x``)
+
+Masks: ``causal`` (a token sees itself and earlier tokens; self-attention only),
+``padding`` (key tokens nobody may look at) and ``blocked`` (single query/key
+cells switched off by hand).
 """
 from __future__ import annotations
 
@@ -22,6 +30,23 @@ SOFTMAX_OVER = ("keys", "queries")
 MIN_TEMPERATURE = 1e-3
 MAX_TEMPERATURE = 1e3
 MAX_DIM = 512
+MAX_HEADS = 8
+
+
+def _grid_name(kind: str, head: int) -> str:
+    """The random-stream name of a head's grid: head 0 keeps the single-head names."""
+    return kind if head == 0 else f"{kind}@{head + 1}"
+
+
+def head_grids(kind: str, d_model: int, d: int, n_heads: int, seed: int) -> np.ndarray:
+    """Seeded ``d_model x (n_heads d)`` grid: every head's block side by side."""
+    return np.hstack([weight_grid(_grid_name(kind, h), d_model, d, seed) for h in range(n_heads)])
+
+
+def _check_int(name: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ScenarioError(f"{name}: must be a whole number from {low} to {high}, got {value!r}")
+    return int(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +67,18 @@ class Scenario:
     spans: tuple | None = None  # (start, end) of each token in ``text``
     seed: int = 0  # used to fill new embeddings and grid cells
     dropped: int = 0  # tokens of ``text`` beyond MAX_TOKENS that were left out
+    # Masks beyond causal.
+    padding: tuple = ()  # indices of key tokens marked as padding: no query may look at them
+    blocked: tuple = ()  # (query i, key j) cells blocked by hand
+    # Multi-head attention.
+    n_heads: int = 1
+    w_o: np.ndarray | None = None
+    # Cross-attention: a second sentence gives the keys and values (None: self-attention).
+    source_tokens: tuple | None = None
+    source_x: np.ndarray | None = None
+    source_text: str | None = None
+    source_spans: tuple | None = None
+    source_dropped: int = 0
 
     def __post_init__(self):
         tokens = self.tokens
@@ -54,19 +91,62 @@ class Scenario:
         d_model = x.shape[1]
         if d_model < 1:
             raise ScenarioError("x: d_model must be at least 1")
+        heads = _check_int("n_heads", self.n_heads, 1, MAX_HEADS)
+        object.__setattr__(self, "n_heads", heads)
         w_q = check_matrix("w_q", self.w_q, (d_model, None))
-        d_k = w_q.shape[1]
-        if d_k < 1:
-            raise ScenarioError("w_q: d_k must be at least 1")
-        w_k = check_matrix("w_k", self.w_k, (d_model, d_k))
+        if w_q.shape[1] < 1 or w_q.shape[1] % heads:
+            raise ScenarioError(f"w_q: its {w_q.shape[1]} columns do not split into {heads} heads of d_k >= 1 each")
+        d_k = w_q.shape[1] // heads
+        w_k = check_matrix("w_k", self.w_k, (d_model, w_q.shape[1]))
         w_v = check_matrix("w_v", self.w_v, (d_model, None))
-        if w_v.shape[1] < 1:
-            raise ScenarioError("w_v: d_v must be at least 1")
-        for name, dim in (("d_model", d_model), ("d_k", d_k), ("d_v", w_v.shape[1])):
+        if w_v.shape[1] < 1 or w_v.shape[1] % heads:
+            raise ScenarioError(f"w_v: its {w_v.shape[1]} columns do not split into {heads} heads of d_v >= 1 each")
+        for name, dim in (("d_model", d_model), ("d_k", d_k), ("d_v", w_v.shape[1] // heads)):
             if dim > MAX_DIM:
                 raise ScenarioError(f"{name}: {dim} is above the limit of {MAX_DIM}")
         for name, a in (("x", x), ("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
             object.__setattr__(self, name, a)
+        if self.w_o is not None:
+            w_o = check_matrix("w_o", self.w_o, (w_v.shape[1], None))
+            if not 1 <= w_o.shape[1] <= MAX_DIM:
+                raise ScenarioError(f"w_o: the output size must be 1 to {MAX_DIM}, got {w_o.shape[1]}")
+            object.__setattr__(self, "w_o", w_o)
+        # the source sentence (cross-attention)
+        if self.source_tokens is not None:
+            st = self.source_tokens
+            if isinstance(st, str) or not all(isinstance(t, str) for t in st):
+                raise ScenarioError("source_tokens: expected a list of strings")
+            st = tuple(st)
+            object.__setattr__(self, "source_tokens", st)
+            if self.source_x is None:
+                raise ScenarioError("source_x: missing (the source sentence needs its embeddings)")
+            sx = check_matrix("source_x", self.source_x, (len(st), d_model))
+            object.__setattr__(self, "source_x", sx)
+            if self.source_spans is not None:
+                sp = tuple((int(a), int(b)) for a, b in self.source_spans)
+                if len(sp) != len(st):
+                    raise ScenarioError(f"source_spans: expected {len(st)} spans, one per source token")
+                object.__setattr__(self, "source_spans", sp)
+            if self.source_text is not None and not isinstance(self.source_text, str):
+                raise ScenarioError("source_text: expected a string")
+        elif self.source_x is not None:
+            raise ScenarioError("source_x: given without source_tokens")
+        n_keys = len(self.source_tokens) if self.source_tokens is not None else n
+        try:
+            pad = tuple(sorted({int(p) for p in self.padding}))
+        except (TypeError, ValueError):
+            raise ScenarioError("padding: expected a list of token numbers") from None
+        if pad and not (0 <= pad[0] and pad[-1] < n_keys):
+            raise ScenarioError(f"padding: token numbers must be 0 to {n_keys - 1}")
+        object.__setattr__(self, "padding", pad)
+        try:
+            blocked = tuple(sorted({(int(i), int(j)) for i, j in self.blocked}))
+        except (TypeError, ValueError):
+            raise ScenarioError("blocked: expected a list of (query, key) pairs") from None
+        for i, j in blocked:
+            if not (0 <= i < n and 0 <= j < n_keys):
+                raise ScenarioError(f"blocked: cell ({i}, {j}) is outside the {n} x {n_keys} weights")
+        object.__setattr__(self, "blocked", blocked)
         for name in ("scale", "causal"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
@@ -107,11 +187,45 @@ class Scenario:
 
     @property
     def d_k(self) -> int:
-        return self.w_q.shape[1]
+        """Per head."""
+        return self.w_q.shape[1] // self.n_heads
 
     @property
     def d_v(self) -> int:
-        return self.w_v.shape[1]
+        """Per head."""
+        return self.w_v.shape[1] // self.n_heads
+
+    @property
+    def d_out(self) -> int:
+        """Width of the final output: W^O's columns, or all heads' d_v side by side."""
+        return self.w_v.shape[1] if self.w_o is None else self.w_o.shape[1]
+
+    @property
+    def is_cross(self) -> bool:
+        return self.source_tokens is not None
+
+    @property
+    def key_tokens(self) -> tuple:
+        """The tokens that give keys and values: the source sentence's, or the sentence's own."""
+        return self.source_tokens if self.source_tokens is not None else self.tokens
+
+    @property
+    def key_x(self) -> np.ndarray:
+        return self.source_x if self.source_x is not None else self.x
+
+    @property
+    def n_keys(self) -> int:
+        return len(self.key_tokens)
+
+    def head(self, h: int) -> "Scenario":
+        """Head ``h`` alone, as a one-head scenario (its blocks of W^Q, W^K, W^V; no W^O)."""
+        _check_int("head", h, 0, self.n_heads - 1)
+        if self.n_heads == 1 and self.w_o is None:
+            return self
+        dk, dv = self.d_k, self.d_v
+        return replace(self, n_heads=1, w_o=None,
+                       w_q=self.w_q[:, h * dk:(h + 1) * dk], w_k=self.w_k[:, h * dk:(h + 1) * dk],
+                       w_v=self.w_v[:, h * dv:(h + 1) * dv])
 
     def __eq__(self, other):
         if not isinstance(other, Scenario):
@@ -139,8 +253,7 @@ class Scenario:
         if not isinstance(text, str):
             raise ScenarioError("text: expected a string")
         for name, dim in (("d_model", d_model), ("d_k", d_k), ("d_v", d_v)):
-            if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or not 1 <= dim <= MAX_DIM:
-                raise ScenarioError(f"{name}: must be a whole number from 1 to {MAX_DIM}, got {dim!r}")
+            _check_int(name, dim, 1, MAX_DIM)
         toks = tokenize(text)
         dropped = max(0, len(toks) - MAX_TOKENS)
         toks = toks[:MAX_TOKENS]
@@ -162,17 +275,36 @@ class Scenario:
         """A copy with some fields changed (validated again)."""
         return replace(self, **changes)
 
-    def with_text(self, text: str) -> "Scenario":
-        """Re-tokenise ``text``, keeping the embedding row of every token text
-        that already appears; new token texts get their seeded embedding."""
-        toks = tokenize(text)
-        dropped = max(0, len(toks) - MAX_TOKENS)
-        toks = toks[:MAX_TOKENS]
+    def _known_rows(self) -> dict:
+        """Token text -> embedding row, from the sentence and then the source sentence."""
         known: dict[str, np.ndarray] = {}
         for tok, row in zip(self.tokens, self.x):
             known.setdefault(tok, row)
-        rows = [known[t.text] if t.text in known else token_embedding(t.text, self.d_model, self.seed) for t in toks]
-        x = np.array(rows).reshape(len(toks), self.d_model)
+        if self.source_tokens is not None:
+            for tok, row in zip(self.source_tokens, self.source_x):
+                known.setdefault(tok, row)
+        return known
+
+    def _rows_for(self, texts, known: dict) -> np.ndarray:
+        rows = [known[t] if t in known else token_embedding(t, self.d_model, self.seed) for t in texts]
+        return np.array(rows).reshape(len(rows), self.d_model)
+
+    def _masks_within(self, n: int, n_keys: int) -> dict:
+        """padding and blocked, keeping only the entries that still fit n queries and n_keys keys."""
+        return {
+            "padding": tuple(p for p in self.padding if p < n_keys),
+            "blocked": tuple((i, j) for i, j in self.blocked if i < n and j < n_keys),
+        }
+
+    def with_text(self, text: str) -> "Scenario":
+        """Re-tokenise ``text``, keeping the embedding row of every token text
+        that already appears; new token texts get their seeded embedding.
+        Mask entries that no longer fit the new token count are dropped."""
+        toks = tokenize(text)
+        dropped = max(0, len(toks) - MAX_TOKENS)
+        toks = toks[:MAX_TOKENS]
+        x = self._rows_for([t.text for t in toks], self._known_rows())
+        n = len(toks)
         return replace(
             self,
             tokens=tuple(t.text for t in toks),
@@ -180,11 +312,53 @@ class Scenario:
             text=text,
             spans=tuple((t.start, t.end) for t in toks),
             dropped=dropped,
+            **self._masks_within(n, self.n_keys if self.is_cross else n),
         )
 
+    def with_source(self, text: str | None) -> "Scenario":
+        """Cross-attention with ``text`` as the source sentence (its tokens give keys and values);
+        ``None`` goes back to self-attention. Known token texts keep their embedding rows."""
+        if text is None:
+            return replace(self, source_tokens=None, source_x=None, source_text=None, source_spans=None,
+                           source_dropped=0, **self._masks_within(self.n, self.n))
+        if not isinstance(text, str):
+            raise ScenarioError("source text: expected a string")
+        toks = tokenize(text)
+        dropped = max(0, len(toks) - MAX_TOKENS)
+        toks = toks[:MAX_TOKENS]
+        sx = self._rows_for([t.text for t in toks], self._known_rows())
+        return replace(
+            self,
+            source_tokens=tuple(t.text for t in toks),
+            source_x=sx,
+            source_text=text,
+            source_spans=tuple((t.start, t.end) for t in toks),
+            source_dropped=dropped,
+            **self._masks_within(self.n, len(toks)),
+        )
+
+    def with_padding(self, key: int, on: bool = True) -> "Scenario":
+        """Mark key token ``key`` as padding (``on``) or as a real token again."""
+        _check_int("padding token", key, 0, max(0, self.n_keys - 1))
+        pad = set(self.padding)
+        (pad.add if on else pad.discard)(int(key))
+        return replace(self, padding=tuple(sorted(pad)))
+
+    def with_blocked(self, query: int, key: int, on: bool = True) -> "Scenario":
+        """Block (``on``) or unblock the single cell query ``query`` -> key ``key``."""
+        _check_int("query", query, 0, max(0, self.n - 1))
+        _check_int("key", key, 0, max(0, self.n_keys - 1))
+        cells = set(self.blocked)
+        (cells.add if on else cells.discard)((int(query), int(key)))
+        return replace(self, blocked=tuple(sorted(cells)))
+
+    def without_masks(self) -> "Scenario":
+        """No padding and no blocked cells (causal is an option and stays as it is)."""
+        return replace(self, padding=(), blocked=())
+
     def with_cell(self, matrix: str, row: int, col: int, value: float) -> "Scenario":
-        """A copy with one entry of ``x``, ``w_q``, ``w_k`` or ``w_v`` changed."""
-        if matrix not in ("x", "w_q", "w_k", "w_v"):
+        """A copy with one entry of ``x``, ``w_q``, ``w_k``, ``w_v``, ``w_o`` or ``source_x`` changed."""
+        if matrix not in ("x", "w_q", "w_k", "w_v", "w_o", "source_x") or getattr(self, matrix) is None:
             raise ScenarioError(f"{matrix}: not an editable grid")
         a = np.array(getattr(self, matrix))
         if not (0 <= row < a.shape[0] and 0 <= col < a.shape[1]):
@@ -192,15 +366,46 @@ class Scenario:
         a[row, col] = value
         return replace(self, **{matrix: a})
 
+    def _grids(self, d_model: int, d_k: int, d_v: int, n_heads: int, seed: int, keep: bool) -> dict:
+        """W^Q, W^K, W^V (and W^O) for these sizes, drawn from ``seed``; with ``keep``, every
+        value of the current grids that still fits stays (head by head)."""
+
+        def fit(old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+            r, c = min(old.shape[0], fresh.shape[0]), min(old.shape[1], fresh.shape[1])
+            fresh[:r, :c] = old[:r, :c]
+            return fresh
+
+        out = {}
+        for kind, d, old_d in (("q", d_k, self.d_k), ("k", d_k, self.d_k), ("v", d_v, self.d_v)):
+            old = getattr(self, "w_" + kind)
+            blocks = []
+            for h in range(n_heads):
+                fresh = weight_grid(_grid_name(kind, h), d_model, d, seed)
+                if keep and h < self.n_heads:
+                    fresh = fit(old[:, h * old_d:(h + 1) * old_d], fresh)
+                blocks.append(fresh)
+            out["w_" + kind] = np.hstack(blocks)
+        if n_heads == 1 and (self.w_o is None or not keep):
+            out["w_o"] = None
+        else:
+            d_out = self.d_out if (keep and self.w_o is not None) else d_model
+            blocks = []
+            for h in range(n_heads):
+                fresh = weight_grid(_grid_name("o", h), d_v, d_out, seed)
+                if keep and self.w_o is not None and h < self.n_heads:
+                    fresh = fit(self.w_o[h * self.d_v:(h + 1) * self.d_v], fresh)
+                blocks.append(fresh)
+            out["w_o"] = np.vstack(blocks)
+        return out
+
     def with_dims(self, d_model: int | None = None, d_k: int | None = None, d_v: int | None = None) -> "Scenario":
-        """Resize the grids, keeping every value that still fits; new cells
+        """Resize the grids (d_k and d_v per head), keeping every value that still fits; new cells
         are filled from the seed (the same values ``from_sentence`` would draw)."""
         d_model = self.d_model if d_model is None else d_model
         d_k = self.d_k if d_k is None else d_k
         d_v = self.d_v if d_v is None else d_v
         for name, dim in (("d_model", d_model), ("d_k", d_k), ("d_v", d_v)):
-            if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or not 1 <= dim <= MAX_DIM:
-                raise ScenarioError(f"{name}: must be a whole number from 1 to {MAX_DIM}, got {dim!r}")
+            _check_int(name, dim, 1, MAX_DIM)
 
         def fit(old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
             r, c = min(old.shape[0], fresh.shape[0]), min(old.shape[1], fresh.shape[1])
@@ -208,22 +413,32 @@ class Scenario:
             return fresh
 
         x = np.array([token_embedding(t, d_model, self.seed) for t in self.tokens]).reshape(self.n, d_model)
-        return replace(
-            self,
-            x=fit(self.x, x),
-            w_q=fit(self.w_q, weight_grid("q", d_model, d_k, self.seed)),
-            w_k=fit(self.w_k, weight_grid("k", d_model, d_k, self.seed)),
-            w_v=fit(self.w_v, weight_grid("v", d_model, d_v, self.seed)),
-        )
+        changes = {"x": fit(self.x, x)}
+        if self.is_cross:
+            sx = np.array([token_embedding(t, d_model, self.seed) for t in self.source_tokens])
+            changes["source_x"] = fit(self.source_x, sx.reshape(len(self.source_tokens), d_model))
+        changes.update(self._grids(d_model, d_k, d_v, self.n_heads, self.seed, keep=True))
+        return replace(self, **changes)
+
+    def with_heads(self, n_heads: int) -> "Scenario":
+        """Split attention into ``n_heads`` heads, each with its own W^Q, W^K, W^V blocks of the
+        current per-head d_k and d_v. Heads that stay keep their grids; new ones are drawn from
+        the seed. More than one head gets an output grid W^O ((n_heads d_v) x d_model); one head
+        has none (its output is the head's output)."""
+        n_heads = _check_int("heads", n_heads, 1, MAX_HEADS)
+        grids = self._grids(self.d_model, self.d_k, self.d_v, n_heads, self.seed, keep=True)
+        if n_heads == 1:
+            grids["w_o"] = None
+        return replace(self, n_heads=n_heads, **grids)
 
     def reseeded(self, seed: int) -> "Scenario":
-        """Redraw every embedding and grid from a new seed, keeping tokens and options."""
+        """Redraw every embedding and grid from a new seed, keeping tokens, heads, masks and options."""
         x = np.array([token_embedding(t, self.d_model, seed) for t in self.tokens]).reshape(self.n, self.d_model)
-        return replace(
-            self,
-            seed=seed,
-            x=x,
-            w_q=weight_grid("q", self.d_model, self.d_k, seed),
-            w_k=weight_grid("k", self.d_model, self.d_k, seed),
-            w_v=weight_grid("v", self.d_model, self.d_v, seed),
-        )
+        changes = {"seed": seed, "x": x}
+        if self.is_cross:
+            sx = np.array([token_embedding(t, self.d_model, seed) for t in self.source_tokens])
+            changes["source_x"] = sx.reshape(len(self.source_tokens), self.d_model)
+        changes.update(self._grids(self.d_model, self.d_k, self.d_v, self.n_heads, seed, keep=False))
+        if self.n_heads == 1 and self.w_o is not None:
+            changes["w_o"] = weight_grid("o", self.d_v, self.d_out, seed)
+        return replace(self, **changes)

@@ -1,9 +1,13 @@
 """The session file: a scenario and view options as versioned JSON.
 
-    {"format": "qkv-visualizer", "version": 1,
+    {"format": "qkv-visualizer", "version": 2,
      "scenario": {"text", "tokens", "spans", "seed", "dropped", "x", "w_q", "w_k", "w_v",
-                  "scale", "causal", "temperature", "softmax_over"},
-     "view": {"query": i, "key": j, "lesson_step": s, ...}}
+                  "scale", "causal", "temperature", "softmax_over",
+                  "padding", "blocked", "n_heads", "w_o",
+                  "source": null or {"text", "tokens", "spans", "dropped", "x"}},
+     "view": {"query": i, "key": j, "lesson_step": s, "head": h, ...}}
+
+Version 1 files (no masks, heads or source) are still read.
 
 Floats are written with full precision, so a round trip gives the same numbers.
 Anything wrong in a document raises ScenarioError naming where.
@@ -20,7 +24,8 @@ from .errors import ScenarioError
 from .scenario import Scenario
 
 FORMAT = "qkv-visualizer"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)
 SUFFIX = ".qkv.json"
 _FIELDS = ("tokens", "x", "w_q", "w_k", "w_v")
 
@@ -44,6 +49,17 @@ def to_dict(scenario: Scenario, view: dict | None = None) -> dict:
             "causal": s.causal,
             "temperature": s.temperature,
             "softmax_over": s.softmax_over,
+            "padding": list(s.padding),
+            "blocked": [list(c) for c in s.blocked],
+            "n_heads": s.n_heads,
+            "w_o": None if s.w_o is None else s.w_o.tolist(),
+            "source": None if not s.is_cross else {
+                "text": s.source_text,
+                "tokens": list(s.source_tokens),
+                "spans": None if s.source_spans is None else [list(p) for p in s.source_spans],
+                "dropped": s.source_dropped,
+                "x": s.source_x.tolist(),
+            },
         },
         "view": dict(view or {}),
     }
@@ -64,6 +80,60 @@ def _matrix(name: str, value) -> np.ndarray:
     return np.array(value, dtype=np.float64)
 
 
+def _whole(name: str, value, low: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ScenarioError(f"scenario.{name}: expected a whole number, {low} or more")
+    return value
+
+
+def _spans(name: str, spans):
+    if spans is not None:
+        if not isinstance(spans, list) or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in p)
+            for p in spans
+        ):
+            raise ScenarioError(f"scenario.{name}: expected a list of [start, end] pairs")
+    return spans
+
+
+def _version2_fields(sc: dict, d_model: int) -> dict:
+    """padding, blocked, n_heads, w_o and the source sentence (all optional)."""
+    out = {}
+    if "padding" in sc:
+        pad = sc["padding"]
+        if not isinstance(pad, list):
+            raise ScenarioError("scenario.padding: expected a list of token numbers")
+        out["padding"] = tuple(_whole("padding", p) for p in pad)
+    if "blocked" in sc:
+        cells = sc["blocked"]
+        if not isinstance(cells, list) or not all(isinstance(c, list) and len(c) == 2 for c in cells):
+            raise ScenarioError("scenario.blocked: expected a list of [query, key] pairs")
+        out["blocked"] = tuple((_whole("blocked", i), _whole("blocked", j)) for i, j in cells)
+    if "n_heads" in sc:
+        out["n_heads"] = _whole("n_heads", sc["n_heads"], 1)
+    if sc.get("w_o") is not None:
+        out["w_o"] = _matrix("w_o", sc["w_o"])
+    src = sc.get("source")
+    if src is not None:
+        if not isinstance(src, dict):
+            raise ScenarioError("scenario.source: expected an object or null")
+        toks = src.get("tokens")
+        if not isinstance(toks, list) or not all(isinstance(t, str) for t in toks):
+            raise ScenarioError("scenario.source.tokens: expected a list of strings")
+        if "x" not in src:
+            raise ScenarioError("scenario.source.x: missing")
+        sx = _matrix("source.x", src["x"])
+        if sx.size == 0:
+            sx = sx.reshape(0, d_model)
+        text = src.get("text")
+        if text is not None and not isinstance(text, str):
+            raise ScenarioError("scenario.source.text: expected text or null")
+        out.update(source_tokens=tuple(toks), source_x=sx, source_text=text,
+                   source_spans=_spans("source.spans", src.get("spans")),
+                   source_dropped=_whole("source.dropped", src.get("dropped", 0)))
+    return out
+
+
 def from_dict(doc) -> tuple[Scenario, dict]:
     """Return (scenario, view) from a parsed document, or raise ScenarioError."""
     if not isinstance(doc, dict):
@@ -71,8 +141,8 @@ def from_dict(doc) -> tuple[Scenario, dict]:
     if doc.get("format") != FORMAT:
         raise ScenarioError(f"not a session: 'format' is {json.dumps(doc.get('format'))}, expected \"{FORMAT}\"")
     version = doc.get("version")
-    if version != VERSION:
-        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads version {VERSION})")
+    if version not in READS:
+        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads versions 1 and 2)")
     sc = doc.get("scenario")
     if not isinstance(sc, dict):
         raise ScenarioError("scenario: missing or not an object")
@@ -108,16 +178,11 @@ def from_dict(doc) -> tuple[Scenario, dict]:
     text = sc.get("text")
     if text is not None and not isinstance(text, str):
         raise ScenarioError("scenario.text: expected text or null")
-    spans = sc.get("spans")
-    if spans is not None:
-        if not isinstance(spans, list) or not all(
-            isinstance(p, list) and len(p) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in p)
-            for p in spans
-        ):
-            raise ScenarioError("scenario.spans: expected a list of [start, end] pairs")
+    spans = _spans("spans", sc.get("spans"))
+    extra = _version2_fields(sc, len(arrays["x"][0]) if len(arrays["x"]) else arrays["w_q"].shape[0])
     try:
         scenario = Scenario(tokens=tuple(tokens), seed=seed, text=text, spans=spans, dropped=dropped, **arrays,
-                            **options)
+                            **options, **extra)
     except ScenarioError as exc:
         raise ScenarioError(f"scenario.{exc}") from None
     view = doc.get("view", {})

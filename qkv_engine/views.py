@@ -30,7 +30,7 @@ def softmax_curve(result: AttentionResult, i: int, j: int, xs) -> np.ndarray:
     Flat near 0 for very low x and flat near 1 for very high x: the saturated zones.
     """
     xs = np.asarray(xs, dtype=np.float64)
-    others = [float(result.scaled[i, m]) for m in range(result.n) if m != j and result.allowed[i, m]]
+    others = [float(result.scaled[i, m]) for m in range(result.n_keys) if m != j and result.allowed[i, m]]
     if not others:
         return np.ones_like(xs)
     others_arr = np.array(others)

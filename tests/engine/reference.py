@@ -11,7 +11,14 @@ against it, so it is kept as close to the textbook equations as possible:
     O = A V
 
 The causal mask blocks key j for query i whenever j > i (a token may only look
-at itself and the tokens before it). Masked weights are exactly 0.
+at itself and the tokens before it); it applies to self-attention only. Padding
+blocks a key for every query; ``blocked`` lists single (i, j) cells. Masked
+weights are exactly 0, and a row with every key masked gets all zeros.
+
+Cross-attention: keys and values come from ``source`` (another sentence's
+embeddings) instead of ``x``. Many heads: ``multi_head`` slices each head's
+columns out of the grids by hand, runs ``attention`` per head, puts the outputs
+side by side and multiplies by W^O.
 """
 from __future__ import annotations
 
@@ -76,27 +83,42 @@ class Reference:
     divisor: float
 
 
-def attention(x, w_q, w_k, w_v, *, scale=True, causal=False, temperature=1.0, softmax_over="keys") -> Reference:
+def attention(x, w_q, w_k, w_v, *, scale=True, causal=False, temperature=1.0, softmax_over="keys",
+              source=None, padding=(), blocked=()) -> Reference:
     """Every intermediate of attention, computed the slow and obvious way."""
     x = _rows(x)
+    kv_rows = x if source is None else _rows(source)
     n = len(x)
+    m = len(kv_rows)
     d_k = len(_rows(w_q)[0])
     q = matmul(x, w_q)  # n x d_k
-    k = matmul(x, w_k)  # n x d_k
-    v = matmul(x, w_v)  # n x d_v
+    k = matmul(kv_rows, w_k)  # m x d_k
+    v = matmul(kv_rows, w_v)  # m x d_v
     d_v = len(_rows(w_v)[0])
 
     divisor = (math.sqrt(d_k) if scale else 1.0) * float(temperature)
-    allowed = [[(not causal) or j <= i for j in range(n)] for i in range(n)]
-    scores = [[dot(q[i], k[j]) for j in range(n)] for i in range(n)]
-    scaled = [[scores[i][j] / divisor if allowed[i][j] else NEG_INF for j in range(n)] for i in range(n)]
+    allowed = []
+    for i in range(n):
+        row = []
+        for j in range(m):
+            ok = True
+            if causal and source is None and j > i:
+                ok = False
+            if j in padding:
+                ok = False
+            if (i, j) in blocked:
+                ok = False
+            row.append(ok)
+        allowed.append(row)
+    scores = [[dot(q[i], k[j]) for j in range(m)] for i in range(n)]
+    scaled = [[scores[i][j] / divisor if allowed[i][j] else NEG_INF for j in range(m)] for i in range(n)]
 
-    weights = [[0.0] * n for _ in range(n)]
+    weights = [[0.0] * m for _ in range(n)]
     if softmax_over == "keys":
         for i in range(n):
             weights[i] = softmax_list(scaled[i])
     elif softmax_over == "queries":
-        for j in range(n):
+        for j in range(m):
             column = softmax_list([scaled[i][j] for i in range(n)])
             for i in range(n):
                 weights[i][j] = column[i]
@@ -108,11 +130,41 @@ def attention(x, w_q, w_k, w_v, *, scale=True, causal=False, temperature=1.0, so
         row = []
         for c in range(d_v):
             total = 0.0
-            for j in range(n):
+            for j in range(m):
                 total += weights[i][j] * v[j][c]
             row.append(total)
         output.append(row)
     return Reference(q, k, v, scores, scaled, weights, output, allowed, divisor)
+
+
+def columns(grid, start: int, stop: int) -> list[list[float]]:
+    """Columns start .. stop-1 of a grid, copied by hand."""
+    return [[row[c] for c in range(start, stop)] for row in _rows(grid)]
+
+
+@dataclass
+class MultiHeadReference:
+    heads: list  # Reference per head
+    concat: list  # n x (h d_v)
+    projected: list  # n x d_out
+
+
+def multi_head(x, w_q, w_k, w_v, n_heads: int, w_o=None, **options) -> MultiHeadReference:
+    """Head h uses columns h*d_k .. (h+1)*d_k - 1 of W^Q and W^K (and likewise of W^V with d_v)."""
+    d_k = len(_rows(w_q)[0]) // n_heads
+    d_v = len(_rows(w_v)[0]) // n_heads
+    heads = []
+    for h in range(n_heads):
+        heads.append(attention(x, columns(w_q, h * d_k, (h + 1) * d_k), columns(w_k, h * d_k, (h + 1) * d_k),
+                               columns(w_v, h * d_v, (h + 1) * d_v), **options))
+    concat = []
+    for i in range(len(_rows(x))):
+        row = []
+        for head in heads:
+            row.extend(head.output[i])
+        concat.append(row)
+    projected = concat if w_o is None else matmul(concat, w_o)
+    return MultiHeadReference(heads, concat, projected)
 
 
 def attention_of(scenario) -> Reference:
@@ -122,8 +174,23 @@ def attention_of(scenario) -> Reference:
         scenario.w_q.tolist(),
         scenario.w_k.tolist(),
         scenario.w_v.tolist(),
+        **options_of(scenario),
+    )
+
+
+def options_of(scenario) -> dict:
+    return dict(
         scale=scenario.scale,
         causal=scenario.causal,
         temperature=scenario.temperature,
         softmax_over=scenario.softmax_over,
+        source=None if scenario.source_x is None else scenario.source_x.tolist(),
+        padding=tuple(scenario.padding),
+        blocked=tuple(tuple(c) for c in scenario.blocked),
     )
+
+
+def multi_head_of(scenario) -> MultiHeadReference:
+    return multi_head(scenario.x.tolist(), scenario.w_q.tolist(), scenario.w_k.tolist(), scenario.w_v.tolist(),
+                      scenario.n_heads, None if scenario.w_o is None else scenario.w_o.tolist(),
+                      **options_of(scenario))

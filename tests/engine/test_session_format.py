@@ -58,7 +58,7 @@ def test_file_is_readable_json_with_format_and_version(tmp_path):
     path = tmp_path / "s.qkv.json"
     session_format.save_file(path, sample(), VIEW)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == "qkv-visualizer" and doc["version"] == 1
+    assert doc["format"] == "qkv-visualizer" and doc["version"] == 2
     assert doc["scenario"]["tokens"] == list(sample().tokens)
     assert doc["view"] == VIEW
 
@@ -129,7 +129,7 @@ def test_wrong_format_field():
     refused(with_change(lambda d: d.pop("format")), "not a session", "format")
 
 
-@pytest.mark.parametrize("version", [2, 0, "1", None])
+@pytest.mark.parametrize("version", [3, 0, "1", None])
 def test_unsupported_version(version):
     refused(with_change(lambda d: d.update(version=version)), "version", "not supported")
 
@@ -288,3 +288,13 @@ def test_a_failed_first_save_leaves_nothing(tmp_path, monkeypatch):
     with pytest.raises(Boom):
         session_format.save_file(tmp_path / "new.qkv.json", sample())
     assert os.listdir(tmp_path) == []
+
+
+def test_version_1_documents_still_load():
+    s = sample()
+    doc = session_format.to_dict(s, VIEW)
+    doc["version"] = 1
+    for key in ("padding", "blocked", "n_heads", "w_o", "source"):
+        del doc["scenario"][key]
+    back, view = session_format.from_dict(doc)
+    assert back == s and view == VIEW
