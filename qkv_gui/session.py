@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui
 
-from qkv_engine import MAX_TOKENS, AttentionResult, Scenario, ScenarioError, compute, parse_number, presets
+from qkv_engine import (MAX_TOKENS, AttentionResult, MultiHeadResult, Scenario, ScenarioError, compute_heads,
+                        parse_number, presets)
 
 
 #: Sentence edits closer together than this (seconds) merge into one undo step.
@@ -61,12 +62,14 @@ class Session(QtCore.QObject):
     selectionChanged = QtCore.Signal(object)  # Selection
     scenarioChanged = QtCore.Signal(object)  # Scenario, at once after an edit (before the recompute)
     message = QtCore.Signal(str)  # a short note for the status line (e.g. why an edit was refused)
+    headChanged = QtCore.Signal(int)  # the head every panel shows (0-based), after a change
     pinnedChanged = QtCore.Signal(object)  # the pinned AttentionResult ("A" of compare), or None
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
         super().__init__(parent)
         self._scenario = scenario if scenario is not None else presets.load(presets.DEFAULT)
-        self._result: AttentionResult | None = None
+        self._full: MultiHeadResult | None = None
+        self._head = 0
         self._selection = Selection()
         self._emit_pending = False
         self.preset_name: str | None = None
@@ -88,11 +91,31 @@ class Session(QtCore.QObject):
         return self._scenario
 
     @property
-    def result(self) -> AttentionResult:
-        if self._result is None or self._result.scenario is not self._scenario:
-            self._result = compute(self._scenario)
+    def full_result(self) -> MultiHeadResult:
+        """Every head, their outputs side by side and the output after W^O."""
+        if self._full is None or self._full.scenario is not self._scenario:
+            self._full = compute_heads(self._scenario)
             self.recompute_count += 1
-        return self._result
+        return self._full
+
+    @property
+    def result(self) -> AttentionResult:
+        """The chosen head's result: what every panel draws (``result.scenario`` is that head alone)."""
+        full = self.full_result
+        return full.heads[min(self._head, full.n_heads - 1)]
+
+    @property
+    def head(self) -> int:
+        """The head every panel shows (0-based; always 0 with one head)."""
+        return min(self._head, self._scenario.n_heads - 1)
+
+    def set_head(self, head: int) -> None:
+        """Show head ``head`` in every panel (a view choice, not an edit: no undo step)."""
+        head = max(0, min(int(head), self._scenario.n_heads - 1))
+        if head != self._head:
+            self._head = head
+            self.headChanged.emit(head)
+            self._schedule()
 
     @property
     def selection(self) -> Selection:
@@ -141,6 +164,10 @@ class Session(QtCore.QObject):
             self.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
         except (TypeError, ValueError):
             self.select(0, 0)
+        try:
+            self.set_head(int(view.get("head", 0) or 0))
+        except (TypeError, ValueError):
+            self.set_head(0)
 
     def load_preset(self, name: str) -> None:
         """Switch to a preset as one undoable step."""
@@ -148,7 +175,8 @@ class Session(QtCore.QObject):
 
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario."""
-        return {"query": self._selection.query, "key": self._selection.key, "preset": self.preset_name}
+        return {"query": self._selection.query, "key": self._selection.key, "preset": self.preset_name,
+                "head": self.head}
 
     def try_apply(self, make, label: str, merge: bool = False) -> bool:
         """Run ``make()`` to build a new scenario; on ScenarioError keep the old one and say why."""
@@ -186,7 +214,8 @@ class Session(QtCore.QObject):
             self.message.emit(f"Kept the old value: {exc}")
             return False
         names = {"x": f"edit x of '{self._scenario.tokens[row]}'" if 0 <= row < self._scenario.n else "edit x",
-                 "w_q": "edit W^Q", "w_k": "edit W^K", "w_v": "edit W^V"}
+                 "w_q": "edit W^Q", "w_k": "edit W^K", "w_v": "edit W^V", "w_o": "edit W^O",
+                 "source_x": "edit x of a source token"}
         return self.try_apply(lambda: self._scenario.with_cell(matrix, row, col, value),
                               f"{names.get(matrix, 'edit')} [{row + 1},{col + 1}]")
 
@@ -200,11 +229,41 @@ class Session(QtCore.QObject):
         label = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changes.items())
         return self.try_apply(lambda: self._scenario.with_options(**changes), f"set {label}")
 
+    def set_heads(self, n_heads: int) -> bool:
+        return self.try_apply(lambda: self._scenario.with_heads(int(n_heads)), f"{int(n_heads)} heads")
+
+    def set_source(self, text: str | None) -> bool:
+        """Cross-attention with ``text`` as the source sentence; None: back to self-attention."""
+        if text is not None and text == self._scenario.source_text and self._scenario.is_cross:
+            return True
+        label = "self-attention" if text is None else "typing in the source sentence"
+        ok = self.try_apply(lambda: self._scenario.with_source(text), label, merge=text is not None)
+        if ok and self._scenario.source_dropped:
+            self.message.emit(f"Kept the first {self._scenario.n_keys} source tokens; "
+                              f"{self._scenario.source_dropped} more were left out (the limit is {MAX_TOKENS}).")
+        return ok
+
+    def toggle_padding(self, key: int) -> bool:
+        """Mark key token ``key`` as padding, or as a real token again."""
+        on = key not in self._scenario.padding
+        name = self._scenario.key_tokens[key] if 0 <= key < self._scenario.n_keys else key
+        return self.try_apply(lambda: self._scenario.with_padding(key, on),
+                              f"{'mark' if on else 'unmark'} '{name}' as padding")
+
+    def toggle_blocked(self, query: int, key: int) -> bool:
+        """Block the cell query ``query`` -> key ``key`` by hand, or open it again."""
+        on = (query, key) not in self._scenario.blocked
+        return self.try_apply(lambda: self._scenario.with_blocked(query, key, on),
+                              f"{'block' if on else 'unblock'} cell [{query + 1},{key + 1}]")
+
+    def clear_masks(self) -> bool:
+        return self.try_apply(lambda: self._scenario.without_masks(), "clear padding and blocked cells")
+
     def select(self, query: int | None = None, key: int | None = None) -> None:
-        n = self._scenario.n
+        n, m = self._scenario.n, self._scenario.n_keys
         q = self._selection.query if query is None else query
         k = self._selection.key if key is None else key
-        new = Selection(max(0, min(q, n - 1)) if n else 0, max(0, min(k, n - 1)) if n else 0)
+        new = Selection(max(0, min(q, n - 1)) if n else 0, max(0, min(k, m - 1)) if m else 0)
         if new != self._selection:
             self._selection = new
             self.selectionChanged.emit(new)
@@ -212,6 +271,9 @@ class Session(QtCore.QObject):
     # ----- internals ----------------------------------------------------------------------
     def _clamp_selection(self) -> None:
         self.select(self._selection.query, self._selection.key)
+        if self._head >= self._scenario.n_heads:
+            self._head = self._scenario.n_heads - 1
+            self.headChanged.emit(self._head)
 
     def _schedule(self) -> None:
         if not self._emit_pending:

@@ -24,9 +24,10 @@ FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 ALIGN = int(Qt.ItemDataRole.TextAlignmentRole.value)
 TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
 RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
-GRID_ROLE = {"w_q": "query", "w_k": "key", "w_v": "value"}
-GRID_SYMBOL = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V"}
-OUT_SYMBOL = {"w_q": "q", "w_k": "k", "w_v": "v"}
+GRID_ROLE = {"w_q": "query", "w_k": "key", "w_v": "value", "w_o": "output"}
+GRID_SYMBOL = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
+OUT_SYMBOL = {"w_q": "q", "w_k": "k", "w_v": "v", "w_o": "out"}
+_EMPTY = np.zeros((0, 0))
 
 
 class _NumberModel(QtCore.QAbstractTableModel):
@@ -47,7 +48,8 @@ class _NumberModel(QtCore.QAbstractTableModel):
         session.scenarioChanged.connect(self._on_scenario)
 
     def _matrix(self):
-        return getattr(self.session.scenario, self.matrix)
+        a = getattr(self.session.scenario, self.matrix)
+        return _EMPTY if a is None else a
 
     def _on_scenario(self, _scenario):
         new = self._matrix()
@@ -135,23 +137,28 @@ class _NumberModel(QtCore.QAbstractTableModel):
 
 
 class TokenTableModel(_NumberModel):
-    """One row per token: its text, then its d_model embedding values x1..xd."""
+    """One row per token: its text, then its d_model embedding values x1..xd.
+
+    With ``source=True`` it shows the source sentence of cross-attention instead.
+    """
 
     matrix = "x"
     first_number_column = 1
 
-    def __init__(self, session: Session, parent=None):
-        self._tokens = session.scenario.tokens
+    def __init__(self, session: Session, parent=None, source: bool = False):
+        self.matrix = "source_x" if source else "x"
+        self._tokens_of = (lambda s: s.source_tokens or ()) if source else (lambda s: s.tokens)
+        self._tokens = self._tokens_of(session.scenario)
         super().__init__(session, parent)
 
     def text_changed(self) -> bool:
-        tokens = self.session.scenario.tokens
+        tokens = self._tokens_of(self.session.scenario)
         changed, self._tokens = tokens != self._tokens, tokens
         return changed
 
     def _on_scenario(self, scenario):
-        if scenario.x.shape != self._shape:
-            self._tokens = scenario.tokens
+        if self._matrix().shape != self._shape:
+            self._tokens = self._tokens_of(scenario)
         super()._on_scenario(scenario)
 
     def text_data(self, r, role):
@@ -180,19 +187,48 @@ class WeightGridModel(_NumberModel):
 
     def __init__(self, session: Session, matrix: str, parent=None):
         self.matrix = matrix
+        self._split = (session.scenario.n_heads, session.scenario.d_k, session.scenario.d_v)
         super().__init__(session, parent)
+
+    def _on_scenario(self, scenario):
+        super()._on_scenario(scenario)
+        split = (scenario.n_heads, scenario.d_k, scenario.d_v)
+        if split != self._split:  # the same shape can split into heads differently: rename the headers
+            self._split = split
+            if self.columnCount():
+                self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.columnCount() - 1)
+            if self.rowCount():
+                self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+
+    def _column_name(self, c: int) -> str:
+        """'q2', or 'h2·q1' (head 2's first coordinate) when there are several heads."""
+        s = self.session.scenario
+        sym = OUT_SYMBOL[self.matrix]
+        if self.matrix == "w_o" or s.n_heads == 1:
+            return f"{sym}{c + 1}"
+        d = s.d_v if self.matrix == "w_v" else s.d_k
+        return f"h{c // d + 1}\u00b7{sym}{c % d + 1}"
+
+    def _row_name(self, r: int) -> str:
+        if self.matrix != "w_o":
+            return f"x{r + 1}"
+        s = self.session.scenario
+        return f"h{r // s.d_v + 1}\u00b7v{r % s.d_v + 1}"
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         role_name = GRID_ROLE[self.matrix]
         if role == Qt.ItemDataRole.DisplayRole:
             if orientation == Qt.Orientation.Horizontal:
-                return f"\u2192 {OUT_SYMBOL[self.matrix]}{section + 1}"
-            return f"x{section + 1} \u2192"
+                return f"\u2192 {self._column_name(section)}"
+            return f"{self._row_name(section)} \u2192"
         if role == Qt.ItemDataRole.ToolTipRole:
             if orientation == Qt.Orientation.Horizontal:
-                return f"Column {section + 1} makes {role_name} coordinate {OUT_SYMBOL[self.matrix]}{section + 1}"
+                return f"Column {section + 1} makes {role_name} coordinate {self._column_name(section)}"
+            if self.matrix == "w_o":
+                return f"Row {section + 1} is how much {self._row_name(section)} (a head's output) feeds each final output"
             return f"Row {section + 1} is how much input dial x{section + 1} feeds each output"
         if role == Qt.ItemDataRole.ForegroundRole:
-            ink = style.INK["x"] if orientation == Qt.Orientation.Vertical else style.INK[role_name]
+            ink = (style.INK["value"] if self.matrix == "w_o" else style.INK["x"]) \
+                if orientation == Qt.Orientation.Vertical else style.INK[role_name]
             return QtGui.QBrush(QtGui.QColor(ink))
         return None

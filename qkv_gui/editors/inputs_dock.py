@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine.scenario import MAX_TEMPERATURE, MIN_TEMPERATURE
+from qkv_engine.scenario import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
 from .. import style
 from ..session import Session
@@ -136,6 +136,34 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         row.addWidget(self.softmaxOverCombo, 1)
         layout.addLayout(row)
 
+        # heads: how many, and which one every panel shows
+        heads = QtWidgets.QHBoxLayout()
+        heads.addWidget(QtWidgets.QLabel("Heads", self))
+        self.headsSpin = spin("headsSpin", 1, MAX_HEADS,
+                              "How many attention heads: each has its own W^Q, W^K, W^V, "
+                              "and W^O mixes their outputs")
+        heads.addWidget(self.headsSpin)
+        self.headLabel = QtWidgets.QLabel("Show head", self)
+        heads.addWidget(self.headLabel)
+        self.headCombo = QtWidgets.QComboBox(self)
+        self.headCombo.setObjectName("headCombo")
+        self.headCombo.setToolTip("Every panel shows this head")
+        heads.addWidget(self.headCombo, 1)
+        layout.addLayout(heads)
+
+        # cross-attention: a second sentence gives keys and values
+        self.crossCheck = QtWidgets.QCheckBox("Cross-attention: keys and values come from a second sentence", self)
+        self.crossCheck.setObjectName("crossCheck")
+        self.crossCheck.setToolTip("Like a translation model: the sentence above asks (queries); "
+                                   "the source sentence answers (keys and values)")
+        layout.addWidget(self.crossCheck)
+        self.sourceEdit = SentenceEdit(self)
+        self.sourceEdit.setObjectName("sourceEdit")
+        self.sourceEdit.setPlaceholderText("Source sentence, e.g. le chat noir")
+        self.sourceEdit.setMaxLength(2_000_000)
+        self.sourceEdit.setToolTip("The source sentence: its tokens give the keys and values")
+        layout.addWidget(self.sourceEdit)
+
         self.dModelSpin.valueChanged.connect(lambda v: session.set_dims(d_model=v))
         self.dKSpin.valueChanged.connect(lambda v: session.set_dims(d_k=v))
         self.dVSpin.valueChanged.connect(lambda v: session.set_dims(d_v=v))
@@ -146,9 +174,23 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.softmaxOverCombo.currentIndexChanged.connect(
             lambda i: session.set_option(softmax_over=self.softmaxOverCombo.itemData(i))
         )
+        self.headsSpin.valueChanged.connect(session.set_heads)
+        self.headCombo.currentIndexChanged.connect(lambda i: session.set_head(max(0, i)))
+        self.crossCheck.toggled.connect(self._cross_toggled)
+        self.sourceEdit.textEdited.connect(session.set_source)
+        session.headChanged.connect(lambda _h: self.follow(session.scenario))
         session.scenarioChanged.connect(self.follow)
         session.message.connect(self.show_message)
         self.follow(session.scenario)
+
+    def _cross_toggled(self, on: bool) -> None:
+        if not on:
+            self.session.set_source(None)
+            return
+        # Start from the sentence itself: cross-attention with itself is self-attention,
+        # so nothing changes until the source is edited.
+        text = self.sourceEdit.text() or self.session.scenario.text or " ".join(self.session.scenario.tokens)
+        self.session.set_source(text)
 
     def show_message(self, text: str) -> None:
         self.messageLabel.setText(text)
@@ -158,7 +200,8 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
     def follow(self, s) -> None:
         """Show the Session's scenario without sending anything back."""
         widgets = [self.sentenceEdit, self.dModelSpin, self.dKSpin, self.dVSpin, self.seedSpin,
-                   self.temperatureSpin, self.scaleCheck, self.causalCheck, self.softmaxOverCombo]
+                   self.temperatureSpin, self.scaleCheck, self.causalCheck, self.softmaxOverCombo,
+                   self.headsSpin, self.headCombo, self.crossCheck, self.sourceEdit]
         for w in widgets:
             w.blockSignals(True)
         try:
@@ -173,6 +216,25 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
             self.scaleCheck.setChecked(s.scale)
             self.causalCheck.setChecked(s.causal)
             self.softmaxOverCombo.setCurrentIndex([k for k, _ in SOFTMAX_CHOICES].index(s.softmax_over))
+            self.headsSpin.setValue(s.n_heads)
+            if self.headCombo.count() != s.n_heads:
+                self.headCombo.clear()
+                self.headCombo.addItems([f"head {h + 1} of {s.n_heads}" for h in range(s.n_heads)])
+            self.headCombo.setCurrentIndex(self.session.head)
+            self.headCombo.setEnabled(s.n_heads > 1)
+            self.headLabel.setEnabled(s.n_heads > 1)
+            self.dKSpin.setToolTip("d_k: length of each query and key" + (" (per head)" if s.n_heads > 1 else ""))
+            self.dVSpin.setToolTip("d_v: length of each value" + (" (per head)" if s.n_heads > 1 else ""))
+            self.crossCheck.setChecked(s.is_cross)
+            self.sourceEdit.setVisible(s.is_cross)
+            if s.is_cross:
+                source = s.source_text if s.source_text is not None else " ".join(s.source_tokens)
+                if self.sourceEdit.text() != source:
+                    self.sourceEdit.setText(source)
+            self.causalCheck.setEnabled(not s.is_cross)
+            self.causalCheck.setToolTip(
+                "Two different sentences have no shared order, so the causal mask does not apply "
+                "to cross-attention" if s.is_cross else "Each token may look only at itself and earlier tokens")
         finally:
             for w in widgets:
                 w.blockSignals(False)
@@ -193,6 +255,21 @@ class TokenTableWidget(QtWidgets.QWidget):
         layout.addWidget(self.view)
         self.view.clicked.connect(lambda index: session.select(query=index.row()))
         session.selectionChanged.connect(self._follow_selection)
+        self.sourceLabel = QtWidgets.QLabel("Source tokens (they give the keys and values):", self)
+        layout.addWidget(self.sourceLabel)
+        self.sourceModel = TokenTableModel(session, self, source=True)
+        self.sourceView = NumberTableView(self.sourceModel, "sourceTable", self)
+        self.sourceView.horizontalHeader().setSectionResizeMode(
+            0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.sourceView.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.sourceView.clicked.connect(lambda index: session.select(key=index.row()))
+        layout.addWidget(self.sourceView)
+        session.scenarioChanged.connect(self._follow_source)
+        self._follow_source(session.scenario)
+
+    def _follow_source(self, s) -> None:
+        self.sourceLabel.setVisible(s.is_cross)
+        self.sourceView.setVisible(s.is_cross)
 
     def _follow_selection(self, sel) -> None:
         if self.model.rowCount() > sel.query:
@@ -210,22 +287,33 @@ class WeightGridsWidget(QtWidgets.QWidget):
         layout.setContentsMargins(6, 2, 6, 6)
         self.models: dict[str, WeightGridModel] = {}
         self.views: dict[str, NumberTableView] = {}
-        names = {"w_q": "weightsQ", "w_k": "weightsK", "w_v": "weightsV"}
+        names = {"w_q": "weightsQ", "w_k": "weightsK", "w_v": "weightsV", "w_o": "weightsO"}
         words = {"w_q": "query", "w_k": "key", "w_v": "value"}
+        self.titles: dict[str, QtWidgets.QLabel] = {}
         for matrix, obj in names.items():
             role = GRID_ROLE[matrix]
-            title = QtWidgets.QLabel(
-                f"<b style='color:{style.INK[role]}'>{GRID_SYMBOL[matrix]}</b>: each x dial (row) "
-                f"feeds each {words[matrix]} coordinate {OUT_SYMBOL[matrix]}1, {OUT_SYMBOL[matrix]}2, ... (column)",
-                self,
-            )
+            if matrix == "w_o":
+                text = (f"<b style='color:{style.INK[role]}'>W^O</b>: mixes the heads' outputs (rows: every "
+                        f"head's v coordinates side by side) into the final output (columns)")
+            else:
+                text = (f"<b style='color:{style.INK[role]}'>{GRID_SYMBOL[matrix]}</b>: each x dial (row) "
+                        f"feeds each {words[matrix]} coordinate {OUT_SYMBOL[matrix]}1, {OUT_SYMBOL[matrix]}2, ... "
+                        f"(column)")
+            title = QtWidgets.QLabel(text, self)
             title.setWordWrap(True)
             model = WeightGridModel(session, matrix, self)
             view = NumberTableView(model, obj, self)
             view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-            self.models[matrix], self.views[matrix] = model, view
+            self.models[matrix], self.views[matrix], self.titles[matrix] = model, view, title
             layout.addWidget(title)
             layout.addWidget(view, 1)
+        session.scenarioChanged.connect(self._follow)
+        self._follow(session.scenario)
+
+    def _follow(self, s) -> None:
+        has_o = s.w_o is not None
+        self.titles["w_o"].setVisible(has_o)
+        self.views["w_o"].setVisible(has_o)
 
 
 class InputsWidget(QtWidgets.QWidget):
