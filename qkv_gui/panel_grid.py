@@ -38,6 +38,18 @@ class PanelFrame(QtWidgets.QFrame):
         bar.addWidget(self.focusButton)
         layout.addLayout(bar)
         layout.addWidget(panel, 1)
+        session = panel.session
+        session.headChanged.connect(self._follow_head)
+        session.scenarioChanged.connect(self._follow_head)
+        self._follow_head()
+
+    def _follow_head(self, *_) -> None:
+        """With several heads, the title says which one the panel shows."""
+        session = self.panel.session
+        heads = session.scenario.n_heads
+        text = self.panel.title if heads == 1 else f"{self.panel.title} \u00b7 head {session.head + 1} of {heads}"
+        if self.titleLabel.text() != text:
+            self.titleLabel.setText(text)
 
     def mouseDoubleClickEvent(self, event):
         if event.position().y() < 28:
