@@ -61,6 +61,14 @@ class MainWindow(QtWidgets.QMainWindow):
         ]:
             dock = QtWidgets.QDockWidget(title, self)
             dock.setObjectName(name)
+            if widget is self.grids:
+                # With several heads and W^O the grids need more room than the dock has: scroll.
+                scroll = QtWidgets.QScrollArea(dock)
+                scroll.setObjectName("weightsScroll")
+                scroll.setWidgetResizable(True)
+                scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+                scroll.setWidget(widget)
+                widget = scroll
             dock.setWidget(widget)
             dock.setFeatures(
                 QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable

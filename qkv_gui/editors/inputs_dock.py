@@ -314,6 +314,11 @@ class WeightGridsWidget(QtWidgets.QWidget):
         has_o = s.w_o is not None
         self.titles["w_o"].setVisible(has_o)
         self.views["w_o"].setVisible(has_o)
+        for view in self.views.values():
+            # Room for a few rows each; the dock scrolls when the grids do not all fit.
+            rows = min(view.model().rowCount(), 5)
+            view.setMinimumHeight(view.horizontalHeader().sizeHint().height() + rows * 22 + 6
+                                  + view.horizontalScrollBar().sizeHint().height())
 
 
 class InputsWidget(QtWidgets.QWidget):
