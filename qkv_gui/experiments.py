@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from .panels.compare_heatmaps import CompareHeatmapsPanel
 from .panels.scaling_lab import ScalingLabPanel
 
 Qt = QtCore.Qt
@@ -17,6 +18,7 @@ Qt = QtCore.Qt
 #: object name of the dock -> (menu text, panel class, dock title)
 EXPERIMENTS = {
     "dockScalingLab": ("√d_k lab", ScalingLabPanel, ScalingLabPanel.title),
+    "dockCompare": ("Compare A / B", CompareHeatmapsPanel, CompareHeatmapsPanel.title),
 }
 LAB_DOCK_WIDTH = 600
 
