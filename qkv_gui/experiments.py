@@ -57,6 +57,9 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
         window.resizeDocks([dock], [LAB_DOCK_WIDTH], Qt.Orientation.Horizontal)
         window.experiment_docks[name] = dock
         window.experiment_panels[cls.object_name] = panel
+        exporter = getattr(window, "exporter", None)
+        if exporter is not None:
+            exporter.adopt_experiment(cls.object_name, panel)
     dock.show()
     dock.raise_()
     return dock

@@ -72,6 +72,7 @@ def decimals_for(values) -> int:
 class CompareHeatmapsPanel(ThemedTextMixin, Panel):
     object_name = "comparePanel"
     title = "Compare A / B"
+    follows_pinned = True  # repaints on session.pinnedChanged (figure export disconnects it too)
 
     # ----- building -------------------------------------------------------------------------------
     def build(self, body):
@@ -149,7 +150,11 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             plot.setMenuEnabled(False)
             plot.setMouseEnabled(False, False)
             plot.hideButtons()
-            plot.setTitle(TITLES[name], size="10pt")
+            plot.titleLabel.opts.pop("size", None)  # no size in the HTML: the title's font follows the theme
+            plot.setTitle(TITLES[name])
+            title_font = QtGui.QFont()
+            title_font.setPointSizeF(style.BASE_POINT_SIZE)
+            plot.titleLabel.item.setFont(title_font)
             vb = plot.getViewBox()
             vb.invertY(True)
             vb.setDefaultPadding(0.0)
