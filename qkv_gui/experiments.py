@@ -5,6 +5,9 @@
 
 The docks are made on first use (a lab costs nothing until it is opened) and
 are not part of the main grid, the View menu's panel list or "Reset layout".
+The main window remembers which docks were open (``open_dock_names``) and
+opens them again at the next start (``reopen_docks``), before Qt puts every
+dock back where it was.
 """
 from __future__ import annotations
 
@@ -54,7 +57,9 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
         panel = cls(window.session)
         dock.setWidget(panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        window.resizeDocks([dock], [LAB_DOCK_WIDTH], Qt.Orientation.Horizontal)
+        # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
+        if not window.restoreDockWidget(dock):
+            window.resizeDocks([dock], [LAB_DOCK_WIDTH], Qt.Orientation.Horizontal)  # ... else on the right
         window.experiment_docks[name] = dock
         window.experiment_panels[cls.object_name] = panel
         exporter = getattr(window, "exporter", None)
@@ -63,6 +68,22 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
     dock.show()
     dock.raise_()
     return dock
+
+
+def open_dock_names(window) -> list:
+    """Object names of the experiment docks open now (shown, floating, or tabbed behind another dock)."""
+    return [name for name, dock in getattr(window, "experiment_docks", {}).items() if not dock.isHidden()]
+
+
+def reopen_docks(window, names) -> list:
+    """Open the experiment docks ``names`` (as remembered); unknown names are skipped. Returns the docks."""
+    if isinstance(names, str):
+        names = [names]
+    docks = []
+    for name in names or []:
+        if isinstance(name, str) and name in EXPERIMENTS:
+            docks.append(open_experiment(window, name))
+    return docks
 
 
 def install_experiments(window) -> QtWidgets.QMenu:
