@@ -5,11 +5,15 @@
 
 The docks are made on first use (a lab costs nothing until it is opened) and
 are not part of the main grid, the View menu's panel list or "Reset layout".
+The main window remembers which docks were open (``open_dock_names``) and
+opens them again at the next start (``reopen_docks``), before Qt puts every
+dock back where it was.
 """
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from .panels.compare_heatmaps import CompareHeatmapsPanel
 from .panels.scaling_lab import ScalingLabPanel
 
 Qt = QtCore.Qt
@@ -17,6 +21,7 @@ Qt = QtCore.Qt
 #: object name of the dock -> (menu text, panel class, dock title)
 EXPERIMENTS = {
     "dockScalingLab": ("√d_k lab", ScalingLabPanel, ScalingLabPanel.title),
+    "dockCompare": ("Compare A / B", CompareHeatmapsPanel, CompareHeatmapsPanel.title),
 }
 LAB_DOCK_WIDTH = 600
 
@@ -52,12 +57,33 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
         panel = cls(window.session)
         dock.setWidget(panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        window.resizeDocks([dock], [LAB_DOCK_WIDTH], Qt.Orientation.Horizontal)
+        # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
+        if not window.restoreDockWidget(dock):
+            window.resizeDocks([dock], [LAB_DOCK_WIDTH], Qt.Orientation.Horizontal)  # ... else on the right
         window.experiment_docks[name] = dock
         window.experiment_panels[cls.object_name] = panel
+        exporter = getattr(window, "exporter", None)
+        if exporter is not None:
+            exporter.adopt_experiment(cls.object_name, panel)
     dock.show()
     dock.raise_()
     return dock
+
+
+def open_dock_names(window) -> list:
+    """Object names of the experiment docks open now (shown, floating, or tabbed behind another dock)."""
+    return [name for name, dock in getattr(window, "experiment_docks", {}).items() if not dock.isHidden()]
+
+
+def reopen_docks(window, names) -> list:
+    """Open the experiment docks ``names`` (as remembered); unknown names are skipped. Returns the docks."""
+    if isinstance(names, str):
+        names = [names]
+    docks = []
+    for name in names or []:
+        if isinstance(name, str) and name in EXPERIMENTS:
+            docks.append(open_experiment(window, name))
+    return docks
 
 
 def install_experiments(window) -> QtWidgets.QMenu:

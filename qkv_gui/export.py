@@ -6,6 +6,8 @@ No menus here (see ``export_actions``) and no argument parsing (see ``headless``
     data = render_panel(HeatmapPanel, session, "svg", opts)      # bytes of the file
     export_panel(HeatmapPanel, session, "heatmap.svg", opts)     # written atomically
     export_deck(session, "deck.pdf", opts)                       # title page + one page per panel
+    all_panel_classes()                    # the nine lesson panels, then 'scaling-lab' and 'compare'
+    default_names(session, open_experiments={"scaling-lab"})    # what "export all" and the deck take
     export_data(result, folder)                                  # x.csv, w_q.csv, ... and attention.json
 
 How a figure is made: a FRESH instance of the panel class is bound to the
@@ -57,10 +59,41 @@ def short_name(object_name: str) -> str:
 
 
 def panel_classes() -> dict:
-    """Short name -> panel class, in lesson order."""
+    """Short name -> panel class of the nine lesson panels, in lesson order."""
     from .panels import PANEL_CLASSES
 
     return {short_name(cls.object_name): cls for cls in PANEL_CLASSES}
+
+
+def experiment_classes() -> dict:
+    """Short name -> panel class of the Experiments menu's panels ('scaling-lab', 'compare').
+
+    A fresh copy of one shows what the one on screen shows: the lab reads its d_k and seed from
+    ``session.lab_state``, the compare panel reads ``session.pinned``.
+    """
+    from .experiments import EXPERIMENTS
+
+    return {short_name(cls.object_name): cls for _text, cls, _title in EXPERIMENTS.values()}
+
+
+def all_panel_classes() -> dict:
+    """The lesson panels, then the experiments: every panel that can be exported."""
+    return {**panel_classes(), **experiment_classes()}
+
+
+def default_names(session, open_experiments=()) -> list:
+    """What "export all" and the deck take: the nine lesson panels, then each experiment in
+    ``open_experiments`` (short names) — the compare panel only when something is pinned, since
+    without A it is only a hint. Experiments are not taken when closed: a figure of a lab nobody
+    opened would surprise the slide-maker."""
+    names = list(panel_classes())
+    for name in experiment_classes():
+        if name not in open_experiments:
+            continue
+        if name == "compare" and getattr(session, "pinned", None) is None:
+            continue
+        names.append(name)
+    return names
 
 
 @dataclass(frozen=True)
@@ -153,6 +186,12 @@ class StagedPanel:
         _prepare_for_vectors(panel, self.options)
         panel.show()
         _settle()
+        if panel.size() != QtCore.QSize(*self.options.size):
+            # A top-level widget with word-wrapped labels can grow to its layout's height-for-width
+            # before it has arranged itself for the export size (the lab puts its words beside the
+            # charts only once it is wide); set the size again, or the bottom is cut off.
+            panel.resize(*self.options.size)
+            _settle()
         panel.refresh()  # once more at its final size (labels thinned for the real width)
         _prepare_for_vectors(panel, self.options)  # items made by the refresh
         _settle(2)
@@ -162,11 +201,14 @@ class StagedPanel:
     def __exit__(self, *exc):
         panel, self.panel = self.panel, None
         if panel is not None:
-            try:
-                self.session.resultChanged.disconnect(panel._on_change)
-                self.session.selectionChanged.disconnect(panel._on_change)
-            except (RuntimeError, TypeError):
-                pass
+            signals = [self.session.resultChanged, self.session.selectionChanged]
+            if getattr(panel, "follows_pinned", False):  # the compare panel listens to pinnedChanged too
+                signals.append(self.session.pinnedChanged)
+            for signal in signals:
+                try:
+                    signal.disconnect(panel._on_change)
+                except (RuntimeError, TypeError):
+                    pass
             panel.hide()
             panel.deleteLater()
             QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
@@ -328,11 +370,12 @@ def export_panel(panel_class, session, path, options: ExportOptions | None = Non
 
 
 def export_panels(session, folder, formats=("png",), names=None, options: ExportOptions | None = None) -> list:
-    """Write ``<short name>.<format>`` for each panel (all by default) into ``folder``; returns the paths."""
+    """Write ``<short name>.<format>`` for each panel (default: the nine lesson panels) into ``folder``;
+    returns the paths. ``names`` may include experiments ('scaling-lab', 'compare')."""
     folder = Path(folder)
-    classes = panel_classes()
+    classes = all_panel_classes()
     written = []
-    for name in names or list(classes):
+    for name in names or list(panel_classes()):
         for fmt in formats:
             written.append(export_panel(classes[name], session, folder / f"{name}.{fmt}", options, fmt))
     return written
@@ -400,8 +443,8 @@ def _paint_title_page(painter: QtGui.QPainter, result, selection, options: Expor
 def deck_bytes(session, options: ExportOptions | None = None, names=None, preset_title: str | None = None) -> bytes:
     """One vector PDF: a title page (sentence, settings), then one page per panel in lesson order."""
     options = options or ExportOptions()
-    classes = panel_classes()
-    chosen = [classes[n] for n in (names or list(classes))]
+    classes = all_panel_classes()
+    chosen = [classes[n] for n in (names or list(panel_classes()))]
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
     writer = _pdf_writer(buf, options, "QKV Visualizer \u2014 attention, step by step")

@@ -6,6 +6,10 @@ Adds to the File menu an "Export" submenu:
     Export panel…            Ctrl+E        the focused (shown alone) or last-clicked panel, as PNG, SVG or PDF
     Export all panels…                     every panel into a folder, one file per panel
     Export deck (PDF)…                     one vector PDF: a title page, then one page per panel in lesson order
+
+"All panels" and the deck are the nine lesson panels plus each experiment whose dock is open
+(the √d_k lab; Compare A / B only when something is pinned). An experiment panel can also be
+exported alone: right-click it, or click it and press Ctrl+E.
     Export data (CSV + JSON)…              every matrix as a CSV file and one JSON file
     Copy figure              Ctrl+Shift+C  the panel as an image on the clipboard
     Export options…                        width or scale, background, slide or screen theme
@@ -159,15 +163,40 @@ class ExportController(QtCore.QObject):
         grid = self.window.grid
         if grid.focused:
             return grid.focused
-        if self.last_panel and grid.frames[self.last_panel].isVisible():
+        if self.last_panel in grid.frames and grid.frames[self.last_panel].isVisible():
+            return self.last_panel
+        experiment = self._experiment_panels().get(self.last_panel)
+        if experiment is not None and experiment.isVisible():
             return self.last_panel
         for name, frame in grid.frames.items():
             if frame.isVisible():
                 return name
         return next(iter(grid.frames))
 
+    def _experiment_panels(self) -> dict:
+        return getattr(self.window, "experiment_panels", {})
+
+    def panel(self, object_name: str):
+        """The panel on screen: one of the nine, or an experiment (made when its dock was opened)."""
+        panel = self.window.panels.get(object_name)
+        return panel if panel is not None else self._experiment_panels()[object_name]
+
     def panel_class(self, object_name: str):
-        return type(self.window.panels[object_name])
+        return type(self.panel(object_name))
+
+    def open_experiments(self) -> list:
+        """Short names of the experiments whose docks are open now (shown, or tabbed behind another dock)."""
+        names = []
+        for object_name, panel in self._experiment_panels().items():
+            dock = panel.parentWidget()
+            if isinstance(dock, QtWidgets.QDockWidget) and not dock.isHidden():
+                names.append(export.short_name(object_name))
+        return names
+
+    def export_names(self) -> list:
+        """What "export all" and the deck take: the nine panels, then the open experiments
+        (the compare panel only when something is pinned); see ``export.default_names``."""
+        return export.default_names(self.window.session, self.open_experiments())
 
     def eventFilter(self, obj, event):
         # Installed on every widget inside the panel frames: remember the panel clicked last.
@@ -261,7 +290,7 @@ class ExportController(QtCore.QObject):
             return []
         folder = Path(folder)
         try:
-            written = export.export_panels(self.window.session, folder, (fmt,), None, opts)
+            written = export.export_panels(self.window.session, folder, (fmt,), self.export_names(), opts)
         except (OSError, ValueError) as exc:
             self._fail(f"export into {folder}", exc)
             return []
@@ -284,7 +313,7 @@ class ExportController(QtCore.QObject):
 
         title = presets.get(preset).title if preset in presets.names() else None
         try:
-            written = export.export_deck(session, path, opts, preset_title=title)
+            written = export.export_deck(session, path, opts, names=self.export_names(), preset_title=title)
         except (OSError, ValueError) as exc:
             self._fail(f"write the deck to {path}", exc)
             return None
@@ -312,7 +341,7 @@ class ExportController(QtCore.QObject):
         opts, _fmt = self.options()
         image = export.render_image(self.panel_class(name), self.window.session, opts)
         QtWidgets.QApplication.clipboard().setImage(image)
-        self._done(f"Copied '{self.window.panels[name].title}' ({image.width()} \u00d7 {image.height()} px)")
+        self._done(f"Copied '{self.panel(name).title}' ({image.width()} \u00d7 {image.height()} px)")
         return image
 
     # ----- menus ---------------------------------------------------------------------------------------
@@ -329,6 +358,20 @@ class ExportController(QtCore.QObject):
         menu.addSeparator()
         menu.addAction("Export options\u2026", self.edit_options)
         return menu
+
+    def adopt_experiment(self, object_name: str, panel) -> None:
+        """An experiment panel was just made (its dock opened): clicks, context menu and Ctrl+E reach it too."""
+        for w in [panel, *panel.findChildren(QtWidgets.QWidget)]:
+            self._owner[w] = object_name
+            w.installEventFilter(self)
+        panel.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        panel.customContextMenuRequested.connect(
+            lambda pos, n=object_name, p=panel: self._show_panel_menu(n, p, pos))
+        _replace_pyqtgraph_export(self, object_name, panel)
+
+    def _show_panel_menu(self, object_name: str, widget, pos) -> None:
+        self.last_panel = object_name
+        self.panel_menu(object_name, widget).exec(widget.mapToGlobal(pos))
 
     def _show_frame_menu(self, frame, pos) -> None:
         self.last_panel = frame.panel.object_name

@@ -5,7 +5,9 @@
                           [--panels all|heatmap,softmax,...] [--query I --key J] [--transparent]
 
 Writes ``<panel>.<format>`` for each panel and format (embedding, mixing, qk-plane, scaling,
-softmax, values, heatmap, matrices, summary), the numbers as CSV files plus ``attention.json``
+softmax, values, heatmap, matrices, summary; "all" means these nine; the √d_k lab is exported
+when named: ``--panels scaling-lab``, with its default d_k and seed, as there is no window
+to take them from), the numbers as CSV files plus ``attention.json``
 for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0.
 
 Any problem with the arguments, the preset, the session file or the output folder is one line
@@ -52,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--width", type=int, metavar="PX", help="width of PNG images in pixels (default 1920)")
     p.add_argument("--theme", default="slide", choices=THEMES, help="slide (larger text, default) or screen")
     p.add_argument("--panels", default="all", metavar="LIST",
-                   help="'all' or comma-separated panel names, e.g. heatmap,softmax")
+                   help="'all' (the nine lesson panels) or comma-separated panel names, e.g. heatmap,softmax "
+                        "or scaling-lab")
     p.add_argument("--query", type=int, metavar="I", help="the selected query token, counting from 1")
     p.add_argument("--key", type=int, metavar="J", help="the selected key token, counting from 1")
     p.add_argument("--transparent", action="store_true", help="no background (PNG, SVG, PDF)")
@@ -107,14 +110,21 @@ def _selection(args, scenario, view) -> tuple:
     return picked[0], picked[1]
 
 
-def _panel_names(args) -> list:
-    from .export import panel_classes
+#: Panels that need the app: the compare panel compares with a result pinned on screen.
+APP_ONLY = {"compare": "the compare panel needs a pinned A; pin it in the app and export it from there"}
 
-    known = list(panel_classes())
+
+def _panel_names(args) -> list:
+    from .export import all_panel_classes, panel_classes
+
+    lesson = list(panel_classes())
+    known = [n for n in all_panel_classes() if n not in APP_ONLY]
     wanted = _split(args.panels)
     if not wanted or wanted == ["all"]:
-        return known
+        return lesson
     for name in wanted:
+        if name in APP_ONLY:
+            raise UsageError(APP_ONLY[name])
         if name not in known:
             raise UsageError(f"unknown panel '{name}' (known: {', '.join(known)})")
     return list(dict.fromkeys(wanted))
@@ -176,7 +186,7 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
     session.preset_name = args.preset
     session.select(*_selection(args, scenario, view))
     options = export.ExportOptions(width=args.width or 1920, theme=args.theme, transparent=args.transparent)
-    classes = export.panel_classes()
+    classes = export.all_panel_classes()
     written = []
     try:
         for name in names:

@@ -15,7 +15,7 @@ from qkv_engine import ScenarioError, presets, session_format
 
 from . import style
 from .export_actions import install_export_actions
-from .experiments import install_experiments
+from .experiments import install_experiments, open_dock_names, reopen_docks
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .lesson import install_lesson
 from .panel_grid import PanelGrid
@@ -99,6 +99,7 @@ class MainWindow(QtWidgets.QMainWindow):
         install_lesson(self)
         install_export_actions(self)
         install_experiments(self)
+        self._reopen_experiments()
 
     # ----- actions ----------------------------------------------------------------------------
     def load_preset(self, name: str) -> None:
@@ -437,8 +438,15 @@ class MainWindow(QtWidgets.QMainWindow):
         if isinstance(grid, list):
             self.grid.restore_state(grid)
 
+    def _reopen_experiments(self) -> None:
+        """Experiment docks open at the last close come back (made now, placed where the saved layout had them)."""
+        if self.settings.value("window/version") != SETTINGS_VERSION:
+            return
+        reopen_docks(self, self.settings.value("window/experiments", []))
+
     def save_settings(self) -> None:
         s = self.settings
+        s.setValue("window/experiments", open_dock_names(self))
         s.setValue("window/version", SETTINGS_VERSION)
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))

@@ -62,6 +62,7 @@ def test_default_is_every_panel_as_png_svg_pdf_from_a_session_file(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--preset", "no-such"], "unknown preset 'no-such'"),
     (["--preset", "seed-cat", "--panels", "heatmap,pie"], "unknown panel 'pie'"),
+    (["--preset", "seed-cat", "--panels", "compare"], "the compare panel needs a pinned A"),
     (["--preset", "seed-cat", "--format", "png,gif"], "unknown format 'gif'"),
     (["--preset", "seed-cat", "--width", "0"], "--width 0 is out of range"),
     (["--preset", "seed-cat", "--theme", "dark"], "invalid choice: 'dark'"),
@@ -79,6 +80,16 @@ def test_bad_arguments_one_line_exit_2_nothing_written(tmp_path, args, message):
     assert len(lines) == 1 and message in lines[0], r.stderr
     assert r.stdout == ""
     assert leftovers(tmp_path) == []
+
+
+def test_the_lab_is_exported_when_named(tmp_path):
+    out = tmp_path / "out"
+    r = run("--preset", "seed-cat", "--out", str(out), "--panels", "scaling-lab", "--format", "png", "--width", "640")
+    assert r.returncode == 0, r.stderr
+    assert leftovers(out) == ["scaling-lab.png"]
+    from PySide6 import QtGui
+
+    assert QtGui.QImage(str(out / "scaling-lab.png")).width() == 640
 
 
 def test_unreadable_or_corrupt_session_file(tmp_path):

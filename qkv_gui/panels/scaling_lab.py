@@ -39,6 +39,9 @@ Qt = QtCore.Qt
 
 DEFAULT_DK = 64
 DEFAULT_SEED = 0
+#: The lab keeps its d_k and seed in ``session.lab_state[LAB_STATE_KEY]``, so that a fresh copy (a figure
+#: export) shows what the lab on screen shows.
+LAB_STATE_KEY = "scaling_lab"
 RAW_LABEL = "raw q·k"
 #: Room above the tallest bar for the text on a chart.
 HIST_HEADROOM = 1.7
@@ -77,6 +80,7 @@ class ScalingLabPanel(Panel):
 
     # ----- building -------------------------------------------------------------------------------
     def build(self, body):
+        d_k, seed = self._remembered()
         self.lab = None
         self.recompute_count = 0
         self.last_update_ms = 0.0
@@ -93,19 +97,19 @@ class ScalingLabPanel(Panel):
         self.dk_slider = QtWidgets.QSlider(Qt.Orientation.Horizontal, body)
         self.dk_slider.setObjectName("labDkSlider")
         self.dk_slider.setRange(lab_engine.MIN_DK, lab_engine.MAX_DK)
-        self.dk_slider.setValue(DEFAULT_DK)
+        self.dk_slider.setValue(d_k)
         self.dk_slider.setPageStep(16)
         self.dk_slider.setMinimumWidth(50)
         self.dk_slider.setToolTip("How many numbers each query and key has")
         self.dk_spin = QtWidgets.QSpinBox(body)
         self.dk_spin.setObjectName("labDkSpin")
         self.dk_spin.setRange(lab_engine.MIN_DK, lab_engine.MAX_DK)
-        self.dk_spin.setValue(DEFAULT_DK)
+        self.dk_spin.setValue(d_k)
         seed_label = QtWidgets.QLabel("seed:", body)
         self.seed_spin = QtWidgets.QSpinBox(body)
         self.seed_spin.setObjectName("labSeedSpin")
         self.seed_spin.setRange(0, 99999)
-        self.seed_spin.setValue(DEFAULT_SEED)
+        self.seed_spin.setValue(seed)
         self.seed_spin.setToolTip("The random draws come from this seed: the same seed gives the same numbers")
         self.new_draw = QtWidgets.QPushButton("New draw", body)
         self.new_draw.setObjectName("labNewDrawButton")
@@ -238,9 +242,29 @@ class ScalingLabPanel(Panel):
         self.dk_spin.valueChanged.connect(self._on_dk)
         self.seed_spin.valueChanged.connect(self._schedule)
         self.new_draw.clicked.connect(lambda: self.seed_spin.setValue((self.seed_spin.value() + 1) % 100000))
+        self._remember()
         self.recompute()
 
     # ----- the lab's own state -------------------------------------------------------------------
+    def _remembered(self) -> tuple:
+        """(d_k, seed) kept in the session by a lab shown before, else the defaults."""
+        state = getattr(self.session, "lab_state", {}).get(LAB_STATE_KEY) or {}
+        try:
+            d_k = int(state.get("d_k", DEFAULT_DK))
+            seed = int(state.get("seed", DEFAULT_SEED))
+        except (TypeError, ValueError):
+            return DEFAULT_DK, DEFAULT_SEED
+        if not lab_engine.MIN_DK <= d_k <= lab_engine.MAX_DK:
+            d_k = DEFAULT_DK
+        if not 0 <= seed <= 99999:
+            seed = DEFAULT_SEED
+        return d_k, seed
+
+    def _remember(self) -> None:
+        lab_state = getattr(self.session, "lab_state", None)
+        if lab_state is not None:
+            lab_state[LAB_STATE_KEY] = {"d_k": self.d_k, "seed": self.seed}
+
     @property
     def d_k(self) -> int:
         return self.dk_slider.value()
@@ -262,6 +286,7 @@ class ScalingLabPanel(Panel):
 
     def _schedule(self, *_):
         """Recompute on the next turn of the event loop; any number of changes before it make one recompute."""
+        self._remember()  # at once: an export made before the recompute shows the new d_k and seed too
         if not self._pending:
             self._pending = True
             QtCore.QTimer.singleShot(0, self._run_pending)
@@ -341,12 +366,15 @@ class ScalingLabPanel(Panel):
 
         n = lab.row_length
         keys = np.arange(1, n + 1, dtype=np.float64)
+        row_top = ROW_TOP + 0.35 * (self.theme.font_scale - 1.0)  # bigger text (slides) needs more room
         for name, plot, bars, row, label in (
             ("raw", self.raw_row_plot, self.raw_row_bars, lab.raw_row, "softmax of raw"),
             ("scaled", self.scaled_row_plot, self.scaled_row_bars, lab.scaled_row, "softmax of ÷ √d_k"),
         ):
             bars.setOpts(x=keys.copy(), height=np.asarray(row.weights).copy(), width=0.8)
             plot.setXRange(0.4, n + 0.6, padding=0)
+            plot.setYRange(0.0, row_top, padding=0)
+            self.row_text[name].setPos(0.4, row_top)
             ticks = [(float(k), str(k)) for k in range(1, n + 1) if k in (1, n) or (k % 5 == 0 and n - k >= 3)]
             plot.getAxis("bottom").setTicks([ticks, []])
             self.row_text[name].setText(f"{label}\nlargest weight {style.fmt(row.max_weight, 2)}")
@@ -414,8 +442,8 @@ class ScalingLabPanel(Panel):
         want = D.LeftToRight if wide else D.TopToBottom
         if self.main.direction() != want:
             self.main.setDirection(want)
-        if wide:
-            self.words.setFixedWidth(int(self.width() * 0.42))
+        if wide:  # never narrower than the table of numbers (it does not wrap)
+            self.words.setFixedWidth(max(int(self.width() * 0.42), self.table.minimumSizeHint().width()))
         else:
             self.words.setMinimumWidth(0)
             self.words.setMaximumWidth(16777215)

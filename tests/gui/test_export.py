@@ -235,3 +235,96 @@ def test_panel_context_menu_offers_export(window):
     for view in window.panels["heatmapPanel"].findChildren(pg.GraphicsView):
         # pyqtgraph's own (broken) "Export..." is replaced by ours.
         assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
+
+
+EXPERIMENTS = ["scaling-lab", "compare"]
+
+
+def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
+    assert list(export.experiment_classes()) == EXPERIMENTS
+    assert list(export.all_panel_classes()) == NAMES + EXPERIMENTS
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
+    from qkv_gui import style
+
+    style.configure_pyqtgraph()
+    s = Session(presets.load("seed-the-cat-sat"))
+    s.lab_state["scaling_lab"] = {"d_k": 256, "seed": 3}
+    s.pin()
+    s.set_cell("w_q", 0, 1, float(s.scenario.w_q[0, 1]) + 0.9)
+    settle()
+    cls = export.all_panel_classes()[name]
+    opts = export.ExportOptions(width=960, theme="slide")
+    image = QtGui.QImage.fromData(export.render_panel(cls, s, "png", opts), "PNG")
+    svg = export.render_panel(cls, s, "svg", opts)
+    assert image.width() == 960 and grey(image).std() > 10
+    a = grey(image)
+    back = grey(svg_to_image(svg, image.size()))
+    mad = np.abs(a - back).mean()
+    assert mad < 4.0 and mad < 0.25 * np.abs(a - 255).mean()
+    text = "".join(ET.fromstring(svg).itertext())
+    if name == "scaling-lab":
+        assert "256" in text and "variance" in text  # the d_k of the lab on screen, not the default 64
+    else:
+        assert "B − A" in text and "Largest changes" in text
+    assert pdf_pages(export.render_panel(cls, s, "pdf", opts)) == 1
+    s.deleteLater()
+
+
+def test_lab_slide_figure_keeps_every_axis_inside(qapp):
+    """At 960 x 600 in the slide theme, every chart's axes (ticks and titles) end inside the figure."""
+    from qkv_gui import style
+
+    style.configure_pyqtgraph()
+    s = Session(presets.load("seed-the-cat-sat"))
+    options = export.ExportOptions(theme="slide")
+    with export.StagedPanel(export.all_panel_classes()["scaling-lab"], s, options) as panel:
+        assert (panel.width(), panel.height()) == options.size
+        for plot in panel._plots():
+            for side in ("left", "bottom"):
+                axis = plot.getAxis(side)
+                rect = axis.mapRectToScene(axis.boundingRect())
+                view = panel.view
+                bottom_left = view.mapTo(panel, view.mapFromScene(rect.bottomLeft()))
+                assert 0 <= bottom_left.y() <= options.size[1] - 1, (side, bottom_left)
+                assert 0 <= bottom_left.x() <= options.size[0]
+        words = panel.findChild(QtWidgets.QLabel, "labTable")
+        right = words.mapTo(panel, QtCore.QPoint(words.width(), words.height()))
+        assert right.x() <= options.size[0] and right.y() <= options.size[1]
+    s.deleteLater()
+
+
+def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
+    ex = window.exporter
+    window.settings.setValue("export/format", "png")
+    window.settings.setValue("export/size_mode", "width")
+    window.settings.setValue("export/width", 480)
+    assert ex.export_names() == NAMES  # no experiment opened
+    window.open_experiment("dockScalingLab")
+    window.open_experiment("dockCompare")
+    settle()
+    assert ex.export_names() == NAMES + ["scaling-lab"]  # compare without A would only be a hint
+    window.session.pin()
+    settle()
+    assert ex.export_names() == NAMES + EXPERIMENTS
+    (tmp_path / "all").mkdir()
+    written = ex.export_all(tmp_path / "all")
+    assert sorted(p.name for p in written) == sorted(f"{n}.png" for n in NAMES + EXPERIMENTS)
+    window.experiment_docks["dockScalingLab"].close()
+    settle()
+    assert ex.export_names() == NAMES + ["compare"]
+    deck = ex.export_deck(tmp_path / "deck.pdf")
+    assert pdf_pages(deck.read_bytes()) == 1 + len(NAMES) + 1
+
+    # Ctrl+E and the context menu reach an experiment panel too.
+    panel = window.experiment_panels["comparePanel"]
+    QtTest = __import__("PySide6.QtTest", fromlist=["QTest"]).QTest
+    QtTest.mouseClick(panel.canvas.viewport(), QtCore.Qt.MouseButton.LeftButton)
+    assert ex.current_panel() == "comparePanel"
+    asked = []
+    ex.ask_save_path = lambda suggested, filters, selected: asked.append(suggested) or str(tmp_path / suggested)
+    ex.actions["panel"].trigger()
+    assert asked == ["compare.png"] and (tmp_path / "compare.png").stat().st_size > 1000
+    assert panel.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu

@@ -127,3 +127,50 @@ def test_panel_renders_offscreen_to_a_png(lab, tmp_path):
     a = np.frombuffer(grey.constBits(), np.uint8).reshape(grey.height(), grey.bytesPerLine())
     assert a.std() > 20  # a picture, not a blank page
     assert path.stat().st_size > 10_000
+
+
+def test_open_experiment_docks_come_back_at_the_next_start(make_window, settings):
+    first = make_window()
+    first.open_experiment("dockScalingLab")
+    first.open_experiment("dockCompare")
+    settle()
+    first.experiment_docks["dockScalingLab"].widget().set_d_k(128)
+    first.experiment_docks["dockCompare"].close()  # closed by the user: it stays closed
+    settle()
+    assert first.close()
+    assert settings.value("window/experiments") in (["dockScalingLab"], "dockScalingLab")
+
+    second = make_window()
+    settle()
+    dock = second.findChild(QtWidgets.QDockWidget, "dockScalingLab")
+    assert dock is not None and dock.isVisible() and not dock.isFloating()
+    assert second.dockWidgetArea(dock) == QtCore.Qt.DockWidgetArea.RightDockWidgetArea
+    assert dock.widget().objectName() == "scalingLabPanel" and not dock.widget().showing_hint()
+    assert "dockCompare" not in second.experiment_docks
+    dock.close()
+    settle()
+    assert second.close()
+
+    third = make_window()  # nothing open at the last close: nothing comes back
+    settle()
+    assert third.experiment_docks == {}
+
+
+def test_a_fresh_lab_shows_the_d_k_and_seed_of_the_one_on_screen(window, lab):
+    from qkv_gui.panels.scaling_lab import ScalingLabPanel
+
+    lab.set_d_k(300)
+    lab.findChild(QtWidgets.QSpinBox, "labSeedSpin").setValue(11)
+    assert window.session.lab_state["scaling_lab"] == {"d_k": 300, "seed": 11}  # at once, before the recompute
+    fresh = ScalingLabPanel(window.session)
+    try:
+        assert (fresh.d_k, fresh.seed) == (300, 11)
+        np.testing.assert_array_equal(fresh.lab.raw_counts, scaling_lab(300, seed=11).raw_counts)
+    finally:
+        fresh.deleteLater()
+    window.session.lab_state["scaling_lab"] = {"d_k": "lots", "seed": None}  # anything odd: the defaults
+    odd = ScalingLabPanel(window.session)
+    try:
+        assert (odd.d_k, odd.seed) == (64, 0)
+    finally:
+        odd.deleteLater()

@@ -1,0 +1,486 @@
+"""Compare A / B: the pinned weights (A), the current weights (B) and their difference B − A, side by side.
+
+"Pin as A" keeps the weights shown now; change anything (a word, a number, an
+option) and B follows. A and B are drawn like the main heatmap (viridis, 0 to
+1, one shared colour bar); B − A uses a diverging map centred on 0 (blue:
+less attention than in A, white: no change, red: more), with symmetric
+limits ± the largest change and its own colour bar. Below, the largest
+changes are listed with their signs ("'sat' → 'cat': 0.24 → 0.31 (+0.07)"),
+so the direction of a change never depends on colour alone; when the cells
+are big enough every cell carries its number too.
+
+Hovering a cell shows A, B and B − A for it; clicking selects that query and
+key in every panel. With nothing pinned, or when A and B have different
+shapes, a short hint says what to do. The numbers come from
+``qkv_engine.compare``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+import pyqtgraph as pg  # noqa: E402  (PySide6 first)
+
+from qkv_engine.compare import compare, key_tokens
+
+from .. import style
+from .attention_heatmap import nice_step, short_token
+from .base import Panel
+from .theming import TextPool, ThemedTextMixin, scaled_metrics
+
+Qt = QtCore.Qt
+
+#: Diverging map for B − A: blue (negative), near-white at 0, red (positive); perceptually uniform.
+DIFF_COLORMAP = "CET-D1"
+#: Ink for signed numbers in the list, matching the ends of the diverging map.
+UP_INK = "#B2182B"
+DOWN_INK = "#2150A8"
+#: How many of the largest changes are listed.
+MAX_LISTED = 5
+#: A cell needs at least this many pixels (wide, tall) for its number.
+NUMBER_MIN_PX = (34.0, 15.0)
+MAX_NUMBERS = 150  # per grid
+MIN_CANVAS_HEIGHT = 160
+NOTHING_PINNED = ("Nothing is pinned yet. Pin the current weights as A, then change something: "
+                  "a word, a number or an option. B follows your change, and B − A shows what moved.")
+NAMES = ("a", "b", "diff")
+TITLES = {"a": "A (pinned)", "b": "B (now)", "diff": "B − A"}
+
+
+def signed(v: float, decimals: int) -> str:
+    """'+0.07', '−0.03' or '0.00' (a true minus sign; never '−0.00')."""
+    text = style.fmt(abs(v), decimals)
+    if float(text) == 0.0:
+        return text
+    return ("+" if v > 0 else "\u2212") + text
+
+
+def decimals_for(values) -> int:
+    """2 decimals, or more (up to 4) when the smallest non-zero size would round to 0."""
+    sizes = [abs(v) for v in values if abs(v) > 0]
+    if not sizes:
+        return 2
+    smallest = min(sizes)
+    for d in (2, 3):
+        if smallest >= 0.5 * 10 ** -d:
+            return d
+    return 4
+
+
+class CompareHeatmapsPanel(ThemedTextMixin, Panel):
+    object_name = "comparePanel"
+    title = "Compare A / B"
+    follows_pinned = True  # repaints on session.pinnedChanged (figure export disconnects it too)
+
+    # ----- building -------------------------------------------------------------------------------
+    def build(self, body):
+        self._result = None
+        self._pinned = None
+        self._cmp = None
+        self._selection = None
+        self.hover_cell_ij = None
+        self.hover_text = ""
+        self.tick_labels = {name: ([], []) for name in NAMES}  # plot -> (x ticks, y ticks) shown now
+        self.shown_numbers = 0
+        self._fit_pending = False
+
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(4, 2, 4, 4)
+        layout.setSpacing(3)
+
+        top = QtWidgets.QHBoxLayout()
+        top.setSpacing(6)
+        self.pinButton = QtWidgets.QPushButton("Pin as A", body)
+        self.pinButton.setObjectName("pinButton")
+        self.pinButton.setToolTip("Keep the weights shown now as A; then change something and compare")
+        self.unpinButton = QtWidgets.QPushButton("Unpin", body)
+        self.unpinButton.setObjectName("unpinButton")
+        self.unpinButton.setToolTip("Forget A")
+        self.status = QtWidgets.QLabel(body)
+        self.status.setObjectName("compareStatus")
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        top.addWidget(self.pinButton)
+        top.addWidget(self.unpinButton)
+        top.addWidget(self.status, 1)
+        layout.addLayout(top)
+
+        self.pages = QtWidgets.QStackedWidget(body)
+        self.picture = QtWidgets.QWidget()
+        picture = QtWidgets.QVBoxLayout(self.picture)
+        picture.setContentsMargins(0, 0, 0, 0)
+        picture.setSpacing(3)
+        self.canvas = pg.GraphicsLayoutWidget()
+        self.canvas.setObjectName("compareCanvas")
+        self.canvas.ci.layout.setContentsMargins(2, 8, 4, 2)
+        self.canvas.ci.layout.setHorizontalSpacing(6)
+        self.message = QtWidgets.QLabel()
+        self.message.setObjectName("compareHint")
+        self.message.setWordWrap(True)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.message.setStyleSheet("color: #555; padding: 12px;")
+        self.pages.addWidget(self.picture)
+        self.pages.addWidget(self.message)
+        layout.addWidget(self.pages, 1)
+        picture.addWidget(self.canvas, 1)
+
+        self.changes_label = QtWidgets.QLabel(body)
+        self.changes_label.setObjectName("compareChanges")
+        self.changes_label.setTextFormat(Qt.TextFormat.RichText)
+        self.changes_label.setWordWrap(True)
+        self.changes_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                         QtWidgets.QSizePolicy.Policy.Minimum)
+        picture.addWidget(self.changes_label)
+        self.info = QtWidgets.QLabel(body)
+        self.info.setObjectName("compareInfo")
+        self.info.setWordWrap(True)
+        self.info.setStyleSheet("color: #333;")
+        self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+        picture.addWidget(self.info)
+        picture.addStretch(0)
+
+        tick_font = QtGui.QFont()
+        tick_font.setPointSize(8)
+        self._tick_font = tick_font
+        self.plots, self.images, self.outlines, self.halos, self.pools = {}, {}, {}, {}, {}
+        for col, name in enumerate(NAMES):
+            plot = self.canvas.addPlot(row=0, col=col)
+            plot.setMenuEnabled(False)
+            plot.setMouseEnabled(False, False)
+            plot.hideButtons()
+            plot.titleLabel.opts.pop("size", None)  # no size in the HTML: the title's font follows the theme
+            plot.setTitle(TITLES[name])
+            title_font = QtGui.QFont()
+            title_font.setPointSizeF(style.BASE_POINT_SIZE)
+            plot.titleLabel.item.setFont(title_font)
+            vb = plot.getViewBox()
+            vb.invertY(True)
+            vb.setDefaultPadding(0.0)
+            for axis_name in ("left", "bottom"):
+                axis = plot.getAxis(axis_name)
+                axis.setStyle(tickFont=tick_font, tickLength=-3, autoExpandTextSpace=True, hideOverlappingLabels=False)
+            plot.getAxis("bottom").setTextPen(pg.mkPen(style.INK["key"]))
+            plot.getAxis("left").setTextPen(pg.mkPen(style.INK["query"]))
+            plot.getAxis("bottom").setLabel("key", color=style.INK["key"])
+            plot.getAxis("bottom").label.setFont(tick_font)
+            image = pg.ImageItem(axisOrder="row-major")
+            plot.addItem(image)
+            halo = self._rect_item(plot, "#FFFFFF", 5.0, 9)
+            outline = self._rect_item(plot, style.SELECTED, 2.5, 10)
+            number_font = QtGui.QFont()
+            number_font.setPointSize(8)
+            self.pools[name] = TextPool(plot, font=number_font, z=12)
+            self.plots[name], self.images[name] = plot, image
+            self.outlines[name], self.halos[name] = outline, halo
+        left = self.plots["a"].getAxis("left")
+        left.setLabel("query", color=style.INK["query"])
+        left.label.setFont(tick_font)
+        self.plots["diff"].hideAxis("left")
+        self.stacked = False  # True: A, B and B − A one under the other (a tall, narrow panel)
+
+        self.images["a"].setLevels((0.0, 1.0))
+        self.images["b"].setLevels((0.0, 1.0))
+        self.weight_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=style.colormap(), interactive=False, width=10,
+                                          label="weight", pen=style.FOREGROUND, colorMapMenu=False)
+        self.weight_bar.setImageItem([self.images["a"], self.images["b"]], insert_in=self.plots["b"])
+        self.diff_cmap = pg.colormap.get(DIFF_COLORMAP)
+        self.diff_bar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=self.diff_cmap, interactive=False, width=10,
+                                        label="B − A", pen=style.FOREGROUND, colorMapMenu=False)
+        self.diff_bar.setImageItem(self.images["diff"], insert_in=self.plots["diff"])
+        for bar in (self.weight_bar, self.diff_bar):
+            bar.axis.setStyle(tickFont=tick_font, hideOverlappingLabels=False)  # keep the numbers at the ends
+            bar.axis.setWidth(None)  # as wide as its numbers ("−0.078" does not fit the default 45 px)
+            bar.axis.label.setFont(tick_font)
+
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(style.BASE_POINT_SIZE)
+        body.setFont(font)
+        for w in (self.message, self.info):
+            w.setFont(font)  # labels with a style sheet do not take the parent's font
+
+        self.pinButton.clicked.connect(lambda: self.session.pin())
+        self.unpinButton.clicked.connect(lambda: self.session.unpin())
+        self.session.pinnedChanged.connect(self._on_change)
+        scene = self.canvas.scene()
+        scene.sigMouseMoved.connect(self._on_mouse_moved)
+        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+        for plot in self.plots.values():
+            plot.getViewBox().sigResized.connect(lambda *_: self._update_labels())
+
+    @staticmethod
+    def _rect_item(plot, color, width, z):
+        pen = QtGui.QPen(QtGui.QColor(color))
+        pen.setWidthF(width)
+        pen.setCosmetic(True)
+        item = QtWidgets.QGraphicsRectItem()
+        item.setPen(pen)
+        item.setBrush(QtGui.QBrush(Qt.BrushStyle.NoBrush))
+        item.setZValue(z)
+        plot.addItem(item, ignoreBounds=True)
+        return item
+
+    # ----- Panel hooks ------------------------------------------------------------------------------
+    def hint_for(self, result) -> str | None:
+        return None  # the buttons stay; hints are shown inside the panel (see show_result)
+
+    def show_result(self, result, selection) -> None:
+        self._result = result
+        self._selection = selection
+        pinned = self.session.pinned
+        self._pinned = pinned
+        self.unpinButton.setEnabled(pinned is not None)
+        self.pinButton.setEnabled(result.n > 0)
+        self.pinButton.setText("Pin again as A" if pinned is not None else "Pin as A")
+        if pinned is None:
+            self._cmp = None
+            self.status.setText("A: nothing pinned.")
+            self._show_message(NOTHING_PINNED)
+            return
+        self.status.setText(f"A: \u201c{self._sentence(pinned)}\u201d (pinned).  B: now.")
+        cmp = compare(pinned, result, k=MAX_LISTED)
+        self._cmp = cmp
+        if not cmp.comparable:
+            self._show_message(cmp.reason)
+            return
+        if result.n == 0:
+            self._show_message("Type a sentence to compare.")
+            return
+        self.pages.setCurrentWidget(self.picture)
+        rows, cols = cmp.a_shape
+        self.images["a"].setImage(np.asarray(pinned.weights), autoLevels=False, levels=(0.0, 1.0))
+        self.images["b"].setImage(np.asarray(result.weights), autoLevels=False, levels=(0.0, 1.0))
+        limit = cmp.limit
+        self.images["diff"].setImage(cmp.difference, autoLevels=False, levels=(-limit, limit))
+        self.diff_bar.setLevels((-limit, limit))
+        d = 2 if limit >= 0.095 else 3
+        end = limit * (1.0 - 1e-9)  # a hair inside: a tick exactly at the end can round off the axis
+        self.diff_bar.axis.setTicks([[(-end, signed(-limit, d)), (0.0, "0"), (end, signed(limit, d))], []])
+        self.weight_bar.axis.setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")], []])
+        rect = QtCore.QRectF(0, 0, cols, rows)
+        for name in NAMES:
+            self.images[name].setRect(rect)
+        i, j = selection.query, selection.key
+        for name in NAMES:
+            cell = QtCore.QRectF(j, i, 1, 1)
+            self.outlines[name].setRect(cell)
+            self.halos[name].setRect(cell)
+        self._left_axes()
+        self.changes_label.setText(self.changes_html(cmp))
+        self._update_labels()
+        if self.hover_cell_ij is not None and self.hover_cell_ij[0] < rows and self.hover_cell_ij[1] < cols:
+            self.hover_cell(*self.hover_cell_ij)
+        else:
+            self.hover_cell_ij = None
+            self._show_cell_info(i, j, "Selected")
+
+    def _left_axes(self) -> None:
+        """Row labels on A; on B when its tokens differ from A's; on every grid when they are stacked."""
+        result, pinned = self._result, self._pinned
+        differ = pinned is not None and result is not None and tuple(result.tokens) != tuple(pinned.tokens)
+        for name, show in (("b", differ or self.stacked), ("diff", self.stacked)):
+            if show:
+                self.plots[name].showAxis("left")
+                axis = self.plots[name].getAxis("left")
+                if axis.labelText != "query":
+                    axis.setLabel("query", color=style.INK["query"])
+                    axis.label.setFont(self._tick_font)
+            else:
+                self.plots[name].hideAxis("left")
+
+    def _arrange(self) -> None:
+        """Side by side, or one under the other when the panel is much taller than wide."""
+        stacked = self.height() > 1.3 * self.width()
+        if stacked == self.stacked:
+            return
+        self.stacked = stacked
+        ci = self.canvas.ci
+        for plot in self.plots.values():
+            ci.removeItem(plot)
+        for k, name in enumerate(NAMES):
+            ci.addItem(self.plots[name], row=k if stacked else 0, col=0 if stacked else k)
+        self._left_axes()
+        self.canvas.setMaximumHeight(16777215)
+
+    def resizeEvent(self, event):
+        self._arrange()
+        super().resizeEvent(event)
+
+    def _show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.pages.setCurrentWidget(self.message)
+        self.canvas.setToolTip("")
+
+    @staticmethod
+    def _sentence(result) -> str:
+        s = result.scenario
+        text = s.text if getattr(s, "text", None) is not None else " ".join(result.tokens)
+        text = " ".join(text.split())
+        return text if len(text) <= 40 else text[:39] + "…"
+
+    def showing_message(self) -> bool:
+        return self.pages.currentWidget() is self.message
+
+    # ----- the list of changes ------------------------------------------------------------------------
+    def change_lines(self, cmp) -> list:
+        """The listed changes as plain text lines, largest first."""
+        d = decimals_for([c.delta for c in cmp.changes])
+        return [f"'{short_token(c.query_token)}' \u2192 '{short_token(c.key_token)}': "
+                f"{style.fmt(c.a, d)} \u2192 {style.fmt(c.b, d)} ({signed(c.delta, d)})" for c in cmp.changes]
+
+    def changes_html(self, cmp) -> str:
+        if not cmp.changes:
+            return "A and B have the same weights: nothing has changed yet."
+        lines = []
+        for c, text in zip(cmp.changes, self.change_lines(cmp)):
+            ink = UP_INK if c.delta > 0 else DOWN_INK
+            head, _sep, tail = text.rpartition(" (")
+            lines.append(f"{_esc(head)} <span style='color:{ink}'><b>({_esc(tail)}</b></span>")
+        more = "more attention: +, red" if any(c.delta > 0 for c in cmp.changes) else ""
+        less = "less: \u2212, blue" if any(c.delta < 0 for c in cmp.changes) else ""
+        key = "; ".join(t for t in (more, less) if t)
+        return (f"<b>Largest changes</b> <span style='color:#555'>(query \u2192 key: A \u2192 B; {key})</span><br>"
+                + "<br>".join(lines))
+
+    # ----- labels and numbers that depend on the size -------------------------------------------------
+    def _update_labels(self) -> None:
+        cmp, result, pinned = self._cmp, self._result, self._pinned
+        if cmp is None or not cmp.comparable or result is None or result.n == 0 or self.showing_message():
+            return
+        rows, cols = cmp.a_shape
+        metrics = scaled_metrics(self._tick_font, self.theme.font_scale)
+        labels = {"a": (tuple(pinned.tokens), key_tokens(pinned)), "b": (tuple(result.tokens), key_tokens(result)),
+                  "diff": (tuple(result.tokens), key_tokens(result))}
+        grids = {"a": np.asarray(pinned.weights), "b": np.asarray(result.weights), "diff": cmp.difference}
+        self.shown_numbers = 0
+        for name in NAMES:
+            plot = self.plots[name]
+            vb = plot.getViewBox()
+            # Square cells, the grid in the top left corner of its box (so the three grids line up).
+            w_px, h_px = max(1.0, vb.width()), max(1.0, vb.height())
+            px = min(w_px / cols, h_px / rows)
+            vb.setRange(xRange=(0, w_px / px), yRange=(0, h_px / px), padding=0)
+            px_x = px_y = px
+            row_toks, col_toks = labels[name]
+            col_texts = [short_token(t) for t in col_toks]
+            widest = max(metrics.horizontalAdvance(t) for t in col_texts)
+            step_x = nice_step((widest + 6.0) / px_x)
+            step_y = nice_step((metrics.height() + 1.0) / px_y)
+            xt = [(j + 0.5, col_texts[j]) for j in range(0, cols, step_x)]
+            yt = [(i + 0.5, short_token(row_toks[i])) for i in range(0, rows, step_y)]
+            plot.getAxis("bottom").setTicks([xt, []])
+            plot.getAxis("left").setTicks([yt, []])
+            self.tick_labels[name] = (xt, yt)
+
+            grid = grids[name]
+            digits = "+0.000" if name == "diff" else "0.00"
+            fits = (px_x >= max(NUMBER_MIN_PX[0], metrics.horizontalAdvance(digits) + 2)
+                    and px_y >= max(NUMBER_MIN_PX[1], metrics.height()))
+            pool = self.pools[name]
+            if fits and rows * cols <= MAX_NUMBERS:
+                items = pool.take(rows * cols)
+                for item, (i, j) in zip(items, ((i, j) for i in range(rows) for j in range(cols))):
+                    v = float(grid[i, j])
+                    if name == "diff":
+                        dec = 2 if cmp.limit >= 0.095 else 3
+                        text = signed(v, dec)
+                        dark = abs(v) / cmp.limit > 0.6
+                    else:
+                        text = style.fmt(v, 2)
+                        dark = v < 0.55
+                    item.setText(text, color="#FFFFFF" if dark else "#111111")
+                    item.setPos(j + 0.5, i + 0.5)
+                self.shown_numbers += len(items)
+            else:
+                pool.take(0)
+        if not self._fit_pending:  # later: a resize inside the scene's own layout pass would be undone by it
+            self._fit_pending = True
+            QtCore.QTimer.singleShot(0, self._fit_height)
+
+    def _fit_height(self) -> None:
+        """Make the canvas just tall enough for square cells, so the list sits right under the grids."""
+        self._fit_pending = False
+        cmp = self._cmp
+        if cmp is None or not cmp.comparable or self.showing_message():
+            return
+        rows, cols = cmp.a_shape
+        vb = self.plots["a"].getViewBox()
+        w = min(p.getViewBox().width() for p in self.plots.values())  # the narrowest grid sets the size
+        h = vb.height()
+        if w < 10:
+            return
+        count = 3 if self.stacked else 1  # grids one above the other
+        if h >= 20:  # titles, axes and margins around the grids, as laid out now
+            self._overhead = self.canvas.height() - count * h
+        want = int(math.ceil(count * w * rows / cols + getattr(self, "_overhead", 140 * count)))
+        want = max(MIN_CANVAS_HEIGHT, want)
+        if abs(self.canvas.maximumHeight() - want) > 2:
+            self.canvas.setMaximumHeight(want)
+
+    def theme_changed(self, theme) -> None:
+        for pool in self.pools.values():
+            pool.scale = theme.font_scale
+
+    def text_scaled(self) -> None:
+        self._update_labels()
+
+    # ----- mouse ----------------------------------------------------------------------------------------
+    def cell_at(self, scene_pos) -> tuple | None:
+        """(query i, key j) under a scene position in any of the three grids, or None."""
+        cmp = self._cmp
+        if cmp is None or not cmp.comparable or self.showing_message():
+            return None
+        rows, cols = cmp.a_shape
+        for plot in self.plots.values():
+            vb = plot.getViewBox()
+            if vb.sceneBoundingRect().contains(scene_pos):
+                p = vb.mapSceneToView(scene_pos)
+                if 0 <= p.x() < cols and 0 <= p.y() < rows:
+                    return int(p.y()), int(p.x())
+        return None
+
+    def scene_pos_of(self, name: str, i: int, j: int) -> QtCore.QPointF:
+        """The scene position of the centre of cell (i, j) in grid ``name`` ('a', 'b' or 'diff')."""
+        return self.plots[name].getViewBox().mapViewToScene(QtCore.QPointF(j + 0.5, i + 0.5))
+
+    def cell_text(self, i: int, j: int) -> str:
+        """A, B and B − A of one cell, in words."""
+        cmp, result, pinned = self._cmp, self._result, self._pinned
+        a, b, d = float(pinned.weights[i, j]), float(result.weights[i, j]), float(cmp.difference[i, j])
+        dec = max(3, decimals_for([d]))
+        return (f"query {i + 1} '{result.tokens[i]}' \u2192 key {j + 1} '{key_tokens(result)[j]}': "
+                f"A {style.fmt(a, dec)}, B {style.fmt(b, dec)}, B \u2212 A {signed(d, dec)}")
+
+    def hover_cell(self, i: int, j: int) -> None:
+        self.hover_cell_ij = (i, j)
+        self.hover_text = self.cell_text(i, j)
+        self._show_cell_info(i, j, "Under the mouse")
+
+    def _show_cell_info(self, i: int, j: int, prefix: str) -> None:
+        text = f"{prefix}: {self.cell_text(i, j)}"
+        self.info.setText(text)
+        self.canvas.setToolTip(text)
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        cell = self.cell_at(scene_pos)
+        if cell is None:
+            if self.hover_cell_ij is not None:
+                self.hover_cell_ij = None
+                self.hover_text = ""
+                if self._selection is not None and self._cmp is not None and self._cmp.comparable:
+                    self._show_cell_info(self._selection.query, self._selection.key, "Selected")
+            return
+        if cell != self.hover_cell_ij:
+            self.hover_cell(*cell)
+
+    def _on_mouse_clicked(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return
+        cell = self.cell_at(ev.scenePos())
+        if cell is not None:
+            self.session.select(query=cell[0], key=cell[1])
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,140 @@
+"""Compare A / B, used as a teacher would: pin, change a number, read the pictures and the list."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
+
+from qkv_engine import compute
+
+from .conftest import settle
+
+Qt = QtCore.Qt
+
+
+@pytest.fixture
+def panel(window):
+    (act,) = [a for a in window.experimentsMenu.actions() if a.text() == "Compare A / B"]
+    act.trigger()
+    settle()
+    dock = window.findChild(QtWidgets.QDockWidget, "dockCompare")
+    assert dock is not None and dock.isVisible()
+    p = dock.widget()
+    assert p.objectName() == "comparePanel"
+    return p
+
+
+def hint(panel) -> str:
+    label = panel.findChild(QtWidgets.QLabel, "compareHint")
+    return label.text() if label.isVisible() else ""
+
+
+def plain(label: QtWidgets.QLabel) -> str:
+    return QtGui.QTextDocumentFragment.fromHtml(label.text()).toPlainText()
+
+
+def pin(qtbot, panel):
+    qtbot.mouseClick(panel.findChild(QtWidgets.QPushButton, "pinButton"), Qt.MouseButton.LeftButton)
+    settle()
+
+
+def test_nothing_pinned_shows_the_hint_and_the_pin_button(window, panel):
+    assert window.session.pinned is None
+    assert "Pin the current weights as A" in hint(panel)
+    assert panel.findChild(QtWidgets.QPushButton, "pinButton").isVisible()
+    assert not panel.findChild(QtWidgets.QPushButton, "unpinButton").isEnabled()
+
+
+def test_pin_then_edit_a_weight_shows_b_minus_a_and_the_largest_change(window, panel, qtbot):
+    s = window.session
+    old = s.scenario
+    pin(qtbot, panel)
+    assert s.pinned is not None and np.array_equal(s.pinned.weights, compute(old).weights)
+    assert hint(panel) == ""
+    assert "nothing has changed" in plain(panel.findChild(QtWidgets.QLabel, "compareChanges"))
+
+    assert s.set_cell("w_q", 1, 0, float(old.w_q[1, 0]) + 1.5)
+    settle()
+    new = s.scenario
+    a, b = compute(old).weights, compute(new).weights  # independent recomputation
+    expected = b - a
+    np.testing.assert_allclose(panel.images["diff"].image, expected, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(panel.images["a"].image, a)
+    np.testing.assert_array_equal(panel.images["b"].image, b)
+    limit = np.abs(expected).max()
+    lo, hi = panel.images["diff"].getLevels()
+    assert lo == pytest.approx(-limit) and hi == pytest.approx(limit)  # centred on 0
+
+    # The list: largest |B − A| first, with its tokens and its sign.
+    i, j = np.unravel_index(np.argmax(np.abs(expected)), expected.shape)
+    lines = plain(panel.findChild(QtWidgets.QLabel, "compareChanges")).splitlines()
+    assert lines[0].startswith("Largest changes")
+    first = lines[1]
+    toks = new.tokens
+    sign = "+" if expected[i, j] > 0 else "\u2212"
+    assert first.startswith(f"'{toks[i]}' \u2192 '{toks[j]}': {a[i, j]:.2f} \u2192 {b[i, j]:.2f} ({sign}")
+    assert f"{abs(expected[i, j]):.2f})" in first
+    assert len(lines) == 1 + min(5, int(np.count_nonzero(expected)))
+
+
+def test_a_different_token_count_gives_the_reason(window, panel, qtbot):
+    pin(qtbot, panel)
+    window.session.set_text("The cat sat down")
+    settle()
+    assert hint(panel) == ("A has 3 × 3 weights, B has 4 × 4: change the sentence back to the same number of "
+                           "tokens to compare.")
+    window.session.set_text("The cat sat")
+    settle()
+    assert hint(panel) == ""
+
+
+def test_unpin_shows_the_hint_again(window, panel, qtbot):
+    pin(qtbot, panel)
+    assert hint(panel) == ""
+    qtbot.mouseClick(panel.findChild(QtWidgets.QPushButton, "unpinButton"), Qt.MouseButton.LeftButton)
+    settle()
+    assert window.session.pinned is None
+    assert "Pin the current weights as A" in hint(panel)
+
+
+def test_click_selects_and_hover_shows_a_b_and_the_difference(window, panel, qtbot):
+    s = window.session
+    pin(qtbot, panel)
+    s.set_cell("w_k", 0, 0, 2.0)
+    settle()
+    view = panel.canvas
+    point = view.mapFromScene(panel.scene_pos_of("diff", 2, 1))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    settle()
+    assert (s.selection.query, s.selection.key) == (2, 1)
+    assert window.panels["heatmapPanel"]._selection.query == 2  # the other panels follow
+    assert panel.outlines["a"].rect() == QtCore.QRectF(1, 2, 1, 1)
+
+    pos = panel.scene_pos_of("a", 0, 2)
+    QTest.mouseMove(view.viewport(), view.mapFromScene(pos))
+    settle()
+    if panel.hover_cell_ij != (0, 2):  # no real mouse events on this platform: send the scene's signal
+        view.scene().sigMouseMoved.emit(pos)
+    assert panel.hover_cell_ij == (0, 2)
+    a, b = s.pinned.weights[0, 2], s.result.weights[0, 2]
+    d = b - a
+    sign = "+" if d > 0 else "\u2212"
+    assert panel.hover_text == (f"query 1 'The' \u2192 key 3 'sat': A {a:.3f}, B {b:.3f}, "
+                                f"B \u2212 A {sign}{abs(d):.3f}")
+    assert panel.hover_text in panel.findChild(QtWidgets.QLabel, "compareInfo").text()
+
+
+def test_twenty_tokens_and_a_diverging_colour_bar(window, panel, qtbot):
+    s = window.session
+    s.set_text("After a long rainy week the children finally played outside in the warm sun today with friends")
+    settle()
+    pin(qtbot, panel)
+    s.set_option(causal=True)
+    settle()
+    assert hint(panel) == "" and panel.images["diff"].image.shape == (s.result.n, s.result.n)
+    xt, yt = panel.tick_labels["b"]
+    assert 2 <= len(xt) <= s.result.n and len(yt) >= 2  # thinned, not dropped
+    ticks = [t for t, _text in panel.diff_bar.axis._tickLevels[0]]
+    assert min(ticks) < 0 == ticks[1] < max(ticks)  # 0 in the middle, symmetric ends
+    assert ticks[0] == pytest.approx(-ticks[2])
