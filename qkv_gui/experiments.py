@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from .panels.heads_grid import HeadsGridPanel
 from .panels.scaling_lab import ScalingLabPanel
 
 Qt = QtCore.Qt
@@ -17,6 +18,7 @@ Qt = QtCore.Qt
 #: object name of the dock -> (menu text, panel class, dock title)
 EXPERIMENTS = {
     "dockScalingLab": ("√d_k lab", ScalingLabPanel, ScalingLabPanel.title),
+    "dockHeads": ("Heads side by side", HeadsGridPanel, HeadsGridPanel.title),
 }
 LAB_DOCK_WIDTH = 600
 
