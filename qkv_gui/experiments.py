@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from .panels.concat_project import ConcatProjectPanel
 from .panels.heads_grid import HeadsGridPanel
 from .panels.scaling_lab import ScalingLabPanel
 
@@ -19,6 +20,7 @@ Qt = QtCore.Qt
 EXPERIMENTS = {
     "dockScalingLab": ("√d_k lab", ScalingLabPanel, ScalingLabPanel.title),
     "dockHeads": ("Heads side by side", HeadsGridPanel, HeadsGridPanel.title),
+    "dockConcat": ("Concat and W^O", ConcatProjectPanel, ConcatProjectPanel.title),
 }
 LAB_DOCK_WIDTH = 600
 
