@@ -143,9 +143,11 @@ class _Grid:
         values = self.values
         rows, cols = values.shape
         px_x, px_y = self.px()
-        widest = max((self.metrics.horizontalAdvance(style.fmt(v, 2)) for v in values.flat), default=0.0)
-        fits = (values.size <= MAX_NUMBERS and px_x >= max(NUMBER_MIN_PX[0], widest + 4)
+        fits = (values.size <= MAX_NUMBERS and px_x >= NUMBER_MIN_PX[0]
                 and px_y >= max(NUMBER_MIN_PX[1], self.metrics.height() - 2))
+        if fits:  # only measure the numbers when they might fit
+            widest = max(self.metrics.horizontalAdvance(style.fmt(v, 2)) for v in values.flat)
+            fits = px_x >= widest + 4
         top = float(np.max(np.abs(values))) if values.size else 1.0
         top = top if top > 0 else 1.0
         self.image.setLevels((-2.5 * top, 2.5 * top) if fits else (-top, top))
@@ -355,6 +357,10 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if texts is None or widths is None:
             return
         scale = self.theme.font_scale
+        key = (tuple(texts.items()), tuple(widths.items()), scale)
+        if key == getattr(self, "_labels_key", None):
+            return
+        self._labels_key = key
         font = QtGui.QFont(self._font)
         font.setPointSizeF(TITLE_PT * scale)
         doc = QtGui.QTextDocument()
