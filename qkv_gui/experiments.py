@@ -14,6 +14,8 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from .panels.compare_heatmaps import CompareHeatmapsPanel
+from .panels.concat_project import ConcatProjectPanel
+from .panels.heads_grid import HeadsGridPanel
 from .panels.scaling_lab import ScalingLabPanel
 
 Qt = QtCore.Qt
@@ -21,6 +23,8 @@ Qt = QtCore.Qt
 #: object name of the dock -> (menu text, panel class, dock title)
 EXPERIMENTS = {
     "dockScalingLab": ("√d_k lab", ScalingLabPanel, ScalingLabPanel.title),
+    "dockHeads": ("Heads side by side", HeadsGridPanel, HeadsGridPanel.title),
+    "dockConcat": ("Concat and W^O", ConcatProjectPanel, ConcatProjectPanel.title),
     "dockCompare": ("Compare A / B", CompareHeatmapsPanel, CompareHeatmapsPanel.title),
 }
 LAB_DOCK_WIDTH = 600

@@ -1,0 +1,590 @@
+"""Heads joined, then W^O: the last step of multi-head attention drawn with its shapes.
+
+Each head h gives an output O_h (n x d_v, one row per query token). Put side
+by side they make C = [O_1 ... O_H] (n x H d_v); C times the output grid
+W^O ((H d_v) x d_out) gives Y (n x d_out), one output vector per token.
+
+Drawn as one equation, C x W^O = Y: C's blocks are headed "O_1", "O_2", ...
+in alternating mint, split by lines and sized underneath ("3 x 3" each);
+W^O's rows carry the same head bands, because row r of W^O multiplies
+column r of C. Under every grid its symbol and shape. Cells are coloured by
+sign (red below zero, blue above, white at zero) and hold their numbers when
+they fit. The selected query's row of C and of Y is outlined, the chosen head's
+block is framed, and the numbers of that row and the worked sum of one cell
+of Y (from ``qkv_engine.heads_view``) are written underneath. Hovering a cell
+of Y works that cell; clicking a row selects that query.
+
+With no W^O (one head) only C is drawn, with a note that the output is the head's output.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+import pyqtgraph as pg  # noqa: E402  (PySide6 first)
+
+from qkv_engine.heads_view import head_columns, head_of_column, projection_cell
+from qkv_engine.scenario import MAX_HEADS
+
+from .. import style
+from .base import Panel
+from .theming import TextPool, ThemedTextMixin
+
+Qt = QtCore.Qt
+
+TITLE_PT = 10.0
+TEXT_PT = 8.0
+NUMBER_MIN_PX = (30.0, 14.0)
+MAX_NUMBERS = 400
+#: Pixels above and below each grid (block names, block shapes) and left of it (token names, head bands).
+HEADER_PX = 18.0
+FOOTER_PX = 16.0
+TOKEN_PX = 56.0
+BAND_PX = 30.0
+#: Most numbers of one row written out in the words under the picture.
+ROW_NUMBERS = 24
+#: Alternating fills of the head blocks (both mint, one lighter): the labels say which head, too.
+BLOCK_FILLS = (style.FILL["value"], "#B5E8D3")
+SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(178, 34, 34), (255, 255, 255), (40, 90, 160)])
+SIGNED_LUT = SIGNED_CMAP.getLookupTable(nPts=256)
+
+
+def _pen(color, width: float, dash: bool = False) -> QtGui.QPen:
+    pen = QtGui.QPen(QtGui.QColor(color))
+    pen.setWidthF(width)
+    pen.setCosmetic(True)
+    if dash:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    return pen
+
+
+def _sub(h: int) -> str:
+    return f"O<sub>{h + 1}</sub>"
+
+
+class _Grid:
+    """One matrix drawn in a view box: signed-colour cells, numbers, bands at the top or left, outlines."""
+
+    def __init__(self, name: str, font: QtGui.QFont, header: bool, side_px: float):
+        self.name = name
+        self.values = None
+        self.header = header  # room above (block names) and below (block shapes)
+        self.side_px = side_px  # room on the left (token names or head bands)
+        self.vb = pg.ViewBox(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.0)
+        self.vb.setMouseEnabled(False, False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setLookupTable(SIGNED_LUT)
+        self.vb.addItem(self.image)
+        self.frame = QtWidgets.QGraphicsRectItem()
+        self.frame.setPen(_pen(style.MUTED, 1.0))
+        self.frame.setZValue(15)
+        self.vb.addItem(self.frame, ignoreBounds=True)
+        self.separators = QtWidgets.QGraphicsPathItem()
+        self.separators.setPen(_pen(style.FOREGROUND, 2.0))
+        self.separators.setZValue(16)
+        self.vb.addItem(self.separators, ignoreBounds=True)
+        self.bands = []  # one rect per head (header strip or side strip)
+        for h in range(MAX_HEADS):
+            rect = QtWidgets.QGraphicsRectItem()
+            rect.setPen(_pen("#FFFFFF", 1.0))
+            rect.setBrush(QtGui.QBrush(QtGui.QColor(BLOCK_FILLS[h % 2])))
+            rect.setZValue(4)
+            rect.hide()
+            self.vb.addItem(rect, ignoreBounds=True)
+            self.bands.append(rect)
+        self.highlights: dict = {}
+        self.numbers = TextPool(self.vb, font=font, z=20)
+        self.labels = TextPool(self.vb, font=font, z=21)  # band names, block shapes, token names
+        self.metrics = QtGui.QFontMetricsF(font)
+        self.shown_numbers = 0
+
+    def highlight(self, key: str, color: str, width: float = 2.2, z: float = 30, dash: bool = False):
+        if key not in self.highlights:
+            item = QtWidgets.QGraphicsRectItem()
+            item.setPen(_pen(color, width, dash))
+            item.setZValue(z)
+            self.vb.addItem(item, ignoreBounds=True)
+            self.highlights[key] = item
+        return self.highlights[key]
+
+    def margins(self):
+        """(left, top, bottom) room around the cells, in cell units, for the view box's size now."""
+        rows, cols = self.values.shape
+        w, h = max(1.0, self.vb.width()), max(1.0, self.vb.height())
+        top_px = HEADER_PX if self.header else 4.0
+        bottom_px = FOOTER_PX if self.header else 4.0
+        side_px = min(self.side_px, 0.4 * w)
+        left = side_px * cols / max(1.0, w - side_px)
+        top = top_px * rows / max(1.0, h - top_px - bottom_px)
+        bottom = bottom_px * rows / max(1.0, h - top_px - bottom_px)
+        return left, top, bottom
+
+    def fit(self) -> None:
+        if self.values is None:
+            return
+        rows, cols = self.values.shape
+        left, top, bottom = self.margins()
+        self.vb.setRange(xRange=(-left, cols + 0.02 * cols), yRange=(-top, rows + bottom), padding=0.0)
+
+    def px(self):
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        return self.vb.width() / max(1e-9, x1 - x0), self.vb.height() / max(1e-9, y1 - y0)
+
+    def set_values(self, values: np.ndarray) -> None:
+        self.values = values
+        rows, cols = values.shape
+        self.image.setImage(values, autoLevels=False)
+        self.image.setRect(QtCore.QRectF(0, 0, cols, rows))
+        self.frame.setRect(QtCore.QRectF(0, 0, cols, rows))
+        self.fit()
+
+    def write_numbers(self) -> None:
+        """Numbers in the cells (pale colours) when they fit, strong colours when they do not."""
+        values = self.values
+        rows, cols = values.shape
+        px_x, px_y = self.px()
+        fits = (values.size <= MAX_NUMBERS and px_x >= NUMBER_MIN_PX[0]
+                and px_y >= max(NUMBER_MIN_PX[1], self.metrics.height() - 2))
+        if fits:  # only measure the numbers when they might fit
+            widest = max(self.metrics.horizontalAdvance(style.fmt(v, 2)) for v in values.flat)
+            fits = px_x >= widest + 4
+        top = float(np.max(np.abs(values))) if values.size else 1.0
+        top = top if top > 0 else 1.0
+        self.image.setLevels((-2.5 * top, 2.5 * top) if fits else (-top, top))
+        if fits:
+            for idx, item in enumerate(self.numbers.take(values.size)):
+                r, c = divmod(idx, cols)
+                item.setText(style.fmt(values[r, c], 2), color=style.FOREGROUND)
+                item.setPos(c + 0.5, r + 0.5)
+            self.shown_numbers = values.size
+        else:
+            self.numbers.take(0)
+            self.shown_numbers = 0
+
+    def cell_at(self, scene_pos):
+        """(row, column) under a scene position; a band or name on the left counts as its row (column None)."""
+        if self.values is None or not self.vb.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = self.vb.mapSceneToView(scene_pos)
+        rows, cols = self.values.shape
+        if not 0 <= p.y() < rows:
+            return None
+        if p.x() < 0:
+            return int(p.y()), None
+        if p.x() < cols:
+            return int(p.y()), int(p.x())
+        return None
+
+
+class ConcatProjectPanel(ThemedTextMixin, Panel):
+    object_name = "concatPanel"
+    title = "Heads joined, then W^O"
+
+    # ----- building ---------------------------------------------------------------------------------
+    def build(self, body):
+        self._full = None
+        self._selection = None
+        self.column = 0  # the column of Y whose sum is worked out (hovered or clicked last)
+        self.hover_cell_ic = None
+        self.worked_text = ""
+        self.shape_texts: dict = {}
+        self.block_shapes: list = []
+
+        layout = QtWidgets.QVBoxLayout(body)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setSpacing(2)
+        self.note = QtWidgets.QLabel(body)
+        self.note.setObjectName("concatNote")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("padding: 0 4px;")
+        layout.addWidget(self.note)
+
+        self.canvas = pg.GraphicsLayoutWidget(body)
+        self.canvas.setObjectName("concatCanvas")
+        layout.addWidget(self.canvas, 1)
+
+        self.detail = QtWidgets.QLabel(body)
+        self.detail.setObjectName("concatDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        f = self.detail.font()
+        f.setPointSizeF(TEXT_PT + 0.5)
+        self.detail.setFont(f)
+        self.detail.setStyleSheet("color: #222; padding: 0 4px;")
+        layout.addWidget(self.detail)
+
+        font = QtGui.QFont()
+        font.setPointSizeF(TEXT_PT)
+        self._font = font
+        ci = self.canvas.ci
+        ci.setContentsMargins(4, 4, 4, 4)
+        ci.layout.setHorizontalSpacing(4)
+        ci.layout.setVerticalSpacing(2)
+        self.grids = {
+            "c": _Grid("c", font, header=True, side_px=TOKEN_PX),
+            "w_o": _Grid("w_o", font, header=True, side_px=BAND_PX),
+            "y": _Grid("y", font, header=True, side_px=4.0),
+        }
+        size = f"{TITLE_PT:g}pt"
+        self.titles = {
+            "c": pg.LabelItem("", size=size, color=style.INK["value"]),
+            "w_o": pg.LabelItem("", size=size, color=style.FOREGROUND),
+            "y": pg.LabelItem("", size=size, color=style.INK["output"]),
+        }
+        self.shapes = {k: pg.LabelItem("", size=size, color=style.FOREGROUND) for k in self.grids}
+        self.ops = [pg.LabelItem("×", size="14pt"), pg.LabelItem("=", size="14pt")]
+        for col, key in ((0, "c"), (2, "w_o"), (4, "y")):
+            ci.addItem(self.titles[key], row=0, col=col)
+            ci.addItem(self.grids[key].vb, row=1, col=col)
+            ci.addItem(self.shapes[key], row=2, col=col)
+        ci.addItem(self.ops[0], row=1, col=1)
+        ci.addItem(self.ops[1], row=1, col=3)
+        for item in (*self.titles.values(), *self.shapes.values()):
+            item.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+        ci.layout.setRowStretchFactor(1, 1)
+
+        scene = self.canvas.scene()
+        scene.sigMouseMoved.connect(self._on_mouse_moved)
+        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+        self.session.headChanged.connect(self._on_head_changed)
+        for g in self.grids.values():
+            g.vb.sigResized.connect(lambda *_, g=g: self._refit(g))
+
+    # ----- filling ----------------------------------------------------------------------------------
+    def hint_for(self, result):
+        if result.n == 0:
+            return self.empty_hint
+        return None
+
+    def show_result(self, result, selection):
+        full = self.session.full_result
+        s = full.scenario
+        self._full = full
+        self._selection = selection
+        n, H, d_v = full.n, full.n_heads, s.d_v
+        width = full.concat.shape[1]
+        has_wo = s.w_o is not None
+        d_out = full.projected.shape[1]
+        self.column = min(self.column, d_out - 1)
+        i = selection.query
+
+        self.block_shapes = [f"{n} × {d_v}"] * H
+        g = self.grids
+        g["c"].set_values(full.concat)
+        if has_wo:
+            g["w_o"].set_values(s.w_o)
+            g["y"].set_values(full.projected)
+        self._set_columns(has_wo, width, d_out)
+
+        # Titles with symbols, shapes underneath: (full, short) of each, the one that fits is shown.
+        blocks = " ".join(_sub(h) for h in range(H)) if H <= 4 else f"{_sub(0)} … {_sub(H - 1)}"
+        self._label_texts = {
+            ("title", "c"): (f"<b>C</b> = [{blocks}]", "<b>C</b>"),
+            ("shape", "c"): ((f"{n} × {width}  ({H} blocks of {n} × {d_v})", f"{n} × {width}") if H > 1
+                             else (f"{n} × {width}", f"{n} × {width}")),
+            ("title", "w_o"): ("<b>W<sup>O</sup></b>", "<b>W<sup>O</sup></b>"),
+            ("shape", "w_o"): (f"{width} × {d_out}", f"{width} × {d_out}"),
+            ("title", "y"): ("<b>Y</b> = C W<sup>O</sup>", "<b>Y</b>"),
+            ("shape", "y"): (f"{n} × {d_out}", f"{n} × {d_out}"),
+        }
+        self.block_shapes = [f"{n} × {d_v}"] * H
+        self._apply_labels()
+
+        # Outlines: the selected query's row of C and Y, the chosen head's block, the worked column of W^O.
+        qi = style.INK["query"]
+        g["c"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, width, 1))
+        if has_wo:
+            c = self.column
+            g["y"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, d_out, 1))
+            g["y"].highlight("cell", style.SELECTED, 2.5, 31).setRect(QtCore.QRectF(c, i, 1, 1))
+            g["w_o"].highlight("col", style.SELECTED, 2.0, 31, dash=True).setRect(QtCore.QRectF(c, 0, 1, width))
+        self._show_chosen()
+        for grid in self.grids.values():
+            if grid.values is not None and grid.vb.isVisible():
+                self._refit(grid)
+
+        if H == 1 and not has_wo:
+            self._note = ("With one head there is no W<sup>O</sup>: the output is the head's output, "
+                          f"O<sub>1</sub> ({n} × {d_v}). Raise “Heads” in the inputs panel to see heads joined.",
+                          "One head: no W<sup>O</sup>, the output is the head's output.")
+        elif not has_wo:
+            self._note = ("There is no W<sup>O</sup>: the output is C, the heads' outputs side by side.",
+                          "No W<sup>O</sup>: the output is C.")
+        else:
+            self._note = (f"Each head's output O<sub>h</sub> has one row per token. Side by side they make C. "
+                          f"W<sup>O</sup> mixes what the {H} heads found into one vector per token: Y = C W<sup>O</sup>.",
+                          "Heads side by side make C; W<sup>O</sup> mixes them into Y.")
+        hov = self.hover_cell_ic
+        if hov is not None and has_wo and hov[0] < n and hov[1] < d_out:
+            self.work_cell(*hov, hovered=True)
+        else:
+            self.hover_cell_ic = None
+            self.work_cell(i, self.column)
+        self._apply_texts()
+
+    def _set_columns(self, has_wo: bool, width: int, d_out: int) -> None:
+        """Show or hide W^O and Y, and share the canvas width in proportion to the grids' columns."""
+        for key in ("w_o", "y"):
+            for item in (self.grids[key].vb, self.titles[key], self.shapes[key]):
+                item.setVisible(has_wo)
+        for op in self.ops:
+            op.setVisible(has_wo)
+        ci = self.canvas.ci
+        left, _t, right, _b = ci.layout.getContentsMargins()
+        cm = ci.getContentsMargins()
+        spacing = 4 * ci.layout.horizontalSpacing() if has_wo else 0.0
+        total = max(1.0, self.canvas.width() - left - right - cm[0] - cm[2] - spacing - 2.0)
+        if not has_wo:
+            widths = {0: total, 1: 0.0, 2: 0.0, 3: 0.0, 4: 0.0}
+        else:
+            ops = 2 * 22.0
+            room = max(60.0, total - ops - TOKEN_PX - BAND_PX - 2 * 4.0)
+            units = width + 2 * d_out
+            rest = max(40.0, 0.17 * room, room * d_out / units)
+            wc = max(40.0, room - 2 * rest)
+            widths = {0: wc + TOKEN_PX, 1: 22.0, 2: rest + BAND_PX, 3: 22.0, 4: rest + 4.0}
+        self._col_widths = widths
+        for col, w in widths.items():
+            ci.layout.setColumnFixedWidth(col, w)
+        self._apply_labels()
+        ci.layout.activate()
+
+    def _apply_labels(self) -> None:
+        """Each title and shape in its long form when it fits its column, else the short one."""
+        texts = getattr(self, "_label_texts", None)
+        widths = getattr(self, "_col_widths", None)
+        if texts is None or widths is None:
+            return
+        scale = self.theme.font_scale
+        key = (tuple(texts.items()), tuple(widths.items()), scale)
+        if key == getattr(self, "_labels_key", None):
+            return
+        self._labels_key = key
+        font = QtGui.QFont(self._font)
+        font.setPointSizeF(TITLE_PT * scale)
+        doc = QtGui.QTextDocument()
+        doc.setDefaultFont(font)
+        colours = {"c": style.INK["value"], "w_o": style.FOREGROUND, "y": style.INK["output"]}
+        self.shape_texts = {}
+        for col, key in ((0, "c"), (2, "w_o"), (4, "y")):
+            for kind, items in (("title", self.titles), ("shape", self.shapes)):
+                full, short = texts[(kind, key)]
+                doc.setHtml(full)
+                text = full if doc.idealWidth() + 8 <= widths[col] else short
+                colour = colours[key] if kind == "title" else style.FOREGROUND
+                items[key].setText(text, size=f"{TITLE_PT * scale:g}pt", color=colour)
+                items[key].setMinimumWidth(0)  # never wider than its column
+                if kind == "shape" and widths[col] > 0:
+                    self.shape_texts[key] = QtGui.QTextDocumentFragment.fromHtml(text).toPlainText()
+
+    def _refit(self, grid: _Grid) -> None:
+        """Ranges, bands and names of one grid for its size now (called on every resize)."""
+        full = self._full
+        if full is None or grid.values is None:
+            return
+        grid.fit()
+        grid.write_numbers()
+        rows, cols = grid.values.shape
+        left, top, bottom = grid.margins()
+        px_x, px_y = grid.px()
+        fm = grid.metrics
+        H = full.n_heads
+        spans = head_columns(full)
+        texts = []  # (x, y, text, colour)
+        path = QtGui.QPainterPath()
+        for h, band in enumerate(grid.bands):
+            band.setVisible(h < H and grid.name in ("c", "w_o"))
+        if grid.name == "c":
+            for h, (a, b) in enumerate(spans):
+                grid.bands[h].setRect(QtCore.QRectF(a, -top, b - a, top))
+                room = (b - a) * px_x
+                name = f"O{h + 1} · head {h + 1}"
+                if room < fm.horizontalAdvance(name) + 6:
+                    name = f"O{h + 1}"
+                if room >= fm.horizontalAdvance(name) + 2:
+                    texts.append(((a + b) / 2, -top / 2, name, style.INK["value"]))
+                if H > 1 and room >= fm.horizontalAdvance(self.block_shapes[h]) + 4:
+                    texts.append(((a + b) / 2, rows + bottom / 2, self.block_shapes[h], style.FOREGROUND))
+                if h > 0:
+                    path.moveTo(a, -top)
+                    path.lineTo(a, rows)
+            # Query token names on the left, thinned when the rows are thin.
+            step = max(1, int(np.ceil((fm.height() + 1) / max(px_y, 1e-9))))
+            room = left * px_x - 4
+            for r in range(0, rows, step):
+                name = fm.elidedText(full.tokens[r], Qt.TextElideMode.ElideRight, room)
+                texts.append((-left / 2, r + 0.5, name, style.INK["query"]))
+        elif grid.name == "w_o":
+            for h, (a, b) in enumerate(spans):
+                grid.bands[h].setRect(QtCore.QRectF(-left, a, left, b - a))
+                if (b - a) * px_y >= fm.height() - 2:
+                    texts.append((-left / 2, (a + b) / 2, f"O{h + 1}", style.INK["value"]))
+                if h > 0:
+                    path.moveTo(-left, a)
+                    path.lineTo(cols, a)
+            self._column_names(grid, texts, top, px_x, fm, cols)
+        else:
+            self._column_names(grid, texts, top, px_x, fm, cols)
+        grid.separators.setPath(path)
+        items = grid.labels.take(len(texts))
+        for item, (x, y, text, colour) in zip(items, texts):
+            item.setText(text, color=colour)
+            item.setPos(x, y)
+        grid.shown_labels = [t[2] for t in texts]
+
+    def _column_names(self, grid, texts, top, px_x, fm, cols) -> None:
+        """y1, y2, ... over the output columns (of W^O and Y) when they fit."""
+        step = max(1, int(np.ceil((fm.horizontalAdvance("y88") + 4) / max(px_x, 1e-9))))
+        for c in range(0, cols, step):
+            texts.append((c + 0.5, -top / 2, f"y{c + 1}", style.INK["output"]))
+
+    def _show_chosen(self) -> None:
+        full = self._full
+        if full is None:
+            return
+        h = self.session.head
+        a, b = head_columns(full)[h]
+        rows = full.n
+        item = self.grids["c"].highlight("head", style.SELECTED, 3.0, 29)
+        item.setRect(QtCore.QRectF(a, 0, b - a, rows))
+        item.setVisible(full.n_heads > 1)
+        self.chosen_head = h
+
+    def _on_head_changed(self, _head: int) -> None:
+        if self.isVisible() and self._full is not None and self._full is self.session.full_result:
+            self._show_chosen()
+            self._refresh_detail()
+
+    # ----- words under the picture --------------------------------------------------------------
+    def work_cell(self, i: int, c: int, hovered: bool = False) -> None:
+        """Write the numbers of query i's row and the worked sum of cell (i, c) of Y."""
+        full = self._full
+        self._worked = (i, c, hovered)
+        self.worked_text = projection_cell(full, i, c).text if full.scenario.w_o is not None else ""
+        self._refresh_detail()
+
+    def _row(self, values, spans=None) -> str:
+        nums = [style.fmt(v, 2) for v in values]
+        if spans is None:
+            shown = nums if len(nums) <= ROW_NUMBERS else nums[:ROW_NUMBERS - 2] + ["…", nums[-1]]
+            return ", ".join(shown)
+        parts = []
+        for h, (a, b) in enumerate(spans):
+            block = nums[a:b]
+            if len(block) > 6:
+                block = block[:4] + ["…", block[-1]]
+            parts.append(", ".join(block))
+        if len(parts) > 8:
+            parts = parts[:6] + ["…", parts[-1]]
+        return " | ".join(parts)
+
+    def _refresh_detail(self) -> None:
+        full = self._full
+        if full is None or not hasattr(self, "_worked"):
+            return
+        i, c, hovered = self._worked
+        s = full.scenario
+        val, out = style.INK["value"], style.INK["output"]
+        tok = full.tokens[i]
+        row_c = self._row(full.concat[i], head_columns(full))
+        lines = [f"Row {i + 1} ‘{tok}’: <span style='color:{val}'><b>C</b> = [{row_c}]</span>"]
+        if s.w_o is not None:
+            lines[0] += (f" → <span style='color:{out}'><b>Y</b> = [{self._row(full.projected[i])}]</span>")
+            who = "Under the mouse" if hovered else "Worked"
+            lines.append(f"{who}: y{c + 1} of ‘{tok}’ = row {i + 1} of C times column {c + 1} of W<sup>O</sup>: "
+                         f"<span style='font-family:monospace'>{self.worked_text}</span>")
+        else:
+            lines.append("There is no W<sup>O</sup>, so this row of C is the output.")
+        chosen = self.session.head
+        if full.n_heads > 1:
+            lines.append(f"The framed block is head {chosen + 1}, the head the other panels show. "
+                         f"Rows of W<sup>O</sup> marked O<sub>h</sub> multiply head h's columns of C.")
+        self._detail = "<br>".join(lines)
+        self.detail.setText(self._detail)
+        self.canvas.setToolTip(self.worked_text)
+
+    def _apply_texts(self) -> None:
+        narrow = 0 < self.width() < 480
+        note = getattr(self, "_note", None)
+        if note is not None:
+            self.note.setText(note[1] if narrow else note[0])
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._apply_texts()
+        full = self._full
+        if full is not None and self.isVisible():
+            self._set_columns(full.scenario.w_o is not None, full.concat.shape[1], full.projected.shape[1])
+
+    def theme_changed(self, theme) -> None:
+        for g in self.grids.values():
+            g.numbers.scale = theme.font_scale
+            g.labels.scale = theme.font_scale
+            f = QtGui.QFont(self._font)
+            f.setPointSizeF(TEXT_PT * theme.font_scale)
+            g.metrics = QtGui.QFontMetricsF(f)
+        for op in self.ops:
+            op.setText(op.text, size=f"{14 * theme.font_scale:g}pt")
+
+    # ----- mouse --------------------------------------------------------------------------------------
+    def hit(self, scene_pos):
+        """(grid name, row, column) under a scene position, or None."""
+        for name, g in self.grids.items():
+            if not g.vb.isVisible():
+                continue
+            cell = g.cell_at(scene_pos)
+            if cell is not None:
+                return name, cell[0], cell[1]
+        return None
+
+    def scene_pos_of(self, name: str, r: int, c: int) -> QtCore.QPointF:
+        return self.grids[name].vb.mapViewToScene(QtCore.QPointF(c + 0.5, r + 0.5))
+
+    def hover(self, name: str, r: int, c: int | None) -> None:
+        """What the mouse resting on cell (r, c) of grid ``name`` shows."""
+        full = self._full
+        if name == "y" and c is not None:
+            self.hover_cell_ic = (r, c)
+            self.work_cell(r, c, hovered=True)
+            return
+        if self.hover_cell_ic is not None:
+            self.hover_cell_ic = None
+            self.work_cell(self._selection.query, self.column)
+        if c is None:
+            return
+        if name == "c":
+            h = head_of_column(full, c)
+            a, _b = head_columns(full)[h]
+            self.canvas.setToolTip(f"C[{r + 1},{c + 1}] = {style.fmt(full.concat[r, c], 2)}: head {h + 1}'s output "
+                                   f"for ‘{full.tokens[r]}’, number {c - a + 1}")
+        elif name == "w_o":
+            h = head_of_column(full, r)
+            self.canvas.setToolTip(f"W^O[{r + 1},{c + 1}] = {style.fmt(full.scenario.w_o[r, c], 2)}: how much "
+                                   f"C's column {r + 1} (from head {h + 1}) adds to y{c + 1}")
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        if self._full is None:
+            return
+        hit = self.hit(scene_pos)
+        if hit is None:
+            if self.hover_cell_ic is not None:
+                self.hover_cell_ic = None
+                self.work_cell(self._selection.query, self.column)
+            return
+        self.hover(*hit)
+
+    def _on_mouse_clicked(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton or self._full is None:
+            return
+        hit = self.hit(ev.scenePos())
+        if hit is None:
+            return
+        name, r, c = hit
+        if name in ("y", "w_o") and c is not None:
+            self.column = c  # the column of Y worked out from now on
+        if name == "c" and c is not None:
+            self.session.set_head(head_of_column(self._full, c))
+        if name in ("c", "y"):
+            self.session.select(query=r)
+        self.refresh()  # the worked column may change without any signal from the session

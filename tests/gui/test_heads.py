@@ -1,0 +1,207 @@
+"""Heads side by side and Heads joined, then W^O: opened from the Experiments menu, they show every head's
+weights and the concat-and-project step, checked against numpy written out here (not the engine)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from qkv_engine.heads_view import projection_cell
+from qkv_gui import style
+
+from .conftest import settle
+
+
+def numpy_head(s, h):
+    """Head h by hand, from its column slices of W^Q, W^K, W^V: (weights, output)."""
+    dk, dv = s.d_k, s.d_v
+    q = s.x @ s.w_q[:, h * dk:(h + 1) * dk]
+    k = s.key_x @ s.w_k[:, h * dk:(h + 1) * dk]
+    v = s.key_x @ s.w_v[:, h * dv:(h + 1) * dv]
+    z = q @ k.T / np.sqrt(dk)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    w = e / e.sum(axis=1, keepdims=True)
+    return w, w @ v
+
+
+def numpy_y(s):
+    concat = np.concatenate([numpy_head(s, h)[1] for h in range(s.n_heads)], axis=1)
+    return concat, concat @ s.w_o
+
+
+def open_lab(window, text):
+    (act,) = [a for a in window.experimentsMenu.actions() if a.text() == text]
+    act.trigger()
+    settle()
+    return act
+
+
+def click(widget, scene_pos, qtbot):
+    view = widget.canvas
+    pt = view.mapFromScene(scene_pos)
+    qtbot.mouseClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pt)
+    settle()
+
+
+@pytest.fixture
+def three(window):
+    spin = window.findChild(QtWidgets.QSpinBox, "headsSpin")
+    spin.setValue(3)
+    settle()
+    assert window.session.scenario.n_heads == 3
+    return window
+
+
+@pytest.fixture
+def heads(three):
+    open_lab(three, "Heads side by side")
+    dock = three.findChild(QtWidgets.QDockWidget, "dockHeads")
+    assert dock is not None and dock.isVisible()
+    panel = dock.widget()
+    assert panel.objectName() == "headsPanel" and not panel.showing_hint()
+    return panel
+
+
+@pytest.fixture
+def concat(three):
+    open_lab(three, "Concat and W^O")
+    dock = three.findChild(QtWidgets.QDockWidget, "dockConcat")
+    assert dock is not None and dock.isVisible()
+    panel = dock.widget()
+    assert panel.objectName() == "concatPanel" and not panel.showing_hint()
+    return panel
+
+
+def test_one_heatmap_per_head_equal_to_numpy_and_hover_shows_the_weight(heads, three):
+    s = three.session.scenario
+    assert heads.placed_grid()[0] * heads.placed_grid()[1] >= 3
+    for h in range(3):
+        view = heads.views[h]
+        assert view.placed and view.vb.isVisible()
+        np.testing.assert_allclose(view.image.image, numpy_head(s, h)[0], atol=1e-12)
+        assert tuple(view.image.levels) == (0.0, 1.0)
+        assert f"head {h + 1}" in view.title.text
+    assert not heads.views[3].placed
+    assert [t for _, t in heads.x_tick_labels] == list(s.tokens)
+    assert [t for _, t in heads.y_tick_labels] == list(s.tokens)
+    assert "3 heads" in heads.note.text()
+    # hovering a cell shows its weight
+    heads._on_mouse_moved(heads.scene_pos_of(2, 1, 2))
+    assert heads.hover_cell_hij == (2, 1, 2)
+    assert style.fmt(numpy_head(s, 2)[0][1, 2], 4) in heads.info.text() and "head 3" in heads.info.text()
+
+
+def test_clicking_head_2_chooses_it_and_every_panel_follows(heads, three, qtbot):
+    s = three.session.scenario
+    click(heads, heads.scene_pos_of(1, 2, 0), qtbot)
+    assert three.session.head == 1
+    sel = three.session.selection
+    assert (sel.query, sel.key) == (2, 0)
+    w2 = numpy_head(s, 1)[0]
+    np.testing.assert_allclose(three.panels["heatmapPanel"].image.image, w2, atol=1e-12)
+    assert three.findChild(QtWidgets.QComboBox, "headCombo").currentIndex() == 1
+    assert heads.chosen_head == 1 and "chosen" in heads.views[1].title.text
+    assert "chosen" not in heads.views[0].title.text
+    # choosing from the combo box moves the frame too
+    three.findChild(QtWidgets.QComboBox, "headCombo").setCurrentIndex(2)
+    settle()
+    assert heads.chosen_head == 2
+
+
+def test_cross_attention_labels_columns_with_the_source_tokens(qtbot):
+    # A panel on its own session: the main window's other panels are not part of this test.
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.session import Session
+
+    session = Session()
+    session.set_heads(2)
+    session.set_source("a dog barked loudly")
+    panel = HeadsGridPanel(session)
+    qtbot.addWidget(panel)
+    panel.resize(600, 500)
+    panel.show()
+    qtbot.waitExposed(panel)
+    settle()
+    s = session.scenario
+    assert panel.views[0].image.image.shape == (s.n, 4)
+    np.testing.assert_allclose(panel.views[1].image.image, numpy_head(s, 1)[0], atol=1e-12)
+    assert [t for _, t in panel.x_tick_labels] == ["a", "dog", "barked", "loudly"]
+    assert [t for _, t in panel.y_tick_labels] == list(s.tokens)
+
+
+def test_concat_shows_shapes_the_selected_row_of_y_and_follows_w_o_edits(concat, three):
+    session = three.session
+    session.select(query=1)
+    settle()
+    s = session.scenario
+    n, dv, d_out = s.n, s.d_v, s.w_o.shape[1]
+    assert concat.shape_texts["c"].startswith(f"{n} × {3 * dv}")
+    assert concat.block_shapes == [f"{n} × {dv}"] * 3
+    assert concat.shape_texts["w_o"] == f"{3 * dv} × {d_out}"
+    assert concat.shape_texts["y"] == f"{n} × {d_out}"
+    c_np, y_np = numpy_y(s)
+    np.testing.assert_allclose(concat.grids["c"].values, c_np, atol=1e-12)
+    np.testing.assert_allclose(concat.grids["y"].values[1], y_np[1], atol=1e-12)
+    text = concat.detail.text()
+    for v in y_np[1]:
+        assert style.fmt(v, 2) in text
+    row = concat.grids["y"].highlights["row_i"].rect()
+    assert (row.top(), row.height(), row.width()) == (1.0, 1.0, float(d_out))
+    assert concat.grids["w_o"].vb.isVisible()
+    # editing a cell of W^O changes Y; hovering a cell of Y works out its sum
+    assert session.set_cell("w_o", 2, 1, 3.5)
+    settle()
+    s = session.scenario
+    assert s.w_o[2, 1] == 3.5
+    _c, y_np = numpy_y(s)
+    np.testing.assert_allclose(concat.grids["y"].values, y_np, atol=1e-12)
+    concat._on_mouse_moved(concat.scene_pos_of("y", 0, 1))
+    assert concat.hover_cell_ic == (0, 1)
+    ex = projection_cell(session.full_result, 0, 1)
+    assert ex.value == pytest.approx(y_np[0, 1])
+    assert concat.worked_text == ex.text and ex.text in concat.detail.text()
+
+
+def test_clicking_a_block_of_c_chooses_that_head_and_query(concat, three, qtbot):
+    s = three.session.scenario
+    click(concat, concat.scene_pos_of("c", 2, 2 * s.d_v), qtbot)  # first column of head 3, row 3
+    assert three.session.head == 2 and three.session.selection.query == 2
+    rect = concat.grids["c"].highlights["head"].rect()
+    assert (rect.left(), rect.width()) == (2.0 * s.d_v, float(s.d_v))
+
+
+def test_one_head_says_so_in_one_line(window):
+    open_lab(window, "Heads side by side")
+    open_lab(window, "Concat and W^O")
+    heads = window.experiment_panels["headsPanel"]
+    concat = window.experiment_panels["concatPanel"]
+    assert window.session.scenario.n_heads == 1
+    assert "one head" in heads.note.text().lower() and "Heads" in heads.note.text()
+    assert heads.placed_grid() == (1, 1) and "chosen" not in heads.views[0].title.text
+    note = concat.note.text()
+    assert "one head" in note.lower() and "no W" in note
+    assert not concat.grids["w_o"].vb.isVisible() and not concat.grids["y"].vb.isVisible()
+    np.testing.assert_allclose(concat.grids["c"].values, numpy_head(window.session.scenario, 0)[1], atol=1e-12)
+
+
+def test_eight_heads_and_64_tokens_draw(window):
+    window.session.set_text(" ".join(f"w{i}" for i in range(64)))
+    window.session.set_heads(8)
+    settle()
+    open_lab(window, "Heads side by side")
+    open_lab(window, "Concat and W^O")
+    heads = window.experiment_panels["headsPanel"]
+    concat = window.experiment_panels["concatPanel"]
+    rows, cols = heads.placed_grid()
+    assert rows * cols >= 8 and all(v.placed for v in heads.views)
+    assert heads.views[7].image.image.shape == (64, 64)
+    assert 0 < len(heads.x_tick_labels) < 64  # thinned
+    assert concat.grids["c"].values.shape == (64, 8 * window.session.scenario.d_v)
+    times = {}
+    for panel in (heads, concat):
+        t0 = time.perf_counter()
+        panel.refresh()
+        times[panel.objectName()] = time.perf_counter() - t0
+    assert all(t < 1.0 for t in times.values()), times
