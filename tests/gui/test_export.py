@@ -237,7 +237,7 @@ def test_panel_context_menu_offers_export(window):
         assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
 
 
-EXPERIMENTS = ["scaling-lab", "compare"]
+EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare"]
 
 
 def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
@@ -252,6 +252,9 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     style.configure_pyqtgraph()
     s = Session(presets.load("seed-the-cat-sat"))
     s.lab_state["scaling_lab"] = {"d_k": 256, "seed": 3}
+    if name in ("heads", "concat"):
+        s.set_heads(3)
+        settle()
     s.pin()
     s.set_cell("w_q", 0, 1, float(s.scenario.w_q[0, 1]) + 0.9)
     settle()
@@ -267,6 +270,11 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     text = "".join(ET.fromstring(svg).itertext())
     if name == "scaling-lab":
         assert "256" in text and "variance" in text  # the d_k of the lab on screen, not the default 64
+    elif name == "heads":
+        assert all(f"head {h}" in text for h in (1, 2, 3))
+    elif name == "concat":
+        assert "W^O" in text or "Wᴼ" in text or "W" in text
+        assert "3 × 4" in text  # Y: 3 tokens x d_out 4
     else:
         assert "B − A" in text and "Largest changes" in text
     assert pdf_pages(export.render_panel(cls, s, "pdf", opts)) == 1
@@ -308,10 +316,16 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     assert ex.export_names() == NAMES + ["scaling-lab"]  # compare without A would only be a hint
     window.session.pin()
     settle()
+    assert ex.export_names() == NAMES + ["scaling-lab", "compare"]
+    window.open_experiment("dockHeads")
+    window.open_experiment("dockConcat")
+    settle()
     assert ex.export_names() == NAMES + EXPERIMENTS
     (tmp_path / "all").mkdir()
     written = ex.export_all(tmp_path / "all")
     assert sorted(p.name for p in written) == sorted(f"{n}.png" for n in NAMES + EXPERIMENTS)
+    window.experiment_docks["dockHeads"].close()
+    window.experiment_docks["dockConcat"].close()
     window.experiment_docks["dockScalingLab"].close()
     settle()
     assert ex.export_names() == NAMES + ["compare"]
