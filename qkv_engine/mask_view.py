@@ -61,5 +61,5 @@ def row_note(result: AttentionResult, i: int) -> str:
     if not rowwise:
         return f"{head} in this row (softmax ran down the columns, so the row need not add up to 1)."
     if left == 1:
-        return f"{head}: it gets all the weight, 1."
-    return f"{head}: their weights add up to 1."
+        return f"{head}, so it gets all the weight: 1."
+    return f"{head}, and their weights add up to 1."

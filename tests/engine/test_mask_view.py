@@ -62,14 +62,14 @@ def test_open_keys_and_reasons():
 
 def test_row_notes():
     r = compute(scenario(3, blocked=((0, 1),) + tuple((2, j) for j in range(3)), padding=()))
-    assert row_note(r, 0) == "2 of 3 keys are open: their weights add up to 1."
+    assert row_note(r, 0) == "2 of 3 keys are open, and their weights add up to 1."
     assert np.isclose(r.weights[0].sum(), 1.0)
-    assert row_note(r, 1) == "All 3 keys are open: their weights add up to 1."
+    assert row_note(r, 1) == "All 3 keys are open, and their weights add up to 1."
     assert row_note(r, 2).startswith("No key is left")
     assert np.all(r.weights[2] == 0) and np.all(r.output[2] == 0)
     r1 = compute(scenario(3, blocked=((1, 0), (1, 2))))
-    assert row_note(r1, 1) == "1 of 3 keys is open: it gets all the weight, 1."
+    assert row_note(r1, 1) == "1 of 3 keys is open, so it gets all the weight: 1."
     assert r1.weights[1, 1] == 1.0
-    assert row_note(compute(scenario(1)), 0) == "The only key is open: it gets all the weight, 1."
+    assert row_note(compute(scenario(1)), 0) == "The only key is open, so it gets all the weight: 1."
     rcol = compute(scenario(3, softmax_over="queries", blocked=((0, 0),)))
     assert "need not add up to 1" in row_note(rcol, 0)
