@@ -442,11 +442,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                 tok = html.escape(short_token(result.tokens[int(empty[0])]))
                 wide = (f"<b>Row '{tok}' has no key left.</b> All its weights are 0 and its output is the "
                         f"zero vector, so its row sum is 0, not 1.")
-                narrow = f"<b>No key left in row '{tok}':</b> weights 0, output 0."
+                narrow = f"<b>Row '{tok}' has no key left.</b>"
             else:
                 wide = (f"<b>{len(empty)} rows have no key left.</b> All their weights are 0 and their outputs "
                         f"are zero vectors, so their row sums are 0, not 1.")
-                narrow = f"<b>{len(empty)} rows have no key left:</b> weights 0, output 0."
+                narrow = f"<b>{len(empty)} rows have no key left.</b>"
             return tuple(f"<span style='color:{WARN}'>{t}</span>" for t in (wide, narrow))
         if has_masks:
             return ("Hatched cells are masked: their weight is exactly 0, not just small. "
@@ -455,27 +455,44 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         return ("Each row adds up to 1: all of a query's attention.", "Each row adds up to 1.")
 
     def _update_axes(self, result, has_masks: bool) -> None:
-        """Axis titles (self- or cross-attention), the "open keys" axis, the head in the colour bar's title."""
+        """Axis titles (self- or cross-attention), the "open keys" axis, the head in the colour bar's title.
+        The upright titles come in a long and a short form: the longest that fits the height is shown."""
         if result.scenario.is_cross:
-            titles = ("query i (target sentence)", "key j (source sentence)")
+            left = ("query i (target sentence)", "query i (target)", "query i")
+            bottom = "key j (source sentence)"
         else:
-            titles = ("query i (row)", "key j (column)")
+            left = ("query i (row)", "query i")
+            bottom = "key j (column)"
         bar = "weight" if result.n_heads <= 1 else f"weight, head {result.head + 1} of {result.n_heads}"
-        open_title = f"open keys (of {result.n_keys})" if has_masks else None
-        key = (titles, bar, open_title)
+        right = (f"open keys (of {result.n_keys})", "open keys", "open") if has_masks else None
+        key = (left, bottom, bar, right)
         if key == self._axis_titles:
             return
         self._axis_titles = key
-        for name, role, text in (("left", "query", titles[0]), ("bottom", "key", titles[1])):
-            self.plot.getAxis(name).setLabel(text, color=style.INK[role])
+        self._title_options = {"left": left, "right": right or ()}
+        self._titles_shown = {}
+        self.plot.getAxis("bottom").setLabel(bottom, color=style.INK["key"])
         self.colorbar.getAxis("left").setLabel(bar)
         self.openKeysShown = has_masks
         if has_masks:
             self.plot.showAxis("right")
-            self.plot.getAxis("right").setLabel(open_title, color=style.FOREGROUND)
         else:
             self.plot.hideAxis("right")
             self.open_key_labels = []
+        self._fit_titles(max(1.0, self.vb.height()))
+
+    def _fit_titles(self, h_px: float) -> None:
+        """Give the upright axes the longest title that fits ``h_px`` pixels (the plot's height)."""
+        colours = {"left": style.INK["query"], "right": style.FOREGROUND}
+        for name, options in getattr(self, "_title_options", {}).items():
+            if not options:
+                continue
+            axis = self.plot.getAxis(name)
+            metrics = QtGui.QFontMetricsF(axis.label.font())
+            text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), options[-1])
+            if self._titles_shown.get(name) != text:
+                self._titles_shown[name] = text
+                axis.setLabel(text, color=colours[name])
 
     def _update_mask(self, result, why) -> None:
         key = (result.n, result.n_keys, why.tobytes() if why.any() else None)
@@ -484,10 +501,15 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._mask_key = key
 
         def path_of(runs) -> QtGui.QPainterPath:
-            path = QtGui.QPainterPath()
-            for i, a, b in runs.tolist():
-                path.addRect(QtCore.QRectF(float(a), float(i), float(b - a), 1.0))
-            return path
+            """One closed rectangle per run, built from arrays in one go (fast for thousands of runs)."""
+            if len(runs) == 0:
+                return QtGui.QPainterPath()
+            i, a, b = (runs[:, c].astype(np.float64) for c in range(3))
+            xs = np.stack([a, b, b, a, a], axis=1).ravel()
+            ys = np.stack([i, i, i + 1, i + 1, i], axis=1).ravel()
+            connect = np.ones((len(runs), 5), dtype=bool)
+            connect[:, -1] = False  # no line from one rectangle to the next
+            return pg.arrayToQPath(xs, ys, connect=connect.ravel())
 
         self.maskFill.setPath(path_of(mask_view.mask_runs(why)))
         for reason, item in self.maskHatches.items():
@@ -524,6 +546,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         h_px = max(1.0, self.vb.height())
         px_x = w_px / max(1e-9, x1 - x0)  # pixels per cell, across
         px_y = h_px / max(1e-9, y1 - y0)  # pixels per cell, down
+        self._fit_titles(h_px)
         jx0, jx1 = self._visible(x0, x1, m)
         iy0, iy1 = self._visible(y0, y1, n)
         sw, gap = self._strip(m)
