@@ -6,12 +6,11 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
+from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 from tests.gui.conftest import settle
 from .reference import numpy_weights as reference_weights
 
 Qt = QtCore.Qt
-
-
 
 
 def heatmap(window):
@@ -75,15 +74,17 @@ def test_row_sums_strip_and_column_mode(window, qtbot):
     window.session.set_option(causal=True)
     settle(qtbot)
     n = window.session.result.n
-    path = panel.maskHatch.path()
+    path = panel.maskHatches[MASK_CAUSAL].path()
     for i in range(n):
         for j in range(n):
             centre = QtCore.QPointF(j + 0.5, i + 0.5)
             assert path.contains(centre) == (j > i), (i, j)
-    assert panel.maskFill.path().boundingRect() == path.boundingRect()
+            assert panel.maskFill.path().contains(centre) == (j > i), (i, j)
+    assert panel.maskHatches[MASK_PADDING].path().isEmpty() and panel.maskHatches[MASK_BLOCKED].path().isEmpty()
     window.session.set_option(causal=False)
     settle(qtbot)
-    assert panel.maskHatch.path().isEmpty()
+    assert panel.maskFill.path().isEmpty()
+    assert all(item.path().isEmpty() for item in panel.maskHatches.values())
 
 
 def test_click_selects_the_pair_everywhere(window, qtbot):
