@@ -82,6 +82,19 @@ def _sentence(text: str, seed: int, **dims) -> Callable[[], Scenario]:
     return lambda: Scenario.from_sentence(text, seed=seed, **dims)
 
 
+def _padded() -> Scenario:
+    s = Scenario.from_sentence("The cat sat PAD PAD", seed=4)
+    return s.with_options(padding=tuple(i for i, t in enumerate(s.tokens) if t == "PAD"))
+
+
+def _two_heads() -> Scenario:
+    return Scenario.from_sentence("The dog chased the red ball", seed=5, d_model=4, d_k=2, d_v=2).with_heads(2)
+
+
+def _translation() -> Scenario:
+    return Scenario.from_sentence("the black cat sleeps", seed=6).with_source("le chat noir dort")
+
+
 _PRESETS = [
     Preset("seed-cat", "One token: \"cat\"",
            "The single token 'cat' with the embedding and the three grids of the step-by-step walkthrough "
@@ -103,6 +116,16 @@ _PRESETS = [
     Preset("long-sentence", "A longer sentence",
            "Sixteen tokens with random weights, to see a bigger heatmap.", True,
            _sentence("After a long rainy week, the children finally played outside in the warm sun.", 3)),
+    Preset("padding", "Padding",
+           "A short sentence filled up with two PAD tokens, as happens when sentences of different lengths "
+           "share a batch. The PAD tokens are marked as padding, so no token looks at them. Random weights.",
+           True, _padded),
+    Preset("two-heads", "Two heads",
+           "Attention split into two heads, each with its own W^Q, W^K and W^V; W^O mixes their outputs. "
+           "Random weights.", True, _two_heads),
+    Preset("translation", "Cross-attention: a translation",
+           "The English sentence asks (queries) and the French sentence answers (keys and values), "
+           "as in a translation model. Random weights.", True, _translation),
 ]
 _BY_NAME = {p.name: p for p in _PRESETS}
 

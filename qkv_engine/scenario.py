@@ -289,30 +289,36 @@ class Scenario:
         rows = [known[t] if t in known else token_embedding(t, self.d_model, self.seed) for t in texts]
         return np.array(rows).reshape(len(rows), self.d_model)
 
-    def _masks_within(self, n: int, n_keys: int) -> dict:
-        """padding and blocked, keeping only the entries that still fit n queries and n_keys keys."""
+    def _masks_within(self, queries: tuple, keys: tuple) -> dict:
+        """padding and blocked for new query and key tokens: an entry stays only where its
+        tokens are still there, at the same place, with the same text."""
+        old_q, old_k = self.tokens, self.key_tokens
+
+        def same(new, old, i):
+            return i < len(new) and i < len(old) and new[i] == old[i]
+
         return {
-            "padding": tuple(p for p in self.padding if p < n_keys),
-            "blocked": tuple((i, j) for i, j in self.blocked if i < n and j < n_keys),
+            "padding": tuple(p for p in self.padding if same(keys, old_k, p)),
+            "blocked": tuple((i, j) for i, j in self.blocked if same(queries, old_q, i) and same(keys, old_k, j)),
         }
 
     def with_text(self, text: str) -> "Scenario":
         """Re-tokenise ``text``, keeping the embedding row of every token text
         that already appears; new token texts get their seeded embedding.
-        Mask entries that no longer fit the new token count are dropped."""
+        A padding mark or blocked cell stays only where its tokens are unchanged."""
         toks = tokenize(text)
         dropped = max(0, len(toks) - MAX_TOKENS)
         toks = toks[:MAX_TOKENS]
         x = self._rows_for([t.text for t in toks], self._known_rows())
-        n = len(toks)
+        tokens = tuple(t.text for t in toks)
         return replace(
             self,
-            tokens=tuple(t.text for t in toks),
+            tokens=tokens,
             x=x,
             text=text,
             spans=tuple((t.start, t.end) for t in toks),
             dropped=dropped,
-            **self._masks_within(n, self.n_keys if self.is_cross else n),
+            **self._masks_within(tokens, self.key_tokens if self.is_cross else tokens),
         )
 
     def with_source(self, text: str | None) -> "Scenario":
@@ -320,7 +326,7 @@ class Scenario:
         ``None`` goes back to self-attention. Known token texts keep their embedding rows."""
         if text is None:
             return replace(self, source_tokens=None, source_x=None, source_text=None, source_spans=None,
-                           source_dropped=0, **self._masks_within(self.n, self.n))
+                           source_dropped=0, **self._masks_within(self.tokens, self.tokens))
         if not isinstance(text, str):
             raise ScenarioError("source text: expected a string")
         toks = tokenize(text)
@@ -334,7 +340,7 @@ class Scenario:
             source_text=text,
             source_spans=tuple((t.start, t.end) for t in toks),
             source_dropped=dropped,
-            **self._masks_within(self.n, len(toks)),
+            **self._masks_within(self.tokens, tuple(t.text for t in toks)),
         )
 
     def with_padding(self, key: int, on: bool = True) -> "Scenario":

@@ -118,11 +118,16 @@ def _fields(s):
     return dict(tokens=s.tokens, x=s.x, w_q=s.w_q, w_k=s.w_k, w_v=s.w_v)
 
 
-def test_retyping_the_sentence_drops_masks_that_no_longer_fit():
+def test_retyping_the_sentence_keeps_masks_only_where_their_tokens_stay():
     s = Scenario.from_sentence("a b c d").with_padding(3).with_padding(1).with_blocked(3, 0).with_blocked(0, 1)
     shorter = s.with_text("a b")
     assert shorter.padding == (1,)
     assert shorter.blocked == ((0, 1),)
+    changed = s.with_text("a x c d e")  # 'b' became 'x': its padding mark and the cell (0, 1) go
+    assert changed.padding == (3,)
+    assert changed.blocked == ((3, 0),)
+    pads = Scenario.from_sentence("The cat sat PAD PAD").with_padding(3).with_padding(4)
+    assert pads.with_text("The cat sat on PAD").padding == (4,)
 
 
 # ----- multi-head -----------------------------------------------------------------------------

@@ -47,13 +47,23 @@ def test_unknown_preset_is_refused_by_name():
 
 
 def _drawn_from_the_seed(s: Scenario) -> bool:
-    """True when every embedding and grid is what the seeded generator gives."""
-    return (
-        all(np.array_equal(row, token_embedding(t, s.d_model, s.seed)) for t, row in zip(s.tokens, s.x))
-        and np.array_equal(s.w_q, weight_grid("q", s.d_model, s.d_k, s.seed))
-        and np.array_equal(s.w_k, weight_grid("k", s.d_model, s.d_k, s.seed))
-        and np.array_equal(s.w_v, weight_grid("v", s.d_model, s.d_v, s.seed))
+    """True when every embedding and grid (every head's block, W^O, the source sentence's rows)
+    is what the seeded generator gives."""
+    def grid(kind, rows, cols):
+        return np.hstack([weight_grid(kind if h == 0 else f"{kind}@{h + 1}", rows, cols, s.seed)
+                          for h in range(s.n_heads)])
+
+    rows = list(zip(s.tokens, s.x)) + (list(zip(s.source_tokens, s.source_x)) if s.is_cross else [])
+    ok = (
+        all(np.array_equal(row, token_embedding(t, s.d_model, s.seed)) for t, row in rows)
+        and np.array_equal(s.w_q, grid("q", s.d_model, s.d_k))
+        and np.array_equal(s.w_k, grid("k", s.d_model, s.d_k))
+        and np.array_equal(s.w_v, grid("v", s.d_model, s.d_v))
     )
+    if s.w_o is not None:
+        blocks = [weight_grid("o" if h == 0 else f"o@{h + 1}", s.d_v, s.d_out, s.seed) for h in range(s.n_heads)]
+        ok = ok and np.array_equal(s.w_o, np.vstack(blocks))
+    return ok
 
 
 @pytest.mark.parametrize("preset", presets.all_presets(), ids=lambda p: p.name)
