@@ -20,6 +20,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_ticks
 from .theming import ThemedTextMixin, adopt_text
 
 #: A bar label needs about this many pixels of bar width to be drawn.
@@ -274,7 +275,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         widths = [fm.horizontalAdvance(t) for t in names]
         shown = thin_labels(g.centres, widths, ppu, keep=(self._query,))
         self._ticks = [(float(g.centres[k]), names[k]) for k in shown]
-        self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
+        set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
 
         x = result.scenario.x
         heights = x.reshape(-1)

@@ -22,6 +22,7 @@ from qkv_engine import explain, geometry
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_plot_label
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -423,8 +424,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
         pi = self.plot.getPlotItem()
         axis_word = "coordinate" if view.exact else "direction"
-        pi.setLabel("bottom", f"{axis_word} 1")
-        pi.setLabel("left", f"{axis_word} 2")
+        set_plot_label(pi, "bottom", f"{axis_word} 1")
+        set_plot_label(pi, "left", f"{axis_word} 2")
 
         self._drawn = {
             "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,

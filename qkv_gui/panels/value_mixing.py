@@ -18,6 +18,7 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_ticks
 from .theming import ThemedTextMixin
 from .embedding_bars import (
     MAX_VALUE_LABELS,
@@ -179,7 +180,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         widths = [fm.horizontalAdvance(t) for t in texts]
         shown = thin_labels(g.centres, widths, ppu, keep=(j,))
         self._ticks = [(float(g.centres[k]), texts[k]) for k in shown]
-        self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
+        set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
         solid = self._parts.reshape(-1)
         place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
         wide = ppu >= 5
@@ -192,7 +193,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         owidths = [tick_metrics(self.out_plot).horizontalAdvance(t) for t in names]
         oshown = thin_labels(np.arange(d) + 0.5, owidths, oppu, keep=(self._coord,), pad_px=4)
         self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
-        self.out_plot.getPlotItem().getAxis("bottom").setTicks([self._out_ticks])
+        set_ticks(self.out_plot.getPlotItem().getAxis("bottom"), [self._out_ticks])
         if d <= MAX_VALUE_LABELS:
             place_value_labels(self.out_labels, np.arange(d) + 0.5, self._out, oppu, 2, rotate=False)
         else:
