@@ -271,8 +271,12 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
         names = result.tokens
-        fm = tick_metrics(self.plot)
-        widths = [fm.horizontalAdvance(t) for t in names]
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        key = (QtGui.QFont(axis.style.get("tickFont") or axis.font()).key(), tuple(names))
+        if getattr(self, "_name_widths", (None,))[0] != key:  # names and font rarely change between edits
+            fm = tick_metrics(self.plot)
+            self._name_widths = (key, [fm.horizontalAdvance(t) for t in names])
+        widths = self._name_widths[1]
         shown = thin_labels(g.centres, widths, ppu, keep=(self._query,))
         self._ticks = [(float(g.centres[k]), names[k]) for k in shown]
         set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
