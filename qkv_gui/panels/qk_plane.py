@@ -429,7 +429,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
         self._drawn = {
             "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
-            "others": {int(m): (float(p[0]), float(p[1])) for m, p in zip(others, pts)},
+            "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
             "other_labels": [self.other_labels[t].toPlainText() for t in range(labelled)],
             "wedge": wedge, "numbers": dict(texts), "note": self.note.text() if notes else "",
             "worked": ex_score.text, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
@@ -455,4 +455,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:
         """What is on screen: arrow tips (plane coordinates), other keys, the wedge, the numbers and notes."""
-        return dict(self._drawn)
+        drawn = dict(self._drawn)
+        if "others" in drawn:
+            others, pts = drawn["others"]
+            drawn["others"] = {int(m): (float(p[0]), float(p[1])) for m, p in zip(others, pts)}
+        return drawn
