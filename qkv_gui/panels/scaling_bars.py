@@ -332,7 +332,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             set_ticks(ax, [[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
             set_label(ax, "weight" if n > 0 else "")
             plot.setYRange(-0.5, n - 0.5, padding=0.02)
-            drawn[f"{name}_bars"] = {int(m): float(values[m]) for m in np.flatnonzero(ok)}
+            drawn[f"{name}_bars"] = (np.flatnonzero(ok), values)  # made a {key: value} dict by drawn()
         self.raw.plot.setXRange(lo, hi, padding=0)
         drawn["curve"] = (xs, curve_w)
 
@@ -369,4 +369,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
     # ----- read-only view for tests --------------------------------------------------------------
     def drawn(self) -> dict:
         """What is on screen: bar values per key (raw and scaled), masked keys, curve, markers, texts."""
-        return dict(self._drawn)
+        drawn = dict(self._drawn)
+        for name in ("raw_bars", "scaled_bars"):
+            if name in drawn:
+                keys, values = drawn[name]
+                drawn[name] = {int(m): float(values[m]) for m in keys}
+        return drawn
