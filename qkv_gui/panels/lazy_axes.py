@@ -51,5 +51,6 @@ def cache_axes(widget: QtWidgets.QWidget) -> None:
         if scene is None:
             continue
         for item in scene.items():
-            if isinstance(item, pg.AxisItem):
+            # not a colour bar's axes: they sit half a pixel off the grid, and a cached copy lands a pixel aside
+            if isinstance(item, pg.AxisItem) and not isinstance(item.parentItem(), pg.ColorBarItem):
                 item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
