@@ -208,11 +208,10 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
             text = s.text if s.text is not None else " ".join(s.tokens)
             if self.sentenceEdit.text() != text:
                 self.sentenceEdit.setText(text)
-            self.dModelSpin.setValue(s.d_model)
-            self.dKSpin.setValue(s.d_k)
-            self.dVSpin.setValue(s.d_v)
-            self.seedSpin.setValue(s.seed)
-            self.temperatureSpin.setValue(s.temperature)
+            for spin, value in ((self.dModelSpin, s.d_model), (self.dKSpin, s.d_k), (self.dVSpin, s.d_v),
+                                (self.seedSpin, s.seed), (self.temperatureSpin, s.temperature)):
+                if spin.value() != value:  # setValue repaints the box even when the value is the same
+                    spin.setValue(value)
             self.scaleCheck.setChecked(s.scale)
             self.causalCheck.setChecked(s.causal)
             self.softmaxOverCombo.setCurrentIndex([k for k, _ in SOFTMAX_CHOICES].index(s.softmax_over))

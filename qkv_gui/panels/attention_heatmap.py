@@ -36,6 +36,7 @@ from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_ticks
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -576,11 +577,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             yt.append((sum_label_y, "column sum" if self.plot.getAxis("left").width() > 60 else "col sum"))
         self.x_tick_labels, self.y_tick_labels = xt, yt
         self.x_step, self.y_step = step_x, step_y
-        self.plot.getAxis("bottom").setTicks([xt, []])
-        self.plot.getAxis("left").setTicks([yt, []])
+        set_ticks(self.plot.getAxis("bottom"), [xt, []])
+        set_ticks(self.plot.getAxis("left"), [yt, []])
         if self.openKeysShown:
             self.open_key_labels = [(i + 0.5, str(int(self._open[i]))) for i in rows]
-            self.plot.getAxis("right").setTicks([self.open_key_labels, []])
+            set_ticks(self.plot.getAxis("right"), [self.open_key_labels, []])
 
         # Numbers inside the cells, only when the cells are big enough.
         weights = result.weights

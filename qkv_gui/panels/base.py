@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import style
 from ..session import Selection, Session
+from .lazy_axes import cache_axes
 
 _BASE_FONT = 0x5146  # QGraphicsItem.data key: the item's font size at theme scale 1
 _BASE_PEN = 0x5147  # ... and its pen width
@@ -43,6 +44,7 @@ class Panel(QtWidgets.QWidget):
         self._stack.addWidget(self.body)
         self._stack.addWidget(self.hint)
         self.build(self.body)
+        cache_axes(self)  # axes are redrawn only when they change
         session.resultChanged.connect(self._on_change)
         session.selectionChanged.connect(self._on_change)
 

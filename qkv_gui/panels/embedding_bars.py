@@ -20,6 +20,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_ticks
 from .theming import ThemedTextMixin, adopt_text
 
 #: A bar label needs about this many pixels of bar width to be drawn.
@@ -270,11 +271,15 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
         names = result.tokens
-        fm = tick_metrics(self.plot)
-        widths = [fm.horizontalAdvance(t) for t in names]
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        key = (QtGui.QFont(axis.style.get("tickFont") or axis.font()).key(), tuple(names))
+        if getattr(self, "_name_widths", (None,))[0] != key:  # names and font rarely change between edits
+            fm = tick_metrics(self.plot)
+            self._name_widths = (key, [fm.horizontalAdvance(t) for t in names])
+        widths = self._name_widths[1]
         shown = thin_labels(g.centres, widths, ppu, keep=(self._query,))
         self._ticks = [(float(g.centres[k]), names[k]) for k in shown]
-        self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
+        set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
 
         x = result.scenario.x
         heights = x.reshape(-1)

@@ -22,7 +22,9 @@ class FitLayoutWidget(pg.GraphicsLayoutWidget):
         need = self.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
         scale = max(1.0, need.width() / w, need.height() / h)
         if scale > 1.0 + 1e-3:
-            pg.GraphicsView.setRange(self, QtCore.QRectF(0, 0, w * scale, h * scale), padding=0, lockAspect=True)
+            rect = QtCore.QRectF(0, 0, w * scale, h * scale)
+            if self.autoPixelRange or self.range != rect:  # refitting to the same rect would redraw it all
+                pg.GraphicsView.setRange(self, rect, padding=0, lockAspect=True)
         elif not self.autoPixelRange:
             self.autoPixelRange = True
             pg.GraphicsView.setRange(self, QtCore.QRectF(0, 0, w, h), padding=0, disableAutoPixel=False)

@@ -223,7 +223,12 @@ class MatrixView:
         if self.cols_role:
             ok = cols * px_x >= min_w and sh * px_y >= fm.height() - 2
             names = [t if len(t) <= 6 else t[:5] + "…" for t in self.tokens[:cols]]
-            widest = max((fm.horizontalAdvance(t) for t in names), default=0.0) + 6
+            cached = getattr(self, "_names_widest", None)  # the names rarely change between edits
+            if cached is not None and cached[0] is fm and cached[1] == names:
+                widest = cached[2]
+            else:
+                widest = max((fm.horizontalAdvance(t) for t in names), default=0.0) + 6
+                self._names_widest = (fm, names, widest)
             step = max(1, int(np.ceil(min(widest, fm.horizontalAdvance("abcdef") + 6) / max(px_x, 1e-9))))
             cols_shown = list(range(0, cols, step)) if ok else []
             items = self.colTokens.take(len(cols_shown))

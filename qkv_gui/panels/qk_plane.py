@@ -22,6 +22,7 @@ from qkv_engine import explain, geometry
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_plot_label
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -423,12 +424,12 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
         pi = self.plot.getPlotItem()
         axis_word = "coordinate" if view.exact else "direction"
-        pi.setLabel("bottom", f"{axis_word} 1")
-        pi.setLabel("left", f"{axis_word} 2")
+        set_plot_label(pi, "bottom", f"{axis_word} 1")
+        set_plot_label(pi, "left", f"{axis_word} 2")
 
         self._drawn = {
             "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
-            "others": {int(m): (float(p[0]), float(p[1])) for m, p in zip(others, pts)},
+            "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
             "other_labels": [self.other_labels[t].toPlainText() for t in range(labelled)],
             "wedge": wedge, "numbers": dict(texts), "note": self.note.text() if notes else "",
             "worked": ex_score.text, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
@@ -454,4 +455,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:
         """What is on screen: arrow tips (plane coordinates), other keys, the wedge, the numbers and notes."""
-        return dict(self._drawn)
+        drawn = dict(self._drawn)
+        if "others" in drawn:
+            others, pts = drawn["others"]
+            drawn["others"] = {int(m): (float(p[0]), float(p[1])) for m, p in zip(others, pts)}
+        return drawn

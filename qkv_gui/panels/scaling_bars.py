@@ -20,6 +20,7 @@ from qkv_engine import explain, saturation, views
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_label, set_ticks, set_title
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -235,7 +236,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 name += " (masked)"
             ticks.append((n - 1 - m, name))
         for chart in (self.raw, self.scaled):
-            chart.plot.getAxis("left").setTicks([ticks, []])
+            set_ticks(chart.plot.getAxis("left"), [ticks, []])
 
     def show_result(self, result, selection):
         self._shown_result = result
@@ -278,7 +279,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         for chart, values, name, title in ((self.raw, raw, "raw", titles[0]), (self.scaled, scaled, "scaled",
                                                                                   titles[1])):
             plot = chart.plot
-            plot.setTitle(title, size=f"{self._title_pt:.0f}pt")
+            set_title(plot, title, size=f"{self._title_pt:.0f}pt")
             ok = allowed
             vals = np.where(ok, values, 0.0)
             chart.bars.setOpts(x0=np.minimum(vals[ok], 0.0), width=np.abs(vals[ok]), y=rows[ok],
@@ -328,10 +329,10 @@ class ScalingPanel(ThemedTextMixin, Panel):
                     item.setVisible(False)
                 drawn[f"{name}_marker"] = None
             ax = plot.getAxis("right")
-            ax.setTicks([[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
-            ax.setLabel("weight" if n > 0 else "")
+            set_ticks(ax, [[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
+            set_label(ax, "weight" if n > 0 else "")
             plot.setYRange(-0.5, n - 0.5, padding=0.02)
-            drawn[f"{name}_bars"] = {int(m): float(values[m]) for m in np.flatnonzero(ok)}
+            drawn[f"{name}_bars"] = (np.flatnonzero(ok), values)  # made a {key: value} dict by drawn()
         self.raw.plot.setXRange(lo, hi, padding=0)
         drawn["curve"] = (xs, curve_w)
 
@@ -368,4 +369,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
     # ----- read-only view for tests --------------------------------------------------------------
     def drawn(self) -> dict:
         """What is on screen: bar values per key (raw and scaled), masked keys, curve, markers, texts."""
-        return dict(self._drawn)
+        drawn = dict(self._drawn)
+        for name in ("raw_bars", "scaled_bars"):
+            if name in drawn:
+                keys, values = drawn[name]
+                drawn[name] = {int(m): float(values[m]) for m in keys}
+        return drawn

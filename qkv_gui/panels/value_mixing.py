@@ -18,6 +18,7 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
+from .lazy_axes import set_ticks
 from .theming import ThemedTextMixin
 from .embedding_bars import (
     MAX_VALUE_LABELS,
@@ -174,12 +175,12 @@ class ValuesPanel(ThemedTextMixin, Panel):
         i, j = self._sel
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
-        texts = [f"{result.tokens[k]} {_percent(result.weights[i, k])}" for k in range(result.n)]
-        fm = tick_metrics(self.plot)
-        widths = [fm.horizontalAdvance(t) for t in texts]
+        percents = (100.0 * np.asarray(result.weights[i], dtype=np.float64)).tolist()  # all n at once
+        texts = [f"{name} {explain.fixed(p, 1)}%" for name, p in zip(result.tokens, percents)]
+        widths = self._text_widths(texts)
         shown = thin_labels(g.centres, widths, ppu, keep=(j,))
         self._ticks = [(float(g.centres[k]), texts[k]) for k in shown]
-        self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
+        set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
         solid = self._parts.reshape(-1)
         place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
         wide = ppu >= 5
@@ -192,11 +193,29 @@ class ValuesPanel(ThemedTextMixin, Panel):
         owidths = [tick_metrics(self.out_plot).horizontalAdvance(t) for t in names]
         oshown = thin_labels(np.arange(d) + 0.5, owidths, oppu, keep=(self._coord,), pad_px=4)
         self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
-        self.out_plot.getPlotItem().getAxis("bottom").setTicks([self._out_ticks])
+        set_ticks(self.out_plot.getPlotItem().getAxis("bottom"), [self._out_ticks])
         if d <= MAX_VALUE_LABELS:
             place_value_labels(self.out_labels, np.arange(d) + 0.5, self._out, oppu, 2, rotate=False)
         else:
             self.out_labels.take(0)
+
+    def _text_widths(self, texts) -> list:
+        """Pixel widths of tick texts in the tick font as drawn now, remembered: most names and
+        percentages are the same from one edit to the next."""
+        fm = tick_metrics(self.plot)
+        key = QtGui.QFont(self.plot.getPlotItem().getAxis("bottom").style.get("tickFont")
+                          or self.plot.getPlotItem().getAxis("bottom").font()).key()
+        cache = getattr(self, "_width_cache", None)
+        if cache is None or cache[0] != key or len(cache[1]) > 8192:
+            cache = self._width_cache = (key, {})
+        known = cache[1]
+        widths = []
+        for t in texts:
+            w = known.get(t)
+            if w is None:
+                w = known[t] = fm.horizontalAdvance(t)
+            widths.append(w)
+        return widths
 
     def _write_worked(self) -> None:
         result = self._result
@@ -284,7 +303,3 @@ class ValuesPanel(ThemedTextMixin, Panel):
 def worked_decimals(n: int) -> int:
     """Two decimals for a few tokens; three when there are so many that weights fall below 0.01."""
     return 2 if n <= 20 else 3
-
-
-def _percent(v: float) -> str:
-    return f"{style.fmt(100.0 * float(v), 1)}%"
