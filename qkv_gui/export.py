@@ -392,14 +392,27 @@ def settings_lines(result: AttentionResult, selection=None) -> list:
     ]
     if s.temperature != 1.0:
         lines.append(f"Temperature T = {s.temperature:g} (scores are also divided by T).")
-    lines.append("Causal mask: each token looks only at itself and earlier tokens." if s.causal
-                 else "No mask: every token may look at every token.")
+    if s.is_cross:
+        lines.append(f"Cross-attention: the queries come from this sentence, the keys and values from the "
+                     f"source sentence ({s.n_keys} token{'s' if s.n_keys != 1 else ''}: "
+                     f"{' '.join(s.key_tokens[:12])}{' ...' if s.n_keys > 12 else ''}).")
+    if result.n_heads > 1:
+        lines.append(f"{result.n_heads} heads; these pictures show head {result.head + 1}.")
+    masks = []
+    if s.causal and not s.is_cross:
+        masks.append("causal (each token looks only at itself and earlier tokens)")
+    if s.padding:
+        masks.append("padding (" + ", ".join(f"'{s.key_tokens[p]}'" for p in s.padding[:6])
+                     + (", ..." if len(s.padding) > 6 else "") + ")")
+    if s.blocked:
+        masks.append(f"{len(s.blocked)} cell{'s' if len(s.blocked) != 1 else ''} blocked by hand")
+    lines.append("Masks: " + "; ".join(masks) + "." if masks else "No mask: every token may look at every token.")
     lines.append("Softmax over each query's row (keys)." if s.softmax_over == "keys"
                  else "Softmax over each key's column (queries) \u2014 the classic mistake, shown on purpose.")
     lines.append(f"Random seed {s.seed}.")
-    if selection is not None and s.n:
-        i, j = selection.query, selection.key
-        lines.append(f"Selected pair: query {i + 1} '{s.tokens[i]}' \u2192 key {j + 1} '{s.tokens[j]}'.")
+    if selection is not None and s.n and s.n_keys:
+        i, j = selection.query, min(selection.key, s.n_keys - 1)
+        lines.append(f"Selected pair: query {i + 1} '{s.tokens[i]}' \u2192 key {j + 1} '{s.key_tokens[j]}'.")
     if s.dropped:
         lines.append(f"{s.dropped} more tokens of the text were left out (the limit).")
     return lines
@@ -477,29 +490,50 @@ def token_labels(tokens) -> list:
     return labels
 
 
-def data_tables(result: AttentionResult) -> dict:
-    """stem -> (header row, [(row label, values)]) for every matrix of the computation."""
+def data_tables(result: AttentionResult, full=None) -> dict:
+    """stem -> (header row, [(row label, values)]) for every matrix of the computation.
+
+    ``result`` is the head the panels show. Keys and values (and the columns of the scores and
+    weights) are labelled with the key tokens: the source sentence's in cross-attention, which
+    also adds ``x_source``. With ``full`` (the MultiHeadResult) and several heads or a W^O, the
+    heads' joined outputs, W^O and the final output are added too.
+    """
     s = result.scenario
     toks = token_labels(result.tokens)
+    ktoks = token_labels(result.key_tokens)
 
     def dims(prefix, d):
         return [f"{prefix}{c + 1}" for c in range(d)]
 
     by_token = lambda a: list(zip(toks, np.asarray(a)))  # noqa: E731
+    by_key = lambda a: list(zip(ktoks, np.asarray(a)))  # noqa: E731
     x_dims = dims("x", s.d_model)
+    head = f" (head {result.head + 1})" if result.n_heads > 1 else ""
     tables = {
         "x": (["token"] + x_dims, by_token(s.x)),
-        "w_q": (["W^Q"] + dims("q", s.d_k), list(zip(x_dims, s.w_q))),
-        "w_k": (["W^K"] + dims("k", s.d_k), list(zip(x_dims, s.w_k))),
-        "w_v": (["W^V"] + dims("v", s.d_v), list(zip(x_dims, s.w_v))),
-        "q": (["token"] + dims("q", s.d_k), by_token(result.q)),
-        "k": (["token"] + dims("k", s.d_k), by_token(result.k)),
-        "v": (["token"] + dims("v", s.d_v), by_token(result.v)),
-        "scores": (["query \\ key"] + toks, by_token(result.scores)),
-        "scaled": (["query \\ key"] + toks, by_token(result.scaled)),
-        "weights": (["query \\ key"] + toks, by_token(result.weights)),
-        "output": (["token"] + dims("out", s.d_v), by_token(result.output)),
     }
+    if s.is_cross:
+        tables["x_source"] = (["source token"] + x_dims, by_key(s.source_x))
+    tables.update({
+        "w_q": (["W^Q" + head] + dims("q", s.d_k), list(zip(x_dims, s.w_q))),
+        "w_k": (["W^K" + head] + dims("k", s.d_k), list(zip(x_dims, s.w_k))),
+        "w_v": (["W^V" + head] + dims("v", s.d_v), list(zip(x_dims, s.w_v))),
+        "q": (["token"] + dims("q", s.d_k), by_token(result.q)),
+        "k": (["key token"] + dims("k", s.d_k), by_key(result.k)),
+        "v": (["key token"] + dims("v", s.d_v), by_key(result.v)),
+        "scores": (["query \\ key"] + ktoks, by_token(result.scores)),
+        "scaled": (["query \\ key"] + ktoks, by_token(result.scaled)),
+        "weights": (["query \\ key"] + ktoks, by_token(result.weights)),
+        "output": (["token"] + dims("out", s.d_v), by_token(result.output)),
+    })
+    whole = None if full is None else full.scenario
+    if whole is not None and (whole.n_heads > 1 or whole.w_o is not None):
+        joined = [f"h{h + 1}.v{c + 1}" for h in range(whole.n_heads) for c in range(whole.d_v)]
+        ys = dims("y", whole.d_out)
+        tables["concat"] = (["token"] + joined, by_token(full.concat))
+        if whole.w_o is not None:
+            tables["w_o"] = (["W^O"] + ys, list(zip(joined, whole.w_o)))
+        tables["projected"] = (["token"] + ys, by_token(full.projected))
     return tables
 
 
@@ -523,44 +557,59 @@ def _json_matrix(a) -> list:
     return [[None if math.isinf(float(v)) else float(v) for v in row] for row in np.asarray(a)]
 
 
-def data_json(result: AttentionResult, selection=None, preset: str | None = None) -> str:
-    """Every matrix in one JSON document (masked scaled scores are null), plus the session to reopen it."""
+def data_json(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> str:
+    """Every matrix in one JSON document (masked scaled scores are null), plus the session to reopen it.
+
+    ``full`` (the MultiHeadResult) gives the whole scenario for the session entry; without it the
+    shown head's own scenario is written."""
     s = result.scenario
-    view = {"preset": preset}
+    whole = s if full is None else full.scenario
+    view = {"preset": preset, "head": result.head}
     if selection is not None:
         view.update(query=selection.query, key=selection.key)
+    matrices = {name: _json_matrix(table) for name, table in (
+        ("x", s.x), ("w_q", s.w_q), ("w_k", s.w_k), ("w_v", s.w_v), ("q", result.q), ("k", result.k),
+        ("v", result.v), ("scores", result.scores), ("scaled", result.scaled), ("weights", result.weights),
+        ("output", result.output))}
+    if s.is_cross:
+        matrices["x_source"] = _json_matrix(s.source_x)
+    if full is not None and (whole.n_heads > 1 or whole.w_o is not None):
+        matrices["concat"] = _json_matrix(full.concat)
+        matrices["projected"] = _json_matrix(full.projected)
+        if whole.w_o is not None:
+            matrices["w_o"] = _json_matrix(whole.w_o)
     doc = {
         "format": "qkv-visualizer-data",
         "version": 1,
         "tokens": list(s.tokens),
         "labels": token_labels(s.tokens),
+        "key_tokens": list(s.key_tokens),
+        "key_labels": token_labels(s.key_tokens),
         "settings": {"d_model": s.d_model, "d_k": s.d_k, "d_v": s.d_v, "scale": s.scale, "causal": s.causal,
                      "temperature": s.temperature, "softmax_over": s.softmax_over, "seed": s.seed,
-                     "divisor": result.divisor},
+                     "divisor": result.divisor, "head": result.head, "n_heads": result.n_heads,
+                     "cross_attention": s.is_cross, "padding": list(s.padding),
+                     "blocked": [list(c) for c in s.blocked]},
         "about": settings_lines(result, selection),
-        "matrices": {
-            "x": _json_matrix(s.x), "w_q": _json_matrix(s.w_q), "w_k": _json_matrix(s.w_k),
-            "w_v": _json_matrix(s.w_v), "q": _json_matrix(result.q), "k": _json_matrix(result.k),
-            "v": _json_matrix(result.v), "scores": _json_matrix(result.scores),
-            "scaled": _json_matrix(result.scaled), "weights": _json_matrix(result.weights),
-            "output": _json_matrix(result.output),
-        },
-        "masked_note": "In 'scaled', null marks a pair the causal mask blocks (minus infinity).",
-        "session": session_format.to_dict(s, view),
+        "matrices": matrices,
+        "masked_note": "In 'scaled', null marks a pair a mask blocks (minus infinity): causal, padding or "
+                       "blocked by hand. A row whose keys are all masked has weights 0 and output 0.",
+        "session": session_format.to_dict(whole, view),
     }
     return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
 
 
-def data_files(result: AttentionResult, selection=None, preset: str | None = None) -> dict:
+def data_files(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> dict:
     """file name -> bytes for the data export."""
-    files = {f"{stem}.csv": csv_text(*table).encode("utf-8") for stem, table in data_tables(result).items()}
-    files[DATA_JSON] = data_json(result, selection, preset).encode("utf-8")
+    files = {f"{stem}.csv": csv_text(*table).encode("utf-8") for stem, table in data_tables(result, full).items()}
+    files[DATA_JSON] = data_json(result, selection, preset, full).encode("utf-8")
     return files
 
 
-def export_data(result: AttentionResult, folder, selection=None, preset: str | None = None) -> list:
+def export_data(result: AttentionResult, folder, selection=None, preset: str | None = None, full=None) -> list:
     folder = Path(folder)
-    return [write_atomic(folder / name, data) for name, data in data_files(result, selection, preset).items()]
+    return [write_atomic(folder / name, data)
+            for name, data in data_files(result, selection, preset, full).items()]
 
 
 def with_options(options: ExportOptions, **changes) -> ExportOptions:

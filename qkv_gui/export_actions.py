@@ -328,7 +328,7 @@ class ExportController(QtCore.QObject):
         folder = Path(folder)
         s = self.window.session
         try:
-            written = export.export_data(s.result, folder, s.selection, s.preset_name)
+            written = export.export_data(s.result, folder, s.selection, s.preset_name, s.full_result)
         except OSError as exc:
             self._fail(f"write the numbers into {folder}", exc)
             return []

@@ -200,7 +200,7 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
             (staging / "deck.pdf").write_bytes(export.deck_bytes(session, options, names, title))
             written.append("deck.pdf")
         if "csv" in args.formats:
-            for fname, data in export.data_files(session.result, session.selection, args.preset).items():
+            for fname, data in export.data_files(session.result, session.selection, args.preset, session.full_result).items():
                 (staging / fname).write_bytes(data)
                 written.append(fname)
     finally:

@@ -144,6 +144,33 @@ def read_csv(path):
     return rows[0], [r[0] for r in rows[1:]], np.array([[float(v) for v in r[1:]] for r in rows[1:]])
 
 
+def test_data_export_of_cross_attention_with_heads_names_source_tokens_and_adds_w_o(tmp_path):
+    from qkv_engine import Scenario, compute_heads
+
+    scenario = (Scenario.from_sentence("the black cat", seed=2).with_heads(2).with_source("le chat noir dort")
+                .with_padding(3))
+    full = compute_heads(scenario)
+    result = full.heads[1]
+    written = {p.name for p in export.export_data(result, tmp_path, preset=None, full=full)}
+    assert {"x_source.csv", "concat.csv", "w_o.csv", "projected.csv"} <= written
+    keys = ["le", "chat", "noir", "dort"]
+    header, rows, values = read_csv(tmp_path / "weights.csv")
+    assert header[1:] == keys and rows == ["the", "black", "cat"]
+    assert values[:, 3].tolist() == [0.0, 0.0, 0.0]  # 'dort' is padding
+    _, rows, values = read_csv(tmp_path / "v.csv")
+    dv = scenario.d_v
+    assert rows == keys and np.allclose(values, scenario.source_x @ scenario.w_v[:, dv:2 * dv])
+    _, _, concat = read_csv(tmp_path / "concat.csv")
+    _, _, projected = read_csv(tmp_path / "projected.csv")
+    assert np.allclose(projected, concat @ scenario.w_o)
+    doc = json.loads((tmp_path / "attention.json").read_text(encoding="utf-8"))
+    assert doc["key_tokens"] == keys and doc["settings"]["head"] == 1 and doc["settings"]["n_heads"] == 2
+    back, view = session_format.from_dict(doc["session"])
+    assert back == scenario and view["head"] == 1  # the whole scenario, every head, not only the shown one
+    assert any("Cross-attention" in line for line in doc["about"])
+    assert any("padding ('dort')" in line for line in doc["about"])
+
+
 def test_data_export_equals_compute(tmp_path):
     scenario = presets.load("repeated-word").with_options(causal=True)
     result = compute(scenario)
