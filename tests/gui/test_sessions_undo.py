@@ -168,6 +168,7 @@ def test_an_unwritable_folder_says_so_and_keeps_the_work(window, tmp_path):
 
 def test_autosave_and_recovery(make_window, tmp_path):
     w = make_window()
+    w.autosaveTimer.stop()  # the test calls autosave() itself; the 3 s timer must not get there first
     assert not w.autosave()  # nothing unsaved
     w.session.set_cell("w_k", 0, 0, "0.25")
     w.session.set_text("A crash is coming")
@@ -190,6 +191,7 @@ def test_autosave_and_recovery(make_window, tmp_path):
 
 def test_declining_recovery_removes_the_file(make_window):
     w = make_window()
+    w.autosaveTimer.stop()  # the test calls autosave() itself
     w.session.set_text("Another try")
     settle()
     assert w.autosave()
