@@ -40,7 +40,8 @@ MAX_NUMBERS = 100
 #: Pixels around the whole picture, between a heatmap's cells and its frame, and the largest cell drawn.
 MARGIN = 4.0
 FRAME_PAD = 4.0
-MAX_CELL_PX = 90.0
+MAX_CELL_PX = 120.0
+BAR_MIN_PX = 180.0
 MASK_FILL = QtGui.QColor(200, 200, 200, 215)
 MASK_HATCH = QtGui.QColor(95, 95, 95)
 
@@ -251,9 +252,11 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             axis.linkedViewChanged(vb)  # the range the view has now, even if it was set before the link
             axis.setGeometry(QtCore.QRectF(x0, y0 + r * (row_h + gap) + room["title"], room["query"], bh))
         bar_x = x0 + room["query"] + cols * bw + (cols - 1) * gap + gap
-        bar_top = y0 + room["title"]
-        self.colorbar.setGeometry(QtCore.QRectF(bar_x, bar_top, room["bar"],
-                                                max(40.0, total_h - room["title"] - room["key"])))
+        # The colour bar beside the heatmaps, never shorter than its ticks need (one small heatmap).
+        bar_h = max(total_h - room["title"] - room["key"], min(BAR_MIN_PX, outer_h))
+        bar_top = min(max(MARGIN, y0 + room["title"] + (total_h - room["title"] - room["key"] - bar_h) / 2),
+                      height - MARGIN - bar_h)
+        self.colorbar.setGeometry(QtCore.QRectF(bar_x, max(MARGIN, bar_top), room["bar"], max(40.0, bar_h)))
         for h, v in enumerate(self.views):
             for item in (v.title, v.vb, v.keyAxis):
                 item.setVisible(v.placed)
