@@ -28,6 +28,49 @@ EXPERIMENTS = {
     "dockCompare": ("Compare A / B", CompareHeatmapsPanel, CompareHeatmapsPanel.title),
 }
 LAB_DOCK_WIDTH = 600
+#: A dock opened on the right takes this share of the window's width, within these bounds (pixels) ...
+LAB_DOCK_SHARE = 0.32
+LAB_DOCK_MIN = 420
+#: ... and a dock put back narrower than this (a layout saved when docks opened too thin) is widened.
+USABLE_WIDTH = 360
+
+
+def dock_width(window) -> int:
+    """How wide an experiment dock opens: about a third of the window, 420 to 600 px, so its pictures
+    are readable and the main grid keeps most of the window."""
+    return int(max(LAB_DOCK_MIN, min(LAB_DOCK_WIDTH, LAB_DOCK_SHARE * window.width())))
+
+
+def _let_grid_make_room(window) -> None:
+    """Let the main grid's panel titles shrink (clipped) so that a dock beside the grid can be wide.
+
+    Work-around, kept here because panel_grid.py is not ours: each panel's title label asks for its whole
+    text as its minimum width ("3–5 · Query, key and their dot product · head 1 of 3"), which makes the grid
+    at least ~1000 px wide and leaves a dock on the right ~150 px in a 1600 px window. Better done in
+    PanelFrame itself (a title label that elides, with the full title as tool tip).
+    """
+    grid = getattr(window, "grid", None)
+    if grid is None:
+        return
+    for label in grid.findChildren(QtWidgets.QLabel):
+        if label.objectName() == "" and label.parent() is not None and hasattr(label.parent(), "titleLabel") \
+                and label.parent().titleLabel is label and label.minimumWidth() == 0:
+            label.setMinimumWidth(1)
+
+
+def _widen(window, dock, always: bool) -> None:
+    """Give a docked (not floating) experiment dock its width. Qt ignores ``resizeDocks`` for a dock
+    that has not been laid out yet, so this runs again on the next event-loop turn."""
+    try:
+        if dock.isFloating() or dock.isHidden() or window.dockWidgetArea(dock) not in (
+                Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea):
+            return
+        target = dock_width(window)
+        if always or dock.width() < USABLE_WIDTH:
+            if abs(dock.width() - target) > 2:
+                window.resizeDocks([dock], [target], Qt.Orientation.Horizontal)
+    except RuntimeError:  # the window or dock is gone
+        pass
 
 
 def _menu_after_view(window) -> QtWidgets.QMenu:
@@ -62,15 +105,20 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
         dock.setWidget(panel)
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
-        if not window.restoreDockWidget(dock):
-            window.resizeDocks([dock], [LAB_DOCK_WIDTH], Qt.Orientation.Horizontal)  # ... else on the right
+        restored = window.restoreDockWidget(dock)
+        always = not restored  # ... else on the right, about a third of the window wide
         window.experiment_docks[name] = dock
         window.experiment_panels[cls.object_name] = panel
         exporter = getattr(window, "exporter", None)
         if exporter is not None:
             exporter.adopt_experiment(cls.object_name, panel)
+    else:
+        always = False
+    _let_grid_make_room(window)
     dock.show()
     dock.raise_()
+    _widen(window, dock, always)
+    QtCore.QTimer.singleShot(0, dock, lambda: _widen(window, dock, always))
     return dock
 
 

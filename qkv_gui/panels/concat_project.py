@@ -18,6 +18,8 @@ With no W^O (one head) only C is drawn, with a note that the output is the head'
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -33,6 +35,7 @@ from .theming import TextPool, ThemedTextMixin
 Qt = QtCore.Qt
 
 TITLE_PT = 10.0
+OP_PT = 14.0  # the × and = between the grids
 TEXT_PT = 8.0
 NUMBER_MIN_PX = (30.0, 14.0)
 MAX_NUMBERS = 400
@@ -180,6 +183,9 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
     object_name = "concatPanel"
     title = "Heads joined, then W^O"
 
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(560, 480)  # a dock opens wide enough for the pictures to be read
+
     # ----- building ---------------------------------------------------------------------------------
     def build(self, body):
         self._full = None
@@ -233,7 +239,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             "y": pg.LabelItem("", size=size, color=style.INK["output"]),
         }
         self.shapes = {k: pg.LabelItem("", size=size, color=style.FOREGROUND) for k in self.grids}
-        self.ops = [pg.LabelItem("×", size="14pt"), pg.LabelItem("=", size="14pt")]
+        self.ops = [pg.LabelItem("×", size=f"{OP_PT:g}pt"), pg.LabelItem("=", size=f"{OP_PT:g}pt")]
         for col, key in ((0, "c"), (2, "w_o"), (4, "y")):
             ci.addItem(self.titles[key], row=0, col=col)
             ci.addItem(self.grids[key].vb, row=1, col=col)
@@ -338,17 +344,22 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if not has_wo:
             widths = {0: total, 1: 0.0, 2: 0.0, 3: 0.0, 4: 0.0}
         else:
-            ops = 2 * 22.0
-            room = max(60.0, total - ops - TOKEN_PX - BAND_PX - 2 * 4.0)
+            op_font = QtGui.QFont(self._font)
+            op_font.setPointSizeF(OP_PT * self.theme.font_scale)
+            op_w = max(22.0, math.ceil(QtGui.QFontMetricsF(op_font).horizontalAdvance("×") + 12))
+            room = max(60.0, total - 2 * op_w - TOKEN_PX - BAND_PX - 2 * 4.0)
             units = width + 2 * d_out
             rest = max(40.0, 0.17 * room, room * d_out / units)
             wc = max(40.0, room - 2 * rest)
-            widths = {0: wc + TOKEN_PX, 1: 22.0, 2: rest + BAND_PX, 3: 22.0, 4: rest + 4.0}
+            widths = {0: wc + TOKEN_PX, 1: op_w, 2: rest + BAND_PX, 3: op_w, 4: rest + 4.0}
+            for op in self.ops:
+                op.setMinimumWidth(0)  # the column's width holds it; its text never widens the picture
         self._col_widths = widths
         for col, w in widths.items():
             ci.layout.setColumnFixedWidth(col, w)
         self._apply_labels()
         ci.layout.activate()
+        ci.setGeometry(QtCore.QRectF(self.canvas.viewport().rect()))  # exactly the canvas, never wider
 
     def _apply_labels(self) -> None:
         """Each title and shape in its long form when it fits its column, else the short one."""
@@ -525,7 +536,17 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             f.setPointSizeF(TEXT_PT * theme.font_scale)
             g.metrics = QtGui.QFontMetricsF(f)
         for op in self.ops:
-            op.setText(op.text, size=f"{14 * theme.font_scale:g}pt")
+            op.setText(op.text, size=f"{OP_PT * theme.font_scale:g}pt")
+
+    def text_scaled(self) -> None:
+        """The theme has set the text sizes (and pyqtgraph made each label's minimum its whole text again):
+        the labels go back to never widening their columns, and the columns are shared out again."""
+        for item in (*self.titles.values(), *self.shapes.values(), *self.ops):
+            item.setMinimumWidth(0)
+        self._labels_key = None
+        full = self._full
+        if full is not None and self.session.full_result is full:
+            self._set_columns(full.scenario.w_o is not None, full.concat.shape[1], full.projected.shape[1])
 
     # ----- mouse --------------------------------------------------------------------------------------
     def hit(self, scene_pos):

@@ -37,24 +37,30 @@ LABEL_CHARS = 8
 #: A cell needs this many pixels (wide, tall) to hold its number; at most this many numbers per head.
 NUMBER_MIN_PX = (30.0, 15.0)
 MAX_NUMBERS = 100
-#: Room a heatmap loses to its title and axes, in pixels (for choosing the grid).
-CELL_OVERHEAD = (14.0, 44.0)
-AXIS_ROOM = 60.0  # the query names on the left and the colour bar on the right
+#: Pixels around the whole picture, between a heatmap's cells and its frame, and the largest cell drawn.
+MARGIN = 4.0
+FRAME_PAD = 4.0
+MAX_CELL_PX = 120.0
+BAR_MIN_PX = 180.0
 MASK_FILL = QtGui.QColor(200, 200, 200, 215)
 MASK_HATCH = QtGui.QColor(95, 95, 95)
 
 
-def grid_shape(count: int, width: float, height: float) -> tuple:
-    """(rows, columns) for ``count`` heatmaps in a ``width`` x ``height`` area: the arrangement whose
-    heatmaps get the largest square room, never with a whole empty row; ties go to fewer empty places."""
+def grid_shape(count: int, width: float, height: float, aspect=(1, 1), gap: float = 8.0,
+               overhead=(48.0, 8.0)) -> tuple:
+    """(rows, columns) for ``count`` heatmaps of ``aspect`` = (rows n, columns m) cells in a ``width`` x
+    ``height`` area: the arrangement with the largest square cells, never with a whole empty row; ties go to
+    fewer empty places. ``overhead`` = pixels each heatmap loses (tall, wide) to its title, axis and frame."""
     count = max(1, count)
+    n, m = max(1, aspect[0]), max(1, aspect[1])
     best, best_key = (1, count), None
     for cols in range(1, count + 1):
         rows = math.ceil(count / cols)
         if rows * cols - count >= cols:
             continue
-        side = min((width - AXIS_ROOM) / cols - CELL_OVERHEAD[0], height / rows - CELL_OVERHEAD[1])
-        key = (round(side, 3), -(rows * cols - count), -rows)
+        cell = min(((width - (cols - 1) * gap) / cols - overhead[1]) / m,
+                   ((height - (rows - 1) * gap) / rows - overhead[0]) / n)
+        key = (round(cell, 3), -(rows * cols - count), -rows)
         if best_key is None or key > best_key:
             best, best_key = (rows, cols), key
     return best
@@ -77,7 +83,7 @@ class _HeadView:
         self.title = pg.LabelItem("", size=f"{TITLE_PT:g}pt")
         # The title's width never widens its column: every column of heatmaps gets the same room.
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
-        self.vb = pg.ViewBox(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.04, lockAspect=True)
+        self.vb = pg.ViewBox(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.0)
         self.vb.setMouseEnabled(False, False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setLookupTable(lut)
@@ -111,6 +117,9 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
     object_name = "headsPanel"
     title = "Heads side by side"
 
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(560, 480)  # a dock opens wide enough for the pictures to be read
+
     # ----- building ---------------------------------------------------------------------------------
     def build(self, body):
         self._full = None
@@ -131,12 +140,11 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.note.setStyleSheet("padding: 0 4px;")
         layout.addWidget(self.note)
 
-        self.canvas = pg.GraphicsLayoutWidget(body)
+        # No layout object in the scene: ``_layout`` places every item for the canvas size now, on every
+        # resize, so the heads always share the room equally (a grid layout kept stale column widths).
+        self.canvas = pg.GraphicsView(body)
         self.canvas.setObjectName("headsCanvas")
-        ci = self.canvas.ci
-        ci.setContentsMargins(2, 4, 2, 2)
-        ci.layout.setHorizontalSpacing(8)
-        ci.layout.setVerticalSpacing(0)
+        self.canvas.setMinimumSize(120, 90)
         layout.addWidget(self.canvas, 1)
 
         self.info = QtWidgets.QLabel(body)
@@ -169,66 +177,108 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.colorbar.getAxis("right").setStyle(tickFont=tick_font)
         self.colorbar.setImageItem(self.images)
         self._metrics = QtGui.QFontMetricsF(tick_font)
+        for item in (*self.queryAxes, self.colorbar,
+                     *(part for v in self.views for part in (v.title, v.vb, v.keyAxis))):
+            self.canvas.addItem(item)
+            item.hide()
 
         scene = self.canvas.scene()
         scene.sigMouseMoved.connect(self._on_mouse_moved)
         scene.sigMouseClicked.connect(self._on_mouse_clicked)
-        self.views[0].vb.sigResized.connect(lambda *_: self._update_labels())
+        self.canvas.sigDeviceRangeChanged.connect(lambda *_: self._relayout())
         self.session.headChanged.connect(self._on_head_changed)
 
     # ----- the grid of heatmaps ---------------------------------------------------------------------
+    def _room(self) -> dict:
+        """Pixels the text around the heatmaps needs, for the fonts the theme gives now."""
+        fm = self._metrics
+        scale = self.theme.font_scale
+        title_font = QtGui.QFont(self._tick_font)
+        title_font.setPointSizeF(TITLE_PT * scale)
+        title_font.setBold(True)
+        self._title_metrics = QtGui.QFontMetricsF(title_font)
+        cb = self.colorbar.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+        return {
+            "query": float(self.queryAxes[0].width() if self.queryAxes[0].fixedWidth is None
+                           else self.queryAxes[0].fixedWidth),
+            "key": math.ceil(fm.height() + 6),
+            "title": math.ceil(self._title_metrics.height() + 4),
+            "bar": max(40.0, cb + 4.0),
+            "gap": max(8.0, round(0.8 * fm.height())),
+        }
+
     def _place(self, count: int) -> None:
-        """Put ``count`` heatmaps in the grid that suits the canvas now (only when that grid changes)."""
-        w, h = max(1, self.canvas.width()), max(1, self.canvas.height())
-        rows, cols = grid_shape(count, w, h)
-        if self._grid == (rows, cols, count):
+        """Put ``count`` heatmaps (same size, square cells) in the grid that gives them the most room in the
+        canvas as it is now, centred, with the query names left of each row and one colour bar at the right."""
+        full = self._full
+        if full is None:
             return
-        ci = self.canvas.ci
-        for item in list(ci.items.keys()):
-            ci.removeItem(item)
-        for c in range(ci.layout.columnCount()):
-            ci.layout.setColumnMinimumWidth(c, 0.0)
-            ci.layout.setColumnMaximumWidth(c, 1e6)
+        n, m = full.heads[0].n, full.heads[0].n_keys
+        rect = self.canvas.viewport().rect()
+        width, height = float(max(1, rect.width())), float(max(1, rect.height()))
+        room = self._room()
+        gap, pad = room["gap"], FRAME_PAD
+        outer_w = width - 2 * MARGIN - room["query"] - room["bar"] - gap
+        outer_h = height - 2 * MARGIN
+        extra = (room["title"] + room["key"] + 2 * pad, 2 * pad)
+        rows, cols = grid_shape(count, outer_w, outer_h, aspect=(n, m), gap=gap, overhead=extra)
+        cell_w = ((outer_w - (cols - 1) * gap) / cols - 2 * pad) / max(1, m)
+        cell_h = ((outer_h - (rows - 1) * gap) / rows - room["title"] - room["key"] - 2 * pad) / max(1, n)
+        cell = max(0.02, min(cell_w, cell_h, MAX_CELL_PX))
+        bw, bh = m * cell + 2 * pad, n * cell + 2 * pad
+        row_h = room["title"] + bh + room["key"]
+        total_w = room["query"] + cols * bw + (cols - 1) * gap + gap + room["bar"]
+        total_h = rows * row_h + (rows - 1) * gap
+        x0 = max(MARGIN, (width - total_w) / 2)
+        y0 = max(MARGIN, (height - total_h) / 2)
         for v in self.views:
             v.placed = False
-        self._grid = (rows, cols, count)
-        for r in range(rows):
-            axis = self.queryAxes[r]
-            first = self.views[r * cols]
-            axis.linkToView(first.vb)
-            ci.addItem(axis, row=3 * r + 1, col=0)
         for idx in range(count):
             r, c = divmod(idx, cols)
             v = self.views[idx]
-            ci.addItem(v.title, row=3 * r, col=c + 1)
-            ci.addItem(v.vb, row=3 * r + 1, col=c + 1)
-            ci.addItem(v.keyAxis, row=3 * r + 2, col=c + 1)
+            x = x0 + room["query"] + c * (bw + gap)
+            y = y0 + r * (row_h + gap)
+            v.title.setGeometry(QtCore.QRectF(x - gap / 2, y, bw + gap, room["title"]))
+            v.vb.setGeometry(QtCore.QRectF(x, y + room["title"], bw, bh))
+            v.vb.setRange(xRange=(-pad / cell, m + pad / cell), yRange=(-pad / cell, n + pad / cell), padding=0.0)
+            v.keyAxis.setHeight(int(room["key"]))
+            v.keyAxis.setGeometry(QtCore.QRectF(x, y + room["title"] + bh, bw, room["key"]))
             v.placed = True
-        ci.addItem(self.colorbar, row=0, col=cols + 1, rowspan=3 * rows)
-        for c in range(cols):
-            ci.layout.setColumnStretchFactor(c + 1, 1)
-        ci.layout.setColumnStretchFactor(0, 0)
-        ci.layout.setColumnStretchFactor(cols + 1, 0)
         for r in range(rows):
-            ci.layout.setRowStretchFactor(3 * r + 1, 1)
-            ci.layout.setRowStretchFactor(3 * r, 0)
-            ci.layout.setRowStretchFactor(3 * r + 2, 0)
-        self._fit_columns()
+            axis = self.queryAxes[r]
+            vb = self.views[r * cols].vb
+            if axis.linkedView() is not vb:
+                axis.linkToView(vb)
+            axis.linkedViewChanged(vb)  # the range the view has now, even if it was set before the link
+            axis.setGeometry(QtCore.QRectF(x0, y0 + r * (row_h + gap) + room["title"], room["query"], bh))
+        bar_x = x0 + room["query"] + cols * bw + (cols - 1) * gap + gap
+        # The colour bar beside the heatmaps, never shorter than its ticks need (one small heatmap).
+        bar_h = max(total_h - room["title"] - room["key"], min(BAR_MIN_PX, outer_h))
+        bar_top = min(max(MARGIN, y0 + room["title"] + (total_h - room["title"] - room["key"] - bar_h) / 2),
+                      height - MARGIN - bar_h)
+        self.colorbar.setGeometry(QtCore.QRectF(bar_x, max(MARGIN, bar_top), room["bar"], max(40.0, bar_h)))
+        for h, v in enumerate(self.views):
+            for item in (v.title, v.vb, v.keyAxis):
+                item.setVisible(v.placed)
+        for r, axis in enumerate(self.queryAxes):
+            axis.setVisible(r < rows)
+        self.colorbar.show()
+        self._grid = (rows, cols, count)
+        self._block = (bw, gap)
 
-    def _fit_columns(self) -> None:
-        """Every column of heatmaps exactly as wide as the others."""
-        if self._grid is None:
+    def _relayout(self) -> None:
+        """The canvas changed size (or the text did): place everything again, then the labels and titles."""
+        if self._full is None or self.showing_hint():
             return
-        rows, cols, _count = self._grid
-        ci = self.canvas.ci
-        left, _top, right, _bottom = ci.layout.getContentsMargins()
-        spacing = ci.layout.horizontalSpacing()
-        fixed = self.queryAxes[0].width() + self.colorbar.minimumWidth() + left + right + spacing * (cols + 1)
-        width = max(20.0, (self.canvas.width() - fixed) / cols)
-        for c in range(cols):
-            ci.layout.setColumnFixedWidth(c + 1, width)
-        ci.layout.activate()
-        ci.setGeometry(self.canvas.range)  # taking items out shrinks the layout to its preferred size
+        self._place(self._full.n_heads)
+        self._show_chosen()
+        self._update_labels()
+
+    def text_scaled(self) -> None:
+        self._measured = None
+        if self._full is not None and self.session.result.n:
+            self._measure(self.session.result)
+            self._relayout()
 
     def placed_grid(self) -> tuple | None:
         """(rows, columns) of the heatmaps as placed now."""
@@ -255,7 +305,6 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             if v.shape != (n, m):
                 v.shape = (n, m)
                 v.image.setRect(QtCore.QRectF(0, 0, m, n))
-                v.vb.setRange(xRange=(0, m), yRange=(0, n))
             v.cellHalo.setRect(QtCore.QRectF(selection.key, selection.query, 1, 1))
             v.cellOutline.setRect(QtCore.QRectF(selection.key, selection.query, 1, 1))
             v.frame.setRect(QtCore.QRectF(0, 0, m, n))
@@ -302,14 +351,24 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             return
         chosen = self.session.head
         size = f"{TITLE_PT * self.theme.font_scale:g}pt"
+        room = getattr(self, "_block", None)
+        fm = getattr(self, "_title_metrics", None)
         for h, v in enumerate(self.views[:full.n_heads]):
             if h == chosen and full.n_heads > 1:
-                text, color = f"<b>head {h + 1} · chosen</b>", style.SELECTED
+                words, color = (f"head {h + 1} · chosen", f"head {h + 1} ✓", f"{h + 1} ✓"), style.SELECTED
                 v.frame.setPen(_pen(style.SELECTED, 4.0))
             else:
-                text, color = f"head {h + 1}", "#555555"
+                words, color = (f"head {h + 1}", f"h{h + 1}", f"{h + 1}"), "#555555"
                 v.frame.setPen(_pen(style.MUTED, 1.0))
+            text = words[-1]
+            for w in words:  # the longest that fits over its heatmap
+                if room is None or fm is None or fm.horizontalAdvance(w) + 4 <= room[0] + room[1]:
+                    text = w
+                    break
+            if h == chosen and full.n_heads > 1:
+                text = f"<b>{text}</b>"
             v.title.setText(text, size=size, color=color)
+            v.title.setMinimumSize(0, 0)  # placed by _place, never pushed wider by its text
         self.chosen_head = chosen
 
     def _on_head_changed(self, _head: int) -> None:
@@ -331,8 +390,6 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         widest_row = max((fm.horizontalAdvance(t) for t in self._row_names), default=10.0)
         for axis in self.queryAxes:
             axis.setWidth(int(math.ceil(widest_row + 8)))
-        half = int(math.ceil(fm.height() / 2))
-        self.canvas.ci.setContentsMargins(2, max(4, half), 2, 2)
 
     def _update_labels(self) -> None:
         full = self._full
@@ -358,7 +415,9 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         for axis in self.queryAxes[:rows]:
             axis.setTicks([yt, []])
         # Numbers in the cells when they fit.
-        fits = px_x >= NUMBER_MIN_PX[0] and px_y >= max(NUMBER_MIN_PX[1], fm.height()) and n * m <= MAX_NUMBERS
+        number_w = fm.horizontalAdvance("0.00") + 6  # the numbers are written in the names' font
+        fits = (px_x >= max(NUMBER_MIN_PX[0], number_w) and px_y >= max(NUMBER_MIN_PX[1], fm.height())
+                and n * m <= MAX_NUMBERS)
         self.shown_numbers = 0
         for h, v in enumerate(self.views[:count]):
             if not fits:
@@ -433,17 +492,12 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         super().resizeEvent(event)
         self._apply_texts()
         if self._full is not None and self.isVisible():
-            before = self._grid
-            self._place(self._full.n_heads)
-            if self._grid == before:
-                self._fit_columns()
-            self._update_labels()
+            self._relayout()
 
     def theme_changed(self, theme) -> None:
         for v in self.views:
             v.numbers.scale = theme.font_scale
-        self._measured = None
-        self._grid = None  # axis room changes with the text size
+        self._measured = None  # the room for the names changes with the text size
 
     def _on_mouse_moved(self, scene_pos) -> None:
         hit = self.cell_at(scene_pos)

@@ -205,3 +205,117 @@ def test_eight_heads_and_64_tokens_draw(window):
         panel.refresh()
         times[panel.objectName()] = time.perf_counter() - t0
     assert all(t < 1.0 for t in times.values()), times
+
+
+# ----- what a slide or a dock shows: sizes and edges ----------------------------------------------------------
+def _on_canvas(panel, item) -> QtCore.QRectF:
+    """Where ``item`` is drawn, in the canvas's own pixels."""
+    view = panel.canvas
+    return QtCore.QRectF(view.mapFromScene(item.sceneBoundingRect()).boundingRect())
+
+
+def _inside(panel, item) -> bool:
+    shown = QtCore.QRectF(panel.canvas.viewport().rect()).adjusted(-1, -1, 1, 1)
+    return shown.contains(_on_canvas(panel, item))
+
+
+def _staged(cls_name, heads, size=(960, 600), text=None):
+    from qkv_gui import export
+    from qkv_gui.session import Session
+
+    session = Session()
+    session.load_preset("two-heads")
+    if text:
+        session.set_text(text)
+    session.set_heads(heads)
+    options = export.ExportOptions(theme="slide", size=size)
+    return export.StagedPanel(export.experiment_classes()[cls_name], session, options)
+
+
+@pytest.mark.parametrize("heads_n, size", [(3, (960, 600)), (3, (1200, 800)), (8, (960, 600))])
+def test_exported_heads_are_equal_sized_and_fill_the_figure(qtbot, heads_n, size):
+    with _staged("heads", heads_n, size) as panel:
+        rects = [_on_canvas(panel, panel.views[h].vb) for h in range(heads_n)]
+        widths = [r.width() for r in rects]
+        heights = [r.height() for r in rects]
+        assert max(widths) - min(widths) <= 2 and max(heights) - min(heights) <= 2, rects
+        canvas = panel.canvas.viewport().rect()
+        rows, cols = panel.placed_grid()
+        # the heatmaps take most of the room: as a row, at least 60 % of the width or 60 % of the height
+        assert cols * widths[0] >= 0.6 * canvas.width() or rows * heights[0] >= 0.6 * canvas.height()
+        bar = _on_canvas(panel, panel.colorbar)
+        assert bar.width() <= 0.15 * canvas.width() and bar.height() <= canvas.height()
+        for h in range(heads_n):
+            v = panel.views[h]
+            for item in (v.vb, v.title, v.keyAxis):
+                assert _inside(panel, item), (h, _on_canvas(panel, item), canvas)
+            assert not rects[h].intersects(bar)
+        for r in range(rows):
+            assert _inside(panel, panel.queryAxes[r])
+        assert _inside(panel, panel.colorbar)
+        # no two heatmaps overlap, and every row has its query names next to it
+        for a in range(heads_n):
+            for b in range(a + 1, heads_n):
+                assert not rects[a].intersects(rects[b])
+        assert [t for _, t in panel.y_tick_labels] == ["The", "dog", "chased", "the", "red", "ball"]
+
+
+def test_exported_heads_at_512_tokens_thin_their_names(qtbot):
+    with _staged("heads", 8, text=" ".join(f"w{i}" for i in range(512))) as panel:
+        assert all(_inside(panel, panel.views[h].vb) for h in range(8))
+        assert 1 < len(panel.x_tick_labels) < 20 and 1 < len(panel.y_tick_labels) < 40
+        assert panel.shown_numbers == 0
+
+
+@pytest.mark.parametrize("size", [(960, 600), (1200, 800)])
+def test_exported_concat_keeps_every_grid_inside_the_figure(qtbot, size):
+    with _staged("concat", 3, size) as panel:
+        shown = panel.canvas.viewport().rect()
+        for key in ("c", "w_o", "y"):
+            grid = panel.grids[key]
+            assert grid.vb.isVisible()
+            # the cells themselves (last column included), not only the view box
+            assert _inside(panel, grid.image), (key, _on_canvas(panel, grid.image), shown)
+            assert _inside(panel, grid.vb)
+            assert _inside(panel, panel.titles[key]) and _inside(panel, panel.shapes[key])
+        for op in panel.ops:
+            assert _inside(panel, op)
+        # Y's last column is as wide as its first (not cut at the edge)
+        y = panel.grids["y"]
+        first = panel.canvas.mapFromScene(y.vb.mapViewToScene(QtCore.QRectF(0, 0, 1, 1))).boundingRect()
+        last = panel.canvas.mapFromScene(y.vb.mapViewToScene(QtCore.QRectF(3, 0, 1, 1))).boundingRect()
+        assert abs(first.width() - last.width()) <= 1 and last.right() <= shown.right()
+
+
+def test_concat_at_8_heads_and_512_tokens_stays_inside(qtbot):
+    with _staged("concat", 8, text=" ".join(f"w{i}" for i in range(512))) as panel:
+        for key in ("c", "w_o", "y"):
+            assert _inside(panel, panel.grids[key].image)
+        assert panel.grids["c"].shown_numbers == 0
+        names = [t for t in panel.grids["c"].shown_labels if t.startswith("w")]
+        assert 1 < len(names) < 60  # query names thinned
+
+
+@pytest.mark.parametrize("name", ["dockScalingLab", "dockHeads", "dockConcat", "dockCompare"])
+def test_every_experiment_dock_opens_wide_and_the_grid_keeps_the_most_room(three, name):
+    three.open_experiment(name)
+    settle()
+    dock = three.experiment_docks[name]
+    assert dock.isVisible() and not dock.isFloating()
+    assert 420 <= dock.width() <= 620, dock.width()
+    assert three.grid.width() > dock.width()
+
+
+def test_heads_in_the_dock_are_equal_and_inside(heads, three):
+    assert heads.width() >= 420
+    rects = [_on_canvas(heads, heads.views[h].vb) for h in range(3)]
+    assert max(r.width() for r in rects) - min(r.width() for r in rects) <= 2
+    assert min(r.width() for r in rects) >= 100  # readable heatmaps, not thin squares
+    for h in range(3):
+        assert _inside(heads, heads.views[h].vb) and _inside(heads, heads.views[h].title)
+    assert "chosen" in heads.views[0].title.text
+
+
+def test_concat_in_the_dock_is_inside(concat):
+    for key in ("c", "w_o", "y"):
+        assert _inside(concat, concat.grids[key].image), key
