@@ -41,36 +41,32 @@ def dock_width(window) -> int:
     return int(max(LAB_DOCK_MIN, min(LAB_DOCK_WIDTH, LAB_DOCK_SHARE * window.width())))
 
 
-def _let_grid_make_room(window) -> None:
-    """Let the main grid's panel titles shrink (clipped) so that a dock beside the grid can be wide.
-
-    Work-around, kept here because panel_grid.py is not ours: each panel's title label asks for its whole
-    text as its minimum width ("3–5 · Query, key and their dot product · head 1 of 3"), which makes the grid
-    at least ~1000 px wide and leaves a dock on the right ~150 px in a 1600 px window. Better done in
-    PanelFrame itself (a title label that elides, with the full title as tool tip).
-    """
-    grid = getattr(window, "grid", None)
-    if grid is None:
-        return
-    for label in grid.findChildren(QtWidgets.QLabel):
-        if label.objectName() == "" and label.parent() is not None and hasattr(label.parent(), "titleLabel") \
-                and label.parent().titleLabel is label and label.minimumWidth() == 0:
-            label.setMinimumWidth(1)
-
-
 def _widen(window, dock, always: bool) -> None:
-    """Give a docked (not floating) experiment dock its width. Qt ignores ``resizeDocks`` for a dock
-    that has not been laid out yet, so this runs again on the next event-loop turn."""
+    """Give a docked (not floating) experiment dock its width. ``resizeDocks`` is ignored for a dock
+    that has not been laid out yet, so the width is pinned for one layout pass and then let go."""
     try:
         if dock.isFloating() or dock.isHidden() or window.dockWidgetArea(dock) not in (
                 Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea):
             return
         target = dock_width(window)
-        if always or dock.width() < USABLE_WIDTH:
-            if abs(dock.width() - target) > 2:
-                window.resizeDocks([dock], [target], Qt.Orientation.Horizontal)
+        grid = getattr(window, "grid", None)
+        crowding = grid is not None and dock.width() > grid.width()  # the grid should keep the most room
+        if always or dock.width() < LAB_DOCK_MIN or crowding:
+            dock.setFixedWidth(target)
+            QtCore.QTimer.singleShot(0, dock, lambda: _let_go(dock))
     except RuntimeError:  # the window or dock is gone
         pass
+
+
+def _let_go(dock) -> None:
+    try:
+        dock.setMinimumWidth(0)
+        dock.setMaximumWidth(QWIDGETSIZE_MAX)
+    except RuntimeError:
+        pass
+
+
+QWIDGETSIZE_MAX = (1 << 24) - 1
 
 
 def _menu_after_view(window) -> QtWidgets.QMenu:
@@ -114,11 +110,9 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
             exporter.adopt_experiment(cls.object_name, panel)
     else:
         always = False
-    _let_grid_make_room(window)
     dock.show()
     dock.raise_()
     _widen(window, dock, always)
-    QtCore.QTimer.singleShot(0, dock, lambda: _widen(window, dock, always))
     return dock
 
 

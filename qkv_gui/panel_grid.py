@@ -12,6 +12,38 @@ from .panels.base import Panel
 Qt = QtCore.Qt
 
 
+MIN_PANEL_SIZE = (120, 90)
+
+
+class ElidedLabel(QtWidgets.QLabel):
+    """A one-line title that shortens with "…" when narrow (the whole title is its tool tip), so a
+    long title never forces the grid wider."""
+
+    def __init__(self, text: str, parent=None):
+        super().__init__(parent)
+        self._full = ""
+        self.setMinimumWidth(1)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, QtCore.Qt.TextElideMode.ElideRight, max(1, self.width()))
+        if super().text() != shown:
+            super().setText(shown)
+
+
 class PanelFrame(QtWidgets.QFrame):
     """A panel with a title bar and a focus button."""
 
@@ -27,7 +59,7 @@ class PanelFrame(QtWidgets.QFrame):
         layout.setSpacing(0)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(6, 2, 2, 2)
-        self.titleLabel = QtWidgets.QLabel(panel.title, self)
+        self.titleLabel = ElidedLabel(panel.title, self)
         self.titleLabel.setStyleSheet("font-weight: bold;")
         bar.addWidget(self.titleLabel, 1)
         self.focusButton = QtWidgets.QToolButton(self)
@@ -37,6 +69,9 @@ class PanelFrame(QtWidgets.QFrame):
         self.focusButton.clicked.connect(lambda: self.focusRequested.emit(panel.object_name))
         bar.addWidget(self.focusButton)
         layout.addLayout(bar)
+        # A panel may be squeezed below its own wish (its picture is then cramped, never cut off the
+        # window): the window must fit a 1024 x 768 projector, full screen included.
+        panel.setMinimumSize(MIN_PANEL_SIZE[0], MIN_PANEL_SIZE[1])
         layout.addWidget(panel, 1)
         session = panel.session
         session.headChanged.connect(self._follow_head)

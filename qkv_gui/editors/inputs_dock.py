@@ -152,10 +152,10 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         layout.addLayout(heads)
 
         # cross-attention: a second sentence gives keys and values
-        self.crossCheck = QtWidgets.QCheckBox("Cross-attention: keys and values come from a second sentence", self)
+        self.crossCheck = QtWidgets.QCheckBox("Cross-attention from a source sentence", self)
         self.crossCheck.setObjectName("crossCheck")
-        self.crossCheck.setToolTip("Like a translation model: the sentence above asks (queries); "
-                                   "the source sentence answers (keys and values)")
+        self.crossCheck.setToolTip("Keys and values come from a second sentence, the source. Like a translation "
+                                   "model: the sentence above asks (queries); the source answers (keys and values)")
         layout.addWidget(self.crossCheck)
         self.sourceEdit = SentenceEdit(self)
         self.sourceEdit.setObjectName("sourceEdit")

@@ -276,3 +276,18 @@ def test_layout_is_remembered_between_runs(make_window, settings):
     assert not w2.docks["dockWeights"].isVisible()
     assert w2.docks["dockTokens"].isVisible()
     w2.close()
+
+
+def test_the_window_fits_a_1024_by_768_projector_and_titles_shorten(window):
+    """Full screen on a classroom projector must not be refused for a too large minimum size."""
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 768, hint
+    window.session.set_heads(3)
+    settle()
+    frame = window.findChild(QtWidgets.QFrame, "frame_qkPlanePanel")
+    assert frame.titleLabel.text().endswith("head 1 of 3")
+    window.resize(1024, 700)
+    settle()
+    shown = frame.titleLabel.fontMetrics().horizontalAdvance(QtWidgets.QLabel.text(frame.titleLabel))
+    assert shown <= frame.titleLabel.width() + 1  # elided to fit, the whole title in the tool tip
+    assert frame.titleLabel.toolTip() == frame.titleLabel.text()
