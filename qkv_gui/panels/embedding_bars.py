@@ -24,6 +24,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .masked import no_keys, no_keys_note
 from .theming import ThemedTextMixin, adopt_text
 
 #: A bar label needs about this many pixels of bar width to be drawn.
@@ -114,6 +115,22 @@ def place_value_labels(pool: LabelPool, xs, heights, ppu: float, decimals: int, 
         else:
             item.setAnchor((0.0, 0.5) if h >= 0 else (1.0, 0.5))
         item.setPos(float(x), float(h))
+
+
+def place_pointer(pointer, g: "GroupedBars", k: int, top: float, ppu: float) -> None:
+    """A name hanging from the top of group ``k``: centred over it, or flush with its inner edge when
+    wider than the group (so it never runs off the plot)."""
+    width = pointer.textItem.boundingRect().width()
+    left, right = k * g.step - g.GAP / 2.0, (k + 1) * g.step - g.GAP / 2.0
+    if width <= (right - left) * ppu:
+        pointer.setAnchor((0.5, 0.0))
+        pointer.setPos(g.centres[k], top)
+    elif g.centres[k] <= (g.x_range[0] + g.x_range[1]) / 2:
+        pointer.setAnchor((0.0, 0.0))
+        pointer.setPos(max(left, g.x_range[0]), top)
+    else:
+        pointer.setAnchor((1.0, 0.0))
+        pointer.setPos(min(right, g.x_range[1]), top)
 
 
 def make_plot(parent: QtWidgets.QWidget) -> pg.PlotWidget:
@@ -283,6 +300,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
                        f"x = [{dials}]<br>Key <b style='color:{kink}'>{_html(result.key_tokens[j])}</b> "
                        f"(source token {j + 1} of {result.n_keys}): x = [{kdials}]")
             self.source.show(sx, result.key_tokens, j, self.y_range)
+        if no_keys(result, i):
+            caption += f"<br><i>{_html(no_keys_note(result, i))}</i>"
         self.caption.setText(caption)
         self.plot.setToolTip(
             f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right.\n"
@@ -451,19 +470,7 @@ class SourceStrips(QtCore.QObject):
         low = self.vb.height() < LABELS_MIN_HEIGHT
         place_value_labels(self.values, g.lefts + 0.5, self.x.reshape(-1), 0.0 if low else ppu, 2)
         self.bars.setOpts(pen=pg.mkPen(BAR_EDGE, width=1) if ppu >= 5 else None)
-        # the key's name over its strip, kept inside the plot
-        j, hi = self.key, self.y_range[1]
-        width = self.pointer.textItem.boundingRect().width()
-        left, right = j * g.step - g.GAP / 2.0, (j + 1) * g.step - g.GAP / 2.0
-        if width <= (right - left) * ppu:
-            self.pointer.setAnchor((0.5, 0.0))
-            self.pointer.setPos(g.centres[j], hi)
-        elif g.centres[j] <= (g.x_range[0] + g.x_range[1]) / 2:
-            self.pointer.setAnchor((0.0, 0.0))
-            self.pointer.setPos(max(left, g.x_range[0]), hi)
-        else:
-            self.pointer.setAnchor((1.0, 0.0))
-            self.pointer.setPos(min(right, g.x_range[1]), hi)
+        place_pointer(self.pointer, g, self.key, self.y_range[1], ppu)  # the key's name over its strip
 
     def _clicked(self, ev) -> None:
         if ev.button() != QtCore.Qt.MouseButton.LeftButton or not self.tokens:

@@ -31,6 +31,7 @@ from .embedding_bars import (
     LabelPool,
     _html,
     make_plot,
+    place_pointer,
     place_value_labels,
     fit_value_axis,
     px_per_unit,
@@ -91,6 +92,12 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.band.setPen(band_pen)
         self.band.setZValue(-5)
         pi.addItem(self.band, ignoreBounds=True)
+        self.pointer = pg.TextItem("", color=style.INK["key"], anchor=(0.5, 0.0))  # the key's name on its band
+        font = self.pointer.textItem.font()
+        font.setBold(True)
+        self.pointer.setFont(font)
+        self.pointer.setZValue(30)
+        pi.addItem(self.pointer, ignoreBounds=True)
         for plot in (pi, po):
             zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
             zero.setZValue(5)
@@ -160,6 +167,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
         self.band.setRect(QtCore.QRectF(j * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
+        self.pointer.setText(f"key: {result.key_tokens[j]}")
         masked = np.flatnonzero(~np.asarray(result.allowed[i], dtype=bool))
         self._masked = masked
         self.masked_cover.setOpts(x0=masked * g.step - 0.1, y0=np.full(masked.size, lo),
@@ -199,6 +207,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         widths = [fm.horizontalAdvance(t) for t in texts]
         shown = thin_labels(g.centres, widths, ppu, keep=(j,))
         self._ticks = [(float(g.centres[k]), texts[k]) for k in shown]
+        place_pointer(self.pointer, g, j, self.y_range[1], ppu)
         self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
         solid = self._parts.reshape(-1)
         place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
@@ -288,6 +297,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             "coordinate": self._coord,
             "caption": self.caption.text(),
             "masked": [int(k) for k in self._masked],
+            "pointer": self.pointer.textItem.toPlainText(),
         }
 
     def group_point(self, j: int) -> QtCore.QPoint:
