@@ -21,6 +21,7 @@ from qkv_engine import explain
 
 from .. import style
 from .base import Panel
+from .masked import no_keys, no_keys_note
 
 Qt = QtCore.Qt
 
@@ -451,13 +452,20 @@ class MixingPanel(Panel):
         self.arithmetic.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                       QtWidgets.QSizePolicy.Policy.Minimum)
         layout.addWidget(self.arithmetic)
+        self.note = QtWidgets.QLabel(body)  # shown when every key is masked for the query
+        self.note.setObjectName("mixingNote")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #333; font-style: italic;")
+        self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+        self.note.setVisible(False)
+        layout.addWidget(self.note)
         self._base_fonts()
 
     def _base_fonts(self) -> None:
         """Fonts at theme scale 1; the generic theme scaling (``Panel.set_theme``) multiplies them once."""
         font = QtGui.QFont(self.font())
         font.setPointSizeF(style.BASE_POINT_SIZE)
-        for widget in (self.body, self.switch, self.canvas, self.arithmetic):
+        for widget in (self.body, self.switch, self.canvas, self.arithmetic, self.note):
             widget.setFont(font)
 
     # ----- state ---------------------------------------------------------------------------
@@ -509,6 +517,9 @@ class MixingPanel(Panel):
         if self._hover is not None and self._hover >= d_out:
             self._hover = None
         self.canvas.set_data(rows[i], grid, out[i], which, name, role, token, self._col)
+        empty = no_keys(result, selection.query)
+        self.note.setText(no_keys_note(result, selection.query) if empty else "")
+        self.note.setVisible(empty)
         self._update_text()
 
     def _update_text(self) -> None:
@@ -542,4 +553,5 @@ class MixingPanel(Panel):
             "arithmetic": self.arithmetic.text(),
             "header": lay.headers[0][1] if lay.headers else "",
             "from_source": self.canvas.from_source,
+            "note": self.note.text(),
         }

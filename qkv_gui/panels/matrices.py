@@ -430,6 +430,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
             extra.append("Grey weights are masked: 0.")
         if no_keys(result, i):
             extra.append(_html(no_keys_note(result, i)))
+            short += "<br>" + _html(no_keys_note(result, i))
         if result.n_heads > 1:
             extra.insert(0, f"Head {result.head + 1} of {result.n_heads}: its own W<sup>Q</sup>, "
                             f"W<sup>K</sup>, W<sup>V</sup>, d_k = {d_k}.")

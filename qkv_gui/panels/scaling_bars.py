@@ -239,6 +239,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             ticks.append((n - 1 - m, name))
         for chart in (self.raw, self.scaled):
             chart.plot.getAxis("left").setTicks([ticks, []])
+        self._drawn["ticks"] = [name for _, name in ticks]
 
     def show_result(self, result, selection):
         self._shown_result = result
