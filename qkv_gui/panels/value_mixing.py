@@ -211,6 +211,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.plot.getPlotItem().getAxis("bottom").setTicks([self._ticks])
         solid = self._parts.reshape(-1)
         place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
+        self.pointer.setVisible(self.scaled_labels.shown == 0)  # numbers on the bars leave it no room
         wide = ppu >= 5
         self.faint.setOpts(pen=self.faint_pen if wide else None)
         self.scaled.setOpts(pen=pg.mkPen(style.INK["value"], width=1) if wide else None)
@@ -297,7 +298,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             "coordinate": self._coord,
             "caption": self.caption.text(),
             "masked": [int(k) for k in self._masked],
-            "pointer": self.pointer.textItem.toPlainText(),
+            "pointer": self.pointer.textItem.toPlainText() if self.pointer.isVisible() else "",
         }
 
     def group_point(self, j: int) -> QtCore.QPoint:
