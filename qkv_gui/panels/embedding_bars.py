@@ -6,6 +6,10 @@ selected query token's strip outlined. Clicking a strip makes that token the
 query. Value labels appear on the bars when there is room; token names are
 thinned out when the strips get narrow (up to 512 tokens).
 
+In cross-attention a second row of strips shows the source sentence (the
+tokens that give keys and values), on the same value scale, with the
+selected key token outlined; clicking a source strip makes it the key.
+
 The small helpers at the top (``GroupedBars``, ``thin_labels``, ``LabelPool``)
 are shared with the values panel.
 """
@@ -21,6 +25,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from .. import style
 from .base import Panel
 from .lazy_axes import set_ticks
+from .masked import no_keys, no_keys_note
 from .theming import ThemedTextMixin, adopt_text
 
 #: A bar label needs about this many pixels of bar width to be drawn.
@@ -29,6 +34,8 @@ VALUE_LABEL_MIN_PX = 34
 BAR_EDGE = "#C9A227"
 #: Never draw more value labels than this at once.
 MAX_VALUE_LABELS = 96
+#: In cross-attention (two rows of strips) numbers go on the bars only when a row is this tall (pixels).
+LABELS_MIN_HEIGHT = 130
 
 
 # ----- shared helpers ------------------------------------------------------------------------
@@ -109,6 +116,22 @@ def place_value_labels(pool: LabelPool, xs, heights, ppu: float, decimals: int, 
         else:
             item.setAnchor((0.0, 0.5) if h >= 0 else (1.0, 0.5))
         item.setPos(float(x), float(h))
+
+
+def place_pointer(pointer, g: "GroupedBars", k: int, top: float, ppu: float) -> None:
+    """A name hanging from the top of group ``k``: centred over it, or flush with its inner edge when
+    wider than the group (so it never runs off the plot)."""
+    width = pointer.textItem.boundingRect().width()
+    left, right = k * g.step - g.GAP / 2.0, (k + 1) * g.step - g.GAP / 2.0
+    if width <= (right - left) * ppu:
+        pointer.setAnchor((0.5, 0.0))
+        pointer.setPos(g.centres[k], top)
+    elif g.centres[k] <= (g.x_range[0] + g.x_range[1]) / 2:
+        pointer.setAnchor((0.0, 0.0))
+        pointer.setPos(max(left, g.x_range[0]), top)
+    else:
+        pointer.setAnchor((1.0, 0.0))
+        pointer.setPos(min(right, g.x_range[1]), top)
 
 
 def make_plot(parent: QtWidgets.QWidget) -> pg.PlotWidget:
@@ -197,9 +220,19 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(QtCore.Qt.TextFormat.RichText)
         layout.addWidget(self.caption)
+        self.target_label = _sentence_label(body, "embeddingTargetLabel", "target (queries)", "query")
+        layout.addWidget(self.target_label)
         self.plot = make_plot(body)
         self.plot.setObjectName("embeddingPlot")
         layout.addWidget(self.plot, 1)
+        self.source_label = _sentence_label(body, "embeddingSourceLabel", "source (keys and values)", "key")
+        layout.addWidget(self.source_label)
+        self.source = SourceStrips(body)
+        self.source.plot.setObjectName("embeddingSourcePlot")
+        layout.addWidget(self.source.plot, 1)
+        self.source.clicked.connect(lambda j: self.session.select(key=j))
+        for w in (self.target_label, self.source_label, self.source.plot):
+            w.setVisible(False)
         pi = self.plot.getPlotItem()
         self.vb = pi.getViewBox()
 
@@ -245,7 +278,9 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         heights = x.reshape(-1)
         self.bars.setOpts(x0=g.lefts, height=heights, width=1.0)
         self.chosen.setOpts(x0=g.lefts[i * d:(i + 1) * d], height=np.array(x[i]), width=1.0)
-        self.y_range = y_limits(heights, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12)
+        cross = result.scenario.is_cross
+        both = np.concatenate([heights, result.scenario.source_x.reshape(-1)]) if cross else heights
+        self.y_range = y_limits(both, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12)
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
         self.band.setRect(QtCore.QRectF(i * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
@@ -254,9 +289,21 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
 
         ink = style.INK["x"]
         dials = ", ".join(style.fmt(v, 2) for v in x[i][:8]) + (", …" if d > 8 else "")
-        self.caption.setText(
-            f"<b style='color:{ink}'>{_html(result.tokens[i])}</b> (token {i + 1} of {n}): x = [{dials}]"
-        )
+        caption = f"<b style='color:{ink}'>{_html(result.tokens[i])}</b> (token {i + 1} of {n}): x = [{dials}]"
+        for w in (self.target_label, self.source_label, self.source.plot):
+            w.setVisible(cross)
+        if cross:
+            j = selection.key
+            sx = result.scenario.source_x
+            kdials = ", ".join(style.fmt(v, 2) for v in sx[j][:8]) + (", …" if d > 8 else "")
+            qink, kink = style.INK["query"], style.INK["key"]
+            caption = (f"Query <b style='color:{qink}'>{_html(result.tokens[i])}</b> (target token {i + 1} of {n}): "
+                       f"x = [{dials}]<br>Key <b style='color:{kink}'>{_html(result.key_tokens[j])}</b> "
+                       f"(source token {j + 1} of {result.n_keys}): x = [{kdials}]")
+            self.source.show(sx, result.key_tokens, j, self.y_range)
+        if no_keys(result, i):
+            caption += f"<br><i>{_html(no_keys_note(result, i))}</i>"
+        self.caption.setText(caption)
         self.plot.setToolTip(
             f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right.\n"
             f"Bars below the line are negative. Click a token's strip to make it the query."
@@ -283,7 +330,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
 
         x = result.scenario.x
         heights = x.reshape(-1)
-        place_value_labels(self.values, g.lefts + 0.5, heights, ppu, 2)
+        low = result.scenario.is_cross and self.vb.height() < LABELS_MIN_HEIGHT  # two short rows: no numbers
+        place_value_labels(self.values, g.lefts + 0.5, heights, 0.0 if low else ppu, 2)
         self.bars.setOpts(pen=pg.mkPen(BAR_EDGE, width=1) if ppu >= 5 else None)
         self._place_pointer(ppu)
 
@@ -306,7 +354,9 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
 
     def theme_changed(self, theme) -> None:
         self.values.scale = theme.font_scale
+        self.source.values.scale = theme.font_scale
         fit_value_axis(self.plot)
+        fit_value_axis(self.source.plot)
 
     # ----- clicks ---------------------------------------------------------------------------
     def _clicked(self, ev) -> None:
@@ -335,6 +385,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
             "pointer": self.pointer.textItem.toPlainText(),
             "caption": self.caption.text(),
             "y_range": self.y_range,
+            "source": None if self.source.plot.isHidden() else self.source.drawn(),
+            "labels": [w.text() for w in (self.target_label, self.source_label) if not w.isHidden()],
         }
 
     def strip_point(self, i: int) -> QtCore.QPoint:
@@ -342,6 +394,114 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         lo, hi = self.y_range
         scene = self.vb.mapViewToScene(QtCore.QPointF(float(self.groups.centres[i]), (hi + lo) / 2))
         return self.plot.mapFromScene(scene)
+
+
+def _sentence_label(parent, name: str, text: str, role: str) -> QtWidgets.QLabel:
+    """A one-line name over a row of strips ("target (queries)", "source (keys and values)")."""
+    label = QtWidgets.QLabel(text, parent)
+    label.setObjectName(name)
+    label.setStyleSheet(f"color: {style.INK[role]}; font-weight: bold;")
+    return label
+
+
+class SourceStrips(QtCore.QObject):
+    """The source sentence's embeddings (cross-attention): one strip per key token, the selected
+    key's strip outlined and named, clicks report the key token under the mouse."""
+
+    clicked = QtCore.Signal(int)
+
+    def __init__(self, parent):
+        super().__init__(parent)
+        self.plot = make_plot(parent)
+        pi = self.plot.getPlotItem()
+        self.vb = pi.getViewBox()
+        self.band = QtWidgets.QGraphicsRectItem()
+        self.band.setBrush(pg.mkBrush("#FFF1EC"))
+        pen = pg.mkPen(style.INK["key"], width=1.5, style=QtCore.Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)
+        self.band.setPen(pen)
+        self.band.setZValue(-5)
+        pi.addItem(self.band, ignoreBounds=True)
+        zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
+        zero.setZValue(5)
+        pi.addItem(zero, ignoreBounds=True)
+        self.bars = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
+        pi.addItem(self.bars)
+        self.chosen = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"],
+                                      pen=pg.mkPen(style.SELECTED, width=2.5))
+        self.chosen.setZValue(3)
+        pi.addItem(self.chosen)
+        self.pointer = pg.TextItem("", color=style.INK["key"], anchor=(0.5, 0.0))
+        font = self.pointer.textItem.font()
+        font.setBold(True)
+        self.pointer.setFont(font)
+        self.pointer.setZValue(30)
+        pi.addItem(self.pointer, ignoreBounds=True)
+        self.values = LabelPool(pi, style.INK["x"], anchor=(0.5, 1.0))
+        self.groups = GroupedBars()
+        self.x = np.zeros((0, 1))
+        self.tokens = ()
+        self.key = 0
+        self.y_range = (-1.0, 1.0)
+        self.ticks: list = []
+        self.vb.sigResized.connect(lambda *_: self.place_labels())
+        pi.scene().sigMouseClicked.connect(self._clicked)
+
+    def show(self, x, tokens, j: int, y_range) -> None:
+        m, d = x.shape
+        self.x, self.tokens, self.key, self.y_range = x, tokens, j, y_range
+        self.groups.layout(m, d)
+        g = self.groups
+        self.bars.setOpts(x0=g.lefts, height=x.reshape(-1), width=1.0)
+        self.chosen.setOpts(x0=g.lefts[j * d:(j + 1) * d], height=np.array(x[j]), width=1.0)
+        self.vb.setRange(xRange=g.x_range, yRange=y_range, padding=0)
+        lo, hi = y_range
+        self.band.setRect(QtCore.QRectF(j * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
+        self.pointer.setText(f"key: {tokens[j]}")
+        self.plot.setToolTip("The source sentence: its tokens give the keys and values.\n"
+                             "Click a token's strip to make it the key.")
+        self.place_labels()
+
+    def place_labels(self) -> None:
+        if not self.tokens:
+            return
+        g = self.groups
+        ppu = px_per_unit(self.plot, g.x_range)
+        fm = tick_metrics(self.plot)
+        widths = [fm.horizontalAdvance(t) for t in self.tokens]
+        shown = thin_labels(g.centres, widths, ppu, keep=(self.key,))
+        self.ticks = [(float(g.centres[k]), self.tokens[k]) for k in shown]
+        self.plot.getPlotItem().getAxis("bottom").setTicks([self.ticks])
+        low = self.vb.height() < LABELS_MIN_HEIGHT
+        place_value_labels(self.values, g.lefts + 0.5, self.x.reshape(-1), 0.0 if low else ppu, 2)
+        self.bars.setOpts(pen=pg.mkPen(BAR_EDGE, width=1) if ppu >= 5 else None)
+        place_pointer(self.pointer, g, self.key, self.y_range[1], ppu)  # the key's name over its strip
+
+    def _clicked(self, ev) -> None:
+        if ev.button() != QtCore.Qt.MouseButton.LeftButton or not self.tokens:
+            return
+        pos = ev.scenePos()
+        if not self.plot.getPlotItem().sceneBoundingRect().contains(pos):
+            return
+        g = self.groups.group_at(self.vb.mapSceneToView(pos).x())
+        if g is not None:
+            ev.accept()
+            self.clicked.emit(g)
+
+    def strip_point(self, j: int) -> QtCore.QPoint:
+        lo, hi = self.y_range
+        scene = self.vb.mapViewToScene(QtCore.QPointF(float(self.groups.centres[j]), (hi + lo) / 2))
+        return self.plot.mapFromScene(scene)
+
+    def drawn(self) -> dict:
+        return {
+            "heights": np.array(self.bars.opts["height"], dtype=float),
+            "selected_heights": np.array(self.chosen.opts["height"], dtype=float),
+            "band": self.band.rect(),
+            "ticks": list(self.ticks),
+            "value_labels": self.values.texts(),
+            "pointer": self.pointer.textItem.toPlainText(),
+        }
 
 
 def _html(text: str) -> str:

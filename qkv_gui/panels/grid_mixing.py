@@ -7,6 +7,9 @@ output cell, labelled with the grid entry W[r, c] it passes through; thicker
 and darker for bigger |W[r, c]|, dashed when negative. The lines into the
 chosen output cell are drawn strongest. Below: the worked sum of the hovered
 (or clicked) output cell, from ``qkv_engine.explain.projection``.
+
+W^Q always mixes the selected query token. In cross-attention W^K and W^V mix
+the selected key token of the source sentence (keys and values come from it).
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from qkv_engine import explain
 
 from .. import style
 from .base import Panel
+from .masked import no_keys, no_keys_note
 
 Qt = QtCore.Qt
 
@@ -73,6 +77,7 @@ class MixingCanvas(QtWidgets.QWidget):
         self._grid_name = "W^Q"
         self._role = "query"
         self._token = ""
+        self.from_source = False  # the token is the source sentence's (cross-attention keys and values)
         self._col = 0
         self._layout: MixingLayout | None = None
         self._hover = None
@@ -131,7 +136,7 @@ class MixingCanvas(QtWidgets.QWidget):
 
         # headers
         lay.headers.append((QtCore.QRectF(in_left, 1, anchor_in - in_left, head_h),
-                            f"x of '{self._token}'", style.INK["x"]))
+                            f"x of '{self._token}'" + (" (source)" if self.from_source else ""), style.INK["x"]))
         lines_head = f"lines = {self._grid_name}"
         if d_in * d_out > MAX_ALL_LINES:
             lines_head += f" (into {self._which}{self._col + 1} only)"
@@ -447,13 +452,20 @@ class MixingPanel(Panel):
         self.arithmetic.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                       QtWidgets.QSizePolicy.Policy.Minimum)
         layout.addWidget(self.arithmetic)
+        self.note = QtWidgets.QLabel(body)  # shown when every key is masked for the query
+        self.note.setObjectName("mixingNote")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #333; font-style: italic;")
+        self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+        self.note.setVisible(False)
+        layout.addWidget(self.note)
         self._base_fonts()
 
     def _base_fonts(self) -> None:
         """Fonts at theme scale 1; the generic theme scaling (``Panel.set_theme``) multiplies them once."""
         font = QtGui.QFont(self.font())
         font.setPointSizeF(style.BASE_POINT_SIZE)
-        for widget in (self.body, self.switch, self.canvas, self.arithmetic):
+        for widget in (self.body, self.switch, self.canvas, self.arithmetic, self.note):
             widget.setFont(font)
 
     # ----- state ---------------------------------------------------------------------------
@@ -494,12 +506,20 @@ class MixingPanel(Panel):
         grid = {"q": s.w_q, "k": s.w_k, "v": s.w_v}[which]
         out = {"q": result.q, "k": result.k, "v": result.v}[which]
         i = selection.query
+        rows, token = s.x, result.tokens[i]
+        if which != "q" and s.is_cross:  # keys and values come from the source sentence: key token j
+            i = selection.key
+            rows, token = s.key_x, result.key_tokens[i]
+        self.canvas.from_source = which != "q" and s.is_cross
         self._token_index = i
         d_out = grid.shape[1]
         self._col = max(0, min(self._col, d_out - 1))
         if self._hover is not None and self._hover >= d_out:
             self._hover = None
-        self.canvas.set_data(s.x[i], grid, out[i], which, name, role, result.tokens[i], self._col)
+        self.canvas.set_data(rows[i], grid, out[i], which, name, role, token, self._col)
+        empty = no_keys(result, selection.query)
+        self.note.setText(no_keys_note(result, selection.query) if empty else "")
+        self.note.setVisible(empty)
         self._update_text()
 
     def _update_text(self) -> None:
@@ -531,4 +551,7 @@ class MixingPanel(Panel):
                       for ln in lay.lines],
             "label_rects": [QtCore.QRectF(ln["label_rect"]) for ln in lay.lines if ln["label_rect"] is not None],
             "arithmetic": self.arithmetic.text(),
+            "header": lay.headers[0][1] if lay.headers else "",
+            "from_source": self.canvas.from_source,
+            "note": self.note.text(),
         }

@@ -11,6 +11,12 @@ outlined. Numbers are written in the cells when they fit; otherwise the
 colour alone shows the values (red below zero, blue above; viridis from 0
 to 1 for the weights). Grids are drawn as images, so 512 tokens stay fast.
 Clicking a row or cell selects that query / key.
+
+In cross-attention the keys and values come from the source sentence: a second
+token grid X source (m rows) makes K and V, so K and V have m rows, Kᵀ has m
+columns and the score and weight grids are n × m (n target tokens, m source
+tokens). Masked cells of the weights grid are grey with a dash (weight 0);
+with several heads the grids are the shown head's and a note says which.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .masked import no_keys, no_keys_note
 from .theming import TextPool, ThemedTextMixin
 from .fit_view import FitLayoutWidget
 
@@ -72,9 +79,12 @@ class MatrixView:
         self.weights = weights
         self.values = None
         self.tokens = ()
+        self.col_tokens = ()
+        self.masked = None  # rows x cols bool for the weights grid: cells no query may use
         self.shown_numbers = 0
         self.shown_tokens = 0
         box = layout.addLayout(row=0, col=col)
+        self.box = box
         box.setSpacing(0)
         box.setContentsMargins(0, 0, 0, 0)
         self.scale = 1.0  # the theme's font scale (titles are HTML with their own size; pools and metrics)
@@ -93,6 +103,9 @@ class MatrixView:
         if cols_role:
             self.colStrip.setImage(_rgba(style.FILL[cols_role]), autoLevels=False, levels=(0, 255))
             self.vb.addItem(self.colStrip)
+        self.maskImage = pg.ImageItem(axisOrder="row-major")  # grey over masked cells (weights only)
+        self.maskImage.setZValue(5)
+        self.vb.addItem(self.maskImage)
         self.frame = QtWidgets.QGraphicsRectItem()
         self.frame.setPen(_pen(style.MUTED, 1.0))
         self.frame.setZValue(15)
@@ -135,10 +148,21 @@ class MatrixView:
         sh = max(0.8, 0.08 * rows) if self.cols_role else 0.0
         return sw, sh
 
-    def set_values(self, values: np.ndarray, tokens: tuple) -> None:
+    def set_values(self, values: np.ndarray, tokens: tuple, col_tokens: tuple | None = None,
+                   masked: np.ndarray | None = None) -> None:
+        """``tokens`` name the rows, ``col_tokens`` (default: the same) the columns; ``masked`` cells
+        are covered in grey."""
         self.values = values
         self.tokens = tokens
+        self.col_tokens = tokens if col_tokens is None else col_tokens
         rows, cols = values.shape
+        self.masked = masked if masked is not None and masked.any() else None
+        if self.masked is not None:
+            cover = np.zeros((rows, cols, 4), dtype=np.ubyte)
+            cover[self.masked] = (215, 215, 215, 255)
+            self.maskImage.setImage(cover, autoLevels=False, levels=(0, 255))
+            self.maskImage.setRect(QtCore.QRectF(0, 0, cols, rows))
+        self.maskImage.setVisible(self.masked is not None)
         title = f"<b>{self.symbol}</b>&nbsp;&nbsp;{rows} × {cols}"
         if title != self.titleItem.text:
             self.titleItem.setText(title, size=f"{TITLE_PT * self.scale:g}pt")
@@ -191,6 +215,10 @@ class MatrixView:
             for idx, item in enumerate(items):
                 r, c = divmod(idx, cols)
                 v = float(values[r, c])
+                if self.masked is not None and self.masked[r, c]:
+                    item.setText("–", color=style.MUTED)
+                    item.setPos(c + 0.5, r + 0.5)
+                    continue
                 if self.weights:
                     color = "#FFFFFF" if v < 0.55 else "#111111"
                 else:
@@ -222,7 +250,7 @@ class MatrixView:
             shown += len(items)
         if self.cols_role:
             ok = cols * px_x >= min_w and sh * px_y >= fm.height() - 2
-            names = [t if len(t) <= 6 else t[:5] + "…" for t in self.tokens[:cols]]
+            names = [t if len(t) <= 6 else t[:5] + "…" for t in self.col_tokens[:cols]]
             cached = getattr(self, "_names_widest", None)  # the names rarely change between edits
             if cached is not None and cached[0] is fm and cached[1] == names:
                 widest = cached[2]
@@ -235,7 +263,7 @@ class MatrixView:
             x0, x1 = self.vb.viewRange()[0]
             for c, item in zip(cols_shown, items):
                 half = min(step * px_x / 2, (c + 0.5 - x0) * px_x, (x1 - c - 0.5) * px_x)
-                item.setText(fm.elidedText(self.tokens[c], elide, max(0.0, 2 * half - 6)),
+                item.setText(fm.elidedText(self.col_tokens[c], elide, max(0.0, 2 * half - 6)),
                              color=style.INK[self.cols_role])
                 item.setPos(c + 0.5, -sh / 2)
             self.token_cols = cols_shown
@@ -297,8 +325,13 @@ class MatricesPanel(ThemedTextMixin, Panel):
         self.grids["x"] = MatrixView(top, 0, "x", "X", "x", "x", None)
         self.projOp = op(top, 1, "→")
         self.grids["q"] = MatrixView(top, 2, "q", "Q", "query", "query", None)
-        self.grids["k"] = MatrixView(top, 3, "k", "K", "key", "key", None)
-        self.grids["v"] = MatrixView(top, 4, "v", "V", "value", "value", None)
+        # cross-attention only: the source sentence's grid, which makes K and V
+        self.grids["xs"] = MatrixView(top, 3, "xs", "X<sub>source</sub>", "x", "x", None)
+        self.sourceOp = op(top, 4, "→")
+        self._cross_items = (self.grids["xs"].box, self.sourceOp)
+        self._cross_shown = True
+        self.grids["k"] = MatrixView(top, 5, "k", "K", "key", "key", None)
+        self.grids["v"] = MatrixView(top, 6, "v", "V", "value", "value", None)
         op(bottom, 0, "<b>Q</b> ×", style.INK["query"])
         self.grids["kt"] = MatrixView(bottom, 1, "kt", "K<sup>T</sup>", "key", None, "key")
         op(bottom, 2, "=")
@@ -306,56 +339,78 @@ class MatricesPanel(ThemedTextMixin, Panel):
         self.scaleOp = op(bottom, 4, "softmax<br>→")
         self.grids["weights"] = MatrixView(bottom, 5, "weights", "weights", "weight", "query", "key", weights=True)
         self.canvas.scene().sigMouseClicked.connect(self._on_click)
+        self._show_source(False)
+
+    def _show_source(self, cross: bool) -> None:
+        """Put X source and its arrow in the top row (cross-attention) or take them out."""
+        if cross == self._cross_shown:
+            return
+        self._cross_shown = cross
+        top = self.rowLayouts[0]
+        for col, item in zip((3, 4), self._cross_items):
+            if cross:
+                top.addItem(item, row=0, col=col)
+            else:
+                top.removeItem(item)
+            item.setVisible(cross)
 
     def _stretch(self, result) -> None:
         """Give each grid room in proportion to its width (plus its token strip)."""
         s = result.scenario
         n = max(1, result.n)
+        m = max(1, result.n_keys)
         top, bottom = self.rowLayouts
-        top_cols = {0: s.d_model + 1.5, 2: s.d_k + 1, 3: s.d_k + 1, 4: s.d_v + 1}
+        top_cols = {0: s.d_model + 1.5, 2: s.d_k + 1, 3: (s.d_model + 1.5) if s.is_cross else 0,
+                    5: s.d_k + 1, 6: s.d_v + 1}
         for col, w in top_cols.items():
             top.layout.setColumnStretchFactor(col, int(round(10 * w)))
-        for col in (1,):
+        for col in (1, 4):
             top.layout.setColumnStretchFactor(col, 0)
-        # The bottom grids are all n columns wide.
+        # Kᵀ is d_k x m; the score and weight grids are n x m: as wide as there are keys.
         for col in (1, 3, 5):
-            bottom.layout.setColumnStretchFactor(col, 10 * n)
+            bottom.layout.setColumnStretchFactor(col, 10 * m)
         for col in (0, 2, 4):
             bottom.layout.setColumnStretchFactor(col, 0)
 
     def show_result(self, result, selection):
         s = result.scenario
-        n, d_k = result.n, s.d_k
-        toks = result.tokens
+        n, d_k = result.n, s.d_k  # d_k: per head
+        m, cross = result.n_keys, s.is_cross
+        toks, ktoks = result.tokens, result.key_tokens
         g = self.grids
         self._result = result
-        shape = (n, s.d_model, d_k, s.d_v)
+        self._show_source(cross)
+        shape = (n, m, cross, s.d_model, d_k, s.d_v)
         if shape != getattr(self, "_shape_key", None):
             self._shape_key = shape
             self._stretch(result)
         g["x"].set_values(s.x, toks)
+        if cross:
+            g["xs"].set_values(s.key_x, ktoks)
         g["q"].set_values(result.q, toks)
-        g["k"].set_values(result.k, toks)
-        g["v"].set_values(result.v, toks)
-        g["kt"].set_values(result.k.T, toks)
-        g["scores"].set_values(result.scores, toks)
-        g["weights"].set_values(result.weights, toks)
+        g["k"].set_values(result.k, ktoks)
+        g["v"].set_values(result.v, ktoks)
+        g["kt"].set_values(result.k.T, ktoks)
+        g["scores"].set_values(result.scores, toks, ktoks)
+        g["weights"].set_values(result.weights, toks, ktoks, masked=~np.asarray(result.allowed, dtype=bool))
 
         i, j = selection.query, selection.key
         qi, kj = style.INK["query"], style.INK["key"]
         g["x"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, s.d_model, 1))
         g["x"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_model, 1))
-        g["x"].highlights["row_j"].setVisible(j != i)
+        g["x"].highlights["row_j"].setVisible(j != i and not cross)
+        if cross:
+            g["xs"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_model, 1))
         g["q"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, d_k, 1))
         g["k"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, d_k, 1))
         g["v"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_v, 1))
         g["kt"].highlight("col_j", kj).setRect(QtCore.QRectF(j, 0, 1, d_k))
         for name in ("scores", "weights"):
-            g[name].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, n, 1))
+            g[name].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, m, 1))
             g[name].highlight("col_j", kj).setRect(QtCore.QRectF(j, 0, 1, n))
         self.selected_rects = {
             name: {key: item.rect() for key, item in view.highlights.items() if item.isVisible()}
-            for name, view in g.items()
+            for name, view in g.items() if name != "xs" or cross
         }
 
         qk, kq = style.INK["query"], style.INK["key"]
@@ -365,13 +420,28 @@ class MatricesPanel(ThemedTextMixin, Panel):
         way = "each row" if s.softmax_over == "keys" else "each column (the classic bug)"
         self.scaleOp.setText(f"{scale}<br>softmax<br>→", size=f"{TITLE_PT * self.theme.font_scale:g}pt")
         short = (f"<span style='color:{qk}'><b>Q</b> {n}×<b>{d_k}</b></span> × "
-                 f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b>×{n}</span> = "
-                 f"<b>Q K<sup>T</sup></b> {n}×{n}")
+                 f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b>×{m}</span> = "
+                 f"<b>Q K<sup>T</sup></b> {n}×{m}")
+        made = ("Q, K and V are X times W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup>." if not cross else
+                f"Q is X times W<sup>Q</sup>; K and V are X source times W<sup>K</sup> and W<sup>V</sup>: "
+                f"{n} target tokens ask, {m} source tokens answer.")
         full = (f"<span style='color:{qk}'><b>Q</b> {n} × <b>{d_k}</b></span> times "
-                f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b> × {n}</span> "
-                f"gives <b>Q K<sup>T</sup></b> {n} × {n}: the inner sizes match ({d_k} = {d_k}), "
+                f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b> × {m}</span> "
+                f"gives <b>Q K<sup>T</sup></b> {n} × {m}: the inner sizes match ({d_k} = {d_k}), "
                 f"and cell (i, j) is query i · key j. Then {scale} and softmax along {way} give the "
-                f"weights, {n} × {n}. Q, K and V are X times W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup>.")
+                f"weights, {n} × {m}. {made}")
+        extra = []
+        if g["weights"].masked is not None:
+            extra.append("Grey weights are masked: 0.")
+        if no_keys(result, i):
+            extra.append(_html(no_keys_note(result, i)))
+            short += "<br>" + _html(no_keys_note(result, i))
+        if result.n_heads > 1:
+            extra.insert(0, f"Head {result.head + 1} of {result.n_heads}: its own W<sup>Q</sup>, "
+                            f"W<sup>K</sup>, W<sup>V</sup>, d_k = {d_k}.")
+            short = f"head {result.head + 1} of {result.n_heads}: " + short
+        if extra:
+            full += " " + " ".join(extra)
         self._chain = (full, short)
         self._apply_texts()
         self.canvas.refit()
@@ -404,10 +474,14 @@ class MatricesPanel(ThemedTextMixin, Panel):
             r, c = hit
             if name in ("x", "q") and r is not None:
                 self.session.select(query=r)
-            elif name in ("k", "v") and r is not None:
+            elif name in ("xs", "k", "v") and r is not None:
                 self.session.select(key=r)
             elif name == "kt" and c is not None:
                 self.session.select(key=c)
             elif name in ("scores", "weights"):
                 self.session.select(query=r, key=c)
             return
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -23,6 +23,7 @@ from qkv_engine import explain, geometry
 from .. import style
 from .base import Panel
 from .lazy_axes import set_plot_label
+from .masked import mask_reason, no_keys_note
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -168,6 +169,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                                              brush=pg.mkBrush(_qcolor(style.FILL["key"], 110)), hoverable=True,
                                              hoverSize=13, tip=None)
         self.other_dots.sigClicked.connect(self._on_key_clicked)
+        self._key_brush = pg.mkBrush(_qcolor(style.FILL["key"], 110))
+        self._masked_brush = pg.mkBrush(_qcolor(style.BACKGROUND, 255))
         self.plot.addItem(self.other_dots)
         self.other_labels: list[pg.TextItem] = []
 
@@ -308,14 +311,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
-        n, d_k = result.n, result.scenario.d_k
+        n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
         view = geometry.plane_view(result.q, result.k)
         q2 = (float(view.queries[i, 0]), float(view.queries[i, 1]))
         k2 = (float(view.keys[j, 0]), float(view.keys[j, 1]))
-        tok = result.tokens
+        tok, ktok = result.tokens, result.key_tokens
+        allowed = np.asarray(result.allowed[i], dtype=bool)
 
         # arrows
-        for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{tok[j]}'")):
+        for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{ktok[j]}'")):
             line, head, label = self.arrows[role]
             line.setData([0.0, tip[0]], [0.0, tip[1]])
             has_length = math.hypot(*tip) > 0
@@ -336,7 +340,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             size, pen = 7, pg.mkPen(_qcolor(style.INK["key"], 90))
         else:  # hundreds of keys: small dots, no outlines, no lines
             size, pen = 4, pg.mkPen(None)
-        self.other_dots.setData(pos=pts, data=others, size=size, pen=pen)
+        # masked keys (this query may not look at them): hollow grey dots
+        brushes = [self._key_brush if allowed[m] else self._masked_brush for m in others]
+        self.other_dots.setData(pos=pts, data=others, size=size, pen=pen, brush=brushes)
         if len(others) and n <= 64:
             seg = np.zeros((2 * len(others), 2))
             seg[1::2] = pts
@@ -348,7 +354,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         for idx, item in enumerate(self.other_labels):
             if idx < labelled:
                 m = int(others[idx])
-                item.setText(f"k '{tok[m]}'")
+                item.setText(f"k '{ktok[m]}'" + ("" if allowed[m] else " (masked)"))
                 item.setAnchor(self._outside_anchor(float(pts[idx, 0]), float(pts[idx, 1])))
                 item.setPos(float(pts[idx, 0]), float(pts[idx, 1]))
                 item.setVisible(True)
@@ -402,6 +408,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                          f"length. The drawing is approximate; the printed numbers are exact.")
         if not defined:
             notes.append(ex_cos.text)
+        if not allowed.any():
+            notes.append(no_keys_note(result, i))
+        elif not allowed[j]:
+            notes.append(f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
+                         f"this score is worked out but not used.")
         self.note.setText(" ".join(notes))
         self.note.setVisible(bool(notes))
 
@@ -434,6 +445,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "wedge": wedge, "numbers": dict(texts), "note": self.note.text() if notes else "",
             "worked": ex_score.text, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.toPlainText() if wedge is not None else None,
+            "key_label": self.arrows["key"][2].toPlainText(),
+            "masked": [int(m) for m in others if not allowed[m]],
         }
         self._declutter()
 

@@ -3,11 +3,13 @@
 Two charts side by side share one score axis: on the left the raw scores q·k
 of query i against every key, on the right the same scores divided by
 ``result.divisor`` (√d_k, times the temperature). One horizontal bar per key; negative bars point left of the
-zero line; masked keys (causal) are a hatched row marked "masked", not a bar.
+zero line; masked keys (causal, padding or blocked by hand) are a hatched row
+marked "masked", not a bar. One row per KEY: in cross-attention the keys are
+the source sentence's tokens.
 Behind the bars runs the softmax curve of the selected key j
 (``qkv_engine.views.softmax_curve``): the weight key j would get for each
 score, read on the right-hand axis, with its flat, saturated ends shaded
-(``qkv_engine.saturation.flat_edges``). A dot marks where key j's raw and
+(``qkv_engine.key_saturation.flat_edges``). A dot marks where key j's raw and
 scaled scores land on that curve. Clicking a row selects that key.
 """
 from __future__ import annotations
@@ -16,11 +18,12 @@ from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqt
 import numpy as np
 import pyqtgraph as pg
 
-from qkv_engine import explain, saturation, views
+from qkv_engine import explain, key_saturation, views
 
 from .. import style
 from .base import Panel
 from .lazy_axes import set_label, set_ticks, set_title
+from .masked import mask_reason, no_keys, no_keys_note
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -216,9 +219,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
     # ----- drawing ---------------------------------------------------------------------------------
     def _set_ticks(self, result) -> None:
-        n = result.n
+        n = result.n_keys
         i = self._drawn.get("query", 0)
-        if not (0 <= i < n and 0 <= self._drawn.get("key", 0) < n):
+        if not (0 <= i < result.n and 0 <= self._drawn.get("key", 0) < n):
             return  # the drawing is being replaced; show_result sets the ticks again
         h = max(40.0, self.raw.plot.getViewBox().height())
         lh = QtGui.QFontMetricsF(self.raw.plot.getAxis("left").style.get("tickFont") or self.font()).height()
@@ -229,7 +232,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             shown -= {m for m in range(j - step + 1, j + step) if m != j}
         ticks = []
         for m in sorted(shown):
-            name = result.tokens[m]
+            name = result.key_tokens[m]
             if len(name) > 10:
                 name = name[:9] + "…"
             if not result.allowed[i, m]:
@@ -237,18 +240,19 @@ class ScalingPanel(ThemedTextMixin, Panel):
             ticks.append((n - 1 - m, name))
         for chart in (self.raw, self.scaled):
             set_ticks(chart.plot.getAxis("left"), [ticks, []])
+        self._drawn["ticks"] = [name for _, name in ticks]
 
     def show_result(self, result, selection):
         self._shown_result = result
         i, j = selection.query, selection.key
-        n = result.n
+        n = result.n_keys  # one row per key
         self._rows = n
         raw = np.asarray(result.scores[i], dtype=np.float64)
         scaled = np.asarray(result.scaled[i], dtype=np.float64)
         allowed = np.asarray(result.allowed[i], dtype=bool)
         rows = (n - 1 - np.arange(n)).astype(np.float64)  # key 0 at the top
         finite = np.concatenate([raw[allowed], scaled[allowed]])
-        edges = saturation.flat_edges(result, i, j) if allowed[j] else None
+        edges = key_saturation.flat_edges(result, i, j) if allowed[j] else None
 
         lo = float(min(0.0, finite.min())) if finite.size else -1.0
         hi = float(max(0.0, finite.max())) if finite.size else 1.0
@@ -338,7 +342,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
         # words: the worked division and what the picture shows
         ex = explain.scaled(result, i, j)
-        self.worked.setText(f"'{result.tokens[j]}': {ex.text}")
+        self.worked.setText(f"'{result.key_tokens[j]}': {ex.text}")
         message = self._message(result, i, j, edges, raw[j], scaled[j], allowed)
         self.message.setText(message)
         drawn["worked"] = self.worked.text()
@@ -350,8 +354,10 @@ class ScalingPanel(ThemedTextMixin, Panel):
     @staticmethod
     def _message(result, i, j, edges, raw_j, scaled_j, allowed) -> str:
         """One short line: where key j's score lands on the curve, before and after dividing."""
+        if no_keys(result, i):
+            return no_keys_note(result, i)
         if not allowed[j]:
-            return "This key is masked (it comes later): its weight is 0 whatever its score."
+            return f"This key is masked ({mask_reason(result, i, j)}): its weight is 0 whatever its score."
         if edges is None:
             return "Only one key to look at: it gets all the weight, whatever its score."
         raw_flat = raw_j < edges[0] or raw_j > edges[1]

@@ -6,7 +6,9 @@ unlabelled and are summed in a note). The selected key's slice is pulled out
 and outlined. A line states what the row adds up to; in the column-wise
 (teaching-bug) mode the row does not add up to 100%, and the panel says so
 and draws each weight as a share of the actual sum. Clicking a slice selects
-that key.
+that key. One slice per KEY: in cross-attention the keys are the source
+sentence's tokens. Masked keys get no slice and are counted in the note; when
+every key of the row is masked there are no slices, and a note says why.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from qkv_engine import explain, pie_layout, views
 
 from .. import style
 from .base import Panel
+from .masked import no_keys, no_keys_note
 from .theming import ThemedTextMixin, scaled_metrics, set_themed_font
 
 #: Slices smaller than this share never get a label.
@@ -101,6 +104,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self._tokens_seen = None
         self._selection = None
         self._repeated: dict = {}
+        self._key_repeated: dict = {}
         self._labelled = np.zeros(0, dtype=bool)
         self.vb.setRange(xRange=(-2.0, 2.0), yRange=(-1.6, 1.6), padding=0)
         self.vb.sigResized.connect(lambda *_: self._redraw())
@@ -131,15 +135,17 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         self._result, self._sel, self._selection = result, (i, j), selection
-        if result.tokens is not self._tokens_seen:
-            self._tokens_seen = result.tokens
-            self._repeated = {}
+        if (result.tokens, result.key_tokens) != self._tokens_seen:
+            self._tokens_seen = (result.tokens, result.key_tokens)
+            self._repeated, self._key_repeated = {}, {}
             for t in result.tokens:
                 self._repeated[t] = self._repeated.get(t, 0) + 1
+            for t in result.key_tokens:
+                self._key_repeated[t] = self._key_repeated.get(t, 0) + 1
         row = result.weights[i]  # the weights query i gives every key
         pie = pie_layout.layout(row)
         self.pie = pie
-        n = result.n
+        n = result.n_keys
         shade = np.rint(np.clip(row, 0.0, 1.0) * (SHADES - 1)).astype(int).tolist()  # weight -> colour step
         # Qt measures angles in 1/16 degree, counter-clockwise in item coordinates, where y
         # points down; the ViewBox flips y, so the maths angle a is Qt's -a.
@@ -177,7 +183,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
     def _place_labels(self) -> None:
         """Label the largest slices (the selected key first) where the text fits without overlap."""
         result, pie = self._result, self.pie
-        if result is None or pie is None or result.n == 0 or result.n != pie.n:
+        if result is None or pie is None or result.n == 0 or result.n_keys != pie.n:
             return
         i, j = self._sel
         px = self.vb.viewPixelSize()  # data units per pixel (x, y)
@@ -195,7 +201,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         metrics = scaled_metrics(self.label_font, scale)
         bold_metrics = scaled_metrics(self.bold_font, scale)
         for k in order:
-            text = f"{self._name(k)} {_percent(pie.weights[k])}"
+            text = f"{self._key_name(k)} {_percent(pie.weights[k])}"
             fm = bold_metrics if k == j else metrics
             w, h = (fm.horizontalAdvance(text) + 6) * px[0], (fm.height() + 2) * px[1]
             a = math.radians(float(pie.mid[k]))
@@ -225,7 +231,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         result, pie = self._result, self.pie
         i, j = self._sel
         total = float(views.row_sums(result)[i])
-        q, key = _html(self._name(i)), _html(self._name(j))
+        q, key = _html(self._name(i)), _html(self._key_name(j))
         qink, kink = style.INK["query"], style.INK["key"]
         if result.scenario.softmax_over == "keys":
             head = f"Query <b style='color:{qink}'>{q}</b>: its weights add up to <b>{_percent(total)}</b>."
@@ -233,22 +239,29 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             head = (f"<b style='color:{WARN}'>Column-wise softmax (a bug): the weights of query "
                     f"<span style='color:{qink}'>{q}</span> add up to {_percent(total)}, not 100%.</b> "
                     f"Each slice is its weight's share of {_percent(total)}.")
+        if no_keys(result, i):
+            head = f"<b>{_html(no_keys_note(result, i))}</b>"
         self.heading.setText(head)
         how = "pulled out" if result.allowed[i, j] else "masked"
         parts = [f"Key <b style='color:{kink}'>{key}</b> ({how}): {_percent(result.weights[i, j])}"]
         count, share, weight = pie_layout.rest(pie, self._labelled)
         if count:
             parts.append(f"{count} unlabelled: {_percent(weight)}")
-        masked = int(result.n - np.count_nonzero(result.allowed[i]))
+        masked = int(result.n_keys - np.count_nonzero(result.allowed[i]))
         if masked:
             parts.append(f"{masked} masked: 0%")
         self.note.setText(" · ".join(parts))
 
     def _name(self, k: int) -> str:
-        """The token's text, with its position when the same text appears more than once."""
+        """The query token's text, with its position when the same text appears more than once."""
         tokens = self._result.tokens
         t = tokens[k]
         return f"{t} #{k + 1}" if self._repeated.get(t, 1) > 1 else t
+
+    def _key_name(self, k: int) -> str:
+        """The key token's text (the source sentence's in cross-attention), numbered when repeated."""
+        t = self._result.key_tokens[k]
+        return f"{t} #{k + 1}" if self._key_repeated.get(t, 1) > 1 else t
 
     def tooltip_text(self) -> str:
         """The hover text: how to pick a key, and the selected weight worked out."""

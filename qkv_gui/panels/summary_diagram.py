@@ -8,6 +8,10 @@ a weight (each row of weights adds up to 1), and the weights mix the values
 into the output. Every node carries the current numbers of the selected
 query i and key j. The scene items are made once; only their text changes,
 and the view scales the drawing to fit the panel.
+
+In cross-attention the key and value belong to the source sentence's token j
+(named as such); a masked pair and a query whose keys are all masked say so;
+with several heads a line names the head shown.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import style
 from .base import Panel
+from .masked import mask_reason, no_keys
 
 Qt = QtCore.Qt
 
@@ -227,6 +232,7 @@ class SummaryPanel(Panel):
         self._text("out_value", P["out"][0], top + 20, out_w - 8, I["output"])
         self._text("mix_note", 254, P["v"][1] - 38, 114, I["value"])
         self._text("pair", P["out"][0], P["out"][1] + out_h / 2 + 3, 230, style.FOREGROUND)
+        self._text("head", P["x"][0] + 10, 4, 110, style.MUTED)
 
     # ----- numbers ----------------------------------------------------------------------------------
     def _set(self, name: str, text: str) -> None:
@@ -237,9 +243,12 @@ class SummaryPanel(Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         tok = result.tokens
-        ti, tj = short(tok[i]), short(tok[j])
+        ti, tj = short(tok[i]), short(result.key_tokens[j])
         s = result.scenario
-        self._set("x_caption", f"x of '{ti}'" if i == j else f"x of '{ti}' and '{tj}'")
+        if s.is_cross:
+            self._set("x_caption", f"x of '{ti}' and source '{tj}'")
+        else:
+            self._set("x_caption", f"x of '{ti}'" if i == j else f"x of '{ti}' and '{tj}'")
         self._set("q_caption", f"query of '{ti}'\n{vector_text(result.q[i])}")
         self._set("k_caption", f"key of '{tj}'\n{vector_text(result.k[j])}")
         self._set("v_caption", f"value of '{tj}'\n{vector_text(result.v[j])}")
@@ -256,7 +265,7 @@ class SummaryPanel(Panel):
         if result.allowed[i, j]:
             self._set("scale_value", f"scaled {style.fmt(result.scaled[i, j], 3)}")
         else:
-            self._set("scale_value", "masked: −∞")
+            self._set("scale_value", f"masked ({mask_reason(result, i, j)}): −∞")
         if s.softmax_over == "keys":
             self._set("softmax_note", "→ weights: each row sums to 1")
         else:
@@ -264,4 +273,10 @@ class SummaryPanel(Panel):
         self._set("weight_value", f"weight {style.fmt(result.weights[i, j], 3)}")
         self._set("out_value", f"= output of '{ti}'\n{vector_text(result.output[i])}")
         self._set("mix_note", f"× weight {style.fmt(result.weights[i, j], 3)}\n+ other values")
-        self._set("pair", f"query {i + 1} '{ti}' → key {j + 1} '{tj}'")
+        src = "source " if s.is_cross else ""
+        pair = f"query {i + 1} '{ti}' → {src}key {j + 1} '{tj}'"
+        if no_keys(result, i):
+            pair += "\nevery key is masked: all weights 0, output 0"
+            self._set("mix_note", "all weights 0:\nnothing to mix")
+        self._set("pair", pair)
+        self._set("head", f"head {result.head + 1} of {result.n_heads}" if result.n_heads > 1 else "")

@@ -6,6 +6,11 @@ v_j) solid in front; under each group the token and its weight in percent.
 Right: the output for query i (the sum of the solid bars) on the same scale.
 Below: the worked arithmetic of one output coordinate (the one under the
 mouse, else the first). Clicking a token's bars makes it the key.
+
+One group per KEY: in cross-attention the values come from the source
+sentence's tokens. A masked key's group is covered by grey hatching and named
+"masked": the query takes nothing from it. When every key is masked the
+caption says so, and the output is the zero vector.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from qkv_engine import explain, views
 from .. import style
 from .base import Panel
 from .lazy_axes import set_ticks
+from .masked import no_keys, no_keys_note
 from .theming import ThemedTextMixin
 from .embedding_bars import (
     MAX_VALUE_LABELS,
@@ -26,6 +32,7 @@ from .embedding_bars import (
     LabelPool,
     _html,
     make_plot,
+    place_pointer,
     place_value_labels,
     fit_value_axis,
     px_per_unit,
@@ -86,6 +93,12 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.band.setPen(band_pen)
         self.band.setZValue(-5)
         pi.addItem(self.band, ignoreBounds=True)
+        self.pointer = pg.TextItem("", color=style.INK["key"], anchor=(0.5, 0.0))  # the key's name on its band
+        font = self.pointer.textItem.font()
+        font.setBold(True)
+        self.pointer.setFont(font)
+        self.pointer.setZValue(30)
+        pi.addItem(self.pointer, ignoreBounds=True)
         for plot in (pi, po):
             zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
             zero.setZValue(5)
@@ -101,6 +114,11 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.chosen.setZValue(3)
         pi.addItem(self.chosen)
         self.scaled_labels = LabelPool(pi, style.INK["value"])
+        self.masked_cover = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], pen=pg.mkPen(None),
+                                            brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(140, 140, 140),
+                                                                          QtCore.Qt.BrushStyle.BDiagPattern)))
+        self.masked_cover.setZValue(4)
+        pi.addItem(self.masked_cover)
 
         self.hover_band = QtWidgets.QGraphicsRectItem()
         self.hover_band.setBrush(pg.mkBrush("#EDEDED"))
@@ -118,6 +136,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._coord = 0
         self._ticks: list = []
         self._out_ticks: list = []
+        self._masked = np.zeros(0, dtype=int)
         self.vb.sigResized.connect(lambda *_: self._place_labels())
         self.out_vb.sigResized.connect(lambda *_: self._place_labels())
         pi.scene().sigMouseClicked.connect(self._clicked)
@@ -149,16 +168,23 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
         self.band.setRect(QtCore.QRectF(j * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
+        self.pointer.setText(f"key: {result.key_tokens[j]}")
+        masked = np.flatnonzero(~np.asarray(result.allowed[i], dtype=bool))
+        self._masked = masked
+        self.masked_cover.setOpts(x0=masked * g.step - 0.1, y0=np.full(masked.size, lo),
+                                  width=np.full(masked.size, d + 0.2), height=np.full(masked.size, hi - lo))
         self.out_bars.setOpts(x0=np.arange(d, dtype=float) + 0.1, height=np.array(out), width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
         self.out_vb.setXRange(*self.out_x_range, padding=0)
 
         qink, vink = style.INK["query"], style.INK["output"]
         coords = ", ".join(style.fmt(c, 2) for c in out[:8]) + (", …" if d > 8 else "")
-        self.caption.setText(
-            f"Query <b style='color:{qink}'>{_html(result.tokens[i])}</b> takes weight × value from every token; "
-            f"the sum is its <b style='color:{vink}'>output</b> [{coords}]"
-        )
+        every = "every source token" if result.scenario.is_cross else "every token"
+        caption = (f"Query <b style='color:{qink}'>{_html(result.tokens[i])}</b> takes weight × value from {every}; "
+                   f"the sum is its <b style='color:{vink}'>output</b> [{coords}]")
+        if no_keys(result, i):
+            caption = f"<b>{_html(no_keys_note(result, i))}</b> Output [{coords}]"
+        self.caption.setText(caption)
         self.plot.setToolTip(
             "Faint bars: each token's value v. Solid bars: the part the query takes (weight × v).\n"
             "Under each group: the token and its weight. Click a token's bars to make it the key."
@@ -175,14 +201,18 @@ class ValuesPanel(ThemedTextMixin, Panel):
         i, j = self._sel
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
-        percents = (100.0 * np.asarray(result.weights[i], dtype=np.float64)).tolist()  # all n at once
-        texts = [f"{name} {explain.fixed(p, 1)}%" for name, p in zip(result.tokens, percents)]
+        allowed = result.allowed[i]
+        percents = (100.0 * np.asarray(result.weights[i], dtype=np.float64)).tolist()  # all keys at once
+        texts = [f"{tok} {explain.fixed(p, 1)}%" if ok else f"{tok} masked"
+                 for tok, p, ok in zip(result.key_tokens, percents, allowed.tolist())]
         widths = self._text_widths(texts)
         shown = thin_labels(g.centres, widths, ppu, keep=(j,))
         self._ticks = [(float(g.centres[k]), texts[k]) for k in shown]
+        place_pointer(self.pointer, g, j, self.y_range[1], ppu)
         set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
         solid = self._parts.reshape(-1)
         place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
+        self.pointer.setVisible(self.scaled_labels.shown == 0)  # numbers on the bars leave it no room
         wide = ppu >= 5
         self.faint.setOpts(pen=self.faint_pen if wide else None)
         self.scaled.setOpts(pen=pg.mkPen(style.INK["value"], width=1) if wide else None)
@@ -225,7 +255,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         c = self._coord
         lo, hi = self.y_range
         self.hover_band.setRect(QtCore.QRectF(c, lo, 1.0, hi - lo))
-        ex = explain.output(result, i, c, decimals=worked_decimals(result.n))
+        ex = explain.output(result, i, c, decimals=worked_decimals(result.n_keys))
         self.worked.setText(ex.text)
         self.worked.setToolTip(f"{ex.formula}\n(a = the query's weight on each token, v = that token's value)")
 
@@ -286,6 +316,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
             "worked": self.worked.text(),
             "coordinate": self._coord,
             "caption": self.caption.text(),
+            "masked": [int(k) for k in self._masked],
+            "pointer": self.pointer.textItem.toPlainText() if self.pointer.isVisible() else "",
         }
 
     def group_point(self, j: int) -> QtCore.QPoint:

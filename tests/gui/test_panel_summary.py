@@ -57,7 +57,7 @@ def test_follows_selection_and_options(window, qtbot):
     s.set_option(causal=True)
     s.select(query=0, key=2)
     settle(qtbot)
-    assert text(panel, "scale_value") == "masked: −∞"
+    assert text(panel, "scale_value") == "masked (it comes later): −∞"
     assert text(panel, "weight_value") == "weight 0.000"
     s.set_option(causal=False, scale=False, softmax_over="queries")
     settle(qtbot)
