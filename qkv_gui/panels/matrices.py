@@ -357,7 +357,6 @@ class MatricesPanel(ThemedTextMixin, Panel):
     def _stretch(self, result) -> None:
         """Give each grid room in proportion to its width (plus its token strip)."""
         s = result.scenario
-        n = max(1, result.n)
         m = max(1, result.n_keys)
         top, bottom = self.rowLayouts
         top_cols = {0: s.d_model + 1.5, 2: s.d_k + 1, 3: (s.d_model + 1.5) if s.is_cross else 0,

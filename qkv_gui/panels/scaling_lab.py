@@ -425,7 +425,7 @@ class ScalingLabPanel(Panel):
 
     def caption_text(self, lab) -> str:
         nums = self.row_numbers(lab)
-        (rw, _re, rg), (sw_, _se, sg) = nums["raw"], nums["scaled"]
+        (rw, _, rg), (sw_, _, sg) = nums["raw"], nums["scaled"]
         rv = variance_text(lab.raw_variance, lab.predicted_raw_variance)
         sv = variance_text(lab.scaled_variance, lab.predicted_scaled_variance)
         if lab.d_k == 1:
