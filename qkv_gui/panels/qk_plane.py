@@ -376,7 +376,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         }
         self.numbers.setText(self._numbers_html(texts))
         self.numbers.setToolTip("\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
-        self.worked.setText(ex_score.text)
+        # masks: said under the sum (a note over the plane that comes and goes can make the layout
+        # bounce between two heights)
+        mask_note = ""
+        if not allowed.any():
+            mask_note = no_keys_note(result, i)
+        elif not allowed[j]:
+            mask_note = (f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
+                         f"this score is worked out but not used.")
+        self.worked.setText(ex_score.text + ("\n" + mask_note if mask_note else ""))
         self._fit_side()
 
         # the angle wedge, on the arrows as drawn
@@ -408,11 +416,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                          f"length. The drawing is approximate; the printed numbers are exact.")
         if not defined:
             notes.append(ex_cos.text)
-        if not allowed.any():
-            notes.append(no_keys_note(result, i))
-        elif not allowed[j]:
-            notes.append(f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
-                         f"this score is worked out but not used.")
+
         self.note.setText(" ".join(notes))
         self.note.setVisible(bool(notes))
 
@@ -443,7 +447,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
             "other_labels": [self.other_labels[t].toPlainText() for t in range(labelled)],
             "wedge": wedge, "numbers": dict(texts), "note": self.note.text() if notes else "",
-            "worked": ex_score.text, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
+            "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.toPlainText() if wedge is not None else None,
             "key_label": self.arrows["key"][2].toPlainText(),
             "masked": [int(m) for m in others if not allowed[m]],

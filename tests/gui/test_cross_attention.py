@@ -183,7 +183,7 @@ def test_a_query_whose_keys_are_all_masked_gets_a_note_everywhere_and_no_nan(cro
     p = panels(w)
     assert MASK_NOTE in p["embeddingPanel"].drawn()["caption"]
     assert MASK_NOTE in p["mixingPanel"].drawn()["note"]
-    assert MASK_NOTE in p["qkPlanePanel"].drawn()["note"]
+    assert MASK_NOTE in p["qkPlanePanel"].drawn()["mask_note"]
     assert p["qkPlanePanel"].drawn()["masked"] == [0, 1, 3, 4]
     d = p["scalingPanel"].drawn()
     assert MASK_NOTE in d["message"] and d["raw_bars"] == {} and d["masked"] == [0, 1, 2, 3, 4]
@@ -225,7 +225,7 @@ def test_padding_and_blocked_cells_show_as_masked(cross_window, qtbot):
     np.testing.assert_allclose(d["solid"], (ref["weights"][0][:, None] * ref["v"]).reshape(-1), atol=1e-12)
     assert "petit masked" in [t for _, t in d["ticks"]]
     assert p["qkPlanePanel"].drawn()["masked"] == [3]  # key 1 is the selected one: its arrow is drawn
-    assert "padding" in p["qkPlanePanel"].drawn()["note"]
+    assert "padding" in p["qkPlanePanel"].drawn()["mask_note"]
     weights = p["matricesPanel"].grids["weights"]
     np.testing.assert_array_equal(weights.masked, ~ref["allowed"])
     assert "masked (padding)" in p["summaryPanel"].texts["scale_value"].toPlainText()
