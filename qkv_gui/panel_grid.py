@@ -12,9 +12,6 @@ from .panels.base import Panel
 Qt = QtCore.Qt
 
 
-MIN_PANEL_SIZE = (120, 90)
-
-
 class ElidedLabel(QtWidgets.QLabel):
     """A one-line title that shortens with "…" when narrow (the whole title is its tool tip), so a
     long title never forces the grid wider."""
@@ -69,9 +66,6 @@ class PanelFrame(QtWidgets.QFrame):
         self.focusButton.clicked.connect(lambda: self.focusRequested.emit(panel.object_name))
         bar.addWidget(self.focusButton)
         layout.addLayout(bar)
-        # A panel may be squeezed below its own wish (its picture is then cramped, never cut off the
-        # window): the window must fit a 1024 x 768 projector, full screen included.
-        panel.setMinimumSize(MIN_PANEL_SIZE[0], MIN_PANEL_SIZE[1])
         layout.addWidget(panel, 1)
         session = panel.session
         session.headChanged.connect(self._follow_head)
