@@ -23,9 +23,11 @@ FLAT_FRACTION = 0.1
 
 
 def _log_others(result: AttentionResult, i: int, j: int) -> float | None:
-    """log(S) for key j of query i, or None when no other key is allowed."""
-    others = np.array([result.scaled[i, m] for m in range(result.n) if m != j and result.allowed[i, m]],
-                      dtype=np.float64)
+    """log(S) for key j of query i, or None when no other key is allowed. Row i has one entry per
+    key (the source sentence's tokens in cross-attention)."""
+    ok = np.asarray(result.allowed[i], dtype=bool).copy()
+    ok[j] = False
+    others = np.asarray(result.scaled[i], dtype=np.float64)[ok]
     if others.size == 0:
         return None
     top = float(others.max())

@@ -9,7 +9,7 @@ the source sentence's tokens.
 Behind the bars runs the softmax curve of the selected key j
 (``qkv_engine.views.softmax_curve``): the weight key j would get for each
 score, read on the right-hand axis, with its flat, saturated ends shaded
-(``qkv_engine.key_saturation.flat_edges``). A dot marks where key j's raw and
+(``qkv_engine.saturation.flat_edges``). A dot marks where key j's raw and
 scaled scores land on that curve. Clicking a row selects that key.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqt
 import numpy as np
 import pyqtgraph as pg
 
-from qkv_engine import explain, key_saturation, views
+from qkv_engine import explain, saturation, views
 
 from .. import style
 from .base import Panel
@@ -252,7 +252,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         allowed = np.asarray(result.allowed[i], dtype=bool)
         rows = (n - 1 - np.arange(n)).astype(np.float64)  # key 0 at the top
         finite = np.concatenate([raw[allowed], scaled[allowed]])
-        edges = key_saturation.flat_edges(result, i, j) if allowed[j] else None
+        edges = saturation.flat_edges(result, i, j) if allowed[j] else None
 
         lo = float(min(0.0, finite.min())) if finite.size else -1.0
         hi = float(max(0.0, finite.max())) if finite.size else 1.0

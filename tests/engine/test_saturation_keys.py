@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from qkv_engine import Scenario, compute, key_saturation, saturation
+from qkv_engine import Scenario, compute, saturation
 
 
 def scenario(n, m=None, seed=0, **options):
@@ -24,12 +24,15 @@ def independent_log_s(s, i, j):
     return math.log(sum(math.exp(v) for v in others)) if others else None
 
 
-def test_same_as_saturation_in_self_attention():
+def test_self_attention_matches_the_independent_sum():
     s = scenario(5, seed=1)
     r = compute(s)
     for i in range(5):
         for j in range(5):
-            assert key_saturation.flat_edges(r, i, j) == pytest.approx(saturation.flat_edges(r, i, j))
+            lo, hi = saturation.flat_edges(r, i, j)
+            root = math.sqrt(1 - saturation.FLAT_FRACTION)
+            assert lo == pytest.approx(independent_log_s(s, i, j) + math.log((1 - root) / (1 + root)))
+            assert hi == pytest.approx(independent_log_s(s, i, j) + math.log((1 + root) / (1 - root)))
 
 
 @pytest.mark.parametrize("n,m", [(2, 6), (6, 3), (1, 9)])
@@ -39,7 +42,7 @@ def test_cross_attention_counts_every_source_key(n, m):
     frac = saturation.FLAT_FRACTION
     for i in range(n):
         for j in range(m):
-            lo, hi = key_saturation.flat_edges(r, i, j)
+            lo, hi = saturation.flat_edges(r, i, j)
             log_s = independent_log_s(s, i, j)
             for edge in (lo, hi):
                 w = 1.0 / (1.0 + math.exp(log_s - edge))  # key j's weight if its score were the edge
@@ -50,11 +53,11 @@ def test_cross_attention_counts_every_source_key(n, m):
 def test_only_key_left_has_no_flat_edges_and_padding_is_skipped():
     s = scenario(2, 4, seed=3, padding=(0, 1, 2))
     r = compute(s)
-    assert key_saturation.flat_edges(r, 0, 3) is None
+    assert saturation.flat_edges(r, 0, 3) is None
     s2 = scenario(2, 4, seed=3, padding=(1,))
     r2 = compute(s2)
-    lo, _ = key_saturation.flat_edges(r2, 1, 0)
+    lo, _ = saturation.flat_edges(r2, 1, 0)
     root = math.sqrt(1 - saturation.FLAT_FRACTION)
     assert lo == pytest.approx(independent_log_s(s2, 1, 0) + math.log((1 - root) / (1 + root)))
     with pytest.raises(ValueError):
-        key_saturation.flat_edges(r2, 0, 0, fraction=1.5)
+        saturation.flat_edges(r2, 0, 0, fraction=1.5)
