@@ -22,6 +22,7 @@ blocks W^Q_h, W^K_h, W^V_h; then
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -47,22 +48,8 @@ def softmax(x, axis: int = -1) -> np.ndarray:
     return e / np.where(total == 0.0, 1.0, total)
 
 
-@dataclass(frozen=True, eq=False)
-class AttentionResult:
-    """Every intermediate of one attention computation, as read-only float64 arrays."""
-
-    scenario: Scenario
-    q: np.ndarray  # n x d_k
-    k: np.ndarray  # n x d_k
-    v: np.ndarray  # n x d_v
-    scores: np.ndarray  # n x n, raw Q K^T
-    scaled: np.ndarray  # n x n, after / sqrt(d_k), / temperature and the mask (-inf where masked)
-    weights: np.ndarray  # n x n, softmax as chosen; masked entries exactly 0
-    output: np.ndarray  # n x d_v, weights @ V
-    allowed: np.ndarray  # n x m bool, False where a mask blocks query i from key j
-    divisor: float  # what every raw score was divided by: sqrt(d_k) (if scaling) x temperature
-    head: int = 0  # which head this is (0 .. n_heads - 1)
-    n_heads: int = 1  # how many heads the whole scenario has
+class _Sentences:
+    """Token names and counts, read from ``self.scenario`` (shared by the one-head and many-head results)."""
 
     @property
     def tokens(self) -> tuple:
@@ -84,16 +71,36 @@ class AttentionResult:
         """How many keys (columns)."""
         return self.scenario.n_keys
 
+
+@dataclass(frozen=True, eq=False)
+class AttentionResult(_Sentences):
+    """Every intermediate of one attention computation, as read-only float64 arrays."""
+
+    scenario: Scenario
+    q: np.ndarray  # n x d_k
+    k: np.ndarray  # n x d_k
+    v: np.ndarray  # n x d_v
+    scores: np.ndarray  # n x n, raw Q K^T
+    scaled: np.ndarray  # n x n, after / sqrt(d_k), / temperature and the mask (-inf where masked)
+    weights: np.ndarray  # n x n, softmax as chosen; masked entries exactly 0
+    output: np.ndarray  # n x d_v, weights @ V
+    allowed: np.ndarray  # n x m bool, False where a mask blocks query i from key j
+    divisor: float  # what every raw score was divided by: sqrt(d_k) (if scaling) x temperature
+    head: int = 0  # which head this is (0 .. n_heads - 1)
+    n_heads: int = 1  # how many heads the whole scenario has
+
     @property
     def rows_without_keys(self) -> np.ndarray:
         """n bool: query rows whose keys are all masked (weights all 0, output 0)."""
         return ~self.allowed.any(axis=1)
 
-    @property
+    @functools.cached_property
     def masked_by(self) -> np.ndarray:
         """n x m int8: why each cell is masked: 0 open, 1 causal, 2 padding, 3 blocked by hand
-        (the first reason that applies, in that order)."""
-        return mask_reasons(self.scenario)
+        (the first reason that applies, in that order). Worked out once per result."""
+        why = mask_reasons(self.scenario)
+        why.setflags(write=False)
+        return why
 
     @property
     def softmax_axis(self) -> int:
@@ -163,7 +170,7 @@ def compute(scenario: Scenario, head: int = 0) -> AttentionResult:
 
 
 @dataclass(frozen=True, eq=False)
-class MultiHeadResult:
+class MultiHeadResult(_Sentences):
     """Every head's AttentionResult, their outputs side by side, and the mixed output."""
 
     scenario: Scenario
@@ -174,18 +181,6 @@ class MultiHeadResult:
     @property
     def n_heads(self) -> int:
         return len(self.heads)
-
-    @property
-    def tokens(self) -> tuple:
-        return self.scenario.tokens
-
-    @property
-    def key_tokens(self) -> tuple:
-        return self.scenario.key_tokens
-
-    @property
-    def n(self) -> int:
-        return self.scenario.n
 
 
 def compute_heads(scenario: Scenario) -> MultiHeadResult:

@@ -28,11 +28,10 @@ EXPERIMENTS = {
     "dockCompare": ("Compare A / B", CompareHeatmapsPanel, CompareHeatmapsPanel.title),
 }
 LAB_DOCK_WIDTH = 600
-#: A dock opened on the right takes this share of the window's width, within these bounds (pixels) ...
+#: A dock opened on the right takes this share of the window's width, within these bounds (pixels);
+#: a dock put back narrower than the lower bound, or wider than the grid, is set to it again.
 LAB_DOCK_SHARE = 0.32
 LAB_DOCK_MIN = 420
-#: ... and a dock put back narrower than this (a layout saved when docks opened too thin) is widened.
-USABLE_WIDTH = 360
 
 
 def dock_width(window) -> int:
