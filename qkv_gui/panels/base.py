@@ -25,6 +25,7 @@ class Panel(QtWidgets.QWidget):
     title = "Panel"
     #: Shown when there is nothing to draw (empty sentence).
     empty_hint = "Type a sentence to see this picture."
+    no_source_hint = "Type a source sentence: its words give the keys and values this picture needs."
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -61,6 +62,8 @@ class Panel(QtWidgets.QWidget):
         """A message to show instead of the picture, or None to draw it."""
         if result.n == 0:
             return self.empty_hint
+        if result.n_keys == 0:
+            return self.no_source_hint
         return None
 
     # ----- machinery --------------------------------------------------------------------------

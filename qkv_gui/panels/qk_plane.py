@@ -153,6 +153,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         pi = self.plot.getPlotItem()
         for name in ("left", "bottom"):
             pi.getAxis(name).enableAutoSIPrefix(False)
+        # Equal scales tie the range to the plot's size, and the range to how wide the left axis' tick
+        # labels are. An axis that may shrink as well as grow can then flip between two widths forever
+        # (keys spread over millions), so the axis only grows while the numbers keep their size.
+        pi.getAxis("left").setStyle(autoReduceTextSpace=False)
+        self._left_scale = None
         row.addWidget(self.plot, 3)
         self.plot.getPlotItem().getViewBox().sigResized.connect(lambda *_: self._declutter())
 
@@ -436,6 +441,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         if size <= 0:
             size = 1.0
         pad = 0.22 * size  # room for the tip labels
+        scale = math.floor(math.log10(size))
+        if scale != self._left_scale:  # the numbers changed size: let the left axis fit them afresh
+            self._left_scale = scale
+            pi = self.plot.getPlotItem()
+            pi.getAxis("left").textWidth = 30
         self.plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
         pi = self.plot.getPlotItem()
         axis_word = "coordinate" if view.exact else "direction"

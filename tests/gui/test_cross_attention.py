@@ -280,3 +280,27 @@ def test_many_tokens_on_either_side_draw(cross_window, qtbot):
     assert p["matricesPanel"].grids["scores"].image.image.shape == (512, 3)
     assert len(p["scalingPanel"].drawn()["raw_bars"]) == 3
     assert p["summaryPanel"].texts["pair"].toPlainText() == "query 512 'w511' → source key 3 'noir'"
+
+
+def test_an_empty_source_sentence_gives_every_panel_a_hint(window, qtbot):
+    """Cross-attention with the source sentence cleared: no keys, so each step panel says what to type
+    (nothing raises), and the pictures come back with the source."""
+    window.grid.set_panel_visible("heatmapPanel", True)
+    s = window.session
+    assert s.set_source(SOURCE)
+    settle(qtbot)
+    s.select(2, 4)
+    settle(qtbot)
+    assert s.set_source("")
+    settle(qtbot)
+    assert s.scenario.is_cross and s.result.n_keys == 0 and s.selection.key == 0
+    shown = [p for p in window.panels.values() if p.isVisible()]
+    assert len(shown) >= 9
+    for panel in shown:
+        assert panel.showing_hint(), panel.objectName()
+        assert "source sentence" in panel.hint.text()
+    assert s.set_source("le chat")
+    settle(qtbot)
+    for panel in shown:
+        assert not panel.showing_hint(), panel.objectName()
+    assert s.result.weights.shape == (3, 2)

@@ -120,3 +120,48 @@ def test_empty_sentence_shows_the_hint(window):
     window.session.set_text("")
     settle()
     assert _panel(window).showing_hint()
+
+
+
+def test_plane_layout_settles_for_huge_numbers_at_any_size(window):
+    """Equal scales tie the plane's range to its size, and the range to the width of the left axis' tick
+    labels. With keys spread over millions the labels change width as the range changes; that must not
+    make the layout bounce between two sizes forever (the app hung at full CPU at such sizes)."""
+    from PySide6 import QtWidgets
+    from qkv_engine import Scenario
+    x = [[0.19, -0.76], [0.66, -0.21], [0.19, -0.76], [0.53, -0.93], [-0.21, 0.22], [0.79, 0.54],
+         [-0.04, -0.1], [0.95, 0.73]]
+    scenario = Scenario(tokens=tuple("abcdefgh"), x=np.array(x), w_q=np.array([[0.97, -0.82], [-0.39, -0.25]]),
+                        w_k=np.array([[-0.8, -0.44], [-1e6, -0.45]]), w_v=np.eye(2))
+    window.session.set_scenario(scenario)
+    window.session.select(0, 0)
+    settle()
+    panel = _panel(window)
+    vb = panel.plot.getPlotItem().getViewBox()
+    app = QtWidgets.QApplication.instance()
+    resized, bouncing = [0], []
+
+    class Count(QtCore.QObject):
+        def eventFilter(self, obj, event):
+            if obj is vb and event.type() == QtCore.QEvent.Type.GraphicsSceneResize:
+                resized[0] += 1
+                if resized[0] > 300:  # bouncing: break the loop so the test can report it
+                    bouncing.append(panel.plot.size().toTuple())
+                    vb.setAspectLocked(False)
+            return False
+
+    counter = Count()
+    app.installEventFilter(counter)
+    try:
+        for height in (200, 220, 240, 260, 280):
+            for width in range(150, 210, 2):
+                resized[0] = 0
+                panel.plot.setFixedSize(width, height)
+                for _ in range(8):
+                    app.processEvents()
+                vb.setAspectLocked(True, 1.0)
+    finally:
+        app.removeEventFilter(counter)
+        panel.plot.setMinimumSize(120, 100)
+        panel.plot.setMaximumSize(16777215, 16777215)
+    assert bouncing == []
