@@ -24,7 +24,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
-from .lazy_axes import set_ticks
+from .lazy_axes import set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .theming import ThemedTextMixin, adopt_text
 
@@ -280,7 +280,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self.chosen.setOpts(x0=g.lefts[i * d:(i + 1) * d], height=np.array(x[i]), width=1.0)
         cross = result.scenario.is_cross
         both = np.concatenate([heights, result.scenario.source_x.reshape(-1)]) if cross else heights
-        self.y_range = y_limits(both, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12)
+        self.y_range = steady_range(getattr(self, "y_range", None),
+                                    *y_limits(both, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12))
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
         self.band.setRect(QtCore.QRectF(i * g.step - g.GAP / 2.0, lo, g.step, hi - lo))

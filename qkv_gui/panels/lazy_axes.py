@@ -10,8 +10,41 @@ switch item caches off again, so slides still get vector axes.)
 """
 from __future__ import annotations
 
+import math
+
 from PySide6 import QtWidgets
 import pyqtgraph as pg
+
+
+def tidy_step(span: float) -> float:
+    """The smallest of 1, 2, 2.5 or 5 times a power of ten that is at least ``span``."""
+    power = 10.0 ** math.floor(math.log10(span))
+    for factor in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if factor * power >= span * (1 - 1e-12):
+            return factor * power
+    return 10.0 * power
+
+
+def steady_range(current, lo: float, hi: float, fill: float = 0.5) -> tuple:
+    """A view range holding [lo, hi] that stays put while the numbers move inside it.
+
+    ``current`` (the range shown now) is kept while it holds [lo, hi] and [lo, hi] fills at least ``fill``
+    of it; otherwise [lo, hi] with both ends rounded outwards to a tidy step (a tenth of the span or so).
+    An edit that nudges a number then moves the bars against an axis that keeps its ticks, its width and
+    its cached drawing, which is both faster and easier to read than an axis that rescales every time.
+    """
+    lo, hi = float(lo), float(hi)
+    if current is not None:
+        c0, c1 = float(current[0]), float(current[1])
+        if c0 <= lo and hi <= c1 and (hi - lo) >= fill * (c1 - c0):
+            return c0, c1
+    span = hi - lo
+    if not (math.isfinite(lo) and math.isfinite(hi)) or span <= 0 or span < 1e-9 * max(abs(lo), abs(hi)):
+        return lo, hi
+    step = tidy_step(span / 10.0)
+    new_lo, new_hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+    # rounding can only widen; guard against float error at the ends
+    return min(new_lo, lo), max(new_hi, hi)
 
 
 def set_ticks(axis: pg.AxisItem, ticks) -> None:

@@ -22,7 +22,7 @@ from qkv_engine import explain, geometry
 
 from .. import style
 from .base import Panel
-from .lazy_axes import set_plot_label
+from .lazy_axes import set_plot_label, steady_range
 from .masked import mask_reason, no_keys_note
 from .theming import ThemedTextMixin
 
@@ -446,7 +446,10 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             self._left_scale = scale
             pi = self.plot.getPlotItem()
             pi.getAxis("left").textWidth = 30
-        self.plot.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
+        x_range = steady_range(getattr(self, "_x_range", None), lo[0] - pad, hi[0] + pad)
+        y_range = steady_range(getattr(self, "_y_range", None), lo[1] - pad, hi[1] + pad)
+        self._x_range, self._y_range = x_range, y_range
+        self.plot.setRange(xRange=x_range, yRange=y_range, padding=0)
         pi = self.plot.getPlotItem()
         axis_word = "coordinate" if view.exact else "direction"
         set_plot_label(pi, "bottom", f"{axis_word} 1")

@@ -22,7 +22,7 @@ from qkv_engine import explain, saturation, views
 
 from .. import style
 from .base import Panel
-from .lazy_axes import set_label, set_ticks, set_title
+from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
 from .theming import ThemedTextMixin
 
@@ -262,7 +262,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if hi - lo < 1e-9:
             lo, hi = lo - 1.0, hi + 1.0
         margin = 0.06 * (hi - lo)
-        lo, hi = lo - margin, hi + margin
+        lo, hi = steady_range(getattr(self, "_x_range", None), lo - margin, hi + margin)
+        self._x_range = (lo, hi)
 
         xs = np.linspace(lo, hi, CURVE_POINTS)
         curve_w = views.softmax_curve(result, i, j, xs) if allowed[j] else None

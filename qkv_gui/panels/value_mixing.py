@@ -23,7 +23,7 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
-from .lazy_axes import set_ticks
+from .lazy_axes import set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .theming import ThemedTextMixin
 from .embedding_bars import (
@@ -164,7 +164,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.chosen.setOpts(x0=g.lefts[j * d:(j + 1) * d] + 0.15, height=np.array(parts[j]), width=0.7)
         self._parts, self._out = parts, out
         room = 0.24 if n * d <= MAX_VALUE_LABELS else 0.12
-        self.y_range = y_limits(np.concatenate([v.reshape(-1), out]), room=room)
+        self.y_range = steady_range(getattr(self, "y_range", None),
+                                    *y_limits(np.concatenate([v.reshape(-1), out]), room=room))
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
         self.band.setRect(QtCore.QRectF(j * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
