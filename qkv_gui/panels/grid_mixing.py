@@ -84,9 +84,12 @@ class MixingCanvas(QtWidgets.QWidget):
 
     # ----- data ----------------------------------------------------------------------------
     def set_data(self, x, grid, out, which, grid_name, role, token, col):
-        self._x = tuple(float(v) for v in x)
-        self._grid = tuple(tuple(float(v) for v in row) for row in grid)
-        self._out = tuple(float(v) for v in out)
+        data = (tuple(float(v) for v in x), tuple(tuple(float(v) for v in row) for row in grid),
+                tuple(float(v) for v in out), which, grid_name, role, token, col, self.from_source)
+        if data == getattr(self, "_data", None):
+            return  # an edit elsewhere (another token's numbers): this picture stays as drawn
+        self._data = data
+        self._x, self._grid, self._out = data[0], data[1], data[2]
         self._which, self._grid_name, self._role, self._token = which, grid_name, role, token
         self._col = col
         self._layout = None

@@ -127,3 +127,38 @@ def test_empty_sentence_shows_the_hint(window):
     window.session.set_text("")
     settle()
     assert _panel(window).showing_hint()
+
+
+def test_edits_to_other_tokens_leave_the_picture_alone_and_edits_to_this_token_redraw_it(window):
+    """The canvas shows one token times one grid: another token's numbers do not change it, so it is not
+    drawn again; a change to this token's numbers or to the grid is drawn, with the new numbers."""
+    panel = _panel(window)
+    s = window.session
+    s.select(query=1, key=0)
+    settle()
+    paints = []
+
+    class Count(QtCore.QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QtCore.QEvent.Type.Paint:
+                paints.append(1)
+            return False
+
+    counter = Count()
+    panel.canvas.installEventFilter(counter)
+    try:
+        assert s.set_cell("x", 0, 0, "0.33")  # token 0: not the one shown
+        settle()
+        assert paints == []
+        assert s.set_cell("x", 1, 0, "0.77")  # token 1: the one shown
+        settle()
+        assert paints and panel.drawn()["inputs"][0][0] == 0.77
+        paints.clear()
+        assert s.set_cell("w_q", 0, 1, "-0.4")  # the grid itself
+        settle()
+        assert paints
+    finally:
+        panel.canvas.removeEventFilter(counter)
+    d = panel.drawn()
+    np.testing.assert_allclose([v for v, _ in d["inputs"]], s.scenario.x[1])
+    np.testing.assert_allclose([v for v, _ in d["outputs"]], np.asarray(s.scenario.x[1]) @ np.asarray(s.scenario.w_q))
