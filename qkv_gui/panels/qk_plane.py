@@ -65,6 +65,7 @@ class RelevanceMeter(QtWidgets.QWidget):
         self.fraction = 0.0  # value / limit, clipped to -1..1
         self.value_text = "0"
         self.limit_text = "1"
+        self.end_texts = ("-1", "+1")  # the dial's end labels as last drawn
 
     def set_value(self, value: float, limit: float, value_text: str, limit_text: str) -> None:
         self.value, self.limit = float(value), float(limit)
@@ -111,6 +112,13 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
         for k, (neg, pos) in enumerate(((f"-{self.limit_text}", f"+{self.limit_text}"), ("against", "for"))):
             y = cy + 2 + k * lh
+            if k == 0 and 2 * max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) + 12 > w:
+                short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
+                neg, pos = fm.elidedText(f"-{short}", Qt.TextElideMode.ElideRight, w / 2 - 6), \
+                    fm.elidedText(f"+{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
+                self.end_texts = (neg, pos)
+            elif k == 0:
+                self.end_texts = (neg, pos)
             half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
             lx = max(half, cx - radius)
             rx = min(w - half, cx + radius)

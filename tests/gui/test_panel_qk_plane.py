@@ -165,3 +165,21 @@ def test_plane_layout_settles_for_huge_numbers_at_any_size(window):
         panel.plot.setMinimumSize(120, 100)
         panel.plot.setMaximumSize(16777215, 16777215)
     assert bouncing == []
+
+
+def test_meter_ends_stay_apart_for_huge_scores(window):
+    """Scores in the hundreds of thousands: the dial's two end labels are shortened so they do not run
+    into each other, and still name the largest |score| of the row."""
+    from PySide6 import QtGui
+    window.session.set_cell("w_k", 1, 0, "-1e6")
+    window.session.select(2, 0)
+    settle()
+    meter = _panel(window).meter
+    meter.repaint()
+    limit = float(np.abs(np.asarray(window.session.result.scores[2])).max())
+    neg, pos = meter.end_texts
+    fm = QtGui.QFontMetricsF(meter.font())
+    assert 2 * max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) + 4 <= meter.width()
+    assert neg.startswith("-") and pos.startswith("+")
+    if "…" not in pos:
+        assert math.isclose(float(pos[1:]), limit, rel_tol=5e-3)
