@@ -282,6 +282,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         vb = self.plot.getPlotItem().getViewBox()
         box = vb.sceneBoundingRect()
         placed = []
+        self._part_arrow_names(box)
         wanted = [self.arrows["query"][2], self.arrows["key"][2]]
         if self._drawn.get("wedge") is not None:
             wanted.append(self.theta_label)
@@ -295,6 +296,25 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             item.setVisible(ok)
             if ok:
                 placed.append(rect)
+
+    def _part_arrow_names(self, box: QtCore.QRectF) -> None:
+        """The key's name moves to another corner of its arrow tip when it would sit on the query's name
+        (arrows pointing nearly the same way): the first corner that is clear and inside the plot."""
+        qlabel, klabel = self.arrows["query"][2], self.arrows["key"][2]
+        tip = self._drawn.get("k_tip")
+        if tip is None:
+            return
+        home = self._outside_anchor(*tip)
+        klabel.setAnchor(home)
+        qrect = self._text_rect(qlabel).adjusted(1, 1, -1, -1)  # touching is fine, overlapping is not
+        if not self._text_rect(klabel).intersects(qrect):
+            return
+        for anchor in ((home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
+            klabel.setAnchor(anchor)
+            rect = self._text_rect(klabel)
+            if not rect.intersects(qrect) and box.contains(rect):
+                return
+        klabel.setAnchor(home)
 
     def _fit_side(self) -> None:
         """The number column as wide as its widest line (fonts as the theme made them), within reason."""

@@ -183,3 +183,23 @@ def test_meter_ends_stay_apart_for_huge_scores(window):
     assert neg.startswith("-") and pos.startswith("+")
     if "…" not in pos:
         assert math.isclose(float(pos[1:]), limit, rel_tol=5e-3)
+
+
+def test_arrow_names_do_not_sit_on_each_other(window):
+    """Query and key arrows pointing the same way (here the same vector: W^Q = W^K, key = query token):
+    the key's name moves to another corner of its tip, clear of the query's name, inside the plot."""
+    from qkv_engine import Scenario
+    x = np.array([[0.2, 0.7, 0.1, 0.9], [0.9, 0.1, 0.8, 0.3], [0.1, 0.4, 0.2, 0.5]])
+    w = np.array([[0.6, 0.1], [0.2, 0.5], [0.3, 0.3], [0.1, 0.7]])
+    window.session.set_scenario(Scenario(tokens=("The", "cat", "sat"), x=x, w_q=w, w_k=w, w_v=np.eye(4)[:, :3]))
+    window.session.select(1, 1)
+    settle()
+    panel = _panel(window)
+    d = panel.drawn()
+    np.testing.assert_allclose(d["q_tip"], d["k_tip"])
+    qlabel, klabel = panel.arrows["query"][2], panel.arrows["key"][2]
+    assert qlabel.isVisible() and klabel.isVisible()
+    qrect, krect = panel._text_rect(qlabel), panel._text_rect(klabel)
+    assert not qrect.intersects(krect)
+    box = panel.plot.getPlotItem().getViewBox().sceneBoundingRect()
+    assert box.contains(krect)
