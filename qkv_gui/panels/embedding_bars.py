@@ -206,6 +206,34 @@ def y_limits(values: np.ndarray, room: float = 0.1) -> tuple:
     return lo - room * span - (0.02 * span if lo < 0 else 0.0), hi + room * span
 
 
+def _strip_items(pi: pg.PlotItem, band_fill: str, accent: str):
+    """The items of one sentence's strips, made once: the selected token's band, the zero line, every
+    embedding bar, the selected token's bars outlined, its name above them and the value labels."""
+    band = QtWidgets.QGraphicsRectItem()
+    band.setBrush(pg.mkBrush(band_fill))
+    pen = pg.mkPen(accent, width=1.5, style=QtCore.Qt.PenStyle.DashLine)
+    pen.setCosmetic(True)
+    band.setPen(pen)
+    band.setZValue(-5)
+    pi.addItem(band, ignoreBounds=True)
+    zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
+    zero.setZValue(5)
+    pi.addItem(zero, ignoreBounds=True)
+    bars = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
+    pi.addItem(bars)
+    chosen = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"],
+                             pen=pg.mkPen(style.SELECTED, width=2.5))
+    chosen.setZValue(3)
+    pi.addItem(chosen)
+    pointer = pg.TextItem("", color=accent, anchor=(0.5, 0.0))
+    font = pointer.textItem.font()
+    font.setBold(True)
+    pointer.setFont(font)
+    pointer.setZValue(30)
+    pi.addItem(pointer, ignoreBounds=True)
+    return band, bars, chosen, pointer, LabelPool(pi, style.INK["x"], anchor=(0.5, 1.0))
+
+
 # ----- the panel -------------------------------------------------------------------------------
 class EmbeddingPanel(ThemedTextMixin, Panel):
     object_name = "embeddingPanel"
@@ -236,29 +264,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         pi = self.plot.getPlotItem()
         self.vb = pi.getViewBox()
 
-        self.band = QtWidgets.QGraphicsRectItem()
-        self.band.setBrush(pg.mkBrush("#FFF3C4"))
-        pen = pg.mkPen(style.SELECTED, width=1.5, style=QtCore.Qt.PenStyle.DashLine)
-        pen.setCosmetic(True)
-        self.band.setPen(pen)
-        self.band.setZValue(-5)
-        pi.addItem(self.band, ignoreBounds=True)
-        self.zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
-        self.zero.setZValue(5)
-        pi.addItem(self.zero, ignoreBounds=True)
-        self.bars = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
-        pi.addItem(self.bars)
-        self.chosen = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"],
-                                      pen=pg.mkPen(style.SELECTED, width=2.5))
-        self.chosen.setZValue(3)
-        pi.addItem(self.chosen)
-        self.pointer = pg.TextItem("", color=style.SELECTED, anchor=(0.5, 0.0))
-        font = self.pointer.textItem.font()
-        font.setBold(True)
-        self.pointer.setFont(font)
-        self.pointer.setZValue(30)
-        pi.addItem(self.pointer, ignoreBounds=True)
-        self.values = LabelPool(pi, style.INK["x"], anchor=(0.5, 1.0))
+        self.band, self.bars, self.chosen, self.pointer, self.values = _strip_items(
+            pi, "#FFF3C4", style.SELECTED)
 
         self.groups = GroupedBars()
         self._result = None
@@ -416,29 +423,8 @@ class SourceStrips(QtCore.QObject):
         self.plot = make_plot(parent)
         pi = self.plot.getPlotItem()
         self.vb = pi.getViewBox()
-        self.band = QtWidgets.QGraphicsRectItem()
-        self.band.setBrush(pg.mkBrush("#FFF1EC"))
-        pen = pg.mkPen(style.INK["key"], width=1.5, style=QtCore.Qt.PenStyle.DashLine)
-        pen.setCosmetic(True)
-        self.band.setPen(pen)
-        self.band.setZValue(-5)
-        pi.addItem(self.band, ignoreBounds=True)
-        zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
-        zero.setZValue(5)
-        pi.addItem(zero, ignoreBounds=True)
-        self.bars = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
-        pi.addItem(self.bars)
-        self.chosen = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"],
-                                      pen=pg.mkPen(style.SELECTED, width=2.5))
-        self.chosen.setZValue(3)
-        pi.addItem(self.chosen)
-        self.pointer = pg.TextItem("", color=style.INK["key"], anchor=(0.5, 0.0))
-        font = self.pointer.textItem.font()
-        font.setBold(True)
-        self.pointer.setFont(font)
-        self.pointer.setZValue(30)
-        pi.addItem(self.pointer, ignoreBounds=True)
-        self.values = LabelPool(pi, style.INK["x"], anchor=(0.5, 1.0))
+        self.band, self.bars, self.chosen, self.pointer, self.values = _strip_items(
+            pi, "#FFF1EC", style.INK["key"])
         self.groups = GroupedBars()
         self.x = np.zeros((0, 1))
         self.tokens = ()

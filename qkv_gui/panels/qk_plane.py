@@ -112,12 +112,11 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
         for k, (neg, pos) in enumerate(((f"-{self.limit_text}", f"+{self.limit_text}"), ("against", "for"))):
             y = cy + 2 + k * lh
-            if k == 0 and 2 * max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) + 12 > w:
-                short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
-                neg, pos = fm.elidedText(f"-{short}", Qt.TextElideMode.ElideRight, w / 2 - 6), \
-                    fm.elidedText(f"+{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
-                self.end_texts = (neg, pos)
-            elif k == 0:
+            if k == 0:
+                if 2 * max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) + 12 > w:
+                    short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
+                    neg, pos = (fm.elidedText(f"{sign}{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
+                                for sign in "-+")
                 self.end_texts = (neg, pos)
             half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
             lx = max(half, cx - radius)
@@ -134,6 +133,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def build(self, body):
         self._drawn = {}
+        self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(4, 2, 4, 4)
         outer.setSpacing(2)
@@ -472,12 +472,10 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         scale = math.floor(math.log10(size))
         if scale != self._left_scale:  # the numbers changed size: let the left axis fit them afresh
             self._left_scale = scale
-            pi = self.plot.getPlotItem()
-            pi.getAxis("left").textWidth = 30
-        x_range = steady_range(getattr(self, "_x_range", None), lo[0] - pad, hi[0] + pad)
-        y_range = steady_range(getattr(self, "_y_range", None), lo[1] - pad, hi[1] + pad)
-        self._x_range, self._y_range = x_range, y_range
-        self.plot.setRange(xRange=x_range, yRange=y_range, padding=0)
+            self.plot.getPlotItem().getAxis("left").textWidth = 30
+        self._x_range = steady_range(self._x_range, lo[0] - pad, hi[0] + pad)
+        self._y_range = steady_range(self._y_range, lo[1] - pad, hi[1] + pad)
+        self.plot.setRange(xRange=self._x_range, yRange=self._y_range, padding=0)
         pi = self.plot.getPlotItem()
         axis_word = "coordinate" if view.exact else "direction"
         set_plot_label(pi, "bottom", f"{axis_word} 1")

@@ -94,6 +94,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
     def build(self, body):
         self._drawn = {}
         self._rows = 0
+        self._x_range = None  # the score axis as shown (kept while the scores fit)
         self._title_pt = 9.0
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
@@ -262,8 +263,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if hi - lo < 1e-9:
             lo, hi = lo - 1.0, hi + 1.0
         margin = 0.06 * (hi - lo)
-        lo, hi = steady_range(getattr(self, "_x_range", None), lo - margin, hi + margin)
-        self._x_range = (lo, hi)
+        self._x_range = lo, hi = steady_range(self._x_range, lo - margin, hi + margin)
 
         xs = np.linspace(lo, hi, CURVE_POINTS)
         curve_w = views.softmax_curve(result, i, j, xs) if allowed[j] else None
