@@ -82,7 +82,14 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.panels = {cls.object_name: cls(self.session) for cls in PANEL_CLASSES}
         self.grid = PanelGrid(list(self.panels.values()), self)
-        self.setCentralWidget(self.grid)
+        # On a small screen (a 1024 x 768 or 1280 x 720 projector) the grid scrolls instead of making
+        # the window bigger than the screen; with room to spare it fills the area and no bar shows.
+        self.gridScroll = QtWidgets.QScrollArea(self)
+        self.gridScroll.setObjectName("panelScroll")
+        self.gridScroll.setWidgetResizable(True)
+        self.gridScroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.gridScroll.setWidget(self.grid)
+        self.setCentralWidget(self.gridScroll)
 
         self.statusBar().setObjectName("statusBar")
         self.session.message.connect(self._show_status)

@@ -122,19 +122,15 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.scaleCheck.setObjectName("scaleCheck")
         self.causalCheck = QtWidgets.QCheckBox("Causal mask: no looking ahead", self)
         self.causalCheck.setObjectName("causalCheck")
-        checks = QtWidgets.QHBoxLayout()
-        checks.addWidget(self.scaleCheck)
-        checks.addWidget(self.causalCheck)
-        checks.addStretch(1)
-        layout.addLayout(checks)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(QtWidgets.QLabel("Softmax runs along", self))
+        # one per line: side by side they made the dock too wide for a 1024-pixel projector
+        layout.addWidget(self.scaleCheck)
+        layout.addWidget(self.causalCheck)
+        layout.addWidget(QtWidgets.QLabel("Softmax runs along", self))  # above its choice: narrower dock
         self.softmaxOverCombo = QtWidgets.QComboBox(self)
         self.softmaxOverCombo.setObjectName("softmaxOverCombo")
         for key, text in SOFTMAX_CHOICES:
             self.softmaxOverCombo.addItem(text, key)
-        row.addWidget(self.softmaxOverCombo, 1)
-        layout.addLayout(row)
+        layout.addWidget(self.softmaxOverCombo)
 
         # heads: how many, and which one every panel shows
         heads = QtWidgets.QHBoxLayout()
