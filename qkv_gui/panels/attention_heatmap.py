@@ -37,6 +37,7 @@ from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 from .. import style
 from .base import Panel
 from .lazy_axes import set_ticks
+from .turned_axis import TurnableAxis
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -129,6 +130,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.hover_text = ""  # explain.weight(...).text of the cell under the mouse
         self.shown_numbers = 0  # how many cell numbers are written now
         self.x_tick_labels: list = []  # [(position, text)] on the key axis now
+        self.keys_upright = False  # the key names stand upright (too many to write across)
         self.y_tick_labels: list = []
 
         layout = QtWidgets.QVBoxLayout(body)
@@ -201,7 +203,8 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.canvas = pg.GraphicsLayoutWidget(body)
         self.canvas.setObjectName("heatmapCanvas")
         self.canvas.ci.layout.setContentsMargins(2, 2, 4, 2)
-        self.plot = self.canvas.addPlot()
+        # key names stand upright when written across they would leave most columns unnamed
+        self.plot = self.canvas.addPlot(axisItems={"bottom": TurnableAxis("bottom")})
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.vb = self.plot.getViewBox()
@@ -554,20 +557,43 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         column_mode = self._column_mode(result)
         line_h = self._metrics.height()
 
-        # Token tick labels, thinned to a round step when they would overlap.
+        # Token tick labels, thinned to a round step when they would overlap. Key names stand
+        # upright when that names more columns than writing them across does.
         widest = float(self._label_widths[jx0:jx1].max()) if jx1 > jx0 else 0.0
-        step_x = nice_step((widest + 8.0) / px_x)
+        step_across = nice_step((widest + 8.0) / px_x)
+        step_upright = nice_step((line_h + 2.0) / px_x)
+        turned = False
+        if step_upright < step_across:
+            # Upright names make the axis taller and the rows shorter (fewer query names fit):
+            # stand them up only when more names show in all. Judged from the height the plot and
+            # the axis share, the same whichever way the names stand now (no back and forth).
+            axis = self.plot.getAxis("bottom")
+            longest = max(float(self._label_widths.max()), self._metrics.horizontalAdvance("row sum"))
+            shared = h_px + axis.height()
+            span_y = max(1e-9, y1 - y0)
+
+            def names(step, h):
+                rows_step = nice_step((line_h + 2.0) * span_y / max(1.0, h))
+                return -(-(jx1 - jx0) // step) + -(-(iy1 - iy0) // rows_step)
+
+            turned = (names(step_upright, shared - axis.upright_height(longest))
+                      > names(step_across, shared - axis.across_height()))
+        step_x = step_upright if turned else step_across
         step_y = nice_step((line_h + 2.0) / px_y)
         sum_label_x = m + gap + sw / 2
         xt = []
         for j in range((jx0 // step_x) * step_x, jx1, step_x):
             if j < jx0:
                 continue
-            if abs((j + 0.5 - sum_label_x) * px_x) < (self._label_widths[j] + 50) / 2:
+            needs = line_h + 2 if turned else (self._label_widths[j] + 50) / 2
+            if abs((j + 0.5 - sum_label_x) * px_x) < needs:
                 continue  # leave room for the "row sum" label
             xt.append((j + 0.5, self._x_labels[j]))
-        sum_word = "row sum" if sw * px_x >= self._metrics.horizontalAdvance("row sum") + 4 else "sum"
+        sum_word = "row sum" if turned or sw * px_x >= self._metrics.horizontalAdvance("row sum") + 4 else "sum"
         xt.append((sum_label_x, sum_word))
+        longest = max(float(self._label_widths.max()), self._metrics.horizontalAdvance("row sum"))
+        self.plot.getAxis("bottom").set_turned(turned, longest)
+        self.keys_upright = turned
         rows = [i for i in range((iy0 // step_y) * step_y, iy1, step_y) if i >= iy0]
         yt = [(i + 0.5, short_token(result.tokens[i])) for i in rows]
         if column_mode:

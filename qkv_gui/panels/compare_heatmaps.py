@@ -27,6 +27,7 @@ from qkv_engine.compare import compare, key_tokens
 
 from .. import style
 from .attention_heatmap import nice_step, short_token
+from .turned_axis import TurnableAxis
 from .base import Panel
 from .theming import TextPool, ThemedTextMixin, scaled_metrics
 
@@ -83,6 +84,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.hover_cell_ij = None
         self.hover_text = ""
         self.tick_labels = {name: ([], []) for name in NAMES}  # plot -> (x ticks, y ticks) shown now
+        self.keys_upright = {name: False for name in NAMES}  # plot -> key names stand upright now
         self.shown_numbers = 0
         self._fit_pending = False
 
@@ -146,7 +148,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self._tick_font = tick_font
         self.plots, self.images, self.outlines, self.halos, self.pools = {}, {}, {}, {}, {}
         for col, name in enumerate(NAMES):
-            plot = self.canvas.addPlot(row=0, col=col)
+            # key names stand upright under narrow columns (more of them fit)
+            plot = self.canvas.addPlot(row=0, col=col, axisItems={"bottom": TurnableAxis("bottom")})
             plot.setMenuEnabled(False)
             plot.setMouseEnabled(False, False)
             plot.hideButtons()
@@ -344,6 +347,23 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
                 + "<br>".join(lines))
 
     # ----- labels and numbers that depend on the size -------------------------------------------------
+    @staticmethod
+    def _keys_upright(axis: TurnableAxis, w_px: float, h_px: float, rows: int, cols: int, widest: float,
+                      line: float) -> bool:
+        """Stand the key names upright when that names more keys and queries in all: upright names make
+        the axis taller and the square cells smaller. Judged from the height the grid and its axis
+        share, the same whichever way the names stand now, so the layout settles."""
+        shared = h_px + axis.height()
+
+        def names(upright: bool, h: float) -> int:
+            px = max(1e-9, min(w_px / cols, max(1.0, h) / rows))
+            key_step = nice_step(((line + 2.0) if upright else (widest + 6.0)) / px)
+            return -(-cols // key_step) + -(-rows // nice_step((line + 1.0) / px))
+
+        upright = names(True, shared - axis.upright_height(widest)) > names(False, shared - axis.across_height())
+        axis.set_turned(upright, widest)
+        return upright
+
     def _update_labels(self) -> None:
         cmp, result, pinned = self._cmp, self._result, self._pinned
         if cmp is None or not cmp.comparable or result is None or result.n == 0 or self.showing_message():
@@ -365,7 +385,9 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             row_toks, col_toks = labels[name]
             col_texts = [short_token(t) for t in col_toks]
             widest = max(metrics.horizontalAdvance(t) for t in col_texts)
-            step_x = nice_step((widest + 6.0) / px_x)
+            upright = self._keys_upright(plot.getAxis("bottom"), w_px, h_px, rows, cols, widest, metrics.height())
+            self.keys_upright[name] = upright
+            step_x = nice_step(((metrics.height() + 2.0) if upright else (widest + 6.0)) / px_x)
             step_y = nice_step((metrics.height() + 1.0) / px_y)
             xt = [(j + 0.5, col_texts[j]) for j in range(0, cols, step_x)]
             yt = [(i + 0.5, short_token(row_toks[i])) for i in range(0, rows, step_y)]

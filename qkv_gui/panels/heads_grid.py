@@ -25,6 +25,7 @@ from qkv_engine.scenario import MAX_HEADS
 
 from .. import style
 from .attention_heatmap import nice_step, short_token
+from .turned_axis import TurnableAxis
 from .base import Panel
 from .theming import TextPool, ThemedTextMixin
 
@@ -106,7 +107,7 @@ class _HeadView:
             item.setZValue(z)
             self.vb.addItem(item, ignoreBounds=True)
         self.numbers = TextPool(self.vb, font=number_font, z=12)
-        self.keyAxis = pg.AxisItem("bottom", textPen=style.INK["key"], pen=style.MUTED)
+        self.keyAxis = TurnableAxis("bottom", textPen=style.INK["key"], pen=style.MUTED)
         self.keyAxis.setStyle(tickFont=tick_font, tickLength=-3)
         self.keyAxis.linkToView(self.vb)
         self.shape = None
@@ -130,6 +131,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.hover_text = ""
         self.x_tick_labels: list = []
         self.y_tick_labels: list = []
+        self.keys_upright = False  # key names stand upright (too narrow columns to write them across)
+        self._col_widths = np.zeros(0)
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -220,11 +223,26 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         gap, pad = room["gap"], FRAME_PAD
         outer_w = width - 2 * MARGIN - room["query"] - room["bar"] - gap
         outer_h = height - 2 * MARGIN
-        extra = (room["title"] + room["key"] + 2 * pad, 2 * pad)
-        rows, cols = grid_shape(count, outer_w, outer_h, aspect=(n, m), gap=gap, overhead=extra)
-        cell_w = ((outer_w - (cols - 1) * gap) / cols - 2 * pad) / max(1, m)
-        cell_h = ((outer_h - (rows - 1) * gap) / rows - room["title"] - room["key"] - 2 * pad) / max(1, n)
-        cell = max(0.02, min(cell_w, cell_h, MAX_CELL_PX))
+
+        def arrange(key_room: float) -> tuple:
+            extra = (room["title"] + key_room + 2 * pad, 2 * pad)
+            rows_, cols_ = grid_shape(count, outer_w, outer_h, aspect=(n, m), gap=gap, overhead=extra)
+            cell_w = ((outer_w - (cols_ - 1) * gap) / cols_ - 2 * pad) / max(1, m)
+            cell_h = ((outer_h - (rows_ - 1) * gap) / rows_ - room["title"] - key_room - 2 * pad) / max(1, n)
+            return rows_, cols_, max(0.02, min(cell_w, cell_h, MAX_CELL_PX))
+
+        # Key names stand upright under narrow columns when that names more keys and queries in all
+        # (upright names need a taller strip, which makes the cells smaller).
+        rows, cols, cell = arrange(room["key"])
+        upright = False
+        if m > 1 and len(self._col_widths) == m:
+            longest = float(self._col_widths.max())
+            tall = self.views[0].keyAxis.upright_height(longest)
+            up_rows, up_cols, up_cell = arrange(tall)
+            if self._names_shown(n, m, up_cell, True) > self._names_shown(n, m, cell, False):
+                rows, cols, cell, upright = up_rows, up_cols, up_cell, True
+                room["key"] = tall
+        self.keys_upright = upright
         bw, bh = m * cell + 2 * pad, n * cell + 2 * pad
         row_h = room["title"] + bh + room["key"]
         total_w = room["query"] + cols * bw + (cols - 1) * gap + gap + room["bar"]
@@ -241,7 +259,11 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             v.title.setGeometry(QtCore.QRectF(x - gap / 2, y, bw + gap, room["title"]))
             v.vb.setGeometry(QtCore.QRectF(x, y + room["title"], bw, bh))
             v.vb.setRange(xRange=(-pad / cell, m + pad / cell), yRange=(-pad / cell, n + pad / cell), padding=0.0)
-            v.keyAxis.setHeight(int(room["key"]))
+            if upright:
+                v.keyAxis.set_turned(True, float(self._col_widths.max()))
+            else:
+                v.keyAxis.set_turned(False)
+                v.keyAxis.setHeight(int(room["key"]))
             v.keyAxis.setGeometry(QtCore.QRectF(x, y + room["title"] + bh, bw, room["key"]))
             v.placed = True
         for r in range(rows):
@@ -265,6 +287,16 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.colorbar.show()
         self._grid = (rows, cols, count)
         self._block = (bw, gap)
+
+    def _key_step(self, cell: float, upright: bool) -> int:
+        """Every how many keys a name fits under cells ``cell`` pixels wide, across or upright."""
+        need = self._metrics.height() + 2.0 if upright else float(self._col_widths.max()) + 6.0
+        return nice_step(need / max(1e-9, cell))
+
+    def _names_shown(self, n: int, m: int, cell: float, upright: bool) -> int:
+        """How many key and query names one heatmap shows with square cells ``cell`` pixels wide."""
+        query_step = nice_step((self._metrics.height() + 1.0) / max(1e-9, cell))
+        return -(-m // self._key_step(cell, upright)) + -(-n // query_step)
 
     def _relayout(self) -> None:
         """The canvas changed size (or the text did): place everything again, then the labels and titles."""
@@ -404,7 +436,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         px_x = max(1.0, vb.width()) / max(1e-9, x1 - x0)
         px_y = max(1.0, vb.height()) / max(1e-9, y1 - y0)
         fm = self._metrics
-        step_x = nice_step((float(self._col_widths.max()) + 6.0) / px_x)
+        step_x = self._key_step(px_x, self.keys_upright)
         step_y = nice_step((fm.height() + 1.0) / px_y)
         xt = [(j + 0.5, self._col_names[j]) for j in range(0, m, step_x)]
         yt = [(i + 0.5, self._row_names[i]) for i in range(0, n, step_y)]

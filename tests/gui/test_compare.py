@@ -138,3 +138,34 @@ def test_twenty_tokens_and_a_diverging_colour_bar(window, panel, qtbot):
     ticks = [t for t, _text in panel.diff_bar.axis._tickLevels[0]]
     assert min(ticks) < 0 == ticks[1] < max(ticks)  # 0 in the middle, symmetric ends
     assert ticks[0] == pytest.approx(-ticks[2])
+
+
+def test_key_names_stand_upright_under_narrow_columns_and_settle(window, panel, qtbot):
+    words = "the cat sat on the warm mat today".split()
+    s = window.session
+    s.set_text(" ".join(words))
+    settle()
+    pin(qtbot, panel)
+    s.set_cell("w_q", 0, 0, "0.9")
+    settle(rounds=6)
+    app = QtWidgets.QApplication.instance()
+    seen = set()
+    for width in (360, 480, 640, 900, 1300):
+        panel.canvas.setFixedWidth(width)
+        settle(rounds=6)
+        state = [(panel.keys_upright[n], panel.plots[n].getAxis("bottom").height()) for n in ("a", "b", "diff")]
+        for _ in range(4):
+            app.processEvents()
+        # settled: nothing flips back and forth
+        assert state == [(panel.keys_upright[n], panel.plots[n].getAxis("bottom").height()) for n in ("a", "b", "diff")]
+        for name in ("a", "b", "diff"):
+            axis = panel.plots[name].getAxis("bottom")
+            xt, _yt = panel.tick_labels[name]
+            assert axis.turned == panel.keys_upright[name]
+            if axis.turned:
+                assert [t for _, t in axis.turned_texts] == [t for _, t in xt]
+                assert len(xt) == len(words)  # upright, every key is named
+            seen.add(axis.turned)
+    panel.canvas.setMinimumWidth(0)
+    panel.canvas.setMaximumWidth(16777215)
+    assert seen == {True, False}

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine.heads_view import projection_cell
 from qkv_gui import style
@@ -319,3 +319,22 @@ def test_heads_in_the_dock_are_equal_and_inside(heads, three):
 def test_concat_in_the_dock_is_inside(concat):
     for key in ("c", "w_o", "y"):
         assert _inside(concat, concat.grids[key].image), key
+
+
+def test_exported_heads_stand_key_names_upright_to_name_every_key(qtbot):
+    # 4 heads of 8 tokens on a 960 x 600 slide: written across, only 2 of the 8 key names fitted
+    # under each heatmap; upright, every key and every query is named.
+    words = "the cat sat on the warm mat today".split()
+    with _staged("heads", 4, (960, 600), text=" ".join(words)) as panel:
+        assert panel.keys_upright
+        assert [t for _, t in panel.x_tick_labels] == words
+        assert [t for _, t in panel.y_tick_labels] == words
+        rects = [_on_canvas(panel, panel.views[h].keyAxis) for h in range(4)]
+        for h in range(4):
+            axis = panel.views[h].keyAxis
+            assert axis.turned and [t for _, t in axis.turned_texts] == words
+            assert _inside(panel, axis)
+            longest = QtGui.QFontMetricsF(axis.style["tickFont"]).horizontalAdvance("today")
+            assert axis.height() >= longest  # the longest name has room
+            # no name over another head's heatmap (its own heatmap only meets the inward tick marks)
+            assert not any(rects[h].intersects(_on_canvas(panel, panel.views[g].vb)) for g in range(4) if g != h)

@@ -339,7 +339,7 @@ def test_512_tokens_with_masks(window, qtbot):
     assert not covered(panel.maskFill, 400, 5)
     assert "no key left" in panel.sumNote.text().lower()
     assert 2 <= len(panel.open_key_labels) <= 60
-    assert 2 <= len(panel.x_tick_labels) <= 40
+    assert 2 <= len(panel.x_tick_labels) <= 80  # thinned (upright names: every 10th)
     start = time.perf_counter()
     panel.show_result(result, s.selection)
     assert time.perf_counter() - start < 0.5

@@ -188,3 +188,75 @@ def test_one_token_and_empty_sentence(window, qtbot):
     window.session.set_text("")
     settle(qtbot)
     assert panel.showing_hint()
+
+
+def _ink_rows(image: QtGui.QImage, x0: int, x1: int, y0: int, y1: int) -> int:
+    """How many pixel rows between y0 and y1 have a non-white pixel between x0 and x1."""
+    rows = 0
+    for y in range(max(0, y0), min(image.height(), y1)):
+        if any(QtGui.QColor(image.pixel(x, y)).lightness() < 200 for x in range(max(0, x0), min(image.width(), x1))):
+            rows += 1
+    return rows
+
+
+def test_key_names_stand_upright_when_written_across_most_would_be_left_out(window):
+    panel = heatmap(window)
+    axis = panel.plot.getAxis("bottom")
+    window.session.set_text("the cat sat on the warm mat today")
+    settle(rounds=6)
+    # in the grid the columns are ~20 px wide: across, only every 5th name fitted
+    assert panel.keys_upright and axis.turned
+    names = [t for _, t in panel.x_tick_labels]
+    assert names == ["the", "cat", "sat", "on", "the", "warm", "mat", "today", "row sum"]
+    assert [t for _, t in axis.turned_texts] == names  # every one drawn
+    metrics = QtGui.QFontMetricsF(axis.style["tickFont"])
+    assert axis.height() >= metrics.horizontalAdvance("today") + metrics.height()  # room for the longest
+    xs = [x for x, _ in axis.turned_texts]
+    assert min(b - a for a, b in zip(xs, xs[1:])) >= metrics.height()  # neighbours do not overlap
+    assert len(panel.y_tick_labels) == 8  # and every query name still fits
+    # on screen: under the column of 'today' the ink runs down the axis, taller than a line of text
+    image = panel.canvas.grab().toImage()
+    pos = panel.canvas.mapFromScene(panel.scene_pos_of_key_label(7))
+    top = int(axis.sceneBoundingRect().top())
+    assert _ink_rows(image, pos.x() - 3, pos.x() + 4, top + 4, top + int(axis.height())) > 2 * metrics.height()
+
+    # shown alone the panel is wide: the names lie across again, all of them
+    window.grid.focus("heatmapPanel")
+    settle(rounds=6)
+    assert not panel.keys_upright and not axis.turned
+    assert [t for _, t in panel.x_tick_labels][:8] == names[:8]
+    window.grid.focus(None)
+    settle(rounds=6)
+    assert panel.keys_upright
+    # clicking an upright name still picks its key
+    assert panel.key_label_at(panel.scene_pos_of_key_label(5)) == 5
+
+
+def test_three_key_names_stay_across(window):
+    panel = heatmap(window)
+    assert not panel.keys_upright and not panel.plot.getAxis("bottom").turned
+    assert [t for _, t in panel.x_tick_labels][:3] == ["The", "cat", "sat"]
+
+
+def test_upright_names_settle_at_every_size(window):
+    """Whether names stand up depends on the plot's size, and standing them up changes the plot's
+    height: the layout must settle at every size, not flip between the two."""
+    panel = heatmap(window)
+    window.session.set_text(" ".join(f"word{i}" for i in range(24)))
+    settle()
+    app = QtWidgets.QApplication.instance()
+    seen = set()
+    try:
+        for height in (160, 200, 260, 340):
+            for width in range(150, 560, 30):
+                panel.canvas.setFixedSize(width, height)
+                settle(rounds=6)
+                state = (panel.keys_upright, panel.plot.getAxis("bottom").height(), len(panel.x_tick_labels))
+                for _ in range(4):
+                    app.processEvents()
+                assert (panel.keys_upright, panel.plot.getAxis("bottom").height(), len(panel.x_tick_labels)) == state
+                seen.add(panel.keys_upright)
+    finally:
+        panel.canvas.setMinimumSize(0, 0)
+        panel.canvas.setMaximumSize(16777215, 16777215)
+    assert seen == {True, False}  # both ways were met
