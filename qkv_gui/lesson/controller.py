@@ -171,7 +171,9 @@ class LessonController(QtCore.QObject):
         window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         self.dock.hide()
         self.dock.visibilityChanged.connect(self._dock_visibility)
-        self.cover = _Cover(window, window.grid)
+        # over what shows of the panels: the scroll area, not the grid inside it (which can be
+        # taller than the window on a small screen)
+        self.cover = _Cover(window, getattr(window, "gridScroll", window.grid))
 
         p = self.pane
         for st in self.steps:

@@ -231,6 +231,29 @@ def test_exercise_accepts_right_and_rejects_wrong(make_window, qtbot):
     assert lesson.pane.stack.currentWidget() is lesson.pane.text and not lesson.cover.isVisible()
 
 
+def test_exercise_cover_hides_the_panels_on_a_small_screen_and_stays_in_the_window(make_window, qtbot):
+    # On a 1024 x 768 projector the panel grid is taller than its area and scrolls: the cover must
+    # lie over the whole visible area, scroll bar included, and not spill over the status line.
+    w = make_window("seed-cat")
+    w.resize(1024, 740)
+    w.enter_lesson_mode()
+    lesson = w.lesson
+    lesson.pane.aloneButton.setChecked(False)  # all nine panels, this step's outlined
+    settle(rounds=6)
+    lesson.set_exercise(True)
+    lesson.new_exercise("q", i=0, c=0)
+    settle()
+    scroll = w.gridScroll
+    assert w.grid.height() > scroll.viewport().height()  # the grid scrolls here
+    area = QtCore.QRect(scroll.mapTo(w, QtCore.QPoint(0, 0)), scroll.size())
+    assert lesson.cover.isVisible() and lesson.cover.geometry() == area
+    assert w.rect().contains(lesson.cover.geometry())
+    assert not lesson.cover.geometry().intersects(w.statusBar().geometry())
+    w.resize(1100, 700)  # follows the area when the window changes size
+    settle(rounds=6)
+    assert lesson.cover.geometry() == QtCore.QRect(scroll.mapTo(w, QtCore.QPoint(0, 0)), scroll.size())
+
+
 def test_presenter_mode_enters_full_screen_and_esc_restores_the_layout(lesson_window, qtbot):
     w = lesson_window
     lesson = w.lesson
