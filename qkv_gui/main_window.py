@@ -35,6 +35,20 @@ def recovery_path() -> Path:
     return Path(folder or Path.home() / ".qkv-visualizer") / "recovery.qkv.json"
 
 
+#: Help → Keyboard and mouse (a test checks every shortcut named here is a real one).
+KEYS_HELP = (
+    "Click a token row, a bar, a heatmap cell or a pie slice to select it everywhere.\n"
+    "Double-click a number to edit it; Enter keeps it, Esc cancels.\n"
+    "Double-click a panel's title (or its \u2922 button) to show it alone.\n"
+    "Right-click a panel to export or copy it.\n\n"
+    "Ctrl+Z / Ctrl+Shift+Z: undo / redo.   Ctrl+S: save.   Ctrl+O: open.\n"
+    "Ctrl+E: export the panel.   Ctrl+Shift+C: copy it as a picture.\n"
+    "Ctrl+L: lesson.   \u2192 / \u2190 (or Space, Page Down / Page Up): next / previous step.\n"
+    "Ctrl+Shift+E: exercise.   F5: presenter (Esc leaves).\n"
+    "F11: full screen.   Ctrl+Q: quit."
+)
+
+
 class MainWindow(QtWidgets.QMainWindow):
     def __init__(self, preset: str = presets.DEFAULT, settings: QtCore.QSettings | None = None, parent=None,
                  recovery: Path | None = None):
@@ -351,7 +365,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presetCombo.currentIndexChanged.connect(lambda i: self.load_preset(self.presetCombo.itemData(i)))
         file_menu.addSeparator()
         quit_act = file_menu.addAction("&Quit")
-        quit_act.setShortcut(QtGui.QKeySequence.StandardKey.Quit)
+        quit_act.setShortcut(QtGui.QKeySequence("Ctrl+Q"))  # StandardKey.Quit is empty on some desktops
         quit_act.triggered.connect(self.close)
 
         self.editMenu = edit_menu = mb.addMenu("&Edit")
@@ -421,14 +435,7 @@ class MainWindow(QtWidgets.QMainWindow):
         )
 
     def _keys_help(self) -> None:
-        QtWidgets.QMessageBox.information(
-            self,
-            "Keyboard and mouse",
-            "Click a token row, a bar, a heatmap cell or a pie slice to select it everywhere.\n"
-            "Double-click a number to edit it; Enter keeps it, Esc cancels.\n"
-            "Double-click a panel's title (or its \u2922 button) to show it alone.\n"
-            "F11: full screen.   Ctrl+Q: quit.",
-        )
+        QtWidgets.QMessageBox.information(self, "Keyboard and mouse", KEYS_HELP)
 
     # ----- remembered layout ------------------------------------------------------------------
     def _restore_settings(self) -> None:

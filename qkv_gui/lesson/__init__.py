@@ -41,7 +41,7 @@ def install_lesson(window) -> LessonController:
     action("&Next step\t\u2192  Space  PgDn", lambda: (lesson.enter(), lesson.next()), name="lessonNextAction")
     action("&Previous step\t\u2190  PgUp", lambda: (lesson.enter(), lesson.previous()), name="lessonPreviousAction")
     menu.addSeparator()
-    lesson.exerciseAction = action("&Exercise: hide a number", lambda on: lesson.set_exercise(on), "Ctrl+E", True,
+    lesson.exerciseAction = action("&Exercise: hide a number", lambda on: lesson.set_exercise(on), "Ctrl+Shift+E", True,
                                    "lessonExerciseAction")
     lesson.pane.exerciseButton.toggled.connect(lesson.exerciseAction.setChecked)
     lesson.presenterAction = action(

@@ -1,8 +1,11 @@
 """The main window as a teacher uses it: type, edit cells, toggle options, and see the session follow."""
 
+import re
+
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6.QtTest import QTest
 
 from qkv_engine import compute, presets
 from qkv_gui.session import Selection
@@ -319,3 +322,42 @@ def test_panel_titles_shorten_instead_of_widening_the_grid(window):
     shown = frame.titleLabel.fontMetrics().horizontalAdvance(QtWidgets.QLabel.text(frame.titleLabel))
     assert shown <= frame.titleLabel.width() + 1  # elided to fit, the whole title in the tool tip
     assert frame.titleLabel.toolTip() == frame.titleLabel.text()
+
+
+def _shortcut_owners(window) -> dict:
+    owners: dict = {}
+    for action in window.findChildren(QtGui.QAction):
+        for seq in action.shortcuts():
+            if not seq.isEmpty():
+                owners.setdefault(seq.toString(), []).append(action.text())
+    return owners
+
+
+def test_no_two_actions_share_a_shortcut(window):
+    # Qt runs neither of two actions that share a key: the key would silently do nothing.
+    owners = _shortcut_owners(window)
+    assert {key: names for key, names in owners.items() if len(names) > 1} == {}
+    for key in ("Ctrl+E", "Ctrl+Shift+E", "Ctrl+Q", "Ctrl+S", "Ctrl+Z", "Ctrl+L", "F5", "F11"):
+        assert key in owners, key
+
+
+def test_ctrl_e_exports_and_ctrl_shift_e_starts_an_exercise(window, qtbot, monkeypatch):
+    exported = []
+    monkeypatch.setattr(window.exporter, "export_panel", lambda: exported.append(True))
+    window.activateWindow()
+    window.setFocus()
+    QTest.keySequence(window, QtGui.QKeySequence("Ctrl+E"))
+    settle()
+    assert exported == [True]
+    QTest.keySequence(window, QtGui.QKeySequence("Ctrl+Shift+E"))
+    settle()
+    assert window.lesson.active and window.lesson.exerciseAction.isChecked()
+
+
+def test_the_keys_help_names_only_real_shortcuts(window):
+    from qkv_gui.main_window import KEYS_HELP
+
+    owners = _shortcut_owners(window)
+    named = re.findall(r"\b(?:Ctrl\+(?:Shift\+)?[A-Z]|F\d+)\b", KEYS_HELP)
+    assert len(named) >= 10
+    assert [key for key in named if key not in owners] == []
