@@ -49,6 +49,22 @@ KEYS_HELP = (
 )
 
 
+#: The window's size on a first start, when the screen has room for it.
+FIRST_SIZE = (1600, 1000)
+#: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
+FRAME_ROOM = (16, 48)
+
+
+def first_size(screen: QtGui.QScreen | None) -> QtCore.QSize:
+    """The window's size on a first start: 1600 x 1000, or the room a smaller screen has (a 1024 x 768
+    projector): a window bigger than the screen would hide its own edges."""
+    if screen is None:
+        return QtCore.QSize(*FIRST_SIZE)
+    room = screen.availableGeometry()
+    return QtCore.QSize(min(FIRST_SIZE[0], room.width() - FRAME_ROOM[0]),
+                        min(FIRST_SIZE[1], room.height() - FRAME_ROOM[1]))
+
+
 class MainWindow(QtWidgets.QMainWindow):
     def __init__(self, preset: str = presets.DEFAULT, settings: QtCore.QSettings | None = None, parent=None,
                  recovery: Path | None = None):
@@ -61,7 +77,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings = settings if settings is not None else QtCore.QSettings()
         self.session = Session(presets.load(preset), parent=self)
         self.session.preset_name = preset
-        self.resize(1600, 1000)
+        self.resize(first_size(QtGui.QGuiApplication.primaryScreen()))
         self.setDockNestingEnabled(True)
 
         self.options = SentenceOptionsWidget(self.session)

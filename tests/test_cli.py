@@ -86,7 +86,8 @@ def test_app_starts_and_quits_cleanly_offscreen(tmp_path):
     from PySide6 import QtGui
 
     image = QtGui.QImage(str(shot))
-    assert image.width() >= 800 and image.height() >= 500
+    # the first start fits the window to the screen: offscreen Qt's screen is 800 x 800
+    assert 700 <= image.width() <= 800 and 500 <= image.height() <= 800
 
 
 def test_readme_test_command_is_what_ci_runs():

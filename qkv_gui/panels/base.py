@@ -168,5 +168,22 @@ class Panel(QtWidgets.QWidget):
         if self._stale:
             self.refresh()
 
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        """At least the height the picture and its wrapped texts need at the panel's width now.
+
+        Splitters ask widgets only for a minimum size, not for a height that suits their width; a
+        narrow panel (a small screen) then got less height than its wrapped lines of arithmetic need,
+        and they were drawn over the plot. The panel grid scrolls instead."""
+        hint = super().minimumSizeHint()
+        layout = self.body.layout()
+        if layout is not None and self.width() > 0 and not self.showing_hint() and layout.hasHeightForWidth():
+            hint.setHeight(max(hint.height(), layout.minimumHeightForWidth(self.width())))
+        return hint
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()  # the wrapped texts' height follows the width: ask for it again
+
     def showing_hint(self) -> bool:
         return self._stack.currentWidget() is self.hint

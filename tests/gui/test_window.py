@@ -361,3 +361,54 @@ def test_the_keys_help_names_only_real_shortcuts(window):
     named = re.findall(r"\b(?:Ctrl\+(?:Shift\+)?[A-Z]|F\d+)\b", KEYS_HELP)
     assert len(named) >= 10
     assert [key for key in named if key not in owners] == []
+
+
+def _laid_out_widgets(layout) -> list:
+    """The visible widgets a layout places, through its nested layouts."""
+    found = []
+    for k in range(layout.count()):
+        item = layout.itemAt(k)
+        if item.widget() is not None and item.widget().isVisible():
+            found.append(item.widget())
+        elif item.layout() is not None:
+            found.extend(_laid_out_widgets(item.layout()))
+    return found
+
+
+@pytest.mark.parametrize("size", [(1008, 720), (1600, 1000)])
+def test_wrapped_texts_never_lie_over_the_pictures(window, size):
+    # On a 1024 x 768 projector the panels are narrow: their arithmetic wraps onto more lines, and
+    # those lines were drawn over the plot. Each panel now gets the height its texts need at its width
+    # (the grid scrolls for the rest).
+    window.resize(*size)
+    settle(rounds=8)
+    for name, panel in window.panels.items():
+        layout = panel.body.layout()
+        if layout is None or not layout.hasHeightForWidth():
+            continue
+        assert panel.body.height() >= layout.minimumHeightForWidth(panel.body.width()), name
+        shown = _laid_out_widgets(layout)
+        rects = [QtCore.QRect(w.mapTo(panel.body, QtCore.QPoint(0, 0)), w.size()) for w in shown]
+        for a in range(len(rects)):
+            for b in range(a + 1, len(rects)):
+                overlap = rects[a].intersected(rects[b])
+                assert overlap.isEmpty() or min(overlap.width(), overlap.height()) <= 1, \
+                    (name, shown[a].objectName(), shown[b].objectName())
+
+
+def test_first_start_fits_the_window_to_a_small_screen():
+    from qkv_gui.main_window import first_size
+
+    class Screen:
+        def __init__(self, w, h):
+            self.room = QtCore.QRect(0, 0, w, h)
+
+        def availableGeometry(self):  # noqa: N802 (Qt naming)
+            return self.room
+
+    assert first_size(None) == QtCore.QSize(1600, 1000)
+    assert first_size(Screen(2560, 1400)) == QtCore.QSize(1600, 1000)
+    for w, h in ((1024, 740), (1280, 690), (1366, 728)):
+        size = first_size(Screen(w, h))
+        assert size.width() <= w - 8 and size.height() <= h - 30  # room for the window's frame
+        assert size.width() >= 0.95 * w - 16 or size.width() == 1600
