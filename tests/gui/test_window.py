@@ -412,3 +412,41 @@ def test_first_start_fits_the_window_to_a_small_screen():
         size = first_size(Screen(w, h))
         assert size.width() <= w - 8 and size.height() <= h - 30  # room for the window's frame
         assert size.width() >= 0.95 * w - 16 or size.width() == 1600
+
+
+@pytest.mark.parametrize("experiments", [False, True])
+def test_the_layout_settles_at_every_window_size(window, experiments):
+    """Panels ask for more height when they get narrower and the grid scrolls when they do not fit; a
+    scroll bar takes width; key names stand up or lie down. None of that may keep the layout moving:
+    after a few turns of the event loop at any size, nothing is resized any more."""
+    app = QtWidgets.QApplication.instance()
+    window.session.set_text("the quick brown fox jumps over the lazy dog while the cat sleeps")
+    if experiments:
+        from qkv_gui.experiments import open_experiment
+
+        window.session.set_heads(3)
+        open_experiment(window, "dockHeads")
+        open_experiment(window, "dockCompare")
+        window.findChild(QtWidgets.QPushButton, "pinButton").click()
+        window.session.set_cell("w_q", 0, 0, "0.9")
+    settle()
+    resized = [0]
+
+    class Count(QtCore.QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QtCore.QEvent.Type.Resize and isinstance(obj, QtWidgets.QWidget) \
+                    and obj.window() is window:
+                resized[0] += 1
+            return False
+
+    counter = Count()
+    app.installEventFilter(counter)
+    try:
+        for width, height in [(w, h) for h in (620, 700, 790, 900) for w in range(700, 1660, 80)]:
+            window.resize(width, height)
+            settle(rounds=8)
+            resized[0] = 0
+            settle(rounds=4)
+            assert resized[0] == 0, (width, height)
+    finally:
+        app.removeEventFilter(counter)
