@@ -27,6 +27,8 @@ PREVIOUS_KEYS = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
 LARGER_KEYS = {Qt.Key.Key_Plus, Qt.Key.Key_Equal}
 SMALLER_KEYS = {Qt.Key.Key_Minus}
 PRESENTER_SCALE = 1.5
+#: Below this width (pixels) entering the lesson narrows the editing docks to leave the panel room.
+NARROW_WINDOW = 1400
 PANE_SHARE = 0.42  # of the screen width, for the lesson pane in presenter mode
 
 
@@ -211,7 +213,19 @@ class LessonController(QtCore.QObject):
         self.dock.show()
         self.dock.raise_()
         total = self.window.width()
-        self.window.resizeDocks([self.dock], [max(380, int(total * 0.3))], Qt.Orientation.Horizontal)
+        if total < NARROW_WINDOW:
+            # A small screen (a projector): the editing docks give up their spare width, so that the
+            # step's panel keeps a third of the window next to the lesson text.
+            w = self.window
+            left = [d for d in w.findChildren(QtWidgets.QDockWidget)
+                    if d.isVisible() and not d.isFloating()
+                    and w.dockWidgetArea(d) == Qt.DockWidgetArea.LeftDockWidgetArea]
+            if left:
+                w.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
+                              Qt.Orientation.Horizontal)
+            self.window.resizeDocks([self.dock], [max(300, int(total * 0.3))], Qt.Orientation.Horizontal)
+        else:
+            self.window.resizeDocks([self.dock], [max(380, int(total * 0.3))], Qt.Orientation.Horizontal)
         QtWidgets.QApplication.instance().installEventFilter(self._key_filter)
         self.go(self.index, force=True)
         self.pane.text.setFocus()  # Up / Down scroll the text; the lesson keys work from here

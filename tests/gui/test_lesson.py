@@ -310,3 +310,26 @@ def test_command_line_opens_straight_into_the_lesson(tmp_path):
 
     img = QtGui.QImage(str(shot))
     assert not img.isNull() and img.width() > 600
+
+
+def test_lesson_on_a_small_screen_leaves_the_panel_room(make_window):
+    # 1024 x 768 projector: the editing docks (400 px) and the lesson pane left the step's panel a
+    # fifth of the window; entering the lesson now narrows the docks to what they need.
+    w = make_window()
+    w.resize(1008, 720)
+    settle(rounds=6)
+    w.enter_lesson_mode()
+    settle(rounds=6)
+    frame = w.grid.frames[w.lesson.highlighted_panel() or "embeddingPanel"]
+    assert frame.isVisible() and frame.width() >= 0.25 * w.width()
+    for dock in w.docks.values():
+        assert dock.isVisible() and dock.width() >= dock.minimumSizeHint().width()
+
+
+def test_lesson_on_a_big_screen_keeps_the_docks_as_they_were(make_window):
+    w = make_window()
+    settle()
+    before = {name: dock.width() for name, dock in w.docks.items()}
+    w.enter_lesson_mode()
+    settle(rounds=6)
+    assert {name: dock.width() for name, dock in w.docks.items()} == before
