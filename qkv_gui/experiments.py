@@ -47,10 +47,14 @@ def _widen(window, dock, always: bool) -> None:
         if dock.isFloating() or dock.isHidden() or window.dockWidgetArea(dock) not in (
                 Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea):
             return
+        if always and hasattr(window, "make_room"):
+            window.make_room()  # a small screen: the editing docks on the left give up spare width
         target = dock_width(window)
-        grid = getattr(window, "grid", None)
-        crowding = grid is not None and dock.width() > grid.width()  # the grid should keep the most room
-        if always or dock.width() < LAB_DOCK_MIN or crowding:
+        if hasattr(window, "room_on_the_right"):  # never squeeze the panels below their minimum
+            target = max(dock.minimumSizeHint().width(), min(target, window.room_on_the_right()))
+        central = window.centralWidget()
+        crowding = central is not None and dock.width() > central.width()  # the grid keeps the most room
+        if always or dock.width() < min(LAB_DOCK_MIN, target) or crowding:
             dock.setFixedWidth(target)
             QtCore.QTimer.singleShot(0, dock, lambda: _let_go(dock))
     except RuntimeError:  # the window or dock is gone

@@ -49,6 +49,11 @@ KEYS_HELP = (
 )
 
 
+#: The panel area is never narrower than this (pixels): a dock opened beside it cannot squeeze it away.
+CENTRAL_MIN_WIDTH = 300
+#: A window narrower than this (pixels) is a small screen: the lesson and the experiments first narrow
+#: the editing docks to what they need.
+NARROW_WINDOW = 1400
 #: The window's size on a first start, when the screen has room for it.
 FIRST_SIZE = (1600, 1000)
 #: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
@@ -119,6 +124,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gridScroll.setWidgetResizable(True)
         self.gridScroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.gridScroll.setWidget(self.grid)
+        self.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
         self.setCentralWidget(self.gridScroll)
 
         self.statusBar().setObjectName("statusBar")
@@ -137,6 +143,25 @@ class MainWindow(QtWidgets.QMainWindow):
         install_export_actions(self)
         install_experiments(self)
         self._reopen_experiments()
+
+    # ----- room on a small screen ----------------------------------------------------------------
+    def editing_docks_on_the_left(self) -> list:
+        return [d for d in self.findChildren(QtWidgets.QDockWidget)
+                if d.isVisible() and not d.isFloating()
+                and self.dockWidgetArea(d) == Qt.DockWidgetArea.LeftDockWidgetArea]
+
+    def make_room(self) -> None:
+        """On a small screen (narrower than ``NARROW_WINDOW``), narrow the docks on the left to what
+        they need, for a dock about to open on the right (the lesson, an experiment)."""
+        left = self.editing_docks_on_the_left()
+        if self.width() < NARROW_WINDOW and left:
+            self.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
+                             Qt.Orientation.Horizontal)
+
+    def room_on_the_right(self) -> int:
+        """How wide a dock on the right can be while the panel area keeps its minimum width."""
+        left = max((d.width() for d in self.editing_docks_on_the_left()), default=0)
+        return self.width() - left - CENTRAL_MIN_WIDTH - 16  # 16: the docks' separators
 
     # ----- actions ----------------------------------------------------------------------------
     def load_preset(self, name: str) -> None:

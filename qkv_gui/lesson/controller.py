@@ -27,8 +27,7 @@ PREVIOUS_KEYS = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
 LARGER_KEYS = {Qt.Key.Key_Plus, Qt.Key.Key_Equal}
 SMALLER_KEYS = {Qt.Key.Key_Minus}
 PRESENTER_SCALE = 1.5
-#: Below this width (pixels) entering the lesson narrows the editing docks to leave the panel room.
-NARROW_WINDOW = 1400
+NARROW_WINDOW = 1400  # the main window's: below it the editing docks narrow for the lesson pane
 PANE_SHARE = 0.42  # of the screen width, for the lesson pane in presenter mode
 
 
@@ -213,16 +212,10 @@ class LessonController(QtCore.QObject):
         self.dock.show()
         self.dock.raise_()
         total = self.window.width()
-        if total < NARROW_WINDOW:
+        if total < NARROW_WINDOW and hasattr(self.window, "make_room"):
             # A small screen (a projector): the editing docks give up their spare width, so that the
-            # step's panel keeps a third of the window next to the lesson text.
-            w = self.window
-            left = [d for d in w.findChildren(QtWidgets.QDockWidget)
-                    if d.isVisible() and not d.isFloating()
-                    and w.dockWidgetArea(d) == Qt.DockWidgetArea.LeftDockWidgetArea]
-            if left:
-                w.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
-                              Qt.Orientation.Horizontal)
+            # step's panel keeps room next to the lesson text.
+            self.window.make_room()
             self.window.resizeDocks([self.dock], [max(300, int(total * 0.3))], Qt.Orientation.Horizontal)
         else:
             self.window.resizeDocks([self.dock], [max(380, int(total * 0.3))], Qt.Orientation.Horizontal)

@@ -304,6 +304,24 @@ def test_every_experiment_dock_opens_wide_and_the_grid_keeps_the_most_room(three
     assert dock.isVisible() and not dock.isFloating()
     assert 420 <= dock.width() <= 620, dock.width()
     assert three.grid.width() > dock.width()
+    assert three.gridScroll.width() > dock.width()  # what shows of the grid, too
+
+
+@pytest.mark.parametrize("name", ["dockScalingLab", "dockHeads", "dockConcat", "dockCompare"])
+def test_on_a_small_screen_an_experiment_leaves_the_panels_in_sight(three, name):
+    # 1024 x 768 projector: the dock used to take all but 54 px of the panel area (which scrolls).
+    from qkv_gui.main_window import CENTRAL_MIN_WIDTH
+
+    three.resize(1008, 720)
+    settle(rounds=6)
+    three.open_experiment(name)
+    settle(rounds=6)
+    dock = three.experiment_docks[name]
+    assert three.width() == 1008  # the window did not grow past the screen
+    assert dock.isVisible() and dock.width() >= max(300, dock.minimumSizeHint().width())
+    assert three.gridScroll.width() >= CENTRAL_MIN_WIDTH
+    for left in three.docks.values():  # the editing docks gave up their spare width, still whole
+        assert left.isVisible() and left.width() >= left.minimumSizeHint().width()
 
 
 def test_heads_in_the_dock_are_equal_and_inside(heads, three):
