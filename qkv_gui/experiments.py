@@ -106,6 +106,8 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
         # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
         restored = window.restoreDockWidget(dock)
         always = not restored  # ... else on the right, about a third of the window wide
+        if hasattr(window, "tab_on_a_short_screen"):
+            window.tab_on_a_short_screen(dock)
         window.experiment_docks[name] = dock
         window.experiment_panels[cls.object_name] = panel
         exporter = getattr(window, "exporter", None)

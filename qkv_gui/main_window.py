@@ -50,10 +50,12 @@ KEYS_HELP = (
 
 
 #: The panel area is never narrower than this (pixels): a dock opened beside it cannot squeeze it away.
-CENTRAL_MIN_WIDTH = 300
+CENTRAL_MIN_WIDTH = 260
 #: A window narrower than this (pixels) is a small screen: the lesson and the experiments first narrow
 #: the editing docks to what they need.
 NARROW_WINDOW = 1400
+#: A window lower than this (pixels) is a short screen: docks opening on the right share tabs.
+SHORT_WINDOW = 900
 #: The window's size on a first start, when the screen has room for it.
 FIRST_SIZE = (1600, 1000)
 #: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
@@ -157,6 +159,18 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.width() < NARROW_WINDOW and left:
             self.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
                              Qt.Orientation.Horizontal)
+
+    def tab_on_a_short_screen(self, dock: QtWidgets.QDockWidget) -> None:
+        """On a short screen (lower than ``SHORT_WINDOW``) a dock opening on the right shares a tab with
+        one already there: stacked, their pictures would make the window taller than the screen."""
+        if self.height() >= SHORT_WINDOW or dock.isFloating() or self.tabifiedDockWidgets(dock) \
+                or self.dockWidgetArea(dock) != Qt.DockWidgetArea.RightDockWidgetArea:
+            return
+        there = [d for d in self.findChildren(QtWidgets.QDockWidget)
+                 if d is not dock and d.isVisible() and not d.isFloating()
+                 and self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]
+        if there:
+            self.tabifyDockWidget(there[-1], dock)
 
     def room_on_the_right(self) -> int:
         """How wide a dock on the right can be while the panel area keeps its minimum width."""

@@ -209,6 +209,8 @@ class LessonController(QtCore.QObject):
             return
         self.active = True
         self._before_lesson_focus = self.window.grid.focused
+        if hasattr(self.window, "tab_on_a_short_screen"):
+            self.window.tab_on_a_short_screen(self.dock)  # beside an experiment, as a tab on a short screen
         self.dock.show()
         self.dock.raise_()
         total = self.window.width()

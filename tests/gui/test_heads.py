@@ -356,3 +356,26 @@ def test_exported_heads_stand_key_names_upright_to_name_every_key(qtbot):
             assert axis.height() >= longest  # the longest name has room
             # no name over another head's heatmap (its own heatmap only meets the inward tick marks)
             assert not any(rects[h].intersects(_on_canvas(panel, panel.views[g].vb)) for g in range(4) if g != h)
+
+
+def test_on_a_short_screen_experiments_open_as_tabs_and_the_window_fits(three):
+    # Stacked on the right, the lab and two more docks asked for 1005 px of height on a 720 px screen.
+    three.resize(1008, 720)
+    settle(rounds=6)
+    names = ["dockScalingLab", "dockHeads", "dockConcat", "dockCompare"]
+    for name in names:
+        three.open_experiment(name)
+        settle(rounds=6)
+        assert (three.width(), three.height()) == (1008, 720), name
+        dock = three.experiment_docks[name]
+        assert not dock.visibleRegion().isEmpty()  # the one just opened is the tab in front
+    docks = [three.experiment_docks[n] for n in names]
+    assert {d.objectName() for d in three.tabifiedDockWidgets(docks[0])} == set(names[1:])
+
+
+def test_on_a_tall_screen_experiments_stack(three):
+    for name in ("dockScalingLab", "dockHeads"):
+        three.open_experiment(name)
+        settle()
+    assert three.tabifiedDockWidgets(three.experiment_docks["dockHeads"]) == []
+    assert three.experiment_docks["dockHeads"].isVisible() and three.experiment_docks["dockScalingLab"].isVisible()

@@ -320,6 +320,7 @@ def test_lesson_on_a_small_screen_leaves_the_panel_room(make_window):
     settle(rounds=6)
     w.enter_lesson_mode()
     settle(rounds=6)
+    assert (w.width(), w.height()) == (1008, 720)  # the window did not grow past the screen
     frame = w.grid.frames[w.lesson.highlighted_panel() or "embeddingPanel"]
     assert frame.isVisible() and frame.width() >= 0.25 * w.width()
     for dock in w.docks.values():
@@ -333,3 +334,16 @@ def test_lesson_on_a_big_screen_keeps_the_docks_as_they_were(make_window):
     w.enter_lesson_mode()
     settle(rounds=6)
     assert {name: dock.width() for name, dock in w.docks.items()} == before
+
+
+def test_lesson_beside_an_experiment_on_a_short_screen_is_a_tab_and_the_window_fits(make_window):
+    w = make_window()
+    w.resize(1008, 720)
+    settle(rounds=6)
+    w.open_experiment("dockScalingLab")
+    settle(rounds=6)
+    w.enter_lesson_mode()
+    settle(rounds=6)
+    assert (w.width(), w.height()) == (1008, 720)
+    assert w.lesson.dock in w.tabifiedDockWidgets(w.experiment_docks["dockScalingLab"])
+    assert not w.lesson.dock.visibleRegion().isEmpty()  # the lesson is the tab in front
