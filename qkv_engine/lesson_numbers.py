@@ -107,7 +107,7 @@ def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> dict:
     missing visibly instead of failing).
     """
     s = result.scenario
-    n = result.n
+    n, m = result.n, result.n_keys  # queries; keys and values (the source's tokens in cross-attention)
     vals: dict[str, str] = {
         "n": str(n),
         "d_model": str(s.d_model),
@@ -121,10 +121,10 @@ def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> dict:
         "shape_wk": _shape(s.d_model, s.d_k),
         "shape_wv": _shape(s.d_model, s.d_v),
         "shape_q": _shape(n, s.d_k),
-        "shape_k": _shape(n, s.d_k),
-        "shape_kt": _shape(s.d_k, n),
-        "shape_v": _shape(n, s.d_v),
-        "shape_scores": _shape(n, n),
+        "shape_k": _shape(m, s.d_k),
+        "shape_kt": _shape(s.d_k, m),
+        "shape_v": _shape(m, s.d_v),
+        "shape_scores": _shape(n, m),
         "shape_output": _shape(n, s.d_v),
         "tokens": ", ".join(f"'{t}'" for t in s.tokens[:MAX_LISTED])
         + (f", ... ({n - MAX_LISTED} more)" if n > MAX_LISTED else ""),
@@ -133,17 +133,17 @@ def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> dict:
         "softmax_note": ("" if s.softmax_over == "keys" else
                          "Careful: the app is set to the column-wise softmax (the bug) right now."),
     }
-    if n == 0:
+    if n == 0 or m == 0:
         return vals
     i = max(0, min(int(i), n - 1))
-    j = max(0, min(int(j), n - 1))
+    j = max(0, min(int(j), m - 1))
     vals.update({
         "i": str(i + 1),
         "j": str(j + 1),
         "token_i": s.tokens[i],
-        "token_j": s.tokens[j],
+        "token_j": s.key_tokens[j],
         "x_i": vector(s.x[i]),
-        "x_j": vector(s.x[j]),
+        "x_j": vector(s.key_x[j]),
         "x1_i": explain.trimmed(float(s.x[i, 0]), 2),
         "q_i": vector(result.q[i]),
         "k_j": vector(result.k[j]),
@@ -201,14 +201,14 @@ def make_exercise(result: AttentionResult, kind: str, i: int = 0, j: int = 0, c:
     """Hide one number of ``result``: a q coordinate, a score, a softmax weight or an output cell."""
     if kind not in EXERCISE_DECIMALS:
         raise ScenarioError(f"exercise kind: expected one of {', '.join(EXERCISE_KINDS)}, got {kind!r}")
-    n = result.n
-    if n == 0:
-        raise ScenarioError("there are no tokens to ask about: type a sentence first")
-    if not (0 <= i < n and 0 <= j < n):
-        raise ScenarioError(f"token index out of range: there are {n} tokens")
+    n, m = result.n, result.n_keys
+    _check_tokens(n, m)
+    if not (0 <= i < n and 0 <= j < m):
+        raise ScenarioError(f"token index out of range: there are {n} queries and {m} keys")
     s = result.scenario
     d = EXERCISE_DECIMALS[kind]
-    ti, tj = f"'{s.tokens[i]}'", f"'{s.tokens[j]}'"
+    keys = s.key_tokens  # the source's tokens in cross-attention
+    ti, tj = f"'{s.tokens[i]}'", f"'{keys[j]}'"
     if kind == "q":
         if not 0 <= c < s.d_k:
             raise ScenarioError(f"coordinate {c + 1}: the query has {s.d_k} coordinates")
@@ -226,7 +226,7 @@ def make_exercise(result: AttentionResult, kind: str, i: int = 0, j: int = 0, c:
         e = explain.weight(result, i, j)
         question = f"What softmax weight does query {ti} give to key {tj}?"
         if s.softmax_over == "keys":
-            given = f"scaled scores of row {ti}: {labelled_row(s.tokens, result.scaled[i], 4, skip=~result.allowed[i])}"
+            given = f"scaled scores of row {ti}: {labelled_row(keys, result.scaled[i], 4, skip=~result.allowed[i])}"
         else:
             given = (f"scaled scores of column {tj} (column-wise mode): "
                      f"{labelled_row(s.tokens, result.scaled[:, j], 4, skip=~result.allowed[:, j])}")
@@ -235,24 +235,34 @@ def make_exercise(result: AttentionResult, kind: str, i: int = 0, j: int = 0, c:
             raise ScenarioError(f"coordinate {c + 1}: the output has {s.d_v} coordinates")
         e = explain.output(result, i, c)
         question = f"What is coordinate {c + 1} of the output of token {ti}?"
-        given = (f"weights of {ti}: {labelled_row(s.tokens, result.weights[i], 2)};  "
-                 f"coordinate {c + 1} of each value: {labelled_row(s.tokens, result.v[:, c], 2)}")
+        given = (f"weights of {ti}: {labelled_row(keys, result.weights[i], 2)};  "
+                 f"coordinate {c + 1} of each value: {labelled_row(keys, result.v[:, c], 2)}")
     return Exercise(kind, i, j, c, float(e.value), d, e.symbol, question, given, e.text)
 
 
 def pick_exercise(result: AttentionResult, kind: str, seed: int) -> Exercise:
     """A question of ``kind`` about a token pair and coordinate drawn from ``seed`` (repeatable)."""
-    n = result.n
-    if n == 0:
-        raise ScenarioError("there are no tokens to ask about: type a sentence first")
+    n, m = result.n, result.n_keys
+    _check_tokens(n, m)
     rng = np.random.default_rng(int(seed))
     s = result.scenario
     width = {"q": s.d_k, "output": s.d_v}.get(kind, 1)
     for _ in range(64):
-        i, j, c = int(rng.integers(n)), int(rng.integers(n)), int(rng.integers(width))
+        i, j, c = int(rng.integers(n)), int(rng.integers(m)), int(rng.integers(width))
         if kind != "weight" or result.allowed[i, j]:
             return make_exercise(result, kind, i, j, c)
-    return make_exercise(result, kind, 0, 0, 0)  # the diagonal is never masked
+    open_pairs = np.argwhere(result.allowed)  # a weight the masks leave open, if there is one
+    if kind == "weight" and len(open_pairs):
+        i, j = (int(v) for v in open_pairs[0])
+        return make_exercise(result, kind, i, j, 0)
+    return make_exercise(result, kind, 0, 0, 0)
+
+
+def _check_tokens(n: int, m: int) -> None:
+    if n == 0:
+        raise ScenarioError("there are no tokens to ask about: type a sentence first")
+    if m == 0:
+        raise ScenarioError("there are no keys to ask about: type a source sentence first")
 
 
 def check_answer(text: str, value: float, decimals: int) -> tuple[bool, str]:

@@ -24,15 +24,15 @@ def _cell_colours(w: float) -> tuple[str, str]:
 
 
 def _table(result, title: str, px: int, good: bool) -> str:
-    n = min(result.n, MAX_SHOWN)
-    toks = result.tokens
+    n, m = min(result.n, MAX_SHOWN), min(result.n_keys, MAX_SHOWN)
+    toks, keys = result.tokens, result.key_tokens  # keys: the source's tokens in cross-attention
     sums = views.row_sums(result)
     pad = max(2, px // 5)
-    head = "".join(f'<td align="center"><b>{html.escape(toks[j])}</b></td>' for j in range(n))
+    head = "".join(f'<td align="center"><b>{html.escape(keys[j])}</b></td>' for j in range(m))
     rows = []
     for i in range(n):
         cells = []
-        for j in range(n):
+        for j in range(m):
             bg, ink = _cell_colours(result.weights[i, j])
             cells.append(f'<td align="center" bgcolor="{bg}" style="color:{ink};">{fixed(result.weights[i, j], 2)}</td>')
         ok = abs(float(sums[i]) - 1.0) < 5e-3
@@ -52,15 +52,20 @@ def softmax_direction_html(scenario, px: int) -> str:
     """Two small weight tables (rows = queries, columns = keys) with each row's sum."""
     if scenario.n == 0:
         return "<p><i>Type a sentence to see the two directions.</i></p>"
+    if scenario.n_keys == 0:
+        return "<p><i>Type a source sentence to see the two directions.</i></p>"
     rows = compute(scenario.with_options(softmax_over="keys"))
     cols = compute(scenario.with_options(softmax_over="queries"))
     size = max(10, round(px * 0.8))
     left = _table(rows, "Softmax along each row", size, True)
     right = _table(cols, "Softmax down each column", size, False)
     note = ""
-    if scenario.n > MAX_SHOWN:
+    if scenario.is_cross and max(scenario.n, scenario.n_keys) > MAX_SHOWN:
+        note = (f"<p><i>Showing at most {MAX_SHOWN} of the {scenario.n} queries and "
+                f"{MAX_SHOWN} of the {scenario.n_keys} keys.</i></p>")
+    elif scenario.n > MAX_SHOWN:
         note = f"<p><i>Showing the first {MAX_SHOWN} of {scenario.n} tokens.</i></p>"
-    if scenario.n == 1:
+    if scenario.n == 1 and scenario.n_keys == 1:
         note += ("<p><i>With one token both ways give 1. Open a preset with more tokens "
                  "(e.g. seed-the-cat-sat) to see them differ.</i></p>")
     explain = ("<p>Left: every row adds up to 1, so each query shares out exactly all of its attention. "

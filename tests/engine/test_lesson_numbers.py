@@ -92,3 +92,44 @@ def test_pick_exercise_is_repeatable_and_skips_masked_weights():
     with pytest.raises(ScenarioError):
         make_exercise(r, "nonsense", 0, 0)
     np.testing.assert_equal(r.allowed[0, 2], False)
+
+
+@pytest.mark.parametrize("source", ["le petit chat noir dort ici maintenant", "chat noir"])
+def test_placeholder_values_in_cross_attention_take_the_key_from_the_source(source):
+    # Keys and values come from the source sentence, which can be longer or shorter than the target.
+    s = presets.load("translation").with_source(source)
+    r = compute(s)
+    n, m = s.n, s.n_keys
+    i, j = n - 1, m - 1
+    v = placeholder_values(r, i, j)
+    assert v["token_i"] == s.tokens[i] and v["token_j"] == s.key_tokens[j]
+    assert v["shape_k"] == f"{m} × {s.d_k}" and v["shape_kt"] == f"{s.d_k} × {m}"
+    assert v["shape_v"] == f"{m} × {s.d_v}" and v["shape_scores"] == f"{n} × {m}"
+    q = s.x[i] @ s.w_q
+    k = s.source_x[j] @ s.w_k  # independently: the source token's embedding times W^K
+    assert v["score"] == f"{q @ k:.4f}"
+    assert v["k_worked"].split("\n")[0] == explain.projection(r, "k", j, 0).text
+    assert v["x_j"].startswith("[") and f"{s.source_x[j][0]:.2f}" in v["x_j"]
+
+
+def test_placeholder_values_with_an_empty_source_give_sizes_only():
+    r = compute(presets.load("translation").with_source(""))
+    v = placeholder_values(r, 0, 0)
+    assert v["shape_k"] == f"0 × {r.scenario.d_k}" and "k_worked" not in v and "score" not in v
+
+
+@pytest.mark.parametrize("kind", EXERCISE_KINDS)
+def test_exercises_in_cross_attention_ask_about_source_keys(kind):
+    s = presets.load("translation").with_source("le petit chat noir dort ici maintenant")
+    r = compute(s)
+    for seed in range(12):
+        ex = pick_exercise(r, kind, seed)
+        assert 0 <= ex.i < s.n and 0 <= ex.j < s.n_keys
+    ex = make_exercise(r, "score", 1, 6)  # key 7 exists only in the source
+    q, k = s.x[1] @ s.w_q, s.source_x[6] @ s.w_k
+    assert ex.value == pytest.approx(float(q @ k))
+    assert "'maintenant'" in ex.question
+    out = make_exercise(r, "output", 0, 0, 0)
+    assert "'maintenant'" in out.given  # the weights and values are labelled with the source's tokens
+    with pytest.raises(ScenarioError, match="source sentence"):
+        pick_exercise(compute(s.with_source("")), kind, 0)

@@ -347,3 +347,53 @@ def test_lesson_beside_an_experiment_on_a_short_screen_is_a_tab_and_the_window_f
     assert (w.width(), w.height()) == (1008, 720)
     assert w.lesson.dock in w.tabifiedDockWidgets(w.experiment_docks["dockScalingLab"])
     assert not w.lesson.dock.visibleRegion().isEmpty()  # the lesson is the tab in front
+
+
+def test_lesson_follows_cross_attention_and_an_empty_source(make_window):
+    # The lesson read the key from the target sentence: with a longer source it showed the wrong key,
+    # and with the source cleared it raised IndexError on every change.
+    w = make_window("translation")
+    w.enter_lesson_mode()
+    w.lesson.go(4)  # the key step names the key token
+    settle()
+    s = w.session
+    s.set_source("le petit chat noir dort ici maintenant")
+    settle()
+    s.select(0, 6)  # key 7 is only in the source
+    settle()
+    assert "maintenant" in w.lesson.text()
+    s.set_source("")
+    settle()  # no exception in the event loop (pytest-qt fails the test on one)
+    assert w.lesson.text()  # still a page to read
+    w.lesson.set_exercise(True)
+    w.lesson.new_exercise("score")
+    assert "source sentence" in w.lesson.pane.exercise.question.text()
+    s.set_source("le chat")
+    settle()
+    w.lesson.new_exercise("score", i=0, j=1)
+    assert "'chat'" in w.lesson.pane.exercise.question.text()
+
+
+@pytest.mark.parametrize("source", ["chat noir", "le petit chat noir dort ici", ""])
+def test_softmax_direction_demo_in_cross_attention(make_window, source):
+    # Rows are the target's queries, columns the source's keys: a shorter source raised IndexError,
+    # a longer one was cut to the target's length and headed with the target's words.
+    w = make_window("translation")
+    w.session.set_source(source)
+    w.enter_lesson_mode()
+    w.lesson.go(8)
+    settle()
+    text = w.lesson.text()
+    s = w.session.scenario
+    if not source:
+        assert "Type a source sentence to see the two directions." in text
+        return
+    assert "Softmax along each row" in text
+    good = compute(s)
+    assert text.count("1.00 \u2713") == s.n  # every query's row adds up to 1
+    for word in s.key_tokens:
+        assert word in text
+    bug = compute(s.with_options(softmax_over="queries"))
+    for total in views.row_sums(bug):
+        assert f"{explain.fixed(total, 2)} " in text
+    assert explain.fixed(float(good.weights[0, s.n_keys - 1]), 2) in text
