@@ -49,6 +49,7 @@ class PanelFrame(QtWidgets.QFrame):
     def __init__(self, panel: Panel, parent=None):
         super().__init__(parent)
         self.panel = panel
+        panel.text_room = True  # the grid scrolls: the panel may ask for its wrapped texts' height
         self.setObjectName(f"frame_{panel.object_name}")
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
         layout = QtWidgets.QVBoxLayout(self)

@@ -34,6 +34,7 @@ class Panel(QtWidgets.QWidget):
         self._stale = True
         self.theme = style.SCREEN
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
+        self.text_room = False  # ask for the wrapped texts' height (the scrolling panel grid sets it)
         self._stack = QtWidgets.QStackedLayout(self)
         self._stack.setContentsMargins(0, 0, 0, 0)
         self.body = QtWidgets.QWidget(self)
@@ -173,10 +174,12 @@ class Panel(QtWidgets.QWidget):
 
         Splitters ask widgets only for a minimum size, not for a height that suits their width; a
         narrow panel (a small screen) then got less height than its wrapped lines of arithmetic need,
-        and they were drawn over the plot. The panel grid scrolls instead."""
+        and they were drawn over the plot. The panel grid scrolls instead. Only where something scrolls
+        (``text_room``, set by the grid): in a dock, the window would grow past the screen instead."""
         hint = super().minimumSizeHint()
         layout = self.body.layout()
-        if layout is not None and self.width() > 0 and not self.showing_hint() and layout.hasHeightForWidth():
+        if self.text_room and layout is not None and self.width() > 0 and not self.showing_hint() \
+                and layout.hasHeightForWidth():
             hint.setHeight(max(hint.height(), layout.minimumHeightForWidth(self.width())))
         return hint
 

@@ -5,7 +5,8 @@ text, selection clicks, option toggles, dimension and seed changes, heads and th
 (padding, blocked cells, clear), cross-attention and its source sentence, undo/redo and preset loads.
 After every few actions: the weights are n x m and finite; each row sums to 1 (or each column, in the
 column-wise teaching mode), or to 0 where every entry is masked; the heatmap shows the current weights,
-and the token table agrees with the scenario.
+and the token table agrees with the scenario. Once as on a big screen, once on a small screen in lesson
+mode with three experiments open.
 """
 import random
 
@@ -52,7 +53,24 @@ def check_invariants(window):
 
 
 def test_two_thousand_random_actions(window):
-    rng = random.Random(20261129)
+    run_monkey(window, random.Random(20261129))
+
+
+def test_random_actions_on_a_small_screen_in_lesson_mode_beside_experiments(window):
+    # A 1024 x 768 projector: the grid scrolls, the docks share tabs, the lesson text follows every
+    # change (it once raised IndexError with cross-attention's source cleared).
+    window.resize(1008, 720)
+    for name in ("dockScalingLab", "dockHeads", "dockCompare"):
+        window.open_experiment(name)
+    window.findChild(QtWidgets.QPushButton, "pinButton").click()
+    window.enter_lesson_mode()
+    settle()
+    run_monkey(window, random.Random(7))
+    assert window.lesson.active and window.lesson.text()
+    assert (window.width(), window.height()) == (1008, 720)
+
+
+def run_monkey(window, rng: random.Random) -> None:
     session = window.session
     spins = {name: window.findChild(QtWidgets.QAbstractSpinBox, name)
              for name in ("dModelSpin", "dKSpin", "dVSpin", "seedSpin", "temperatureSpin")}
