@@ -204,7 +204,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.canvas.setObjectName("heatmapCanvas")
         self.canvas.ci.layout.setContentsMargins(2, 2, 4, 2)
         # key names stand upright when written across they would leave most columns unnamed
-        self.plot = self.canvas.addPlot(axisItems={"bottom": TurnableAxis("bottom")})
+        self.plot = self.canvas.addPlot(axisItems={"bottom": TurnableAxis("bottom")}, enableMenu=False)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         self.vb = self.plot.getViewBox()

@@ -149,7 +149,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.plots, self.images, self.outlines, self.halos, self.pools = {}, {}, {}, {}, {}
         for col, name in enumerate(NAMES):
             # key names stand upright under narrow columns (more of them fit)
-            plot = self.canvas.addPlot(row=0, col=col, axisItems={"bottom": TurnableAxis("bottom")})
+            plot = self.canvas.addPlot(row=0, col=col, axisItems={"bottom": TurnableAxis("bottom")},
+                                       enableMenu=False)
             plot.setMenuEnabled(False)
             plot.setMouseEnabled(False, False)
             plot.hideButtons()

@@ -136,7 +136,7 @@ def place_pointer(pointer, g: "GroupedBars", k: int, top: float, ppu: float) -> 
 
 def make_plot(parent: QtWidgets.QWidget) -> pg.PlotWidget:
     """A still (no pan/zoom, no menu) plot with a left value axis and a bottom name axis."""
-    w = pg.PlotWidget(parent=parent, background=style.BACKGROUND)
+    w = pg.PlotWidget(parent=parent, background=style.BACKGROUND, enableMenu=False)
     item = w.getPlotItem()
     item.setMenuEnabled(False)
     item.hideButtons()

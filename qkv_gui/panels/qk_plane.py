@@ -150,7 +150,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         row.setSpacing(4)
         outer.addLayout(row, 1)
 
-        self.plot = pg.PlotWidget(body)
+        self.plot = pg.PlotWidget(body, enableMenu=False)
         self.plot.setObjectName("qkPlanePlot")
         self.plot.setAspectLocked(True, 1.0)
         self.plot.setMouseEnabled(False, False)

@@ -105,8 +105,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self.view.ci.setSpacing(2)
         self.view.setMinimumHeight(150)
         layout.addWidget(self.view, 1)
-        self.raw = _Chart(self.view.addPlot(row=0, col=0), style.FILL["weight"])
-        self.scaled = _Chart(self.view.addPlot(row=0, col=1), style.FILL["weight"])
+        self.raw = _Chart(self.view.addPlot(row=0, col=0, enableMenu=False), style.FILL["weight"])
+        self.scaled = _Chart(self.view.addPlot(row=0, col=1, enableMenu=False), style.FILL["weight"])
         self.scaled.plot.setXLink(self.raw.plot)  # one score scale: the scaled bars look as small as they are
         self.scaled.plot.setYLink(self.raw.plot)  # one row per key, side by side
         self.raw.plot.hideAxis("right")

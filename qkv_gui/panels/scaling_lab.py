@@ -142,8 +142,8 @@ class ScalingLabPanel(Panel):
         self.main.addWidget(self.words)
 
         # Row 0: the two histograms on one score axis.
-        self.raw_hist = self.view.addPlot(row=0, col=0)
-        self.scaled_hist = self.view.addPlot(row=0, col=1)
+        self.raw_hist = self.view.addPlot(row=0, col=0, enableMenu=False)
+        self.scaled_hist = self.view.addPlot(row=0, col=1, enableMenu=False)
         self.raw_bars = pg.BarGraphItem(x0=[], width=[], height=[], pen=pg.mkPen(RAW_INK, width=1),
                                         brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
         self.scaled_bars = pg.BarGraphItem(x0=[], width=[], height=[], pen=pg.mkPen(SCALED_INK, width=1),
@@ -163,8 +163,8 @@ class ScalingLabPanel(Panel):
         self.scaled_hist.getAxis("left").setLabel(None)
 
         # Row 1: one softmax row, without and with scaling.
-        self.raw_row_plot = self.view.addPlot(row=1, col=0)
-        self.scaled_row_plot = self.view.addPlot(row=1, col=1)
+        self.raw_row_plot = self.view.addPlot(row=1, col=0, enableMenu=False)
+        self.scaled_row_plot = self.view.addPlot(row=1, col=1, enableMenu=False)
         self.raw_row_bars = pg.BarGraphItem(x=[], width=0.8, height=[], pen=pg.mkPen(RAW_INK, width=1),
                                             brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
         self.scaled_row_bars = pg.BarGraphItem(x=[], width=0.8, height=[], pen=pg.mkPen(SCALED_INK, width=1),
@@ -184,8 +184,8 @@ class ScalingLabPanel(Panel):
         self.raw_row_plot.getAxis("left").setLabel("weight")
 
         # Row 2: the sweep over d_k.
-        self.weight_sweep = self.view.addPlot(row=2, col=0)
-        self.grad_sweep = self.view.addPlot(row=2, col=1)
+        self.weight_sweep = self.view.addPlot(row=2, col=0, enableMenu=False)
+        self.grad_sweep = self.view.addPlot(row=2, col=1, enableMenu=False)
         ticks = [[(i, str(d)) for i, d in enumerate(lab_engine.SWEEP_DKS) if i in (0, 2, 4, 6, 9)],
                  [(i, "") for i in range(len(lab_engine.SWEEP_DKS))]]
         self.sweep_lines = {}

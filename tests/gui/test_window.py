@@ -442,7 +442,7 @@ def test_the_layout_settles_at_every_window_size(window, experiments):
     counter = Count()
     app.installEventFilter(counter)
     try:
-        for width, height in [(w, h) for h in (620, 700, 790, 900) for w in range(700, 1660, 80)]:
+        for width, height in [(w, h) for h in (620, 700, 790, 900) for w in range(700, 1660, 160)]:
             window.resize(width, height)
             settle(rounds=8)
             resized[0] = 0
