@@ -47,11 +47,10 @@ def _widen(window, dock, always: bool) -> None:
         if dock.isFloating() or dock.isHidden() or window.dockWidgetArea(dock) not in (
                 Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea):
             return
-        if always and hasattr(window, "make_room"):
+        if always:
             window.make_room()  # a small screen: the editing docks on the left give up spare width
-        target = dock_width(window)
-        if hasattr(window, "room_on_the_right"):  # never squeeze the panels below their minimum
-            target = max(dock.minimumSizeHint().width(), min(target, window.room_on_the_right()))
+        # never so wide that the panels go below their minimum
+        target = max(dock.minimumSizeHint().width(), min(dock_width(window), window.room_on_the_right()))
         central = window.centralWidget()
         crowding = central is not None and dock.width() > central.width()  # the grid keeps the most room
         if always or dock.width() < min(LAB_DOCK_MIN, target) or crowding:
@@ -106,8 +105,7 @@ def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
         # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
         restored = window.restoreDockWidget(dock)
         always = not restored  # ... else on the right, about a third of the window wide
-        if hasattr(window, "tab_on_a_short_screen"):
-            window.tab_on_a_short_screen(dock)
+        window.tab_on_a_short_screen(dock)
         window.experiment_docks[name] = dock
         window.experiment_panels[cls.object_name] = panel
         exporter = getattr(window, "exporter", None)

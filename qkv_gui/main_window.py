@@ -147,34 +147,35 @@ class MainWindow(QtWidgets.QMainWindow):
         self._reopen_experiments()
 
     # ----- room on a small screen ----------------------------------------------------------------
-    def editing_docks_on_the_left(self) -> list:
+    def docks_on(self, area, but=None) -> list:
+        """The docks shown (not floating) in ``area``, except ``but``."""
         return [d for d in self.findChildren(QtWidgets.QDockWidget)
-                if d.isVisible() and not d.isFloating()
-                and self.dockWidgetArea(d) == Qt.DockWidgetArea.LeftDockWidgetArea]
+                if d is not but and d.isVisible() and not d.isFloating() and self.dockWidgetArea(d) == area]
 
-    def make_room(self) -> None:
+    def make_room(self) -> bool:
         """On a small screen (narrower than ``NARROW_WINDOW``), narrow the docks on the left to what
-        they need, for a dock about to open on the right (the lesson, an experiment)."""
-        left = self.editing_docks_on_the_left()
-        if self.width() < NARROW_WINDOW and left:
-            self.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
-                             Qt.Orientation.Horizontal)
+        they need, for a dock about to open on the right (the lesson, an experiment). True if it did."""
+        left = self.docks_on(Qt.DockWidgetArea.LeftDockWidgetArea)
+        if self.width() >= NARROW_WINDOW or not left:
+            return False
+        self.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
+                         Qt.Orientation.Horizontal)
+        return True
 
     def tab_on_a_short_screen(self, dock: QtWidgets.QDockWidget) -> None:
         """On a short screen (lower than ``SHORT_WINDOW``) a dock opening on the right shares a tab with
         one already there: stacked, their pictures would make the window taller than the screen."""
+        right = Qt.DockWidgetArea.RightDockWidgetArea
         if self.height() >= SHORT_WINDOW or dock.isFloating() or self.tabifiedDockWidgets(dock) \
-                or self.dockWidgetArea(dock) != Qt.DockWidgetArea.RightDockWidgetArea:
+                or self.dockWidgetArea(dock) != right:
             return
-        there = [d for d in self.findChildren(QtWidgets.QDockWidget)
-                 if d is not dock and d.isVisible() and not d.isFloating()
-                 and self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]
+        there = self.docks_on(right, but=dock)
         if there:
             self.tabifyDockWidget(there[-1], dock)
 
     def room_on_the_right(self) -> int:
         """How wide a dock on the right can be while the panel area keeps its minimum width."""
-        left = max((d.width() for d in self.editing_docks_on_the_left()), default=0)
+        left = max((d.width() for d in self.docks_on(Qt.DockWidgetArea.LeftDockWidgetArea)), default=0)
         return self.width() - left - CENTRAL_MIN_WIDTH - 16  # 16: the docks' separators
 
     # ----- actions ----------------------------------------------------------------------------

@@ -27,7 +27,6 @@ PREVIOUS_KEYS = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
 LARGER_KEYS = {Qt.Key.Key_Plus, Qt.Key.Key_Equal}
 SMALLER_KEYS = {Qt.Key.Key_Minus}
 PRESENTER_SCALE = 1.5
-NARROW_WINDOW = 1400  # the main window's: below it the editing docks narrow for the lesson pane
 PANE_SHARE = 0.42  # of the screen width, for the lesson pane in presenter mode
 
 
@@ -174,7 +173,7 @@ class LessonController(QtCore.QObject):
         self.dock.visibilityChanged.connect(self._dock_visibility)
         # over what shows of the panels: the scroll area, not the grid inside it (which can be
         # taller than the window on a small screen)
-        self.cover = _Cover(window, getattr(window, "gridScroll", window.grid))
+        self.cover = _Cover(window, window.gridScroll)
 
         p = self.pane
         for st in self.steps:
@@ -209,18 +208,14 @@ class LessonController(QtCore.QObject):
             return
         self.active = True
         self._before_lesson_focus = self.window.grid.focused
-        if hasattr(self.window, "tab_on_a_short_screen"):
-            self.window.tab_on_a_short_screen(self.dock)  # beside an experiment, as a tab on a short screen
+        self.window.tab_on_a_short_screen(self.dock)  # beside an experiment, as a tab on a short screen
         self.dock.show()
         self.dock.raise_()
         total = self.window.width()
-        if total < NARROW_WINDOW and hasattr(self.window, "make_room"):
-            # A small screen (a projector): the editing docks give up their spare width, so that the
-            # step's panel keeps room next to the lesson text.
-            self.window.make_room()
-            self.window.resizeDocks([self.dock], [max(300, int(total * 0.3))], Qt.Orientation.Horizontal)
-        else:
-            self.window.resizeDocks([self.dock], [max(380, int(total * 0.3))], Qt.Orientation.Horizontal)
+        # A small screen (a projector): the editing docks give up their spare width, so that the step's
+        # panel keeps room next to the lesson text, which then takes a little less too.
+        pane = max(300, int(total * 0.3)) if self.window.make_room() else max(380, int(total * 0.3))
+        self.window.resizeDocks([self.dock], [pane], Qt.Orientation.Horizontal)
         QtWidgets.QApplication.instance().installEventFilter(self._key_filter)
         self.go(self.index, force=True)
         self.pane.text.setFocus()  # Up / Down scroll the text; the lesson keys work from here

@@ -37,7 +37,7 @@ from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 from .. import style
 from .base import Panel
 from .lazy_axes import set_ticks
-from .turned_axis import TurnableAxis
+from .turned_axis import TurnableAxis, stand_upright
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -562,22 +562,15 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         widest = float(self._label_widths[jx0:jx1].max()) if jx1 > jx0 else 0.0
         step_across = nice_step((widest + 8.0) / px_x)
         step_upright = nice_step((line_h + 2.0) / px_x)
-        turned = False
-        if step_upright < step_across:
-            # Upright names make the axis taller and the rows shorter (fewer query names fit):
-            # stand them up only when more names show in all. Judged from the height the plot and
-            # the axis share, the same whichever way the names stand now (no back and forth).
-            axis = self.plot.getAxis("bottom")
-            longest = max(float(self._label_widths.max()), self._metrics.horizontalAdvance("row sum"))
-            shared = h_px + axis.height()
-            span_y = max(1e-9, y1 - y0)
+        longest = max(float(self._label_widths.max()), self._metrics.horizontalAdvance("row sum"))
+        span_y = max(1e-9, y1 - y0)
 
-            def names(step, h):
-                rows_step = nice_step((line_h + 2.0) * span_y / max(1.0, h))
-                return -(-(jx1 - jx0) // step) + -(-(iy1 - iy0) // rows_step)
+        def names(upright: bool, h: float) -> int:
+            rows_step = nice_step((line_h + 2.0) * span_y / max(1.0, h))
+            return -(-(jx1 - jx0) // (step_upright if upright else step_across)) + -(-(iy1 - iy0) // rows_step)
 
-            turned = (names(step_upright, shared - axis.upright_height(longest))
-                      > names(step_across, shared - axis.across_height()))
+        turned = stand_upright(self.plot.getAxis("bottom"), h_px, longest, names)
+        self.keys_upright = turned
         step_x = step_upright if turned else step_across
         step_y = nice_step((line_h + 2.0) / px_y)
         sum_label_x = m + gap + sw / 2
@@ -591,9 +584,6 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             xt.append((j + 0.5, self._x_labels[j]))
         sum_word = "row sum" if turned or sw * px_x >= self._metrics.horizontalAdvance("row sum") + 4 else "sum"
         xt.append((sum_label_x, sum_word))
-        longest = max(float(self._label_widths.max()), self._metrics.horizontalAdvance("row sum"))
-        self.plot.getAxis("bottom").set_turned(turned, longest)
-        self.keys_upright = turned
         rows = [i for i in range((iy0 // step_y) * step_y, iy1, step_y) if i >= iy0]
         yt = [(i + 0.5, short_token(result.tokens[i])) for i in rows]
         if column_mode:

@@ -27,7 +27,7 @@ from qkv_engine.compare import compare, key_tokens
 
 from .. import style
 from .attention_heatmap import nice_step, short_token
-from .turned_axis import TurnableAxis
+from .turned_axis import TurnableAxis, stand_upright
 from .base import Panel
 from .theming import TextPool, ThemedTextMixin, scaled_metrics
 
@@ -351,19 +351,14 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
     @staticmethod
     def _keys_upright(axis: TurnableAxis, w_px: float, h_px: float, rows: int, cols: int, widest: float,
                       line: float) -> bool:
-        """Stand the key names upright when that names more keys and queries in all: upright names make
-        the axis taller and the square cells smaller. Judged from the height the grid and its axis
-        share, the same whichever way the names stand now, so the layout settles."""
-        shared = h_px + axis.height()
-
+        """Key names stand upright when that names more keys and queries in all (square cells: a
+        shorter plot makes them smaller)."""
         def names(upright: bool, h: float) -> int:
             px = max(1e-9, min(w_px / cols, max(1.0, h) / rows))
             key_step = nice_step(((line + 2.0) if upright else (widest + 6.0)) / px)
             return -(-cols // key_step) + -(-rows // nice_step((line + 1.0) / px))
 
-        upright = names(True, shared - axis.upright_height(widest)) > names(False, shared - axis.across_height())
-        axis.set_turned(upright, widest)
-        return upright
+        return stand_upright(axis, h_px, widest, names)
 
     def _update_labels(self) -> None:
         cmp, result, pinned = self._cmp, self._result, self._pinned

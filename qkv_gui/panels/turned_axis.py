@@ -90,3 +90,17 @@ class TurnableAxis(pg.AxisItem):
             p.rotate(-90)  # text runs upwards; its end sits just under the tick
             p.drawText(QtCore.QRectF(-room, -line / 2, room, line), flags, text)
             p.restore()
+
+
+def stand_upright(axis: TurnableAxis, plot_height: float, longest_px: float, names) -> bool:
+    """Stand ``axis``'s names upright when that shows more names in all, and say whether it did.
+
+    ``names(upright, h)`` counts the key and query names shown when the plot is ``h`` pixels tall
+    (upright names make the axis taller and the plot shorter). The choice is made from the height the
+    plot (``plot_height`` now) and the axis share, the same whichever way the names stand now, so the
+    layout settles instead of flipping back and forth."""
+    shared = plot_height + axis.height()
+    upright = (names(True, shared - axis.upright_height(longest_px))
+               > names(False, shared - axis.across_height()))
+    axis.set_turned(upright, longest_px)
+    return upright
