@@ -13,6 +13,8 @@ from qkv_engine.explain import fixed
 
 from .. import style
 
+#: Up to this many key columns the two tables stand side by side.
+SIDE_BY_SIDE = 4
 MAX_SHOWN = 6
 
 
@@ -71,6 +73,8 @@ def softmax_direction_html(scenario, px: int) -> str:
     explain = ("<p>Left: every row adds up to 1, so each query shares out exactly all of its attention. "
                "Right: the columns add up to 1 instead, and the rows do not, so a query may hand out "
                "more or less than all of its attention.</p>")
+    # side by side while they are narrow; with more keys, one above the other so the numbers fit
+    between = "" if min(scenario.n_keys, MAX_SHOWN) <= SIDE_BY_SIDE else "</tr><tr>"
     return (f'<div style="font-size:{size}px;"><table cellspacing="{max(6, px // 2)}" cellpadding="0"><tr>'
-            f'<td valign="top">{left}</td><td valign="top">{right}</td></tr></table>{note}</div>'
+            f'<td valign="top">{left}</td>{between}<td valign="top">{right}</td></tr></table>{note}</div>'
             f'{explain}')
