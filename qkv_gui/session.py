@@ -7,6 +7,11 @@ coalesced: the scenario changes at once, the recompute and the
 
 Every change of the scenario is one step on ``undo_stack`` (a QUndoStack);
 typing in the sentence merges into one step until the typist pauses.
+
+With a trained model open (``open_model``) the document is a ``ModelDoc`` (the model, the sentence and
+the what-if edits) instead of a Scenario: every change runs the model again (``ForwardRunner``: on a
+worker thread when it is slow), and the chosen layer and head give the one-head Scenario the panels
+draw. Edits of W^Q, W^K, W^V, a bias or x become edits of that layer and head of the checkpoint.
 """
 from __future__ import annotations
 
@@ -17,6 +22,9 @@ from PySide6 import QtCore, QtGui
 
 from qkv_engine import (MAX_TOKENS, AttentionResult, MultiHeadResult, Scenario, ScenarioError, compute_heads,
                         parse_number, presets)
+from qkv_engine.models import ModelEdits
+
+from .model_mode import ForwardRunner, ModelDoc
 
 
 #: Sentence edits closer together than this (seconds) merge into one undo step.
@@ -51,6 +59,25 @@ class _Edit(QtGui.QUndoCommand):
         self.session._set(*self.old)
 
 
+#: What an edit of each grid is called in the undo history.
+GRID_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O", "b_q": "b^Q", "b_k": "b^K", "b_v": "b^V"}
+#: The grids of a model's head that can be edited (x is the layer's attention input).
+MODEL_GRIDS = ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v")
+
+
+@dataclass(frozen=True)
+class ModelViewData:
+    """What the model view draws: every layer's and head's weights, and which head is chosen."""
+
+    weights: object  # L x H x n x n
+    allowed: object  # n x n bool
+    tokens: tuple
+    layer: int
+    head: int
+    knocked_out: frozenset
+    name: str
+
+
 @dataclass(frozen=True)
 class Selection:
     query: int = 0  # row i: the token that is looking
@@ -64,6 +91,9 @@ class Session(QtCore.QObject):
     message = QtCore.Signal(str)  # a short note for the status line (e.g. why an edit was refused)
     headChanged = QtCore.Signal(int)  # the head every panel shows (0-based), after a change
     pinnedChanged = QtCore.Signal(object)  # the pinned AttentionResult ("A" of compare), or None
+    modelChanged = QtCore.Signal(object)  # the ModelDoc now (a model opened, edited, run), or None (hand-made)
+    modelViewChanged = QtCore.Signal()  # the model view's data (a new trace, another layer or head)
+    busyChanged = QtCore.Signal(bool)  # a slow forward of the model runs (True) or has landed (False)
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
         super().__init__(parent)
@@ -79,6 +109,16 @@ class Session(QtCore.QObject):
         #: Settings of experiment panels (e.g. the lab's d_k and seed), so that a fresh copy of a
         #: panel (figure export) shows what the one on screen shows. Panels own their keys.
         self.lab_state: dict = {}
+        # The trained-model mode (None: the hand-made mode).
+        self._model_doc: ModelDoc | None = None
+        self._trace = None  # the ModelTrace of the document's last landed forward
+        self._model_layer = 0
+        self._model_head = 0
+        self._hand_made: tuple | None = None  # (scenario, preset) to go back to
+        self.runner = ForwardRunner(self)
+        self.runner.traceReady.connect(self._on_trace)
+        self.runner.failed.connect(self._on_forward_failed)
+        self.runner.busyChanged.connect(self.busyChanged)
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -144,14 +184,34 @@ class Session(QtCore.QObject):
         The recompute follows on the next event-loop turn.
         """
         new_preset = self.preset_name if preset is False else preset
-        old = (self._scenario, self.preset_name)
+        old = (self.document, self.preset_name)
         self.undo_stack.push(_Edit(self, old, (scenario, new_preset), label, merge))
 
-    def _set(self, scenario: Scenario, preset: str | None) -> None:
-        self._scenario = scenario
+    @property
+    def document(self):
+        """What one undo step holds: the Scenario (hand-made mode) or the ModelDoc (model mode)."""
+        return self._model_doc if self._model_doc is not None else self._scenario
+
+    def _set(self, document, preset: str | None) -> None:
+        if isinstance(document, ModelDoc):
+            entering = self._model_doc is None
+            self._model_doc = document
+            self.preset_name = None
+            if entering:
+                self._trace = None
+            self.modelChanged.emit(document)
+            self.runner.request(document)  # the panels follow when the trace lands (_on_trace)
+            return
+        leaving = self._model_doc is not None
+        self._model_doc = None
+        self._trace = None
+        self._scenario = document
         self.preset_name = preset
+        if leaving:
+            self.modelChanged.emit(None)
+            self.modelViewChanged.emit()
         self._clamp_selection()
-        self.scenarioChanged.emit(scenario)
+        self.scenarioChanged.emit(document)
         self._schedule()
 
     def set_scenario(self, scenario: Scenario, view: dict | None = None, preset: str | None = None) -> None:
@@ -175,11 +235,18 @@ class Session(QtCore.QObject):
 
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario."""
-        return {"query": self._selection.query, "key": self._selection.key, "preset": self.preset_name,
+        view = {"query": self._selection.query, "key": self._selection.key, "preset": self.preset_name,
                 "head": self.head}
+        if self._model_doc is not None:
+            view.update(layer=self._model_layer, head=self._model_head)
+        return view
 
     def try_apply(self, make, label: str, merge: bool = False) -> bool:
         """Run ``make()`` to build a new scenario; on ScenarioError keep the old one and say why."""
+        if self._model_doc is not None:
+            self.message.emit(f"A trained model fixes this ({label}): open the hand-made example "
+                              "(File menu) to change it.")
+            return False
         try:
             new = make()
         except ScenarioError as exc:
@@ -191,6 +258,11 @@ class Session(QtCore.QObject):
         return True
 
     def set_text(self, text: str) -> None:
+        doc = self._model_doc
+        if doc is not None:
+            if text != doc.text:
+                self.apply(doc.with_text(text), "typing in the sentence", merge=True)
+            return
         if text == self._scenario.text:
             return
         if self.try_apply(lambda: self._scenario.with_text(text), "typing in the sentence", merge=True) \
@@ -213,6 +285,8 @@ class Session(QtCore.QObject):
         except ValueError as exc:
             self.message.emit(f"Kept the old value: {exc}")
             return False
+        if self._model_doc is not None:
+            return self._set_model_cell(matrix, row, col, value)
         names = {"x": f"edit x of '{self._scenario.tokens[row]}'" if 0 <= row < self._scenario.n else "edit x",
                  "w_q": "edit W^Q", "w_k": "edit W^K", "w_v": "edit W^V", "w_o": "edit W^O",
                  "source_x": "edit x of a source token"}
@@ -268,6 +342,140 @@ class Session(QtCore.QObject):
             self._selection = new
             self.selectionChanged.emit(new)
 
+    # ----- the trained-model mode ------------------------------------------------------------
+    @property
+    def model_doc(self) -> ModelDoc | None:
+        """The open model, its sentence and edits; None in the hand-made mode."""
+        return self._model_doc
+
+    @property
+    def model_trace(self):
+        """The ModelTrace the panels show now (the last forward that landed), or None."""
+        return self._trace
+
+    @property
+    def model_layer(self) -> int:
+        return self._model_layer
+
+    @property
+    def model_head(self) -> int:
+        return self._model_head
+
+    @property
+    def model_view_data(self) -> ModelViewData | None:
+        """Every layer's and head's weights for the model view, or None (hand-made mode, or no trace yet)."""
+        doc, trace = self._model_doc, self._trace
+        if doc is None or trace is None:
+            return None
+        return ModelViewData(weights=trace.weights, allowed=trace.allowed, tokens=trace.tokens,
+                             layer=self._model_layer, head=self._model_head,
+                             knocked_out=frozenset(doc.edits.knocked_out), name=doc.model.info.name)
+
+    def open_model(self, model, text: str | None = None, view: dict | None = None,
+                   edits: ModelEdits | None = None) -> None:
+        """Make ``model`` (with ``edits``, from a session file) the document: a new document, no undo
+        history. The hand-made scenario is kept for ``close_model``. The first forward runs at once, so
+        the panels show the model straight away."""
+        if self._model_doc is None:
+            self._hand_made = (self._scenario, self.preset_name)
+        view = view or {}
+        text = (self._scenario.text or "") if text is None else text
+        self._model_layer = _clamp(view.get("layer", 0), model.info.n_layers)
+        self._model_head = _clamp(view.get("head", 0), model.info.n_heads)
+        sync, self.runner.sync = self.runner.sync, True
+        try:
+            self._set(ModelDoc(model, text, edits if edits is not None else ModelEdits()), None)
+        finally:
+            self.runner.sync = sync
+        self.undo_stack.clear()
+        self.undo_stack.setClean()
+        try:
+            self.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+        except (TypeError, ValueError):
+            self.select(0, 0)
+
+    def close_model(self) -> None:
+        """Back to the hand-made example that was open before the model (a new document)."""
+        if self._model_doc is None:
+            return
+        scenario, preset = self._hand_made or (presets.load(presets.DEFAULT), presets.DEFAULT)
+        self._hand_made = None
+        self.set_scenario(scenario, preset=preset)
+
+    def select_model_head(self, layer: int, head: int) -> None:
+        """Step into head ``head`` of layer ``layer`` (0-based): a view choice, not an edit."""
+        doc = self._model_doc
+        if doc is None:
+            return
+        layer, head = _clamp(layer, doc.model.info.n_layers), _clamp(head, doc.model.info.n_heads)
+        if (layer, head) == (self._model_layer, self._model_head):
+            return
+        self._model_layer, self._model_head = layer, head
+        self._show_head()
+
+    def knock_out(self, layer: int, head: int, on: bool = True) -> bool:
+        """Set head ``head`` of layer ``layer``'s output to zero (``on``), or bring it back: one undo step."""
+        doc = self._model_doc
+        if doc is None:
+            return False
+        edits = doc.edits.with_knockout(layer, head, on)
+        if edits == doc.edits:
+            return True
+        self.apply(doc.with_edits(edits), f"{'knock out' if on else 'bring back'} layer {layer + 1} head {head + 1}")
+        return True
+
+    def reset_to_checkpoint(self) -> bool:
+        """Undo every what-if edit of the model at once (one undo step)."""
+        doc = self._model_doc
+        if doc is None or doc.edits.is_empty():
+            return False
+        self.apply(doc.with_edits(ModelEdits()), "reset to the checkpoint")
+        return True
+
+    def _set_model_cell(self, matrix: str, row: int, col: int, value: float) -> bool:
+        doc = self._model_doc
+        layer, head = self._model_layer, self._model_head
+        where = f"layer {layer + 1} head {head + 1}"
+        if matrix in MODEL_GRIDS:
+            edits = doc.edits.with_weight(layer, head, matrix, row, col, value)
+            label = f"edit {GRID_NAMES[matrix]} of {where} [{row + 1},{col + 1}]"
+        elif matrix == "x":
+            edits = doc.edits.with_input(layer, row, col, value)
+            tok = self._scenario.tokens[row] if 0 <= row < self._scenario.n else row
+            label = f"edit x of '{tok}' entering layer {layer + 1} [{col + 1}]"
+        else:
+            self.message.emit(f"A trained model has no {GRID_NAMES.get(matrix, matrix)} to edit here.")
+            return False
+        if edits != doc.edits:
+            self.apply(doc.with_edits(edits), label)
+        return True
+
+    def _on_trace(self, doc, trace) -> None:
+        if doc != self._model_doc:
+            return  # an older document's forward (undo or redo overtook it)
+        first = self._trace is None
+        self._trace = trace
+        if trace.dropped:
+            self.message.emit(f"Kept the first {len(trace.tokens)} tokens: this model reads at most "
+                              f"{doc.model.info.max_tokens}; {trace.dropped} more were left out.")
+        elif first and not trace.tokens:
+            self.message.emit("Type a sentence: the model needs at least one token.")
+        self._show_head()
+
+    def _show_head(self) -> None:
+        doc, trace = self._model_doc, self._trace
+        if doc is None or trace is None:
+            return
+        self._scenario = doc.model.head_scenario(trace, self._model_layer, self._model_head)
+        self._clamp_selection()
+        self.scenarioChanged.emit(self._scenario)
+        self.modelViewChanged.emit()
+        self._schedule()
+
+    def _on_forward_failed(self, doc, reason: str) -> None:
+        if doc == self._model_doc:
+            self.message.emit(f"The model could not run: {reason}")
+
     # ----- internals ----------------------------------------------------------------------
     def _clamp_selection(self) -> None:
         self.select(self._selection.query, self._selection.key)
@@ -284,3 +492,12 @@ class Session(QtCore.QObject):
         """Recompute now (if needed) and tell every listener; called by the event loop."""
         self._emit_pending = False
         self.resultChanged.emit(self.result)
+
+
+def _clamp(value, count: int) -> int:
+    """``value`` as a whole number from 0 to ``count - 1`` (0 for anything that is not a number)."""
+    try:
+        value = int(value)
+    except (TypeError, ValueError):
+        value = 0
+    return max(0, min(value, count - 1))

@@ -1,0 +1,128 @@
+"""The model box of the options dock: which trained model is open, and which layer and head to step into.
+
+Shown only in the trained-model mode. Layer and head are counted from 1 on screen (the session counts
+from 0). "Knock out this head" sets the head's output to zero (the layers above change, this head's own
+weights do not); "Reset to the checkpoint" undoes every what-if edit at once (one undo step).
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from ..session import GRID_NAMES, Session
+
+#: How many edits the box names one by one before it only counts the rest.
+LISTED_EDITS = 3
+
+
+def describe_model(info) -> str:
+    """One line about a model: its name, family and sizes."""
+    family = {"bert": "BERT", "gpt2": "GPT-2"}.get(info.family, info.family)
+    return (f"{info.name} ({family}: {info.n_layers} layers \u00d7 {info.n_heads} heads, "
+            f"d_model {info.d_model}, d_k {info.d_head})")
+
+
+def describe_edits(edits) -> str:
+    """The what-if edits in a few words ("2 edits: W^Q of layer 1 head 3, head 2.4 knocked out")."""
+    parts = []
+    for layer, head, name, _row, _col, _value in edits.weights:
+        parts.append(f"{GRID_NAMES.get(name, name)} of layer {layer + 1} head {head + 1}")
+    for layer, token, _dim, _value in edits.inputs:
+        parts.append(f"x of token {token + 1} entering layer {layer + 1}")
+    for layer, head in sorted(edits.knocked_out):
+        parts.append(f"layer {layer + 1} head {head + 1} knocked out")
+    if not parts:
+        return "No edits: the checkpoint as it was trained."
+    shown = ", ".join(parts[:LISTED_EDITS]) + (f" and {len(parts) - LISTED_EDITS} more" if len(parts) > LISTED_EDITS else "")
+    return f"{len(parts)} edit{'s' if len(parts) != 1 else ''}: {shown}."
+
+
+class ModelBox(QtWidgets.QGroupBox):
+    """Model name, layer and head choosers, knock-out, reset and the running hint."""
+
+    def __init__(self, session: Session, parent=None):
+        super().__init__("Trained model", parent)
+        self.setObjectName("modelBox")
+        self.session = session
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        self.nameLabel = QtWidgets.QLabel(self)
+        self.nameLabel.setObjectName("modelNameLabel")
+        self.nameLabel.setWordWrap(True)
+        layout.addWidget(self.nameLabel)
+
+        row = QtWidgets.QHBoxLayout()
+        self.layerSpin = QtWidgets.QSpinBox(self)
+        self.layerSpin.setObjectName("layerSpin")
+        self.layerSpin.setToolTip("Which layer to step into (1 is the first, nearest the words)")
+        self.headSpin = QtWidgets.QSpinBox(self)
+        self.headSpin.setObjectName("headSpin")
+        self.headSpin.setToolTip("Which head of that layer every panel shows")
+        for label, spin in (("Layer", self.layerSpin), ("Head", self.headSpin)):
+            spin.setMinimum(1)
+            spin.setKeyboardTracking(False)
+            row.addWidget(QtWidgets.QLabel(label, self))
+            row.addWidget(spin)
+        row.addStretch(1)
+        layout.addLayout(row)
+
+        self.knockOutCheck = QtWidgets.QCheckBox("Knock out this head (its output set to 0)", self)
+        self.knockOutCheck.setObjectName("knockOutCheck")
+        self.knockOutCheck.setToolTip("What if this head were not there? Its output becomes 0; the layers above "
+                                      "change. Its own weights stay as they are.")
+        layout.addWidget(self.knockOutCheck)
+        buttons = QtWidgets.QHBoxLayout()
+        self.resetButton = QtWidgets.QPushButton("Reset to the checkpoint", self)
+        self.resetButton.setObjectName("resetCheckpointButton")
+        self.resetButton.setToolTip("Undo every edit of the model's numbers at once")
+        self.backButton = QtWidgets.QPushButton("Back to the hand-made example", self)
+        self.backButton.setObjectName("backToHandMadeButton")
+        buttons.addWidget(self.resetButton)
+        buttons.addWidget(self.backButton)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.editsLabel = QtWidgets.QLabel(self)
+        self.editsLabel.setObjectName("modelEditsLabel")
+        self.editsLabel.setWordWrap(True)
+        layout.addWidget(self.editsLabel)
+        self.busyLabel = QtWidgets.QLabel("Running the model\u2026", self)
+        self.busyLabel.setObjectName("modelBusyLabel")
+        self.busyLabel.setVisible(False)
+        layout.addWidget(self.busyLabel)
+
+        self.layerSpin.valueChanged.connect(lambda v: session.select_model_head(v - 1, session.model_head))
+        self.headSpin.valueChanged.connect(lambda v: session.select_model_head(session.model_layer, v - 1))
+        self.knockOutCheck.toggled.connect(
+            lambda on: session.knock_out(session.model_layer, session.model_head, bool(on)))
+        self.resetButton.clicked.connect(session.reset_to_checkpoint)
+        self.backButton.clicked.connect(session.close_model)
+        session.modelChanged.connect(self.follow)
+        session.modelViewChanged.connect(self.follow)
+        session.busyChanged.connect(self.busyLabel.setVisible)
+        self.follow()
+
+    def follow(self, *_):
+        """Show the session's model, layer, head and edits without sending anything back."""
+        doc = self.session.model_doc
+        self.setVisible(doc is not None)
+        if doc is None:
+            return
+        info = doc.model.info
+        widgets = (self.layerSpin, self.headSpin, self.knockOutCheck)
+        for w in widgets:
+            w.blockSignals(True)
+        try:
+            self.nameLabel.setText(describe_model(info))
+            self.nameLabel.setToolTip(str(info.path))
+            self.layerSpin.setMaximum(info.n_layers)
+            self.headSpin.setMaximum(info.n_heads)
+            self.layerSpin.setValue(self.session.model_layer + 1)
+            self.headSpin.setValue(self.session.model_head + 1)
+            self.layerSpin.setSuffix(f" of {info.n_layers}")
+            self.headSpin.setSuffix(f" of {info.n_heads}")
+            here = (self.session.model_layer, self.session.model_head)
+            self.knockOutCheck.setChecked(here in doc.edits.knocked_out)
+        finally:
+            for w in widgets:
+                w.blockSignals(False)
+        self.resetButton.setEnabled(not doc.edits.is_empty())
+        self.editsLabel.setText(describe_edits(doc.edits))

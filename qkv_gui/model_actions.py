@@ -1,0 +1,167 @@
+"""Opening trained models: File → Open model…, File → Models on this computer…, and the way back.
+
+Nothing is downloaded: the list shows the models already in the Hugging Face cache on this computer and
+the folders opened before. A folder that is not a usable model (no ``model.safetensors``, an unsupported
+architecture, a damaged file, …) is refused in one line, and the current work stays.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from qkv_engine.models import ModelError, find_models, load_model
+
+#: How many model folders File → Models on this computer remembers.
+MAX_RECENT_MODELS = 8
+RECENT_KEY = "models/recent"
+
+
+class ModelsDialog(QtWidgets.QDialog):
+    """The models found on this computer; a model that cannot be opened is greyed with its reason."""
+
+    def __init__(self, found, parent=None):
+        super().__init__(parent)
+        self.setObjectName("modelsDialog")
+        self.setWindowTitle("Models on this computer")
+        self.chosen: Path | None = None
+        self.browse = False
+        layout = QtWidgets.QVBoxLayout(self)
+        note = QtWidgets.QLabel(
+            "Trained models already on this computer (the Hugging Face cache and the folders you opened "
+            "before). Nothing is downloaded.", self)
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        self.list = QtWidgets.QListWidget(self)
+        self.list.setObjectName("modelsList")
+        for m in found:
+            family = {"bert": "BERT", "gpt2": "GPT-2"}.get(m.family or "", m.family or "?")
+            text = f"{m.name} \u2014 {family}" if m.problem is None else f"{m.name} \u2014 cannot open: {m.problem}"
+            item = QtWidgets.QListWidgetItem(text, self.list)
+            item.setData(QtCore.Qt.ItemDataRole.UserRole, str(m.path))
+            item.setToolTip(str(m.path))
+            if m.problem is not None:
+                item.setFlags(item.flags() & ~QtCore.Qt.ItemFlag.ItemIsEnabled)
+        if not found:
+            QtWidgets.QListWidgetItem("No model found. Open a folder that holds config.json, model.safetensors "
+                                      "and tokenizer.json (see the README).", self.list).setFlags(
+                QtCore.Qt.ItemFlag.NoItemFlags)
+        self.list.itemDoubleClicked.connect(lambda _item: self._open())
+        layout.addWidget(self.list, 1)
+        buttons = QtWidgets.QDialogButtonBox(self)
+        self.openButton = buttons.addButton("Open", QtWidgets.QDialogButtonBox.ButtonRole.AcceptRole)
+        folder = buttons.addButton("Open a folder\u2026", QtWidgets.QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        self.openButton.clicked.connect(self._open)
+        folder.clicked.connect(self._browse)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        first = next((self.list.item(i) for i in range(self.list.count())
+                      if self.list.item(i).flags() & QtCore.Qt.ItemFlag.ItemIsEnabled), None)
+        if first is not None:
+            self.list.setCurrentItem(first)
+        self.openButton.setEnabled(first is not None)
+        self.resize(640, 360)
+
+    def _open(self) -> None:
+        item = self.list.currentItem()
+        if item is None or not item.flags() & QtCore.Qt.ItemFlag.ItemIsEnabled:
+            return
+        self.chosen = Path(item.data(QtCore.Qt.ItemDataRole.UserRole))
+        self.accept()
+
+    def _browse(self) -> None:
+        self.browse = True
+        self.accept()
+
+
+class ModelActions(QtCore.QObject):
+    """The window's model menu items; ``open_folder(path)`` opens a model (or says why it cannot)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        session = window.session
+        menu = window.fileMenu
+        first = menu.actions()[3] if len(menu.actions()) > 3 else None  # after Open, Save, Save As
+        self.openAction = QtGui.QAction("Open &model\u2026", window)
+        self.openAction.setObjectName("openModelAction")
+        self.openAction.setToolTip("Open a trained model from a folder (config.json, model.safetensors, tokenizer)")
+        self.openAction.triggered.connect(lambda: self.open_folder())
+        self.listAction = QtGui.QAction("Models on this &computer\u2026", window)
+        self.listAction.setObjectName("modelsOnComputerAction")
+        self.listAction.triggered.connect(self.choose)
+        self.backAction = QtGui.QAction("&Back to the hand-made example", window)
+        self.backAction.setObjectName("backToHandMadeAction")
+        self.backAction.triggered.connect(self.back)
+        self.resetAction = QtGui.QAction("Reset to the &checkpoint", window)
+        self.resetAction.setObjectName("resetCheckpointAction")
+        self.resetAction.triggered.connect(session.reset_to_checkpoint)
+        for act in (self.openAction, self.listAction, self.backAction):
+            menu.insertAction(first, act)
+        menu.insertSeparator(first)
+        window.editMenu.addAction(self.resetAction)
+        session.modelChanged.connect(self._follow)
+        self._follow()
+
+    def _follow(self, *_):
+        doc = self.window.session.model_doc
+        self.backAction.setEnabled(doc is not None)
+        self.resetAction.setEnabled(doc is not None and not doc.edits.is_empty())
+
+    # ----- remembered folders -----------------------------------------------------------------
+    def recent_folders(self) -> list[str]:
+        value = self.window.settings.value(RECENT_KEY, [])
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in (value or []) if isinstance(v, str)]
+
+    def _remember(self, path: Path) -> None:
+        path = str(Path(path).resolve())
+        items = [path] + [p for p in self.recent_folders() if p != path]
+        self.window.settings.setValue(RECENT_KEY, items[:MAX_RECENT_MODELS])
+
+    # ----- actions ----------------------------------------------------------------------------
+    def choose(self) -> bool:
+        """File → Models on this computer: pick one of the models found, or browse for a folder."""
+        dialog = ModelsDialog(find_models(extra=[Path(p) for p in self.recent_folders()]), self.window)
+        if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted:
+            return False
+        if dialog.browse:
+            return self.open_folder()
+        return self.open_folder(dialog.chosen)
+
+    def open_folder(self, path=None, text: str | None = None, view: dict | None = None) -> bool:
+        """Open the model in folder ``path`` (asked for when None). A folder that is not a usable model is
+        refused with the reason, and the current work stays."""
+        window = self.window
+        if path is None:
+            start = self.recent_folders()[0] if self.recent_folders() else str(Path.home())
+            path = QtWidgets.QFileDialog.getExistingDirectory(window, "Open a trained model (its folder)", start)
+            if not path:
+                return False
+        if not window.maybe_keep_changes():
+            return False
+        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            model = load_model(Path(path))
+        except ModelError as exc:
+            QtWidgets.QApplication.restoreOverrideCursor()
+            window.notify_error("Could not open the model", str(exc))
+            return False
+        try:
+            window.session.open_model(model, text=text, view=view)
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+        window.file_path = None
+        self._remember(model.info.path)
+        window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
+                                       "as you type.", 8000)
+        return True
+
+    def back(self) -> bool:
+        if self.window.session.model_doc is None or not self.window.maybe_keep_changes():
+            return False
+        self.window.session.close_model()
+        self.window.file_path = None
+        return True

@@ -1,0 +1,157 @@
+"""The trained-model mode's document and its forward runner.
+
+In this mode the session's document is a ``ModelDoc``: the opened model, the sentence and the what-if
+edits. Each change runs the whole model again (``Model.run``); the chosen layer and head then give the
+one-head Scenario that every panel draws.
+
+A forward that takes longer than a frame runs on a worker thread, so typing never stalls the window;
+only the newest request counts (older ones that land late are dropped), and ``busyChanged`` says when
+one is running so the window can show a hint.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+from PySide6 import QtCore
+
+from qkv_engine.models import Model, ModelEdits, ModelError
+
+#: A forward that took longer than this (seconds) runs the next time on the worker thread.
+FRAME_BUDGET = 0.008
+
+
+@dataclass(frozen=True, eq=False)
+class ModelDoc:
+    """What one undo step of the model mode holds: the model, the sentence and the edits."""
+
+    model: Model
+    text: str
+    edits: ModelEdits = ModelEdits()
+
+    def __eq__(self, other):
+        if not isinstance(other, ModelDoc):
+            return NotImplemented
+        return self.model is other.model and self.text == other.text and self.edits == other.edits
+
+    __hash__ = None
+
+    def with_text(self, text: str) -> "ModelDoc":
+        return replace(self, text=text)
+
+    def with_edits(self, edits: ModelEdits) -> "ModelDoc":
+        return replace(self, edits=edits)
+
+    @property
+    def key(self) -> tuple:
+        """What the forward depends on."""
+        return (id(self.model), self.text, self.edits)
+
+
+class ForwardRunner(QtCore.QObject):
+    """Runs ``doc.model.run(doc.text, doc.edits)``; ``traceReady(doc, trace)`` when it lands.
+
+    A quick model runs at once, on the calling thread (the result is there before ``request`` returns);
+    a slow one on one worker thread. ``sync = True`` forces the calling thread (headless use, tests).
+    """
+
+    traceReady = QtCore.Signal(object, object)  # (ModelDoc, ModelTrace)
+    failed = QtCore.Signal(object, str)  # (ModelDoc, one-line reason)
+    busyChanged = QtCore.Signal(bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.sync = False
+        self.last_seconds = 0.0  # how long the last forward took
+        self.runs = 0  # forwards finished (tests)
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._wanted = None  # the newest doc asked for
+        self._running = False
+        self._pending = None  # a doc to run when the worker is free
+        self._landed = _Landed(self)
+        self._landed.arrived.connect(self._on_landed, QtCore.Qt.ConnectionType.QueuedConnection)
+
+    @property
+    def busy(self) -> bool:
+        return self._running
+
+    def request(self, doc: ModelDoc) -> None:
+        self._wanted = doc
+        if self.sync or (not self._running and self.last_seconds <= FRAME_BUDGET):
+            self._run_here(doc)
+            return
+        if self._running:
+            self._pending = doc  # the worker takes the newest when it is free
+            return
+        self._start(doc)
+
+    def wait(self, timeout: float = 30.0) -> bool:
+        """Block until no forward is running and every landed trace was delivered (tests, export)."""
+        end = time.monotonic() + timeout
+        app = QtCore.QCoreApplication.instance()
+        while (self._running or self._pending is not None) and time.monotonic() < end:
+            if app is not None:
+                app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20)
+            time.sleep(0.002)
+        if app is not None:
+            app.processEvents()
+        return not self._running
+
+    # ----- internals ----------------------------------------------------------------------------
+    def _run_here(self, doc: ModelDoc) -> None:
+        t0 = time.perf_counter()
+        try:
+            trace = doc.model.run(doc.text, doc.edits)
+        except ModelError as exc:
+            self.failed.emit(doc, str(exc))
+            return
+        self.last_seconds = time.perf_counter() - t0
+        self.runs += 1
+        self.traceReady.emit(doc, trace)
+
+    def _start(self, doc: ModelDoc) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qkv-forward")
+        self._running = True
+        self.busyChanged.emit(True)
+        self._pool.submit(self._work, doc)
+
+    def _work(self, doc: ModelDoc) -> None:
+        t0 = time.perf_counter()
+        try:
+            outcome = doc.model.run(doc.text, doc.edits)
+        except ModelError as exc:
+            outcome = exc
+        except Exception as exc:  # noqa: BLE001 - reported on the GUI thread, never lost in the worker
+            outcome = ModelError(f"the model could not run: {exc}")
+        self._landed.arrived.emit(doc, outcome, time.perf_counter() - t0)
+
+    def _on_landed(self, doc, outcome, seconds) -> None:
+        self._running = False
+        self.last_seconds = seconds
+        pending, self._pending = self._pending, None
+        if pending is not None and pending is not doc:
+            self._start(pending)  # a newer request came in while this one ran
+        else:
+            self.busyChanged.emit(False)
+        if doc is not self._wanted:
+            return  # overtaken by a newer request: its trace is on the way
+        if isinstance(outcome, Exception):
+            self.failed.emit(doc, str(outcome))
+            return
+        self.runs += 1
+        self.traceReady.emit(doc, outcome)
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class _Landed(QtCore.QObject):
+    """Carries a finished forward from the worker thread to the GUI thread (a queued signal)."""
+
+    arrived = QtCore.Signal(object, object, float)
