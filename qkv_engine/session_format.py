@@ -1,13 +1,15 @@
 """The session file: a scenario and view options as versioned JSON.
 
-    {"format": "qkv-visualizer", "version": 2,
+    {"format": "qkv-visualizer", "version": 3,
      "scenario": {"text", "tokens", "spans", "seed", "dropped", "x", "w_q", "w_k", "w_v",
                   "scale", "causal", "temperature", "softmax_over",
                   "padding", "blocked", "n_heads", "w_o",
-                  "source": null or {"text", "tokens", "spans", "dropped", "x"}},
+                  "source": null or {"text", "tokens", "spans", "dropped", "x"},
+                  "feature_names", "q_names", "k_names", "v_names", "new_tokens"},
      "view": {"query": i, "key": j, "lesson_step": s, "head": h, ...}}
 
-Version 1 files (no masks, heads or source) are still read.
+Version 1 files (no masks, heads or source) and version 2 files (no names:
+every feature and column opens unnamed) are still read.
 
 Floats are written with full precision, so a round trip gives the same numbers.
 Anything wrong in a document raises ScenarioError naming where.
@@ -24,8 +26,8 @@ from .errors import ScenarioError
 from .scenario import Scenario
 
 FORMAT = "qkv-visualizer"
-VERSION = 2
-READS = (1, 2)
+VERSION = 3
+READS = (1, 2, 3)
 SUFFIX = ".qkv.json"
 _FIELDS = ("tokens", "x", "w_q", "w_k", "w_v")
 
@@ -60,6 +62,11 @@ def to_dict(scenario: Scenario, view: dict | None = None) -> dict:
                 "dropped": s.source_dropped,
                 "x": s.source_x.tolist(),
             },
+            "feature_names": list(s.feature_names),
+            "q_names": list(s.q_names),
+            "k_names": list(s.k_names),
+            "v_names": list(s.v_names),
+            "new_tokens": s.new_tokens,
         },
         "view": dict(view or {}),
     }
@@ -134,6 +141,22 @@ def _version2_fields(sc: dict, d_model: int) -> dict:
     return out
 
 
+def _version3_fields(sc: dict) -> dict:
+    """The names of features and columns, and the rule for new words (all optional)."""
+    out = {}
+    for key in ("feature_names", "q_names", "k_names", "v_names"):
+        if key in sc:
+            names = sc[key]
+            if not isinstance(names, list) or not all(isinstance(v, str) for v in names):
+                raise ScenarioError(f"scenario.{key}: expected a list of names (text)")
+            out[key] = tuple(names)
+    if "new_tokens" in sc:
+        if not isinstance(sc["new_tokens"], str):
+            raise ScenarioError("scenario.new_tokens: expected text")
+        out["new_tokens"] = sc["new_tokens"]
+    return out
+
+
 def from_dict(doc) -> tuple[Scenario, dict]:
     """Return (scenario, view) from a parsed document, or raise ScenarioError."""
     if not isinstance(doc, dict):
@@ -142,7 +165,8 @@ def from_dict(doc) -> tuple[Scenario, dict]:
         raise ScenarioError(f"not a session: 'format' is {json.dumps(doc.get('format'))}, expected \"{FORMAT}\"")
     version = doc.get("version")
     if version not in READS:
-        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads versions 1 and 2)")
+        known = ", ".join(map(str, READS[:-1])) + f" and {READS[-1]}"
+        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads versions {known})")
     sc = doc.get("scenario")
     if not isinstance(sc, dict):
         raise ScenarioError("scenario: missing or not an object")
@@ -180,6 +204,7 @@ def from_dict(doc) -> tuple[Scenario, dict]:
         raise ScenarioError("scenario.text: expected text or null")
     spans = _spans("spans", sc.get("spans"))
     extra = _version2_fields(sc, len(arrays["x"][0]) if len(arrays["x"]) else arrays["w_q"].shape[0])
+    extra.update(_version3_fields(sc))
     try:
         scenario = Scenario(tokens=tuple(tokens), seed=seed, text=text, spans=spans, dropped=dropped, **arrays,
                             **options, **extra)
