@@ -188,13 +188,12 @@ def score(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explana
     )
     value = float(result.scores[i, j])
     s = result.scenario
-    tags = None
-    if feature_names.any_named(s, "q") or feature_names.any_named(s, "k"):  # a pair is named by its query column
-        tags = [feature_names.name(s, "q", c) or feature_names.plain(s, "k", c) for c in range(len(q))]
-    products = _shorten(_tagged(
-        [f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms], tags))
+    products = _shorten([f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms])
     text = _worked("score = q·k", products, terms, value, decimals)
-    formula = "score = q·k = " + _shorten([f"q{c + 1}·k{c + 1}" for c in range(len(q))])
+    # the numbers stay short; the rule (shown as a tooltip) says what each named pair of columns does
+    names = [feature_names.name(s, "q", c) or feature_names.name(s, "k", c) for c in range(len(q))]
+    formula = "score = q·k = " + _shorten([f"q{c + 1}·k{c + 1}" + (f" ({names[c]})" if names[c] else "")
+                                           for c in range(len(q))])
     return Explanation("score", "score", f"query {_tok(result, i)} -> key {_ktok(result, j)}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
 

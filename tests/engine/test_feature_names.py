@@ -122,7 +122,8 @@ def test_the_worked_query_names_the_column_and_every_feature():
 def test_scores_and_outputs_name_their_columns():
     r = compute(named())
     sc = explain.score(r, 1, 0)
-    assert "[looks for animate]" in sc.text and sc.text.startswith("score = q·k = ")
+    assert "[" not in sc.text and sc.text.startswith("score = q·k = ")  # the numbers stay short
+    assert sc.formula == "score = q·k = q1·k1 (looks for animate) + q2·k2"
     out = explain.output(r, 1, 1)
     assert out.text.startswith("out2 · carries noun = ") and out.symbol == "out2"
 
@@ -131,7 +132,8 @@ def test_without_names_the_worked_arithmetic_is_unchanged():
     s = Scenario.from_sentence("the cat sat", seed=3)
     r = compute(s)
     assert explain.projection(r, "q", 0, 0).text.startswith("q1 = ")
-    assert "[" not in explain.projection(r, "q", 0, 0).text and "[" not in explain.score(r, 0, 1).text
+    assert "[" not in explain.projection(r, "q", 0, 0).text
+    assert explain.score(r, 0, 1).formula == "score = q·k = q1·k1 + q2·k2"
 
 
 def test_lesson_numbers_carry_the_names():
