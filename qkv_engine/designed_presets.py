@@ -184,6 +184,8 @@ AGREEMENT_NOTE = (
     "softmax, 'are' puts 87% of its weight on 'books' and 9% on 'shelf'.\n"
     "Nouns have a number too, so 'books' also asks for plural words and 'shelf' for singular ones. "
     "This head is about the verb: read the row of 'are'.\n"
+    "W^V copies the plural and singular features into the value. So the output of 'are' says: "
+    "my subject is plural.\n"
     "Try: type 'is' in place of 'are'. It takes the features of 'are', so set its plural to 0 and its "
     "singular to 1 in the table. Now 'is' puts 87% of its weight on 'shelf'."
 )

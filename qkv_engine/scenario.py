@@ -444,6 +444,8 @@ class Scenario:
     def with_feature_name(self, dim: int, name: str) -> "Scenario":
         """A copy where embedding dimension ``dim`` (0-based) is called ``name`` ("" for none)."""
         _check_int("feature", dim, 0, self.d_model - 1)
+        if not isinstance(name, str):
+            raise ScenarioError(f"feature name: expected text, got {name!r}")
         names = list(self.feature_names)
         names[dim] = name
         return replace(self, feature_names=tuple(names))
@@ -455,6 +457,8 @@ class Scenario:
             raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
         names = list(getattr(self, which + "_names"))
         _check_int(f"{which} column", col, 0, len(names) - 1)
+        if not isinstance(name, str):
+            raise ScenarioError(f"{which} column name: expected text, got {name!r}")
         names[col] = name
         return replace(self, **{which + "_names": tuple(names)})
 

@@ -102,7 +102,7 @@ def test_designed_numbers_are_named_whole_and_explained(name):
     for a in (s.x, s.w_q, s.w_k, s.w_v):
         assert np.array_equal(a, np.round(a))
     # every feature that a non-zero W^Q or W^K row reads is named in the note
-    for grid in (s.w_q, s.w_k):
+    for grid in (s.w_q, s.w_k, s.w_v):
         for r in np.flatnonzero(np.any(grid != 0, axis=1)):
             assert s.feature_names[r] in p.note or s.feature_names[r].startswith("place")
     assert "random" not in p.description.lower()
@@ -119,3 +119,48 @@ def test_the_it_sentence_has_eleven_tokens_as_the_tokenizer_splits_it():
 def test_the_engine_agrees_with_the_reference(name):
     s = presets.load(name)
     np.testing.assert_allclose(compute(s).weights, weights(s), atol=1e-12)
+
+
+#: Every "query of 'w' is (...)", "key of 'w' is (...)" and score sum written in a note, as (kind, word, numbers).
+VECTOR = re.compile(r"the (query|key) of '([^']+)' is \(([-\d, ]+)\)")
+
+
+@pytest.mark.parametrize("name", DESIGNED)
+def test_every_query_and_key_written_in_the_note_is_the_computed_one(name):
+    s = presets.load(name)
+    ref = attention_of(s)
+    note = presets.get(name).note
+    found = VECTOR.findall(note)
+    for kind, word, numbers in found:
+        vec = (ref.q if kind == "query" else ref.k)[s.tokens.index(word)]
+        assert [float(v) for v in numbers.split(",")] == pytest.approx(vec), f"{kind} of {word}"
+    assert len(found) == {"designed-it": 3, "designed-agreement": 3}.get(name, 0)
+
+
+#: The raw scores each note adds up, as (query word, key word, the number the note gives).
+SCORES = {
+    "designed-it": [("it", "animal", 6), ("it", "street", 2), ("it", "The", 0)],
+    "designed-previous-word": [("York", "New", 8), ("York", "city", 0)],
+    "designed-adjective-noun": [("small", "dog", 6), ("loudly", "barks", 6), ("small", "barks", 0)],
+    "designed-agreement": [("are", "books", 10), ("are", "shelf", 6), ("are", "are", 4)],
+}
+
+
+@pytest.mark.parametrize("name", DESIGNED)
+def test_the_scores_in_the_note_are_the_computed_ones(name):
+    s = presets.load(name)
+    ref = attention_of(s)
+    note = presets.get(name).note
+    for q, k, value in SCORES[name]:
+        assert ref.scores[s.tokens.index(q)][s.tokens.index(k)] == pytest.approx(value)
+        assert f"= {value}" in note or value == 0
+
+
+def test_the_other_notes_experiments_do_what_they_say():
+    s = presets.load("designed-adjective-noun")
+    big = s.with_text(s.text.replace("small", "big"))
+    assert int(np.argmax(weights(big)[big.tokens.index("big")])) == big.tokens.index("dog")
+    s = presets.load("designed-previous-word")
+    swapped = s.with_text("York New is a big city")
+    row = weights(swapped)[swapped.tokens.index("New")]
+    assert int(np.argmax(row)) != swapped.tokens.index("York")  # no longer the word before it

@@ -54,6 +54,10 @@ def test_editing_a_name_refuses_columns_that_do_not_exist():
         named().with_column_name("q", 2, "x")
     with pytest.raises(ScenarioError, match="which"):
         named().with_column_name("o", 0, "x")
+    with pytest.raises(ScenarioError, match="expected text"):
+        named().with_feature_name(0, 3)
+    with pytest.raises(ScenarioError, match="v column name: expected text"):
+        named().with_column_name("v", 0, None)
 
 
 def test_resizing_keeps_the_names_that_still_fit():
