@@ -337,11 +337,9 @@ class Scenario:
     def _rows_for(self, texts, known: dict, old_tokens: tuple = (), old_x=None) -> np.ndarray:
         """Rows for token ``texts``: a known text keeps its row; a new one gets its seeded row, or in
         "replaced-or-zero" mode the row of the old token it was typed over, else zeros."""
-        if self.new_tokens == "replaced-or-zero":
-            known = {**replacement_rows(old_tokens, old_x, tuple(texts)), **known} if len(old_tokens) else known
-            rows = [known[t] if t in known else np.zeros(self.d_model) for t in texts]
-        else:
-            rows = [known[t] if t in known else token_embedding(t, self.d_model, self.seed) for t in texts]
+        if self.new_tokens == "replaced-or-zero" and len(old_tokens):
+            known = {**replacement_rows(old_tokens, old_x, tuple(texts)), **known}
+        rows = [known[t] if t in known else self._new_row(t, self.d_model, self.seed) for t in texts]
         return np.array(rows).reshape(len(rows), self.d_model)
 
     def _new_row(self, text: str, d_model: int, seed: int) -> np.ndarray:
