@@ -95,6 +95,17 @@ def test_the_loss_is_the_cross_entropy_of_the_reference_weights(case):
     assert training.gradients(s, t).loss == pytest.approx(reference_loss(s, t), rel=1e-12)
 
 
+def test_the_output_term_is_the_mean_squared_error_of_the_reference_output():
+    s = random_scenario(3, **CASES["all of them"])
+    t = random_target(s, 3)
+    y = np.random.default_rng(3).normal(size=(s.n, s.d_v))
+    y[2] = np.nan
+    assert training.loss(s, t, output_target=y, output_weight=0.6) == pytest.approx(
+        reference_loss(s, t, y=y, weight=0.6), rel=1e-12)
+    g = training.gradients(s, t, output_target=y, output_weight=0.6)
+    assert g.output_loss > 0 and g.loss == pytest.approx(g.attention_loss + g.output_loss)
+
+
 def test_the_loss_of_one_row_looking_at_one_key_is_minus_log_its_weight():
     s = presets.load("pronoun")
     t = training.look_at(s, "it", "animal")
