@@ -3,11 +3,12 @@
     {"format": "qkv-visualizer", "version": 2,
      "scenario": {"text", "tokens", "spans", "seed", "dropped", "x", "w_q", "w_k", "w_v",
                   "scale", "causal", "temperature", "softmax_over",
-                  "padding", "blocked", "n_heads", "w_o",
+                  "padding", "blocked", "n_heads", "w_o", "b_q", "b_k", "b_v",
                   "source": null or {"text", "tokens", "spans", "dropped", "x"}},
      "view": {"query": i, "key": j, "lesson_step": s, "head": h, ...}}
 
-Version 1 files (no masks, heads or source) are still read.
+Version 1 files (no masks, heads or source) and version 2 files (no biases)
+are still read; a missing bias is all zeros.
 
 Floats are written with full precision, so a round trip gives the same numbers.
 Anything wrong in a document raises ScenarioError naming where.
@@ -24,8 +25,8 @@ from .errors import ScenarioError
 from .scenario import Scenario
 
 FORMAT = "qkv-visualizer"
-VERSION = 2
-READS = (1, 2)
+VERSION = 3
+READS = (1, 2, 3)
 SUFFIX = ".qkv.json"
 _FIELDS = ("tokens", "x", "w_q", "w_k", "w_v")
 
@@ -53,6 +54,9 @@ def to_dict(scenario: Scenario, view: dict | None = None) -> dict:
             "blocked": [list(c) for c in s.blocked],
             "n_heads": s.n_heads,
             "w_o": None if s.w_o is None else s.w_o.tolist(),
+            "b_q": s.b_q.tolist(),
+            "b_k": s.b_k.tolist(),
+            "b_v": s.b_v.tolist(),
             "source": None if not s.is_cross else {
                 "text": s.source_text,
                 "tokens": list(s.source_tokens),
@@ -80,6 +84,15 @@ def _matrix(name: str, value) -> np.ndarray:
     return np.array(value, dtype=np.float64)
 
 
+def _vector(name: str, value) -> np.ndarray:
+    if not isinstance(value, list):
+        raise ScenarioError(f"scenario.{name}: expected a list of numbers")
+    for c, cell in enumerate(value):
+        if isinstance(cell, bool) or not isinstance(cell, (int, float)):
+            raise ScenarioError(f"scenario.{name}[{c}]: expected a number, got {json.dumps(cell)}")
+    return np.array(value, dtype=np.float64)
+
+
 def _whole(name: str, value, low: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ScenarioError(f"scenario.{name}: expected a whole number, {low} or more")
@@ -97,7 +110,7 @@ def _spans(name: str, spans):
 
 
 def _version2_fields(sc: dict, d_model: int) -> dict:
-    """padding, blocked, n_heads, w_o and the source sentence (all optional)."""
+    """padding, blocked, n_heads, w_o, the source sentence and (version 3) the biases, all optional."""
     out = {}
     if "padding" in sc:
         pad = sc["padding"]
@@ -113,6 +126,9 @@ def _version2_fields(sc: dict, d_model: int) -> dict:
         out["n_heads"] = _whole("n_heads", sc["n_heads"], 1)
     if sc.get("w_o") is not None:
         out["w_o"] = _matrix("w_o", sc["w_o"])
+    for name in ("b_q", "b_k", "b_v"):
+        if sc.get(name) is not None:
+            out[name] = _vector(name, sc[name])
     src = sc.get("source")
     if src is not None:
         if not isinstance(src, dict):
@@ -142,7 +158,8 @@ def from_dict(doc) -> tuple[Scenario, dict]:
         raise ScenarioError(f"not a session: 'format' is {json.dumps(doc.get('format'))}, expected \"{FORMAT}\"")
     version = doc.get("version")
     if version not in READS:
-        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads versions 1 and 2)")
+        known = ", ".join(str(v) for v in READS[:-1]) + f" and {READS[-1]}"
+        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads versions {known})")
     sc = doc.get("scenario")
     if not isinstance(sc, dict):
         raise ScenarioError("scenario: missing or not an object")
