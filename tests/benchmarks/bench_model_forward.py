@@ -38,60 +38,61 @@ RUNS = 3
 WORDS = ("the", "cat", "sat", "on", "mat", "dog", "fox", "and", "was", "it", "over", "in")
 
 
-def random_bert(folder: Path, rng: np.random.Generator) -> Path:
-    folder.mkdir(parents=True)
-    shutil.copy(DATA / "tiny-bert" / "tokenizer.json", folder)
-    vocab = 63
-    t = {}
-
+def _weights(rng: np.random.Generator):
+    """Random float32 weights of a given shape (spread as at initialisation), and LayerNorm at rest."""
     def w(*shape):
         return (rng.standard_normal(shape) * 0.02).astype(np.float32)
 
-    t["embeddings.word_embeddings.weight"] = w(vocab, WIDTH)
-    t["embeddings.position_embeddings.weight"] = w(512, WIDTH)
-    t["embeddings.token_type_embeddings.weight"] = w(2, WIDTH)
-    t["embeddings.LayerNorm.weight"] = np.ones(WIDTH, np.float32)
-    t["embeddings.LayerNorm.bias"] = np.zeros(WIDTH, np.float32)
+    def ln(t: dict, name: str) -> None:
+        t[name + ".weight"], t[name + ".bias"] = np.ones(WIDTH, np.float32), np.zeros(WIDTH, np.float32)
+
+    return w, ln
+
+
+def _write(folder: Path, tiny: str, tensors: dict, config: dict) -> Path:
+    folder.mkdir(parents=True)
+    shutil.copy(DATA / tiny / "tokenizer.json", folder)
+    save_file(tensors, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def random_bert(folder: Path, rng: np.random.Generator) -> Path:
+    w, ln = _weights(rng)
+    vocab = 63  # the tiny BERT's tokenizer
+    t = {"embeddings.word_embeddings.weight": w(vocab, WIDTH), "embeddings.position_embeddings.weight": w(512, WIDTH),
+         "embeddings.token_type_embeddings.weight": w(2, WIDTH)}
+    ln(t, "embeddings.LayerNorm")
     for i in range(LAYERS):
         p = f"encoder.layer.{i}."
         for name in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
             t[p + name + ".weight"], t[p + name + ".bias"] = w(WIDTH, WIDTH), w(WIDTH)
         t[p + "intermediate.dense.weight"], t[p + "intermediate.dense.bias"] = w(FF, WIDTH), w(FF)
         t[p + "output.dense.weight"], t[p + "output.dense.bias"] = w(WIDTH, FF), w(WIDTH)
-        for ln in ("attention.output.LayerNorm", "output.LayerNorm"):
-            t[p + ln + ".weight"], t[p + ln + ".bias"] = np.ones(WIDTH, np.float32), np.zeros(WIDTH, np.float32)
-    save_file(t, str(folder / "model.safetensors"))
-    config = {"model_type": "bert", "hidden_size": WIDTH, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
-              "intermediate_size": FF, "vocab_size": vocab, "max_position_embeddings": 512, "hidden_act": "gelu",
-              "layer_norm_eps": 1e-12, "type_vocab_size": 2}
-    (folder / "config.json").write_text(json.dumps(config))
-    return folder
+        ln(t, p + "attention.output.LayerNorm")
+        ln(t, p + "output.LayerNorm")
+    return _write(folder, "tiny-bert", t, {
+        "model_type": "bert", "hidden_size": WIDTH, "num_hidden_layers": LAYERS, "num_attention_heads": HEADS,
+        "intermediate_size": FF, "vocab_size": vocab, "max_position_embeddings": 512, "hidden_act": "gelu",
+        "layer_norm_eps": 1e-12, "type_vocab_size": 2})
 
 
 def random_gpt2(folder: Path, rng: np.random.Generator) -> Path:
-    folder.mkdir(parents=True)
-    shutil.copy(DATA / "tiny-gpt2" / "tokenizer.json", folder)
-    vocab = 320
-    t = {}
-
-    def w(*shape):
-        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
-
-    t["wte.weight"], t["wpe.weight"] = w(vocab, WIDTH), w(1024, WIDTH)
-    t["ln_f.weight"], t["ln_f.bias"] = np.ones(WIDTH, np.float32), np.zeros(WIDTH, np.float32)
+    w, ln = _weights(rng)
+    vocab = 320  # the tiny GPT-2's tokenizer
+    t = {"wte.weight": w(vocab, WIDTH), "wpe.weight": w(1024, WIDTH)}
+    ln(t, "ln_f")
     for i in range(LAYERS):
         p = f"h.{i}."
         t[p + "attn.c_attn.weight"], t[p + "attn.c_attn.bias"] = w(WIDTH, 3 * WIDTH), w(3 * WIDTH)
         t[p + "attn.c_proj.weight"], t[p + "attn.c_proj.bias"] = w(WIDTH, WIDTH), w(WIDTH)
         t[p + "mlp.c_fc.weight"], t[p + "mlp.c_fc.bias"] = w(WIDTH, FF), w(FF)
         t[p + "mlp.c_proj.weight"], t[p + "mlp.c_proj.bias"] = w(FF, WIDTH), w(WIDTH)
-        for ln in ("ln_1", "ln_2"):
-            t[p + ln + ".weight"], t[p + ln + ".bias"] = np.ones(WIDTH, np.float32), np.zeros(WIDTH, np.float32)
-    save_file(t, str(folder / "model.safetensors"))
-    config = {"model_type": "gpt2", "n_embd": WIDTH, "n_layer": LAYERS, "n_head": HEADS, "n_inner": FF,
-              "vocab_size": vocab, "n_positions": 1024, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5}
-    (folder / "config.json").write_text(json.dumps(config))
-    return folder
+        ln(t, p + "ln_1")
+        ln(t, p + "ln_2")
+    return _write(folder, "tiny-gpt2", t, {
+        "model_type": "gpt2", "n_embd": WIDTH, "n_layer": LAYERS, "n_head": HEADS, "n_inner": FF,
+        "vocab_size": vocab, "n_positions": 1024, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-5})
 
 
 def sentence(model, n: int) -> str:
