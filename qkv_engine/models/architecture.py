@@ -233,66 +233,43 @@ class _Reader:
         return full
 
 
+@dataclass(frozen=True)
+class _Part:
+    """Where one array of Weights comes from: checkpoint names (several are put side by side), transposed?"""
+
+    names: tuple
+    transpose: bool = False
+    norm: bool = False  # a LayerNorm: (weight, bias), kept as a pair
+
+
+def _plan(r: _Reader, spec) -> _Part:
+    if isinstance(spec, str):  # a LayerNorm's prefix
+        d = (r.arch.d_model,)
+        return _Part((r.find(spec + ".weight", d), r.find(spec + ".bias", d)), norm=True)
+    name, shape, *rest = spec
+    names = name if isinstance(name, list) else [name]
+    return _Part(tuple(r.find(n, shape) for n in names), bool(rest and rest[0]))
+
+
 def load_weights(arch: Architecture, tensors: TensorFile, folder: Path) -> Weights:
     """Check every tensor the forward pass needs (name and shape) before reading any, then read them."""
     r = _Reader(arch, tensors, folder)
-    plan: dict = {}  # our key -> checkpoint name(s)
-    for key, spec in _embedding_names(arch).items():
-        if isinstance(spec, str):
-            plan[key] = (r.find(spec + ".weight", (arch.d_model,)), r.find(spec + ".bias", (arch.d_model,)))
-        else:
-            plan[key] = r.find(*spec)
-    layer_plans = []
-    for i in range(arch.n_layers):
-        lp = {}
-        for key, spec in _layer_names(arch, i).items():
-            if isinstance(spec, str):
-                lp[key] = (r.find(spec + ".weight", (arch.d_model,)), r.find(spec + ".bias", (arch.d_model,)))
-            else:
-                name, shape, transpose = spec
-                if isinstance(name, list):
-                    lp[key] = ([r.find(n, shape) for n in name], transpose)
-                else:
-                    lp[key] = (r.find(name, shape), transpose)
-        layer_plans.append(lp)
-    every = []
-    for v in list(plan.values()) + [x for lp in layer_plans for x in lp.values()]:
-        every.extend(_flat_names(v))
-    data = tensors.read(sorted(set(every)))
+    embeddings = {key: _plan(r, spec) for key, spec in _embedding_names(arch).items()}
+    layers = [{key: _plan(r, spec) for key, spec in _layer_names(arch, i).items()} for i in range(arch.n_layers)]
+    parts = list(embeddings.values()) + [p for layer in layers for p in layer.values()]
+    data = tensors.read(sorted({n for p in parts for n in p.names}))
 
-    def get(name: str, transpose: bool = False) -> np.ndarray:
-        a = data[name]
-        return np.ascontiguousarray(a.T if transpose else a)
+    def build(part: _Part):
+        arrays = [data[n].T if part.transpose else data[n] for n in part.names]
+        if part.norm:
+            return tuple(arrays)
+        # BERT's separate query, key and value weights go side by side, as GPT-2 stores them
+        return np.ascontiguousarray(arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=-1))
 
-    layers = []
-    for lp in layer_plans:
-        parts = {}
-        for key, v in lp.items():
-            if key.startswith("ln_"):
-                parts[key] = (get(v[0]), get(v[1]))
-            else:
-                name, transpose = v
-                if isinstance(name, list):  # BERT's separate query, key and value, side by side
-                    parts[key] = np.ascontiguousarray(np.concatenate([get(n, transpose) for n in name], axis=-1))
-                else:
-                    parts[key] = get(name, transpose)
-        layers.append(LayerWeights(**parts))
-    token_type = get(plan["token_type"])[0].copy() if "token_type" in plan else None
+    built = {key: build(part) for key, part in embeddings.items()}
     return Weights(
-        word=get(plan["word"]), position=get(plan["position"]), token_type=token_type,
-        ln_embed=tuple(get(n) for n in plan["ln_embed"]) if "ln_embed" in plan else None,
-        ln_final=tuple(get(n) for n in plan["ln_final"]) if "ln_final" in plan else None,
-        layers=layers,
+        word=built["word"], position=built["position"],
+        token_type=built["token_type"][0].copy() if "token_type" in built else None,
+        ln_embed=built.get("ln_embed"), ln_final=built.get("ln_final"),
+        layers=[LayerWeights(**{key: build(part) for key, part in layer.items()}) for layer in layers],
     )
-
-
-def _flat_names(v) -> list[str]:
-    if isinstance(v, str):
-        return [v]
-    out = []
-    for x in v:
-        if isinstance(x, (list, tuple)):
-            out.extend(_flat_names(x))
-        elif isinstance(x, str):
-            out.append(x)
-    return out
