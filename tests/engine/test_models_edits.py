@@ -11,7 +11,7 @@ import pytest
 from qkv_engine import compute
 from qkv_engine.models import ModelEdits, ModelError, load_model
 
-from .model_files import TINY, TINY_BERT, TINY_GPT2, copy_model, tensors, write_tensors
+from .model_files import TINY, copy_model, tensors, write_tensors
 from .model_reference import reference_forward
 
 TEXT = "the quick brown fox jumps over the lazy dog."

@@ -35,6 +35,7 @@ def test_minilm_matches_the_library(minilm):
         np.testing.assert_allclose(trace.weights, ref["attn"], atol=1e-4, rtol=0)
         np.testing.assert_allclose(trace.hidden, ref["hidden"], atol=1e-4, rtol=0)
     info = minilm.info
+    assert info.name == FOLDER.name  # not the model it was trained from (its config says MiniLM-L6-H384-uncased)
     assert (info.family, info.n_layers, info.n_heads, info.d_model, info.d_head, info.max_tokens) == \
         ("bert", 6, 12, 384, 32, 512)
 
