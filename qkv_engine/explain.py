@@ -38,7 +38,7 @@ class Term:
     """One term of a sum: the product of ``factors`` (one or two numbers)."""
 
     factors: tuple  # the numbers multiplied
-    roles: tuple  # role of each factor: "x", "weight_grid", "query", "key", "value", "attention", "score"
+    roles: tuple  # role of each factor: "x", "weight_grid", "bias", "query", "key", "value", "attention", "score"
     labels: tuple  # symbolic name of each factor, e.g. ("x1", "W^Q[1,1]")
     value: float  # the product
 
@@ -145,7 +145,11 @@ _MASK_REASON = {
 
 # ----- the explanations ------------------------------------------------------------------
 def projection(result: AttentionResult, which: str, i: int, c: int, decimals: int = 2) -> Explanation:
-    """Coordinate ``c`` of token ``i``'s query, key or value (``which`` = "q", "k" or "v")."""
+    """Coordinate ``c`` of token ``i``'s query, key or value (``which`` = "q", "k" or "v").
+
+    When the bias of that coordinate is not 0 it is named and added last, e.g.
+    ``q1 = 0.5(0.1) + (-0.3)(0.2) + b^Q1 = 0.05 - 0.06 + 0.12 = 0.11``.
+    """
     if which not in GRID_OF:
         raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
     s = result.scenario
@@ -163,16 +167,27 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
         )
         for r in range(s.d_model)
     )
+    products = [f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms]
+    bias = float({"q": s.b_q, "k": s.b_k, "v": s.b_v}[which][c])
+    bias_name = f"b^{GRID_OF[which][-1]}{c + 1}"
+    if bias != 0.0:
+        terms += (Term((bias,), ("bias",), (bias_name,), bias),)
     value = float(target[i, c])
     symbol = f"{which}{c + 1}"
     lhs = feature_names.header(s, which, c)
     named = feature_names.any_named(s, "x")
     tags = [feature_names.plain(s, "x", r) for r in range(s.d_model)] if named else None
-    products = _shorten(_tagged(
-        [f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms], tags))
-    text = _worked(lhs, products, terms, value, decimals)
+    products = _shorten(_tagged(products, tags))
     xs = [f"x{r + 1} ({tags[r]})" if named and feature_names.name(s, "x", r) else f"x{r + 1}" for r in range(s.d_model)]
-    formula = f"{lhs} = " + _shorten([f"{xs[r]}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
+    symbols = _shorten([f"{xs[r]}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
+    if bias != 0.0:  # the bias is named, and stays visible even when a long sum is shortened
+        sums = _signed_sum_short([t.value for t in terms[:-1]], decimals)
+        sums += " " + _signed_sum([0.0, bias], decimals).split(" ", 1)[1]
+        text = f"{lhs} = {products} + {bias_name} = {sums} = {fixed(value, decimals)}"
+        formula = f"{lhs} = {symbols} + {bias_name}"
+    else:
+        text = _worked(lhs, products, terms, value, decimals)
+        formula = f"{lhs} = {symbols}"
     who = _ktok(result, i) if keyside else _tok(result, i)
     return Explanation(which, symbol, f"{ROLE_OF[which]} of token {who}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)

@@ -229,6 +229,8 @@ def make_exercise(result: AttentionResult, kind: str, i: int = 0, j: int = 0, c:
         question = f"What is {feature_names.header(s, 'q', c)}, coordinate {c + 1} of the query of token {ti}?"
         col = [float(s.w_q[r, c]) for r in range(s.d_model)]
         given = f"x of {ti} = {vector(s.x[i])};  column {c + 1} of W^Q = {vector(col)}"
+        if s.b_q[c] != 0.0:  # the query bias is part of the sum: the student needs it too
+            given += f";  bias b^Q{c + 1} = {explain.trimmed(float(s.b_q[c]), 2)}"
     elif kind == "score":
         e = explain.score(result, i, j)
         question = f"What is the raw score of query {ti} against key {tj} (before scaling)?"

@@ -5,6 +5,9 @@ Shapes (n tokens, h heads, d_k and d_v per head):
     w_q       d_model x (h d_k)  query grid: head 1's columns, then head 2's, ...
     w_k       d_model x (h d_k)  key grid
     w_v       d_model x (h d_v)  value grid
+    b_q       h d_k              query bias, added to every query (head 1's entries first)
+    b_k       h d_k              key bias
+    b_v       h d_v              value bias (all three are zeros unless given)
     w_o       (h d_v) x d_out    output grid that mixes the heads' outputs (None: no mixing,
                                  the output is the heads' outputs side by side)
     source_x  n_s x d_model      cross-attention only: the source sentence, which gives the
@@ -29,7 +32,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from .errors import ScenarioError
-from .numbers import check_matrix
+from .numbers import check_matrix, check_vector
 from .new_words import replacement_rows
 from .randomness import token_embedding, weight_grid
 from .tokenize import MAX_TOKENS, tokenize
@@ -37,7 +40,8 @@ from .tokenize import MAX_TOKENS, tokenize
 SOFTMAX_OVER = ("keys", "queries")
 MIN_TEMPERATURE = 1e-3
 MAX_TEMPERATURE = 1e3
-MAX_DIM = 512
+MAX_DIM = 1024
+BIASES = ("b_q", "b_k", "b_v")
 MAX_HEADS = 8
 #: What a newly typed token gets: seeded random features, or (designed examples) the
 #: features of the word it replaced, else zeros. New grid cells follow the same rule.
@@ -74,6 +78,12 @@ def _check_names(field: str, names, count: int) -> tuple:
 def _fit_names(old: tuple, count: int) -> tuple:
     """The first ``count`` names of ``old``, padded with empty names."""
     return tuple(old[:count]) + ("",) * max(0, count - len(old))
+
+
+def _zeros(length: int) -> np.ndarray:
+    z = np.zeros(length)
+    z.setflags(write=False)
+    return z
 
 
 def _check_int(name: str, value, low: int, high: int) -> int:
@@ -118,6 +128,10 @@ class Scenario:
     k_names: tuple = ()  # one per column of W^K
     v_names: tuple = ()  # one per column of W^V
     new_tokens: str = "random"  # see NEW_TOKENS
+    # Biases: q = x W^Q + b^Q, k = x_s W^K + b^K, v = x_s W^V + b^V (None: zeros).
+    b_q: np.ndarray | None = None
+    b_k: np.ndarray | None = None
+    b_v: np.ndarray | None = None
 
     def __post_init__(self):
         tokens = self.tokens
@@ -145,6 +159,9 @@ class Scenario:
                 raise ScenarioError(f"{name}: {dim} is above the limit of {MAX_DIM}")
         for name, a in (("x", x), ("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
             object.__setattr__(self, name, a)
+        for name, grid in (("b_q", w_q), ("b_k", w_k), ("b_v", w_v)):
+            b = getattr(self, name)
+            object.__setattr__(self, name, _zeros(grid.shape[1]) if b is None else check_vector(name, b, grid.shape[1]))
         if self.w_o is not None:
             w_o = check_matrix("w_o", self.w_o, (w_v.shape[1], None))
             if not 1 <= w_o.shape[1] <= MAX_DIM:
@@ -274,7 +291,14 @@ class Scenario:
                        w_q=self.w_q[:, h * dk:(h + 1) * dk], w_k=self.w_k[:, h * dk:(h + 1) * dk],
                        w_v=self.w_v[:, h * dv:(h + 1) * dv],
                        q_names=self.q_names[h * dk:(h + 1) * dk], k_names=self.k_names[h * dk:(h + 1) * dk],
-                       v_names=self.v_names[h * dv:(h + 1) * dv])
+                       v_names=self.v_names[h * dv:(h + 1) * dv],
+                       b_q=self.b_q[h * dk:(h + 1) * dk], b_k=self.b_k[h * dk:(h + 1) * dk],
+                       b_v=self.b_v[h * dv:(h + 1) * dv])
+
+    @property
+    def has_bias(self) -> bool:
+        """True when any bias entry is not zero."""
+        return bool(self.b_q.any() or self.b_k.any() or self.b_v.any())
 
     def __eq__(self, other):
         if not isinstance(other, Scenario):
@@ -430,13 +454,16 @@ class Scenario:
         return replace(self, padding=(), blocked=())
 
     def with_cell(self, matrix: str, row: int, col: int, value: float) -> "Scenario":
-        """A copy with one entry of ``x``, ``w_q``, ``w_k``, ``w_v``, ``w_o`` or ``source_x`` changed."""
-        if matrix not in ("x", "w_q", "w_k", "w_v", "w_o", "source_x") or getattr(self, matrix) is None:
+        """A copy with one entry of ``x``, ``w_q``, ``w_k``, ``w_v``, ``w_o``, ``source_x`` or a bias
+        changed. A bias (``b_q``, ``b_k``, ``b_v``) is a grid of one row: ``row`` is 0."""
+        editable = ("x", "w_q", "w_k", "w_v", "w_o", "source_x") + BIASES
+        if matrix not in editable or getattr(self, matrix) is None:
             raise ScenarioError(f"{matrix}: not an editable grid")
         a = np.array(getattr(self, matrix))
-        if not (0 <= row < a.shape[0] and 0 <= col < a.shape[1]):
-            raise ScenarioError(f"{matrix}[{row}][{col}]: outside the {a.shape[0]} x {a.shape[1]} grid")
-        a[row, col] = value
+        grid = a.reshape(1, -1) if a.ndim == 1 else a
+        if not (0 <= row < grid.shape[0] and 0 <= col < grid.shape[1]):
+            raise ScenarioError(f"{matrix}[{row}][{col}]: outside the {grid.shape[0]} x {grid.shape[1]} grid")
+        grid[row, col] = value
         return replace(self, **{matrix: a})
 
     def with_feature_name(self, dim: int, name: str) -> "Scenario":
@@ -463,7 +490,8 @@ class Scenario:
     def _grids(self, d_model: int, d_k: int, d_v: int, n_heads: int, seed: int, keep: bool) -> dict:
         """W^Q, W^K, W^V (and W^O) for these sizes, drawn from ``seed``; with ``keep``, every
         value of the current grids that still fits stays (head by head), new cells follow
-        ``new_tokens`` (zeros in a designed example), and so do the column names."""
+        ``new_tokens`` (zeros in a designed example), and so do the column names. The biases b^Q,
+        b^K, b^V keep every entry that still fits whatever ``keep`` says; new entries are 0."""
         fresh_grid = self._new_grid if keep else weight_grid
 
         def fit(old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
@@ -474,13 +502,20 @@ class Scenario:
         out = {}
         for kind, d, old_d in (("q", d_k, self.d_k), ("k", d_k, self.d_k), ("v", d_v, self.d_v)):
             old = getattr(self, "w_" + kind)
-            blocks = []
+            old_b = getattr(self, "b_" + kind)
+            blocks, biases = [], []
             for h in range(n_heads):
                 fresh = fresh_grid(_grid_name(kind, h), d_model, d, seed)
+                bias = np.zeros(d)
+                if h < self.n_heads:  # biases are never drawn from the seed: they stay, new entries 0
+                    kept = old_b[h * old_d:(h + 1) * old_d][:d]
+                    bias[:len(kept)] = kept
                 if keep and h < self.n_heads:
                     fresh = fit(old[:, h * old_d:(h + 1) * old_d], fresh)
                 blocks.append(fresh)
+                biases.append(bias)
             out["w_" + kind] = np.hstack(blocks)
+            out["b_" + kind] = np.concatenate(biases)
         if n_heads == 1 and (self.w_o is None or not keep):
             out["w_o"] = None
         else:
@@ -534,8 +569,8 @@ class Scenario:
         return replace(self, n_heads=n_heads, **grids)
 
     def reseeded(self, seed: int) -> "Scenario":
-        """Redraw every embedding and grid from a new seed, keeping tokens, heads, masks, names and
-        options. The numbers are random now, so new words get random features too."""
+        """Redraw every embedding and grid from a new seed, keeping tokens, heads, masks, biases, names
+        and options. The numbers are random now, so new words get random features too."""
         x = np.array([token_embedding(t, self.d_model, seed) for t in self.tokens]).reshape(self.n, self.d_model)
         changes = {"seed": seed, "x": x, "new_tokens": "random"}
         if self.is_cross:

@@ -58,7 +58,7 @@ def test_file_is_readable_json_with_format_and_version(tmp_path):
     path = tmp_path / "s.qkv.json"
     session_format.save_file(path, sample(), VIEW)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == "qkv-visualizer" and doc["version"] == 3
+    assert doc["format"] == "qkv-visualizer" and doc["version"] == session_format.VERSION == 3
     assert doc["scenario"]["tokens"] == list(sample().tokens)
     assert doc["view"] == VIEW
 
