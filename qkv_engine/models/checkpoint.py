@@ -43,7 +43,7 @@ def model_folder(path) -> Path:
     """The model folder ``path`` names: the folder itself, the folder of a model file picked by
     mistake, or the snapshot of a Hugging Face cache entry (``models--ORG--NAME``)."""
     try:
-        folder = Path(os.path.expanduser(os.fspath(path)))
+        folder = Path(os.path.abspath(os.path.expanduser(os.fspath(path))))  # sessions keep a full path
     except TypeError:
         raise ModelError(f"{path!r} is not a folder name") from None
     if folder.is_file() and folder.name in _MODEL_FILES:
