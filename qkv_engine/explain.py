@@ -24,8 +24,10 @@ from . import feature_names
 from .attention import AttentionResult
 from .errors import ScenarioError
 
-#: Sums with more terms than this are shortened in the text (never in ``terms``).
+#: Sums with more terms than this are shortened in the text (never in ``terms``) to their
+#: ``LARGEST_SHOWN`` largest terms and the sum of the others.
 MAX_SHOWN_TERMS = 8
+LARGEST_SHOWN = 5
 #: Scaled scores above this are shifted by their maximum in the shown softmax, as code does.
 _SHIFT_ABOVE = 30.0
 
@@ -92,18 +94,44 @@ def _signed_sum(values, decimals: int) -> str:
     return " ".join(parts)
 
 
-def _shorten(items: list[str], sep: str = " + ") -> str:
+def largest(values, count: int = LARGEST_SHOWN) -> tuple[list, float]:
+    """The places of the ``count`` values largest in size (in their order) and the sum of all the others:
+    what a long sum shows of itself (384 products of a real model's query, say)."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) <= count:
+        return list(range(len(values))), 0.0
+    keep = sorted(np.argsort(-np.abs(values), kind="stable")[:count].tolist())
+    rest = float(values.sum() - values[keep].sum())
+    return keep, rest
+
+
+def _others(count: int) -> str:
+    return f"the other {count} terms"
+
+
+def _shorten(items: list[str], sep: str = " + ", values=None, labels=None, rest_decimals=None) -> str:
+    """The items joined; a long list keeps only the terms of the largest ``values`` (each followed by
+    its label, e.g. "[x17]") and says how many it left out (and, with ``rest_decimals``, what they add
+    up to)."""
     if len(items) <= MAX_SHOWN_TERMS:
         return sep.join(items)
-    return sep.join(items[:3]) + f"{sep}... ({len(items) - 5} more){sep}" + sep.join(items[-2:])
+    if values is None:  # no sizes to choose by: the first and last few
+        return sep.join(items[:3]) + f"{sep}... ({len(items) - 5} more){sep}" + sep.join(items[-2:])
+    keep, rest = largest(values)
+    shown = [items[k] + (f" {labels[k]}" if labels is not None else "") for k in keep]
+    others = _others(len(items) - len(keep))
+    tail = f"({others})" if rest_decimals is None else f"{fixed(rest, rest_decimals)} ({others})"
+    return sep.join(shown) + f"{sep}{tail}"
 
 
 def _signed_sum_short(values, decimals: int) -> str:
+    """The signed sum of ``values``; a long one shows its largest terms and the rest as one number."""
     if len(values) <= MAX_SHOWN_TERMS:
         return _signed_sum(values, decimals)
-    head = _signed_sum(values[:3], decimals)
-    tail = _signed_sum([0.0, *values[-2:]], decimals).split(" ", 1)[1]
-    return f"{head} + ... ({len(values) - 5} more) {tail}"
+    keep, rest = largest(values)
+    text = _signed_sum([values[k] for k in keep], decimals)
+    sign = "-" if fixed(rest, decimals).startswith("-") else "+"
+    return f"{text} {sign} {fixed(abs(rest), decimals)} ({_others(len(values) - len(keep))})"
 
 
 def _worked(symbol: str, products: str, terms, value: float, decimals: int) -> str:
@@ -177,8 +205,12 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
     lhs = feature_names.header(s, which, c)
     named = feature_names.any_named(s, "x")
     tags = [feature_names.plain(s, "x", r) for r in range(s.d_model)] if named else None
-    products = _shorten(_tagged(products, tags))
     xs = [f"x{r + 1} ({tags[r]})" if named and feature_names.name(s, "x", r) else f"x{r + 1}" for r in range(s.d_model)]
+    x_values = [t.value for t in terms[:s.d_model]]
+    if s.d_model <= MAX_SHOWN_TERMS:
+        products = _shorten(_tagged(products, tags))
+    else:  # the largest products, each tagged with its dial
+        products = _shorten(products, values=x_values, labels=[f"[{x.replace(' (', ' · ').rstrip(')')}]" for x in xs])
     symbols = _shorten([f"{xs[r]}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
     if bias != 0.0:  # the bias is named, and stays visible even when a long sum is shortened
         sums = _signed_sum_short([t.value for t in terms[:-1]], decimals)
@@ -203,7 +235,8 @@ def score(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explana
     )
     value = float(result.scores[i, j])
     s = result.scenario
-    products = _shorten([f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms])
+    products = _shorten([f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms],
+                        values=[t.value for t in terms], labels=[f"[d{c + 1}]" for c in range(len(q))])
     text = _worked("score = q·k", products, terms, value, decimals)
     # the numbers stay short; the rule (shown as a tooltip) says what each named pair of columns does
     names = [feature_names.name(s, "q", c) or feature_names.name(s, "k", c) for c in range(len(q))]
@@ -282,8 +315,10 @@ def weight(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
     def ex(v: float) -> str:
         return f"e^{_factor(v, decimals, True)}" if shift == 0.0 else f"e^({trimmed(v, decimals)} - {trimmed(shift, decimals)})"
 
-    exps = _shorten([ex(t.factors[0]) for t in terms])
-    vals = _shorten([fixed(t.value, decimals) for t in terms])
+    sizes = [t.value for t in terms]
+    exps = _shorten([ex(t.factors[0]) for t in terms], values=sizes,
+                    labels=[f"({_ktok(result, m) if rowwise else _tok(result, m)})" for m in idx])
+    vals = _shorten([fixed(t.value, decimals) for t in terms], values=sizes, rest_decimals=decimals)
     if len(terms) == 1:
         text = f"weight = {ex(float(line[me]))} / {ex(float(line[me]))} = {fixed(value, decimals)} (the only {'key' if rowwise else 'query'})"
     else:
@@ -304,7 +339,8 @@ def output(result: AttentionResult, i: int, c: int, decimals: int = 2) -> Explan
         for j in range(result.n_keys)
     )
     value = float(result.output[i, c])
-    products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms])
+    products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms],
+                        values=[t.value for t in terms], labels=[f"({_ktok(result, j)})" for j in range(result.n_keys)])
     symbol = f"out{c + 1}"
     lhs = feature_names.header(result.scenario, "out", c)
     text = _worked(lhs, products, terms, value, decimals)

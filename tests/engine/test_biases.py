@@ -204,7 +204,7 @@ def test_a_negative_bias_is_subtracted_in_the_sum_and_kept_when_the_sum_is_short
     s = Scenario.from_sentence("a b c", d_model=12, d_k=3, d_v=3).with_cell("b_v", 0, 2, -0.5)
     r = compute(s)
     ex = explain.projection(r, "v", 1, 2)
-    assert "(7 more)" in ex.text and " + b^V3 = " in ex.text
+    assert "(the other 7 terms)" in ex.text and " + b^V3 = " in ex.text
     assert ex.text.endswith(f"- 0.50 = {explain.fixed(float(r.v[1, 2]), 2)}")
 
 

@@ -104,7 +104,7 @@ def test_a_head_scenario_carries_the_text_tokens_and_biases(models):
     assert sc.has_bias  # a trained model's biases are not zero
     # the worked arithmetic names the bias: q1 of the first token
     text = explain.projection(compute(sc), "q", 0, 0).text
-    assert " + b^Q1 = " in text and "(11 more)" in text  # 16 products, shortened; the bias stays
+    assert " + b^Q1 = " in text and "(the other 11 terms)" in text  # 16 products, shortened; the bias stays
 
 
 def test_head_weights_are_the_checkpoint_slices(models):

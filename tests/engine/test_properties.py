@@ -374,10 +374,10 @@ def test_long_sums_are_shortened_in_the_text_but_not_in_the_terms():
     r = compute(s)
     for e in (explain.projection(r, "q", 0, 0), explain.output(r, 0, 0), explain.weight(r, 0, 0)):
         assert len(e.terms) == 12
-        assert f"({12 - 5} more)" in e.text
+        assert "(the other 7 terms)" in e.text
     e = explain.projection(r, "v", 3, 2)
     assert e.text.endswith(" = " + explain.fixed(12 * 0.5 * 0.2, 2))
-    assert re.search(r"\.\.\. \(7 more\)", e.text)
+    assert "(the other 7 terms)" in e.text
 
 
 @pytest.mark.parametrize("call", [
