@@ -308,12 +308,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._levels = levels
         self.image.setData(result.weights, (0.0, levels.high), masked_by=why if has_masks else None)
 
-        # The sums, on the weights' scale; a row with no key left is empty there (its red 0 is written on top).
+        # The sums, on the weights' scale (a row with no key left is covered in red, with a red 0, on top).
         sw, gap = self._strip(m)
         row_sums = views.row_sums(result)
         self._row_sums = row_sums
-        shown_sums = np.where(result.rows_without_keys, np.nan, row_sums).reshape(n, 1)
-        self.rowSumImage.setData(shown_sums, (0.0, levels.high))
+        self.rowSumImage.setData(row_sums.reshape(n, 1), (0.0, levels.high))
         if column_mode:
             sh, gap_y = self._strip(n)
             col_sums = views.column_sums(result)
@@ -397,7 +396,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         titles = bar_titles(self._levels)
         if result.n_heads > 1:
             head = f", head {result.head + 1} of {result.n_heads}"
-            titles = (titles[0] + head, titles[0], titles[-2] + head, *titles[-2:])
+            titles = (titles[0] + head, titles[-2] + head, titles[0], *titles[-2:])
         show_on_bar(self.colorbar, self._levels)
         right = (f"open keys (of {result.n_keys})", "open keys", "open") if has_masks else None
         key = (left, bottom, titles, right)

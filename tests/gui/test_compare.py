@@ -109,13 +109,13 @@ def test_click_selects_and_hover_shows_a_b_and_the_difference(window, panel, qtb
     settle()
     assert (s.selection.query, s.selection.key) == (2, 1)
     assert window.panels["heatmapPanel"]._selection.query == 2  # the other panels follow
-    assert panel.outlines["a"].rect() == QtCore.QRectF(1, 2, 1, 1)
+    assert panel.images["a"].outlines["cell"].rect == QtCore.QRectF(1, 2, 1, 1)
 
     pos = panel.scene_pos_of("a", 0, 2)
     QTest.mouseMove(view.viewport(), view.mapFromScene(pos))
     settle()
-    if panel.hover_cell_ij != (0, 2):  # no real mouse events on this platform: send the scene's signal
-        view.scene().sigMouseMoved.emit(pos)
+    if panel.hover_cell_ij != (0, 2):  # no real mouse events on this platform: what the grid does on one
+        panel.images["a"].hover_at(pos)
     assert panel.hover_cell_ij == (0, 2)
     a, b = s.pinned.weights[0, 2], s.result.weights[0, 2]
     d = b - a

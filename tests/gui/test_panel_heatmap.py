@@ -2,6 +2,7 @@
 import time
 
 import numpy as np
+import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
@@ -50,7 +51,8 @@ def test_image_is_the_weight_grid_after_every_edit(window, qtbot):
         expected = reference_weights(s.scenario)
         assert not np.allclose(before, expected), f"{change} should change the weights"
         np.testing.assert_allclose(panel.image.image, expected, atol=1e-12)
-        assert panel.image.levels is not None and tuple(panel.image.levels) == (0.0, 1.0)
+        # the default colour scale ("auto"): 0 to the largest weight shown
+        assert panel.image.levels == (0.0, pytest.approx(float(expected.max())))
 
 
 def test_row_sums_strip_and_column_mode(window, qtbot):
@@ -74,24 +76,24 @@ def test_row_sums_strip_and_column_mode(window, qtbot):
     window.session.set_option(causal=True)
     settle(qtbot)
     n = window.session.result.n
-    path = panel.maskHatches[MASK_CAUSAL].path()
+    path = panel.image.mask_path(MASK_CAUSAL)
     for i in range(n):
         for j in range(n):
             centre = QtCore.QPointF(j + 0.5, i + 0.5)
             assert path.contains(centre) == (j > i), (i, j)
-            assert panel.maskFill.path().contains(centre) == (j > i), (i, j)
-    assert panel.maskHatches[MASK_PADDING].path().isEmpty() and panel.maskHatches[MASK_BLOCKED].path().isEmpty()
+            assert panel.image.mask_path().contains(centre) == (j > i), (i, j)
+    assert panel.image.mask_path(MASK_PADDING).isEmpty() and panel.image.mask_path(MASK_BLOCKED).isEmpty()
     window.session.set_option(causal=False)
     settle(qtbot)
-    assert panel.maskFill.path().isEmpty()
-    assert all(item.path().isEmpty() for item in panel.maskHatches.values())
+    assert panel.image.mask_path().isEmpty()
+    assert all(panel.image.mask_path(r).isEmpty() for r in (MASK_CAUSAL, MASK_PADDING, MASK_BLOCKED))
 
 
 def test_click_selects_the_pair_everywhere(window, qtbot):
     panel = heatmap(window)
     click_cell(qtbot, panel, 2, 1)
     assert window.session.selection.query == 2 and window.session.selection.key == 1
-    assert panel.cellOutline.rect() == QtCore.QRectF(1, 2, 1, 1)
+    assert panel.image.outlines["cell"].rect == QtCore.QRectF(1, 2, 1, 1)
     tokens = window.session.result.tokens
     summary = window.panels["summaryPanel"]
     assert f"'{tokens[2]}'" in summary.texts["q_caption"].toPlainText()
@@ -100,7 +102,7 @@ def test_click_selects_the_pair_everywhere(window, qtbot):
     n = window.session.result.n
     for i in range(n):
         for j in range(n):
-            assert panel.cell_at(panel.scene_pos_of(i, j)) == (i, j)
+            assert panel.image.cell_at(panel.scene_pos_of(i, j)) == (i, j)
 
     # --- hover shows the softmax arithmetic
     window.grid.focus("heatmapPanel")  # wide: the label shows the whole arithmetic
@@ -109,15 +111,15 @@ def test_click_selects_the_pair_everywhere(window, qtbot):
     view = panel.canvas
     QTest.mouseMove(view.viewport(), view.mapFromScene(panel.scene_pos_of(1, 2)))
     settle(qtbot)
-    if panel.hover_cell_ij != (1, 2):  # no real mouse events on this platform: send the scene's signal
-        view.scene().sigMouseMoved.emit(panel.scene_pos_of(1, 2))
+    if panel.hover_cell_ij != (1, 2):  # no real mouse events on this platform: what the grid does on one
+        panel.image.hover_at(panel.scene_pos_of(1, 2))
     assert panel.hover_cell_ij == (1, 2)
     expected = explain.weight(result, 1, 2).text
     assert panel.hover_text == expected
     assert expected in panel.info.text()
     assert expected in view.toolTip()
     # Leaving the grid shows the selected pair's arithmetic again.
-    view.scene().sigMouseMoved.emit(panel.vb.mapViewToScene(QtCore.QPointF(-10, -10)))
+    panel.image.hover_at(panel.vb.mapViewToScene(QtCore.QPointF(-10, -10)))
     sel = window.session.selection
     assert panel.hover_cell_ij is None
     assert explain.weight(result, sel.query, sel.key).text in panel.info.text()
@@ -130,7 +132,7 @@ def test_numbers_in_cells_only_when_they_fit(window, qtbot):
     result = window.session.result
     n = result.n
     assert panel.shown_numbers == n * n
-    shown = sorted(item.textItem.toPlainText() for item in panel.numbers.items[: panel.shown_numbers])
+    shown = sorted(text for _i, _j, text in panel.image.number_texts())
     assert shown == sorted(f"{w:.2f}" for w in result.weights.ravel())
 
     window.session.set_text(" ".join(f"w{i}" for i in range(512)))

@@ -32,7 +32,7 @@ import pyqtgraph as pg
 
 from qkv_engine.explain import fixed
 
-from .colour_tables import DARK_INK, LIGHT_INK, ink, table
+from .colour_tables import DARK_INK, LIGHT_INK, ink, table_argb
 from .mask_look import mask_paths, paint_mask
 
 Qt = QtCore.Qt
@@ -170,13 +170,19 @@ class CellGridItem(pg.GraphicsObject):
         index = self._index
         if softened and self.soften:
             index = np.rint(127.5 + (index - 127.5) / self.soften).astype(np.uint8)
-        rgba = table(self.colormap)[index]  # n x m x 4, a new array
+        pixels = table_argb(self.colormap)[index]  # n x m x 4, a new array, in the painter's own format
         if self._nan is not None:
-            rgba[self._nan] = 0  # empty: the background shows
+            pixels[self._nan] = 0  # empty: transparent, the background shows
         n, m = index.shape
-        self._rgba = rgba
-        self._image = QtGui.QImage(rgba.data, m, n, 4 * m, QtGui.QImage.Format.Format_RGBA8888)
+        self._rgba = pixels
+        self._image = QtGui.QImage(pixels.data, m, n, 4 * m, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
         self._softened = softened
+
+    def mask_path(self, reason: int | None = None) -> QtGui.QPainterPath:
+        """The cells covered by the mask look (cell units): all of them, or those hatched for ``reason``."""
+        if reason is None:
+            return QtGui.QPainterPath(self._cover)
+        return QtGui.QPainterPath(self._hatches.get(reason, QtGui.QPainterPath()))
 
     # ----- what is drawn on top ---------------------------------------------------------------------------
     def set_outlines(self, outlines: dict) -> None:

@@ -1,8 +1,11 @@
 """The colour-scale mode on screen: the chooser button, and what a colour bar says in each mode.
 
-    absolute  "weight (0 to 1)"                 the bar runs from 0 to 1
-    auto      "weight (0 to 0.31, auto)"        the bar runs from 0 to the largest weight shown
-    row       "weight, each row to its largest" the bar runs from 0 to "max" (each row's own)
+    absolute  "weight (0 to 1)"                  the bar runs from 0 to 1
+    auto      "weight (0 to the largest, auto)"  the bar runs from 0 to the largest weight shown (its number
+                                                 at the top: 0.31)
+    row       "weight, each row to its largest"  the bar runs from 0 to "max" (each row's own)
+
+The titles do not carry the changing numbers (the bar's ticks do), so an edit does not lay the bar out again.
 
 The levels themselves come from ``qkv_engine.views.colour_levels``.
 """
@@ -30,19 +33,19 @@ def bar_titles(levels: ColourLevels, what: str = "weight") -> tuple:
         return f"{what} (0 to 1)", what
     if levels.mode == "row":
         return f"{what}, each row to its largest", f"{what}, per row", what
-    top = levels.high if isinstance(levels.high, float) else levels.largest
-    return f"{what} (0 to {fixed(top, 2)}, auto)", f"{what}, auto", what
+    return f"{what} (0 to the largest, auto)", f"{what}, auto", what
 
 
 def bar_range(levels: ColourLevels) -> tuple:
-    """(low, high, ticks) of a colour bar: the range its colours span and the numbers at its side
-    (None: the axis chooses them)."""
+    """(low, high, ticks) of a colour bar: the range its colours span and the numbers at its side (None:
+    the axis chooses them). The range stays 0 to 1 in every mode and the numbers say what the ends are,
+    so that a bar whose top follows the largest weight is redrawn only when its numbers read differently."""
     if levels.mode == "row":
         return 0.0, 1.0, [(0.0, "0"), (0.5, "½ max"), (1.0, "max")]
     if levels.mode == "auto" and isinstance(levels.high, float):
         top = levels.high
-        end = top * (1.0 - 1e-9)  # a hair inside: a tick exactly at the end can round off the axis
-        return 0.0, top, [(0.0, "0"), (top / 2, fixed(top / 2, 2)), (end, fixed(top, 2))]
+        end = 1.0 - 1e-9  # a hair inside: a tick exactly at the end can round off the axis
+        return 0.0, 1.0, [(0.0, "0"), (0.5, fixed(top / 2, 2)), (end, fixed(top, 2))]
     return 0.0, 1.0, None
 
 

@@ -4,7 +4,8 @@
     "signed":  red below zero, white at zero, blue above, for any signed numbers (X, Q, K, V, scores, W^O);
     "diff":    CET-D1 (blue, near-white, red), for a change B - A centred on 0.
 
-A table is a 256 x 4 uint8 array; ``ink(name)`` says, for each of its 256 colours, whether a number
+A table is a 256 x 4 uint8 array (RGBA; ``table_argb`` has the same colours in the byte order of Qt's
+fastest image format, ARGB32 premultiplied, all opaque); ``ink(name)`` says, for each of its 256 colours, whether a number
 written on it should be light (True) or dark, whichever contrasts more (WCAG relative luminance).
 """
 from __future__ import annotations
@@ -36,6 +37,17 @@ def table(name: str) -> np.ndarray:
     lut = np.ascontiguousarray(lut)
     lut.setflags(write=False)
     return lut
+
+
+@functools.lru_cache(maxsize=None)
+def table_argb(name: str) -> np.ndarray:
+    """256 x 4 uint8: the table's colours as the bytes of QImage.Format_ARGB32_Premultiplied (B, G, R, A in
+    memory on little-endian machines; the colours are opaque, so premultiplying changes nothing)."""
+    rgba = table(name)
+    order = [2, 1, 0, 3] if np.little_endian else [3, 0, 1, 2]
+    out = np.ascontiguousarray(rgba[:, order])
+    out.setflags(write=False)
+    return out
 
 
 def _luminance(rgb: np.ndarray) -> np.ndarray:
