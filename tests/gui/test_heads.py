@@ -14,13 +14,15 @@ from qkv_gui import style
 from .conftest import settle
 
 
-def numpy_head(s, h):
+def numpy_head(s, h, causal=False):
     """Head h by hand, from its column slices of W^Q, W^K, W^V: (weights, output)."""
     dk, dv = s.d_k, s.d_v
     q = s.x @ s.w_q[:, h * dk:(h + 1) * dk]
     k = s.key_x @ s.w_k[:, h * dk:(h + 1) * dk]
     v = s.key_x @ s.w_v[:, h * dv:(h + 1) * dv]
     z = q @ k.T / np.sqrt(dk)
+    if causal:
+        z = np.where(np.tril(np.ones(z.shape, dtype=bool)), z, -np.inf)
     e = np.exp(z - z.max(axis=1, keepdims=True))
     w = e / e.sum(axis=1, keepdims=True)
     return w, w @ v
@@ -389,3 +391,35 @@ def test_on_a_tall_screen_experiments_stack(three):
         settle()
     assert three.tabifiedDockWidgets(three.experiment_docks["dockHeads"]) == []
     assert three.experiment_docks["dockHeads"].isVisible() and three.experiment_docks["dockScalingLab"].isVisible()
+
+
+def test_every_head_follows_the_colour_scale_and_one_bar_says_which(make_panel):
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.session import Session
+
+    session = Session()
+    session.load_preset("two-heads")
+    session.set_heads(3)
+    panel = make_panel(HeadsGridPanel, session=session, size=(1000, 700))
+    s = session.scenario
+    weights = [numpy_head(s, h)[0] for h in range(3)]
+    top = max(float(w.max()) for w in weights)
+    assert top < 0.9
+    for h in range(3):
+        assert panel.views[h].image.levels == (0.0, pytest.approx(top))  # auto: one scale for every head
+    session.set_option(causal=True)
+    settle()
+    s = session.scenario
+    weights = [numpy_head(s, h, causal=True)[0] for h in range(3)]
+    for h in range(3):
+        assert panel.views[h].image.mask_path().contains(QtCore.QPointF(2.5, 0.5))  # causal: the mask look
+    session.set_colour_scale("row")
+    settle()
+    for h in range(3):
+        high = np.broadcast_to(panel.views[h].image.levels[1], weights[h].shape)[:, 0]
+        np.testing.assert_allclose(high, [max(r) for r in weights[h].tolist()])
+    assert panel.colorbar.getAxis("left").labelText.startswith("weight, ")
+    assert "each row to its largest" in panel.info.text() or "per row" in panel.colorbar.getAxis("left").labelText
+    session.set_colour_scale("absolute")
+    settle()
+    assert all(panel.views[h].image.levels == (0.0, 1.0) for h in range(3))

@@ -104,6 +104,8 @@ class CellGridItem(pg.GraphicsObject):
         values = np.asarray(values, dtype=np.float64)
         if values.ndim != 2:
             raise ValueError(f"values: expected a 2-D array, got shape {values.shape}")
+        if masked_by is not None and np.shape(masked_by) != values.shape:
+            raise ValueError(f"masked_by: expected shape {values.shape}, got {np.shape(masked_by)}")
         if values.shape != self.values.shape:
             self.prepareGeometryChange()
         self.values = values
@@ -138,13 +140,9 @@ class CellGridItem(pg.GraphicsObject):
         return self.levels
 
     def _set_mask(self, masked_by) -> None:
-        why = None
-        if masked_by is not None:
-            why = np.asarray(masked_by)
-            if why.shape != self.values.shape:
-                raise ValueError(f"masked_by: expected shape {self.values.shape}, got {why.shape}")
-            if not why.any():
-                why = None
+        why = None if masked_by is None else np.asarray(masked_by)
+        if why is not None and not why.any():
+            why = None
         key = None if why is None else (why.shape, why.tobytes())
         self.masked_by = why
         if key != self._mask_key:
@@ -197,6 +195,10 @@ class CellGridItem(pg.GraphicsObject):
     @property
     def outlines(self) -> dict:
         return dict(self._outlines)
+
+    @property
+    def veils(self) -> list:
+        return list(self._veils)
 
     def set_veils(self, rects) -> None:
         """Cover these rectangles (cell units) with a white veil and a cross: something switched off."""
@@ -331,18 +333,20 @@ class CellGridItem(pg.GraphicsObject):
         if softened != self._softened:
             self._build_image(softened)
         p.save()
-        p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, False)
-        p.drawImage(QtCore.QRectF(0, 0, m, n), self._image)
-        paint_mask(p, self._cover, self._hatches)
-        for rect in self._veils:
-            p.fillRect(rect, VEIL)
-        if dev is not None:
-            # the rest in view pixels: the painter maps them onto its device (the screen, or an export)
-            p.setTransform(dev.inverted()[0] * p.transform())
-            origin = dev.map(QtCore.QPointF(0.0, 0.0))
-            self._paint_numbers(p, cells, origin, dev)
-            self._paint_lines(p, dev)
-        p.restore()
+        try:  # the painter's state is restored whatever happens (a painter left saved crashes the view)
+            p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, False)
+            p.drawImage(QtCore.QRectF(0, 0, m, n), self._image)
+            paint_mask(p, self._cover, self._hatches)
+            for rect in self._veils:
+                p.fillRect(rect, VEIL)
+            if dev is not None:
+                # the rest in view pixels: the painter maps them onto its device (the screen, or an export)
+                p.setTransform(dev.inverted()[0] * p.transform())
+                origin = dev.map(QtCore.QPointF(0.0, 0.0))
+                self._paint_numbers(p, cells, origin, dev)
+                self._paint_lines(p, dev)
+        finally:
+            p.restore()
         self.drawn_numbers = len(cells)
 
     def _paint_numbers(self, p, cells, origin, dev) -> None:
