@@ -94,12 +94,10 @@ def tile_grid(stack, gap: int, fill: float = np.nan) -> np.ndarray:
     with ``fill`` (NaN: empty) in the gaps between tiles."""
     s = np.asarray(stack, dtype=np.float64)
     rows, cols, n, m = s.shape
-    out = np.full((rows * (n + gap) - gap, cols * (m + gap) - gap), fill)
-    if rows and cols and n and m:
-        padded = np.full((rows, cols, n + gap, m + gap), fill)
-        padded[:, :, :n, :m] = s
-        out[...] = padded.transpose(0, 2, 1, 3).reshape(rows * (n + gap), cols * (m + gap))[:out.shape[0], :out.shape[1]]
-    return out
+    padded = np.full((rows, n + gap, cols, m + gap), fill)  # each tile with its gap below and to the right
+    padded[:, :n, :, :m] = s.transpose(0, 2, 1, 3)
+    whole = padded.reshape(rows * (n + gap), cols * (m + gap))
+    return whole[:max(0, whole.shape[0] - gap), :max(0, whole.shape[1] - gap)].copy()
 
 
 def most_attended(weights, query: int) -> tuple[np.ndarray, np.ndarray]:

@@ -41,6 +41,7 @@ from qkv_engine import explain, mask_view, views
 from .. import style
 from .base import _BASE_FONT, Panel
 from .items import CellGridItem, Outline, label_step, mask_icon, short_token
+from .items.captions import info_label
 from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
 from .lazy_axes import set_ticks
 from .turned_axis import TurnableAxis, stand_upright
@@ -218,14 +219,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
         layout.addWidget(self.canvas, 1)
 
-        self.info = QtWidgets.QLabel(body)
-        self.info.setObjectName("heatmapInfo")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        f = self.info.font()
-        f.setPointSize(8)
-        self.info.setFont(f)
-        self.info.setStyleSheet("color: #333; padding: 0 4px;")
+        self.info = info_label(body, "heatmapInfo")
         layout.addWidget(self.info)
 
         # clicks on the cells come from the grid; the scene tells of double-clicks (show all) and key names

@@ -341,7 +341,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         for c, text in zip(cmp.changes, self.change_lines(cmp)):
             ink = UP_INK if c.delta > 0 else DOWN_INK
             head, _sep, tail = text.rpartition(" (")
-            lines.append(f"{html.escape(head, quote=False)} <span style='color:{ink}'><b>({html.escape(tail, quote=False)}</b></span>")
+            head, tail = html.escape(head, quote=False), html.escape(tail, quote=False)
+            lines.append(f"{head} <span style='color:{ink}'><b>({tail}</b></span>")
         more = "more attention: +, red" if any(c.delta > 0 for c in cmp.changes) else ""
         less = "less: \u2212, blue" if any(c.delta < 0 for c in cmp.changes) else ""
         key = "; ".join(t for t in (more, less) if t)

@@ -9,10 +9,11 @@ in alternating mint, split by lines and sized underneath ("3 x 3" each);
 W^O's rows carry the same head bands, because row r of W^O multiplies
 column r of C. Under every grid its symbol and shape. Cells are coloured by
 sign (red below zero, blue above, white at zero) and hold their numbers when
-they fit (each grid is a cell-grid item, ``items.CellGridItem``). The selected query's row of C and of Y is outlined, the chosen head's
-block is framed, and the numbers of that row and the worked sum of one cell
-of Y (from ``qkv_engine.heads_view``) are written underneath. Hovering a cell
-of Y works that cell; clicking a row selects that query.
+they fit (each grid is a cell-grid item, ``items.CellGridItem``). The selected
+query's row of C and of Y is outlined, the chosen head's block is framed, and
+the numbers of that row and the worked sum of one cell of Y (from
+``qkv_engine.heads_view``) are written underneath. Hovering a cell of Y works
+that cell; clicking a row (or its name) selects that query.
 
 With no W^O (one head) only C is drawn, with a note that the output is the head's output.
 """
@@ -30,7 +31,8 @@ from qkv_engine.scenario import MAX_HEADS
 
 from .. import style
 from .base import Panel
-from .items import CellGridItem, Outline
+from .items import CellGridItem, GridHolder, Outline
+from .items.captions import note_label
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -62,7 +64,7 @@ def _sub(h: int) -> str:
     return f"O<sub>{h + 1}</sub>"
 
 
-class _Grid:
+class _Grid(GridHolder):
     """One matrix drawn in a view box: a cell grid of signed colours (pale under numbers, strong without),
     with bands at the top or left and outlines."""
 
@@ -91,14 +93,6 @@ class _Grid:
             self.bands.append(rect)
         self.labels = TextPool(self.vb, font=font, z=21)  # band names, block shapes, token names
         self.metrics = QtGui.QFontMetricsF(font)
-
-    @property
-    def highlights(self) -> dict:
-        return self.image.outlines
-
-    @property
-    def shown_numbers(self) -> int:
-        return self.image.shown_numbers
 
     def margins(self):
         """(left, top, bottom) room around the cells, in cell units, for the view box's size now."""
@@ -154,10 +148,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
-        self.note = QtWidgets.QLabel(body)
-        self.note.setObjectName("concatNote")
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("padding: 0 4px;")
+        self.note = note_label(body, "concatNote")
         layout.addWidget(self.note)
 
         self.canvas = pg.GraphicsLayoutWidget(body)

@@ -27,6 +27,7 @@ from qkv_engine.views import colour_levels
 
 from .. import style
 from .items import CellGridItem, Outline, nice_step, short_token
+from .items.captions import info_label, note_label, show_texts
 from .items.colour_scale import bar_titles, show_on_bar
 from .turned_axis import TurnableAxis
 from .base import Panel
@@ -121,10 +122,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
-        self.note = QtWidgets.QLabel(body)
-        self.note.setObjectName("headsNote")
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("padding: 0 4px;")
+        self.note = note_label(body, "headsNote")
         layout.addWidget(self.note)
 
         # No layout object in the scene: ``_layout`` places every item for the canvas size now, on every
@@ -134,14 +132,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.canvas.setMinimumSize(120, 90)
         layout.addWidget(self.canvas, 1)
 
-        self.info = QtWidgets.QLabel(body)
-        self.info.setObjectName("headsInfo")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        f = self.info.font()
-        f.setPointSize(8)
-        self.info.setFont(f)
-        self.info.setStyleSheet("color: #333; padding: 0 4px;")
+        self.info = info_label(body, "headsInfo")
         layout.addWidget(self.info)
 
         tick_font = QtGui.QFont()
@@ -461,18 +452,14 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         line = (f"{prefix}: head {h + 1}, <span style='color:{qi}'>query {i + 1} ‘{result.tokens[i]}’</span> → "
                 f"<span style='color:{kj}'>key {j + 1} ‘{result.key_tokens[j]}’</span>: weight "
                 f"<b>{style.fmt(w, 4)}</b>{masked}")
-        legend = ("Rows: queries (the token looking). Columns: keys (the token looked at). "
-                  f"Colour: {bar_titles(self._levels)[0]}.")
+        scale = {"absolute": "0 to 1", "auto": "0 to the largest", "row": "each row to its largest"}[self._levels.mode]
+        legend = f"Rows: queries (the token looking). Columns: keys (the token looked at). Colour: weight, {scale}."
         self._info = (f"{line}<br>{legend}", line)
         self.canvas.setToolTip(f"head {h + 1}: {arithmetic}")
         self._apply_texts()
 
     def _apply_texts(self) -> None:
-        narrow = 0 < self.width() < 480
-        for label, attr in ((self.note, "_note"), (self.info, "_info")):
-            texts = getattr(self, attr, None)
-            if texts is not None:
-                label.setText(texts[1] if narrow else texts[0])
+        show_texts(self.width(), ((self.note, getattr(self, "_note", None)), (self.info, getattr(self, "_info", None))))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

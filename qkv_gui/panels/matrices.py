@@ -29,7 +29,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
-from .items import CellGridItem, Outline
+from .items import CellGridItem, GridHolder, Outline
 from .masked import no_keys, no_keys_note
 from .theming import TextPool, ThemedTextMixin
 from .fit_view import FitLayoutWidget
@@ -56,7 +56,7 @@ def _pen(color: str, width: float) -> QtGui.QPen:
     return pen
 
 
-class MatrixView:
+class MatrixView(GridHolder):
     """One labelled grid: title, values image, token strips, numbers and outlines.
 
     ``rows_role`` / ``cols_role``: the role whose tokens the rows / columns are
@@ -124,14 +124,6 @@ class MatrixView:
     def highlight(self, key: str, color: str, rect: QtCore.QRectF | None) -> None:
         """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away."""
         self.image.set_outlines({key: None if rect is None else Outline(rect, color, 2.2)})
-
-    @property
-    def highlights(self) -> dict:
-        return self.image.outlines
-
-    @property
-    def shown_numbers(self) -> int:
-        return self.image.shown_numbers
 
     def strip_sizes(self, rows: int, cols: int):
         sw = max(1.0, 0.08 * cols) if self.rows_role else 0.0

@@ -27,6 +27,7 @@ from qkv_engine.views import colour_levels, most_attended, tile_grid
 from .. import style
 from .base import Panel
 from .items import CellGridItem, Outline, label_step, short_token
+from .items.captions import info_label, note_label, show_texts
 from .items.colour_scale import NAMES as SCALE_NAMES
 from .lazy_axes import set_ticks
 from .theming import ThemedTextMixin
@@ -64,10 +65,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
-        self.note = QtWidgets.QLabel(body)
-        self.note.setObjectName("modelViewNote")
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("padding: 0 4px;")
+        self.note = note_label(body, "modelViewNote")
         layout.addWidget(self.note)
 
         self.canvas = pg.GraphicsLayoutWidget(body)
@@ -97,14 +95,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.grid.cellClicked.connect(self._on_click)
         layout.addWidget(self.canvas, 1)
 
-        self.info = QtWidgets.QLabel(body)
-        self.info.setObjectName("modelViewInfo")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        f = self.info.font()
-        f.setPointSize(8)
-        self.info.setFont(f)
-        self.info.setStyleSheet("color: #333; padding: 0 4px;")
+        self.info = info_label(body, "modelViewInfo")
         layout.addWidget(self.info)
 
         self.session.modelViewChanged.connect(self._on_change)
@@ -257,11 +248,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.session.select_model_head(layer, head)
 
     def _apply_texts(self) -> None:
-        narrow = 0 < self.width() < 480
-        for label, attr in ((self.note, "_note"), (self.info, "_info")):
-            texts = getattr(self, attr, None)
-            if texts is not None:
-                label.setText(texts[1] if narrow else texts[0])
+        show_texts(self.width(), ((self.note, getattr(self, "_note", None)), (self.info, getattr(self, "_info", None))))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

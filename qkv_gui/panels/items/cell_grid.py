@@ -424,3 +424,18 @@ class CellGridItem(pg.GraphicsObject):
             return
         ev.accept()
         self.cellClicked.emit(*cell)
+
+
+class GridHolder:
+    """For a panel part that draws one matrix with a CellGridItem in ``self.image``: its outlines by name and
+    how many numbers it writes now."""
+
+    image: CellGridItem
+
+    @property
+    def highlights(self) -> dict:
+        return self.image.outlines
+
+    @property
+    def shown_numbers(self) -> int:
+        return self.image.shown_numbers

@@ -5,8 +5,9 @@
     "diff":    CET-D1 (blue, near-white, red), for a change B - A centred on 0.
 
 A table is a 256 x 4 uint8 array (RGBA; ``table_argb`` has the same colours in the byte order of Qt's
-fastest image format, ARGB32 premultiplied, all opaque); ``ink(name)`` says, for each of its 256 colours, whether a number
-written on it should be light (True) or dark, whichever contrasts more (WCAG relative luminance).
+fastest image format, ARGB32 premultiplied, all opaque); ``ink(name)`` says, for each of its 256 colours,
+whether a number written on it should be light (True) or dark, whichever contrasts more (WCAG relative
+luminance).
 """
 from __future__ import annotations
 
