@@ -215,3 +215,36 @@ def test_colour_tables_are_the_colour_maps():
         for k in (0, 64, 128, 200, 255):
             want = cmap.map(k / 255, mode="qcolor")
             assert close(QtGui.QColor(*lut[k][:3].tolist()), want, tol=1)
+
+
+def test_in_a_vector_file_cells_stay_sharp_and_hatches_are_lines(view, tmp_path):
+    # SVG and PDF readers smooth an enlarged image and draw Qt's pattern brushes flat (or not at all), and
+    # some draw cosmetic strokes hundreds of pixels wide: the grid writes none of these.
+    import re
+
+    from PySide6 import QtSvg
+
+    values = np.array([[1.0, 0.2, 0.3], [0.5, 0.5, 0.1], [0.3, 0.3, 0.4]])
+    why = np.zeros((3, 3), dtype=np.int8)
+    why[0, 1:] = MASK_CAUSAL
+    why[1, 2] = MASK_BLOCKED
+    view.grid.set_outlines({"cell": Outline(QtCore.QRectF(0, 0, 1, 1), "#111111", 2.5, halo=True)})
+    show(view, values, levels=(0.0, 1.0), masked_by=why)
+    path = tmp_path / "grid.svg"
+    gen = QtSvg.QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setSize(view.size())
+    gen.setViewBox(QtCore.QRect(QtCore.QPoint(0, 0), view.size()))
+    painter = QtGui.QPainter(gen)
+    view.render(painter)
+    painter.end()
+    svg = path.read_text()
+    import base64
+
+    images = [QtGui.QImage.fromData(base64.b64decode(data))
+              for data in re.findall(r'href="data:image/\w+;base64,([^"]+)"', svg)]
+    assert images and max(min(i.width(), i.height()) for i in images) >= 3 * 32  # each cell a block of pixels
+    assert "vector-effect" not in svg
+    # the hatches: many short lines (a cross hatch in the blocked cell), no pattern fill
+    assert svg.count("<polyline") + svg.count("<line") + len(re.findall(r"<path[^>]*d=\"M[^\"]*L", svg)) > 5
+    assert "pattern" not in svg.lower()

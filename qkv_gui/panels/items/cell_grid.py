@@ -43,6 +43,8 @@ NUMBER_MIN_PX = (30.0, 14.0)
 MAX_NUMBERS = 400
 #: Point size of the numbers at theme scale 1.
 NUMBER_PT = 8.0
+#: In SVG and PDF files the cells are an image of about this many pixels a side (see _export_image).
+EXPORT_PX = 1024
 #: A knocked-out tile (model view) is veiled with this and crossed.
 VEIL = QtGui.QColor(255, 255, 255, 170)
 CROSS = "#555555"
@@ -62,6 +64,13 @@ class Outline:
 
 def two_decimals(v: float) -> str:
     return fixed(v, 2)
+
+
+def _draws_vectors(p: QtGui.QPainter) -> bool:
+    """True when the painter writes a vector file (SVG, PDF, print), not pixels."""
+    engine = p.paintEngine()
+    kind = QtGui.QPaintEngine.Type
+    return engine is not None and engine.type() in (kind.SVG, kind.Pdf, kind.Picture)
 
 
 class CellGridItem(pg.GraphicsObject):
@@ -91,6 +100,7 @@ class CellGridItem(pg.GraphicsObject):
         self._mask_key = None
         self._cover = QtGui.QPainterPath()
         self._hatches: dict = {}
+        self._runs: dict = {}
         self._outlines: dict = {}
         self._veils: list = []
         self._headers = (0.0, 0.0)
@@ -147,7 +157,8 @@ class CellGridItem(pg.GraphicsObject):
         self.masked_by = why
         if key != self._mask_key:
             self._mask_key = key
-            self._cover, self._hatches = mask_paths(why) if why is not None else (QtGui.QPainterPath(), {})
+            self._cover, self._hatches, self._runs = mask_paths(why) if why is not None else (
+                QtGui.QPainterPath(), {}, {})
 
     def _recolour(self) -> None:
         v = self.values
@@ -332,11 +343,12 @@ class CellGridItem(pg.GraphicsObject):
         softened = bool(cells) and bool(self.soften)
         if softened != self._softened:
             self._build_image(softened)
+        vector = _draws_vectors(p)
         p.save()
         try:  # the painter's state is restored whatever happens (a painter left saved crashes the view)
             p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, False)
-            p.drawImage(QtCore.QRectF(0, 0, m, n), self._image)
-            paint_mask(p, self._cover, self._hatches)
+            p.drawImage(QtCore.QRectF(0, 0, m, n), self._export_image() if vector else self._image)
+            paint_mask(p, self._cover, self._hatches, self._runs, dev if vector else None)
             for rect in self._veils:
                 p.fillRect(rect, VEIL)
             if dev is not None:
@@ -348,6 +360,15 @@ class CellGridItem(pg.GraphicsObject):
         finally:
             p.restore()
         self.drawn_numbers = len(cells)
+
+    def _export_image(self) -> QtGui.QImage:
+        """The cells as an image of about EXPORT_PX pixels a side, each cell a block of (up to 64 x 64) pixels:
+        SVG and PDF readers smooth an image they enlarge, which blurred a whole 3 x 3 grid into one gradient."""
+        n, m = self._index.shape
+        k = max(1, min(64, int(np.ceil(EXPORT_PX / max(n, m)))))
+        big = np.ascontiguousarray(np.repeat(np.repeat(self._rgba, k, axis=0), k, axis=1))
+        image = QtGui.QImage(big.data, m * k, n * k, 4 * m * k, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        return image.copy()  # its own pixels: ``big`` goes when this returns
 
     def _paint_numbers(self, p, cells, origin, dev) -> None:
         if not cells:

@@ -40,18 +40,62 @@ def runs_path(runs: np.ndarray, x0: float = 0.0, y0: float = 0.0) -> QtGui.QPain
 
 
 def mask_paths(masked_by) -> tuple:
-    """(cover path, {reason: hatch path}) of an n x m grid of mask reasons, in cell units."""
-    return runs_path(mask_runs(masked_by)), {r: runs_path(mask_runs(masked_by, r)) for r in MASK_PATTERN}
+    """(cover path, {reason: hatch path}, {reason: runs}) of an n x m grid of mask reasons, in cell units."""
+    runs = {r: mask_runs(masked_by, r) for r in MASK_PATTERN}
+    return runs_path(mask_runs(masked_by)), {r: runs_path(rr) for r, rr in runs.items()}, runs
 
 
-def paint_mask(p: QtGui.QPainter, cover: QtGui.QPainterPath, hatches: dict) -> None:
-    """Cover, then hatch, with the painter in cell units (hatch patterns stay a few pixels wide)."""
+#: Vector files get the hatches as lines this many pixels apart (SVG and PDF readers draw Qt's pattern brushes
+#: as flat grey or not at all, and Qt's SVG writer drops clipping).
+HATCH_STEP = 8.0
+
+
+def paint_mask(p: QtGui.QPainter, cover: QtGui.QPainterPath, hatches: dict, runs: dict | None = None,
+               device: QtGui.QTransform | None = None) -> None:
+    """Cover, then hatch, with the painter in cell units (hatch patterns stay a few pixels wide). With
+    ``device`` (cell units -> pixels of the view, for a vector file) the hatches are drawn as lines cut to
+    each run of masked cells."""
     if cover.isEmpty():
         return
     p.fillPath(cover, MASK_FILL)
     for reason, path in hatches.items():
-        if not path.isEmpty():
+        if path.isEmpty():
+            continue
+        if device is None:
             p.fillPath(path, QtGui.QBrush(MASK_HATCH, MASK_PATTERN[reason]))
+        else:
+            _hatch_lines(p, runs[reason], reason, device)
+
+
+def _hatch_lines(p: QtGui.QPainter, runs: np.ndarray, reason: int, device: QtGui.QTransform) -> None:
+    """The hatch of ``reason`` as lines HATCH_STEP view pixels apart over each run (row i, columns a..b),
+    every line cut to its run's rectangle; one phase for all runs, so neighbouring runs join up."""
+    p.save()
+    p.setTransform(device.inverted()[0] * p.transform())  # draw in view pixels
+    pen = QtGui.QPen(MASK_HATCH)
+    pen.setWidthF(1.0)
+    p.setPen(pen)
+    lines = []
+    step = HATCH_STEP
+    for i, a, b in runs.tolist():
+        box = device.mapRect(QtCore.QRectF(a, i, b - a, 1))
+        x0, y0, x1, y1 = box.left(), box.top(), box.right(), box.bottom()
+        if reason == MASK_PADDING:  # upright lines: x = c
+            for c in np.arange(np.ceil(x0 / step) * step, x1, step):
+                lines.append(QtCore.QLineF(c, y0, c, y1))
+            continue
+        for c in np.arange(np.ceil((x0 + y0) / step) * step, x1 + y1, step):  # rising lines: x + y = c
+            xa, xb = max(x0, c - y1), min(x1, c - y0)
+            if xb > xa:
+                lines.append(QtCore.QLineF(xa, c - xa, xb, c - xb))
+        if reason == MASK_BLOCKED:
+            for c in np.arange(np.ceil((x0 - y1) / step) * step, x1 - y0, step):  # falling lines: x - y = c
+                xa, xb = max(x0, c + y0), min(x1, c + y1)
+                if xb > xa:
+                    lines.append(QtCore.QLineF(xa, xa - c, xb, xb - c))
+    if lines:
+        p.drawLines(lines)
+    p.restore()
 
 
 def mask_icon(kind: str, size: int = 16) -> QtGui.QIcon:
