@@ -244,7 +244,11 @@ def test_in_a_vector_file_cells_stay_sharp_and_hatches_are_lines(view, tmp_path)
     images = [QtGui.QImage.fromData(base64.b64decode(data))
               for data in re.findall(r'href="data:image/\w+;base64,([^"]+)"', svg)]
     assert images and max(min(i.width(), i.height()) for i in images) >= 3 * 32  # each cell a block of pixels
-    assert "vector-effect" not in svg
+    # the outline and its halo: drawn in pixels (no scaling group) as plain strokes, not cosmetic ones
+    outlines = re.findall(r'<g([^>]*stroke="#(?:111111|ffffff)"[^>]*)>\s*<(?:rect|path|polyline)([^>]*)>', svg)
+    assert len(outlines) >= 2
+    for head, element in outlines:
+        assert "vector-effect" not in element and "matrix(1,0,0,1," in head, (head, element)
     # the hatches: many short lines (a cross hatch in the blocked cell), no pattern fill
     assert svg.count("<polyline") + svg.count("<line") + len(re.findall(r"<path[^>]*d=\"M[^\"]*L", svg)) > 5
     assert "pattern" not in svg.lower()
