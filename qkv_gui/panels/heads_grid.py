@@ -31,6 +31,7 @@ from .items.captions import info_label, note_label, show_texts
 from .items.colour_scale import bar_titles, show_on_bar
 from .turned_axis import TurnableAxis
 from .base import Panel
+from .lazy_axes import set_ticks
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -191,6 +192,12 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             return
         n, m = full.heads[0].n, full.heads[0].n_keys
         rect = self.canvas.viewport().rect()
+        # an edit that changes only numbers leaves the places as they are (placing costs the axes their cache)
+        key = (count, n, m, rect.width(), rect.height(), self.theme.font_scale, tuple(self._col_widths.tolist()),
+               self.queryAxes[0].fixedWidth)
+        if key == getattr(self, "_placed_key", None):
+            return
+        self._placed_key = key
         width, height = float(max(1, rect.width())), float(max(1, rect.height()))
         room = self._room()
         gap, pad = room["gap"], FRAME_PAD
@@ -370,6 +377,9 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
                     break
             if h == chosen and full.n_heads > 1:
                 text = f"<b>{text}</b>"
+            if (text, size, color) == getattr(v.title, "shown", None):
+                continue
+            v.title.shown = (text, size, color)
             v.title.setText(text, size=size, color=color)
             v.title.setMinimumSize(0, 0)  # placed by _place, never pushed wider by its text
         self.chosen_head = chosen
@@ -414,9 +424,9 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.x_tick_labels, self.y_tick_labels = xt, yt
         rows, cols, count = self._grid
         for v in self.views[:count]:
-            v.keyAxis.setTicks([xt, []])
+            set_ticks(v.keyAxis, [xt, []])
         for axis in self.queryAxes[:rows]:
-            axis.setTicks([yt, []])
+            set_ticks(axis, [yt, []])
 
     @property
     def shown_numbers(self) -> int:
