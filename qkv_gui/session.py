@@ -23,6 +23,7 @@ from PySide6 import QtCore, QtGui
 from qkv_engine import (MAX_TOKENS, AttentionResult, MultiHeadResult, Scenario, ScenarioError, compute_heads,
                         parse_number, presets)
 from qkv_engine.models import ModelEdits
+from qkv_engine.views import COLOUR_SCALES
 
 from .model_mode import ForwardRunner, ModelDoc
 
@@ -91,8 +92,9 @@ class Session(QtCore.QObject):
     message = QtCore.Signal(str)  # a short note for the status line (e.g. why an edit was refused)
     headChanged = QtCore.Signal(int)  # the head every panel shows (0-based), after a change
     pinnedChanged = QtCore.Signal(object)  # the pinned AttentionResult ("A" of compare), or None
+    colourScaleChanged = QtCore.Signal(str)  # how weights become colours: "absolute", "auto" or "row"
     modelChanged = QtCore.Signal(object)  # the ModelDoc now (a model opened, edited, run), or None (hand-made)
-    modelViewChanged = QtCore.Signal()  # the model view's data (a new trace, another layer or head)
+    modelViewChanged = QtCore.Signal(object)  # model_view_data, after it changes (a new trace, layer or head)
     busyChanged = QtCore.Signal(bool)  # a slow forward of the model runs (True) or has landed (False)
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
@@ -119,6 +121,7 @@ class Session(QtCore.QObject):
         self.runner.traceReady.connect(self._on_trace)
         self.runner.failed.connect(self._on_forward_failed)
         self.runner.busyChanged.connect(self.busyChanged)
+        self._colour_scale = "auto"
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -156,6 +159,19 @@ class Session(QtCore.QObject):
             self._head = head
             self.headChanged.emit(head)
             self._schedule()
+
+    @property
+    def colour_scale(self) -> str:
+        """How weight pictures colour their cells: "absolute" (0 to 1), "auto" (0 to the largest weight
+        shown) or "row" (each row to its own largest). A view setting, not an edit: no undo step."""
+        return self._colour_scale
+
+    def set_colour_scale(self, mode: str) -> None:
+        if mode not in COLOUR_SCALES:
+            raise ValueError(f"colour scale: expected one of {COLOUR_SCALES}, got {mode!r}")
+        if mode != self._colour_scale:
+            self._colour_scale = mode
+            self.colourScaleChanged.emit(mode)
 
     @property
     def selection(self) -> Selection:
@@ -209,7 +225,7 @@ class Session(QtCore.QObject):
         self.preset_name = preset
         if leaving:
             self.modelChanged.emit(None)
-            self.modelViewChanged.emit()
+            self.modelViewChanged.emit(self.model_view_data)
         self._clamp_selection()
         self.scenarioChanged.emit(document)
         self._schedule()
@@ -228,6 +244,8 @@ class Session(QtCore.QObject):
             self.set_head(int(view.get("head", 0) or 0))
         except (TypeError, ValueError):
             self.set_head(0)
+        if view.get("colour_scale") in COLOUR_SCALES:
+            self.set_colour_scale(view["colour_scale"])
 
     def load_preset(self, name: str) -> None:
         """Switch to a preset as one undoable step."""
@@ -236,7 +254,7 @@ class Session(QtCore.QObject):
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario."""
         view = {"query": self._selection.query, "key": self._selection.key, "preset": self.preset_name,
-                "head": self.head}
+                "head": self.head, "colour_scale": self._colour_scale}
         if self._model_doc is not None:
             view.update(layer=self._model_layer, head=self._model_head)
         return view
@@ -469,7 +487,7 @@ class Session(QtCore.QObject):
         self._scenario = doc.model.head_scenario(trace, self._model_layer, self._model_head)
         self._clamp_selection()
         self.scenarioChanged.emit(self._scenario)
-        self.modelViewChanged.emit()
+        self.modelViewChanged.emit(self.model_view_data)
         self._schedule()
 
     def _on_forward_failed(self, doc, reason: str) -> None:
