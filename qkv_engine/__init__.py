@@ -1,30 +1,56 @@
 """qkv_engine: the maths of QKV Visualizer, in numpy only (never imports Qt).
 
     from qkv_engine import Scenario, compute, softmax, presets, explain, ScenarioError
+
+Everything the app's windows use is named here, so they import from ``qkv_engine`` alone:
+the entry points (``compute``, ``compute_heads``), the result and scenario types, the limits,
+and the modules that turn a result into numbers and words for the pictures (``explain``,
+``views``, ``geometry``, ...), the lesson (``lesson_numbers``) and files (``session_format``,
+``data_export``). Submodules keep their own paths too (``qkv_engine.explain``).
 """
-from . import explain, geometry, presets, session_format
-from .attention import AttentionResult, MultiHeadResult, compute, compute_heads, mask_reasons, softmax
+from . import (compare, data_export, explain, geometry, heads_view, lesson_numbers, mask_view, pie_layout, presets,
+               saturation, scaling_lab, session_format, views)
+from .attention import (MASK_BLOCKED, MASK_CAUSAL, MASK_OPEN, MASK_PADDING, AttentionResult, MultiHeadResult, compute,
+                        compute_heads, mask_reasons, softmax)
 from .errors import ScenarioError
+from .explain import fixed
 from .numbers import MAX_ABS, parse_number
-from .scenario import Scenario
+from .scenario import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario
 from .tokenize import MAX_TOKENS, Token, tokenize
 
 __all__ = [
     "AttentionResult",
-    "MultiHeadResult",
+    "MASK_BLOCKED",
+    "MASK_CAUSAL",
+    "MASK_OPEN",
+    "MASK_PADDING",
     "MAX_ABS",
+    "MAX_HEADS",
+    "MAX_TEMPERATURE",
     "MAX_TOKENS",
+    "MIN_TEMPERATURE",
+    "MultiHeadResult",
     "Scenario",
     "ScenarioError",
     "Token",
+    "compare",
     "compute",
     "compute_heads",
-    "mask_reasons",
+    "data_export",
     "explain",
+    "fixed",
     "geometry",
+    "heads_view",
+    "lesson_numbers",
+    "mask_reasons",
+    "mask_view",
     "parse_number",
+    "pie_layout",
     "presets",
+    "saturation",
+    "scaling_lab",
     "session_format",
     "softmax",
     "tokenize",
+    "views",
 ]

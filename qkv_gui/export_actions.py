@@ -25,6 +25,8 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from qkv_engine import data_export, presets
+
 from . import export
 
 Qt = QtCore.Qt
@@ -309,8 +311,6 @@ class ExportController(QtCore.QObject):
             path = path.with_name(path.name + ".pdf")
         session = self.window.session
         preset = session.preset_name
-        from qkv_engine import presets
-
         title = presets.get(preset).title if preset in presets.names() else None
         try:
             written = export.export_deck(session, path, opts, names=self.export_names(), preset_title=title)
@@ -328,7 +328,7 @@ class ExportController(QtCore.QObject):
         folder = Path(folder)
         s = self.window.session
         try:
-            written = export.export_data(s.result, folder, s.selection, s.preset_name, s.full_result)
+            written = data_export.write_data(folder, s.result, s.selection, s.preset_name, s.full_result)
         except OSError as exc:
             self._fail(f"write the numbers into {folder}", exc)
             return []

@@ -176,7 +176,7 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
     global _APP
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0] if sys.argv else PROG])
     _APP = app  # keep the application alive until the process ends
-    from qkv_engine import presets
+    from qkv_engine import data_export, presets
 
     from . import export, style
     from .session import Session
@@ -200,7 +200,8 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
             (staging / "deck.pdf").write_bytes(export.deck_bytes(session, options, names, title))
             written.append("deck.pdf")
         if "csv" in args.formats:
-            for fname, data in export.data_files(session.result, session.selection, args.preset, session.full_result).items():
+            files = data_export.data_files(session.result, session.selection, args.preset, session.full_result)
+            for fname, data in files.items():
                 (staging / fname).write_bytes(data)
                 written.append(fname)
     finally:
