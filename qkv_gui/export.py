@@ -193,14 +193,7 @@ class StagedPanel:
     def __exit__(self, *exc):
         panel, self.panel = self.panel, None
         if panel is not None:
-            signals = [self.session.resultChanged, self.session.selectionChanged]
-            if getattr(panel, "follows_pinned", False):  # the compare panel listens to pinnedChanged too
-                signals.append(self.session.pinnedChanged)
-            for signal in signals:
-                try:
-                    signal.disconnect(panel._on_change)
-                except (RuntimeError, TypeError):
-                    pass
+            panel.detach()  # deaf to the session from now on, whatever signals it followed
             panel.hide()
             panel.deleteLater()
             QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)

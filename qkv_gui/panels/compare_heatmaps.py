@@ -206,7 +206,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
 
         self.pinButton.clicked.connect(lambda: self.session.pin())
         self.unpinButton.clicked.connect(lambda: self.session.unpin())
-        self.session.pinnedChanged.connect(self._on_change)
+        self.listen(self.session.pinnedChanged, self._on_change)
         scene = self.canvas.scene()
         scene.sigMouseMoved.connect(self._on_mouse_moved)
         scene.sigMouseClicked.connect(self._on_mouse_clicked)

@@ -253,7 +253,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         scene = self.canvas.scene()
         scene.sigMouseMoved.connect(self._on_mouse_moved)
         scene.sigMouseClicked.connect(self._on_mouse_clicked)
-        self.session.headChanged.connect(self._on_head_changed)
+        self.listen(self.session.headChanged, self._on_head_changed)
         for g in self.grids.values():
             g.vb.sigResized.connect(lambda *_, g=g: self._refit(g))
 

@@ -189,7 +189,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         scene.sigMouseMoved.connect(self._on_mouse_moved)
         scene.sigMouseClicked.connect(self._on_mouse_clicked)
         self.canvas.sigDeviceRangeChanged.connect(lambda *_: self._relayout())
-        self.session.headChanged.connect(self._on_head_changed)
+        self.listen(self.session.headChanged, self._on_head_changed)
 
     # ----- the grid of heatmaps ---------------------------------------------------------------------
     def _room(self) -> dict:

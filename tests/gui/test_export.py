@@ -306,3 +306,33 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     ex.actions["panel"].trigger()
     assert asked == ["compare.png"] and (tmp_path / "compare.png").stat().st_size > 1000
     assert panel.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
+
+
+@pytest.mark.parametrize("name", ["heads", "concat", "compare", "heatmap"])
+def test_a_staged_copy_is_deaf_once_its_export_is_done(qapp, name):
+    """The copy made for an export stops following the session (heads and concat also follow the
+    shown head, compare the pinned result): it must not repaint, or raise, after the export."""
+    from qkv_gui import style
+
+    style.configure_pyqtgraph()
+    s = Session(presets.load("seed-the-cat-sat"))
+    s.set_heads(3)
+    s.pin()
+    settle()
+    with export.StagedPanel(export.all_panel_classes()[name], s, export.ExportOptions(width=480)) as panel:
+        panel.deleteLater = lambda: None  # keep the copy alive, to listen to it afterwards
+    heard = []
+    panel.refresh = lambda: heard.append("refresh")
+    panel._show_chosen = lambda: heard.append("head")
+    panel.show()
+    settle()
+    s.set_head(2)
+    settle()
+    s.set_cell("x", 0, 0, "0.5")
+    s.select(2, 1)
+    s.unpin()
+    settle()
+    assert heard == []
+    panel.close()
+    QtCore.QObject.deleteLater(panel)
+    s.deleteLater()
