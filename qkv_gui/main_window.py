@@ -14,10 +14,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from qkv_engine import ScenarioError, presets, session_format
 
 from . import style
-from .export_actions import install_export_actions
-from .experiments import install_experiments, open_dock_names, reopen_docks
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
-from .lesson import install_lesson
+from .experiments import Experiments
+from .export_actions import ExportController
+from .lesson import LessonController
 from .panel_grid import PanelGrid
 from .panels import PANEL_CLASSES
 from .session import Session
@@ -129,11 +129,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
         self.setCentralWidget(self.gridScroll)
 
+        # The window's parts, each with its own menu: the export actions, the experiment docks, the lesson.
+        self.exporter = ExportController(self)
+        self.experiments = Experiments(self)
+        self.lesson = LessonController(self)
+
         self.statusBar().setObjectName("statusBar")
+        self._build_menus()
         self.session.message.connect(self._show_status)
         self.session.scenarioChanged.connect(self._update_title)
         self.session.undo_stack.cleanChanged.connect(self._update_title)
-        self._build_menus()
         self._update_title()
         self._restore_settings()
         self.setAcceptDrops(True)
@@ -141,10 +146,29 @@ class MainWindow(QtWidgets.QMainWindow):
         self.autosaveTimer.setInterval(AUTOSAVE_MS)
         self.autosaveTimer.timeout.connect(self.autosave)
         self.autosaveTimer.start()
-        install_lesson(self)
-        install_export_actions(self)
-        install_experiments(self)
-        self._reopen_experiments()
+
+    # ----- the parts, by the names the app and its tests use ----------------------------------------
+    def enter_lesson_mode(self) -> None:
+        self.lesson.enter()
+
+    def leave_lesson_mode(self) -> None:
+        self.lesson.leave()
+
+    def open_experiment(self, name: str) -> QtWidgets.QDockWidget:
+        """Open the experiment dock ``name`` (e.g. "dockScalingLab")."""
+        return self.experiments.open(name)
+
+    @property
+    def experiment_docks(self) -> dict:
+        return self.experiments.docks
+
+    @property
+    def experiment_panels(self) -> dict:
+        return self.experiments.panels
+
+    @property
+    def experimentsMenu(self) -> QtWidgets.QMenu:  # noqa: N802 (Qt naming, like the other menus)
+        return self.experiments.menu
 
     # ----- room on a small screen ----------------------------------------------------------------
     def docks_on(self, area, but=None) -> list:
@@ -276,18 +300,13 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario: selection, preset, lesson step."""
-        view = self.session.view_state()
-        lesson = getattr(self, "lesson", None)
-        if lesson is not None:
-            view.update(lesson.view_state())
-        return view
+        return {**self.session.view_state(), **self.lesson.view_state()}
 
     def _restore_view(self, view: dict) -> None:
         step = view.get("lesson_step")
-        lesson = getattr(self, "lesson", None)
-        if lesson is not None and isinstance(step, int) and not isinstance(step, bool) and step >= 1:
-            self.enter_lesson_mode()
-            lesson.go(step - 1)
+        if isinstance(step, int) and not isinstance(step, bool) and step >= 1:
+            self.lesson.enter()
+            self.lesson.go(step - 1)
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent", [])
@@ -388,12 +407,11 @@ class MainWindow(QtWidgets.QMainWindow):
             title = presets.get(name).title if name in presets.names() else "Untitled"
         self.setWindowTitle(f"{title}[*] — QKV Visualizer")
         self.setWindowModified(self.is_modified())
-        if hasattr(self, "presetCombo"):
-            idx = self.presetCombo.findData(name) if name else -1
-            if idx != self.presetCombo.currentIndex():
-                self.presetCombo.blockSignals(True)
-                self.presetCombo.setCurrentIndex(idx)
-                self.presetCombo.blockSignals(False)
+        idx = self.presetCombo.findData(name) if name else -1
+        if idx != self.presetCombo.currentIndex():
+            self.presetCombo.blockSignals(True)
+            self.presetCombo.setCurrentIndex(idx)
+            self.presetCombo.blockSignals(False)
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
@@ -419,6 +437,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.presetCombo.setItemData(self.presetCombo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
         self.presetCombo.setCurrentIndex(max(0, self.presetCombo.findData(self.session.preset_name)))
         self.presetCombo.currentIndexChanged.connect(lambda i: self.load_preset(self.presetCombo.itemData(i)))
+        file_menu.addSeparator()
+        file_menu.addMenu(self.exporter.menu)
         file_menu.addSeparator()
         quit_act = file_menu.addAction("&Quit")
         quit_act.setShortcut(QtGui.QKeySequence("Ctrl+Q"))  # StandardKey.Quit is empty on some desktops
@@ -458,6 +478,8 @@ class MainWindow(QtWidgets.QMainWindow):
         reset_layout = view_menu.addAction("&Reset layout")
         reset_layout.triggered.connect(self.reset_layout)
 
+        mb.addMenu(self.experiments.menu)
+        mb.addMenu(self.lesson.menu)
         self.helpMenu = help_menu = mb.addMenu("&Help")
         about = help_menu.addAction("&About QKV Visualizer")
         about.triggered.connect(self._about)
@@ -507,16 +529,12 @@ class MainWindow(QtWidgets.QMainWindow):
         grid = s.value("window/grid")
         if isinstance(grid, list):
             self.grid.restore_state(grid)
-
-    def _reopen_experiments(self) -> None:
-        """Experiment docks open at the last close come back (made now, placed where the saved layout had them)."""
-        if self.settings.value("window/version") != SETTINGS_VERSION:
-            return
-        reopen_docks(self, self.settings.value("window/experiments", []))
+        # Experiment docks open at the last close come back (made now, placed where the saved layout had them).
+        self.experiments.reopen(s.value("window/experiments", []))
 
     def save_settings(self) -> None:
         s = self.settings
-        s.setValue("window/experiments", open_dock_names(self))
+        s.setValue("window/experiments", self.experiments.open_names())
         s.setValue("window/version", SETTINGS_VERSION)
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))

@@ -11,7 +11,7 @@ Keys while the lesson is on (not while typing in a box or editing a table):
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, lesson_numbers
 
@@ -135,7 +135,7 @@ class _Cover(QtWidgets.QLabel):
 
 
 class LessonController(QtCore.QObject):
-    """The lesson's state and behaviour; ``window.lesson``."""
+    """The lesson's state and behaviour, its dock and its menu; ``window.lesson``."""
 
     stepChanged = QtCore.Signal(int)  # 0-based index
     modeChanged = QtCore.Signal(bool)  # lesson on / off
@@ -155,7 +155,6 @@ class LessonController(QtCore.QObject):
         self.exercise: lesson_numbers.Exercise | None = None
         self.exercise_checked = False
         self._exercise_seed = 0
-        self._highlighted: str | None = None
         self._saved_layout: dict | None = None
         self._before_lesson_focus: str | None = None
         self._key_filter = _KeyFilter(self)
@@ -196,6 +195,44 @@ class LessonController(QtCore.QObject):
         self.session.resultChanged.connect(self._live_update)
         self.session.selectionChanged.connect(self._live_update)
         p.set_scale(self.scale)
+        self.menu = self._build_menu()
+
+    def _build_menu(self) -> QtWidgets.QMenu:
+        """The Lesson menu (the main window adds it to its menu bar)."""
+        menu = QtWidgets.QMenu("&Lesson", self.window)
+        menu.setObjectName("lessonMenu")
+
+        def action(text, slot, shortcut=None, checkable=False, name=None):
+            act = menu.addAction(text)
+            if shortcut:
+                act.setShortcut(QtGui.QKeySequence(shortcut))
+            act.setCheckable(checkable)
+            if name:
+                act.setObjectName(name)
+            act.triggered.connect(slot)
+            return act
+
+        self.lessonAction = action("&Lesson mode", lambda on: self.enter() if on else self.leave(),
+                                   "Ctrl+L", True, "lessonModeAction")
+        self.modeChanged.connect(self.lessonAction.setChecked)
+        menu.addSeparator()
+        # The arrow / space / page keys are handled by the lesson itself (only when no box is being typed
+        # in), so these items show them without taking them as shortcuts.
+        action("&Next step\t\u2192  Space  PgDn", lambda: (self.enter(), self.next()), name="lessonNextAction")
+        action("&Previous step\t\u2190  PgUp", lambda: (self.enter(), self.previous()),
+               name="lessonPreviousAction")
+        menu.addSeparator()
+        self.exerciseAction = action("&Exercise: hide a number", lambda on: self.set_exercise(on), "Ctrl+Shift+E",
+                                     True, "lessonExerciseAction")
+        self.pane.exerciseButton.toggled.connect(self.exerciseAction.setChecked)
+        self.presenterAction = action("&Presenter mode (Esc leaves)",
+                                      lambda on: self.enter_presenter() if on else self.exit_presenter(),
+                                      "F5", True, "lessonPresenterAction")
+        self.presenterChanged.connect(self.presenterAction.setChecked)
+        menu.addSeparator()
+        action("&Larger text\t+", lambda: self.step_scale(+1), name="lessonLargerAction")
+        action("&Smaller text\t\u2212", lambda: self.step_scale(-1), name="lessonSmallerAction")
+        return menu
 
     # ----- lesson on / off ------------------------------------------------------------------
     @property
@@ -284,11 +321,7 @@ class LessonController(QtCore.QObject):
         name = self.step.panel if self.step.panel in self.window.panels else None
         grid = self.window.grid
         if name is not None and not grid.wanted.get(name, True):
-            act = getattr(self.window, "panel_actions", {}).get(name)
-            if act is not None:
-                act.setChecked(True)
-            else:
-                grid.set_panel_visible(name, True)
+            self.window.panel_actions[name].setChecked(True)  # the View menu's tick follows
         if self.presenter or self.pane.aloneButton.isChecked():
             grid.focus(name)
         else:
@@ -296,22 +329,10 @@ class LessonController(QtCore.QObject):
         self._set_highlight(name)
 
     def _set_highlight(self, name: str | None) -> None:
-        frames = self.window.grid.frames
-        if self._highlighted in frames:
-            f = frames[self._highlighted]
-            f.setStyleSheet(f.property("lessonOldStyle") or "")
-            f.setProperty("lessonHighlight", False)
-        self._highlighted = name
-        if name in frames:
-            f = frames[name]
-            if f.property("lessonOldStyle") is None:
-                f.setProperty("lessonOldStyle", f.styleSheet())
-            colour = style.INK.get(self.step.role or "", style.SELECTED)
-            f.setStyleSheet(f"QFrame#{f.objectName()} {{ border: 3px solid {colour}; border-radius: 4px; }}")
-            f.setProperty("lessonHighlight", True)
+        self.window.grid.highlight(name, style.INK.get(self.step.role or "", style.SELECTED))
 
     def highlighted_panel(self) -> str | None:
-        return self._highlighted
+        return self.window.grid.highlighted
 
     # ----- the text -----------------------------------------------------------------------------
     def values(self) -> dict:
@@ -430,16 +451,9 @@ class LessonController(QtCore.QObject):
     def _apply_presenter_theme(self, scale: float | None) -> None:
         """Every panel (and its frame title) drawn at ``scale``; None: back to the screen theme."""
         theme = style.SCREEN if scale is None else style.presenter(scale)
-        for name, panel in self.window.panels.items():
+        for panel in self.window.panels.values():
             panel.set_theme(theme)
-            frame = self.window.grid.frames.get(name)
-            label = getattr(frame, "titleLabel", None)
-            if label is None:
-                continue
-            if label.property("lessonOldStyle") is None:
-                label.setProperty("lessonOldStyle", label.styleSheet())
-            old = label.property("lessonOldStyle")
-            label.setStyleSheet(old if scale is None else f"{old} font-size: {round(CONTROL_PX * scale)}px;")
+        self.window.grid.set_title_px(None if scale is None else round(CONTROL_PX * scale))
         if scale is not None:
             self.pane.set_scale(scale)
 

@@ -80,8 +80,10 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     assert [s[2] for s in seen] == EXPECTED_PANELS
     assert seen[3][3] == "Step 4 of 12"
     frame = w.grid.frames["summaryPanel"]
-    assert frame.property("lessonHighlight") is True and "border" in frame.styleSheet()
-    assert w.grid.frames["heatmapPanel"].property("lessonHighlight") is False
+    assert w.grid.highlighted == "summaryPanel"  # the lesson asks the grid to outline its panel
+    assert frame.property("highlighted") is True and frame.outline == style.INK.get(lesson.step.role or "",
+                                                                                      style.SELECTED)
+    assert w.grid.frames["heatmapPanel"].property("highlighted") is False
     assert not pane.nextButton.isEnabled()
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_PageUp)
@@ -95,7 +97,9 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     # all panels shown, the step's panel outlined
     pane.aloneButton.setChecked(False)
     assert w.grid.focused is None and w.panels["embeddingPanel"].isVisible()
-    assert w.grid.frames["mixingPanel"].property("lessonHighlight") is True
+    assert w.grid.frames["mixingPanel"].property("highlighted") is True
+    lesson.leave()
+    assert w.grid.highlighted is None and not any(f.property("highlighted") for f in w.grid.frames.values())
 
 
 def test_lesson_keys_leave_typing_and_table_editing_alone(lesson_window, qtbot):
