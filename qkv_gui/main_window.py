@@ -23,7 +23,9 @@ from .panels import PANEL_CLASSES
 from .session import Session
 
 Qt = QtCore.Qt
-SETTINGS_VERSION = 1
+#: The layout kept in the settings file. 2: the grid's splitters as text (version 1 kept them as pickled
+#: Python objects, which are never read back).
+SETTINGS_VERSION = 2
 MAX_RECENT = 8
 AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
@@ -518,17 +520,16 @@ class MainWindow(QtWidgets.QMainWindow):
     # ----- remembered layout ------------------------------------------------------------------
     def _restore_settings(self) -> None:
         s = self.settings
-        if s.value("window/version") != SETTINGS_VERSION:
+        # An INI file gives every number back as text ('2'): compare as numbers.
+        if str(s.value("window/version", "")).strip() != str(SETTINGS_VERSION):
             return
         geometry = s.value("window/geometry")
         state = s.value("window/state")
-        if geometry is not None:
+        if isinstance(geometry, QtCore.QByteArray):
             self.restoreGeometry(geometry)
-        if state is not None:
+        if isinstance(state, QtCore.QByteArray):
             self.restoreState(state, SETTINGS_VERSION)
-        grid = s.value("window/grid")
-        if isinstance(grid, list):
-            self.grid.restore_state(grid)
+        self.grid.restore_state(s.value("window/splitters"))
         # Experiment docks open at the last close come back (made now, placed where the saved layout had them).
         self.experiments.reopen(s.value("window/experiments", []))
 
@@ -538,7 +539,8 @@ class MainWindow(QtWidgets.QMainWindow):
         s.setValue("window/version", SETTINGS_VERSION)
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
-        s.setValue("window/grid", self.grid.save_state())
+        s.setValue("window/splitters", self.grid.save_state())
+        s.remove("window/grid")  # version 1 kept the splitters as pickled objects there
         s.sync()
 
     def closeEvent(self, event):

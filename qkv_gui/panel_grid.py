@@ -173,12 +173,18 @@ class PanelGrid(QtWidgets.QSplitter):
             row.setVisible(any(row.widget(i).isVisibleTo(row) for i in range(row.count())))
 
     def save_state(self) -> list:
-        return [bytes(self.saveState().data())] + [bytes(r.saveState().data()) for r in self.rows]
+        """The splitter sizes as text (base64), for the settings file: plain strings, read back as they were
+        written (a list of Python bytes would be stored as a pickled object, and loading it unpickles)."""
+        states = [self.saveState()] + [row.saveState() for row in self.rows]
+        return [bytes(state.toBase64().data()).decode("ascii") for state in states]
 
     def restore_state(self, states) -> None:
-        try:
-            self.restoreState(QtCore.QByteArray(states[0]))
-            for row, st in zip(self.rows, states[1:]):
-                row.restoreState(QtCore.QByteArray(st))
-        except (TypeError, IndexError, ValueError):
-            pass
+        """Put back the sizes ``save_state`` gave; anything that is not such a list is ignored."""
+        if isinstance(states, str):
+            states = [states]
+        if not isinstance(states, list) or not states or not all(isinstance(t, str) for t in states):
+            return
+        arrays = [QtCore.QByteArray.fromBase64(t.encode("ascii", "ignore")) for t in states]
+        self.restoreState(arrays[0])
+        for row, state in zip(self.rows, arrays[1:]):
+            row.restoreState(state)

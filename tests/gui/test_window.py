@@ -295,21 +295,63 @@ def test_hidden_panel_catches_up_when_shown(window):
     assert panel.paint_count == count + 1
 
 
-def test_layout_is_remembered_between_runs(make_window, settings):
-    w = make_window()
+#: One run of the app in its own process: ``first`` changes the layout and closes the window, ``second``
+#: prints what it finds. Run twice on one settings file, as a teacher closes the app and opens it again.
+RESTART = """
+import json, sys
+from PySide6 import QtCore, QtWidgets
+app = QtWidgets.QApplication([])
+from qkv_gui.main_window import MainWindow
+settings = QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat)
+w = MainWindow(settings=settings, recovery=sys.argv[2])
+w.resize(1400, 900)
+w.show()
+for _ in range(6):
+    app.processEvents()
+if sys.argv[3] == "first":
     w.docks["dockWeights"].hide()
-    w.resize(1300, 900)
-    settle()
+    w.open_experiment("dockScalingLab")
+    w.grid.setSizes([600, 150, 150])
+    for _ in range(6):
+        app.processEvents()
+    sizes = w.grid.sizes()
+    print(json.dumps({"top_row_share": sizes[0] / sum(sizes)}))
     w.close()
-    settle()
-    from qkv_gui.main_window import MainWindow
+else:
+    sizes = w.grid.sizes()
+    print(json.dumps({"weights": w.docks["dockWeights"].isVisible(), "tokens": w.docks["dockTokens"].isVisible(),
+                      "experiments": [n for n, d in w.experiment_docks.items() if d.isVisible()],
+                      "top_row_share": sizes[0] / sum(sizes)}))
+w.deleteLater()  # before Python tears down the application (it crashed now and then without)
+QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+"""
 
-    w2 = MainWindow(settings=settings)
-    w2.show()
-    settle()
-    assert not w2.docks["dockWeights"].isVisible()
-    assert w2.docks["dockTokens"].isVisible()
-    w2.close()
+
+def test_layout_is_remembered_across_a_real_restart(tmp_path):
+    # Two processes, one settings file: in one process QSettings hands back the very values it was
+    # given, so only a real restart shows what the file gives back (every number as text).
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)}
+    runs = []
+    for which in ("first", "second"):
+        out = subprocess.run([sys.executable, "-c", RESTART, str(tmp_path / "settings.ini"), str(tmp_path / "rec"),
+                              which], capture_output=True, text=True, timeout=120, cwd=str(root), env=env)
+        assert out.returncode == 0, out.stderr
+        runs.append(out.stdout)
+    before, seen = (json.loads(run.strip().splitlines()[-1]) for run in runs)
+    assert seen["weights"] is False and seen["tokens"] is True  # the hidden dock stays hidden
+    assert seen["experiments"] == ["dockScalingLab"]  # the open experiment is back
+    assert before["top_row_share"] > 0.36  # a third each at the start
+    assert seen["top_row_share"] == pytest.approx(before["top_row_share"], abs=0.02)  # the rows keep their sizes
+    # Only plain values in the file: a Python object would be stored pickled, and opening the file
+    # would unpickle it.
+    assert "PyObjectWrapper" not in (tmp_path / "settings.ini").read_text(encoding="utf-8", errors="replace")
 
 
 def test_panel_titles_shorten_instead_of_widening_the_grid(window):
