@@ -20,6 +20,7 @@ from .export_actions import ExportController
 from .lesson import LessonController
 from .panel_grid import PanelGrid
 from .panels import PANEL_CLASSES
+from .recovery import Recovery, default_folder
 from .session import Session
 
 Qt = QtCore.Qt
@@ -29,12 +30,6 @@ SETTINGS_VERSION = 2
 MAX_RECENT = 8
 AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
-
-
-def recovery_path() -> Path:
-    """Where unsaved work is kept every few seconds, in the user's data folder."""
-    folder = QtCore.QStandardPaths.writableLocation(QtCore.QStandardPaths.StandardLocation.AppDataLocation)
-    return Path(folder or Path.home() / ".qkv-visualizer") / "recovery.qkv.json"
 
 
 #: Help → Keyboard and mouse (a test checks every shortcut named here is a real one).
@@ -79,7 +74,8 @@ class MainWindow(QtWidgets.QMainWindow):
                  recovery: Path | None = None):
         super().__init__(parent)
         self.file_path: Path | None = None
-        self.recovery_file = Path(recovery) if recovery is not None else recovery_path()
+        # Unsaved work is kept every few seconds in this window's own file, in ``recovery`` (a folder).
+        self.recovery = Recovery(recovery if recovery is not None else default_folder())
         self._autosaved_index = -1
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
@@ -331,6 +327,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recentMenu.setEnabled(bool(items))
 
     # ----- autosave and recovery ----------------------------------------------------------------
+    @property
+    def recovery_file(self) -> Path:
+        """This window's recovery file."""
+        return self.recovery.path
+
     def autosave(self) -> bool:
         """Keep unsaved work in the recovery file; True when something was written."""
         stack = self.session.undo_stack
@@ -347,12 +348,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def _drop_recovery(self) -> None:
-        try:
-            self.recovery_file.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            pass
+        self.recovery.drop()
         self._autosaved_index = -1
 
     def ask_restore(self) -> bool:
@@ -363,23 +359,29 @@ class MainWindow(QtWidgets.QMainWindow):
         return answer == QtWidgets.QMessageBox.StandardButton.Yes
 
     def offer_recovery(self) -> bool:
-        """If a recovery file exists (the last run crashed), offer to restore it. True when restored."""
-        if not self.recovery_file.is_file():
-            return False
-        try:
-            scenario, view = session_format.load_file(self.recovery_file)
-        except ScenarioError:
-            self._drop_recovery()
-            return False
-        if not self.ask_restore():
-            self._drop_recovery()
-            return False
-        self.session.apply(scenario, "restore unsaved work", preset=None)
-        self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
-        file = view.get("file")
-        self.file_path = Path(file) if isinstance(file, str) else None
-        self._update_title()
-        return True
+        """Offer the work of a window that did not close normally (a crash); True when restored.
+
+        Only files whose window is gone are offered: a window still running holds its file's lock.
+        A declined or unreadable file is removed and the next one offered; a restored one is removed
+        once this window has kept the work in its own file."""
+        while (orphan := self.recovery.claim_orphan()) is not None:
+            try:
+                scenario, view = session_format.load_file(orphan.path)
+            except ScenarioError:
+                self.recovery.let_go(orphan, delete=True)
+                continue
+            if not self.ask_restore():
+                self.recovery.let_go(orphan, delete=True)
+                continue
+            self.session.apply(scenario, "restore unsaved work", preset=None)
+            self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+            file = view.get("file")
+            self.file_path = Path(file) if isinstance(file, str) else None
+            self._update_title()
+            kept = self.autosave()
+            self.recovery.let_go(orphan, delete=kept)  # not kept here: offered again next time
+            return True
+        return False
 
     # ----- drag and drop ------------------------------------------------------------------------
     def dragEnterEvent(self, event):
@@ -549,5 +551,6 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self.save_settings()
         self.autosaveTimer.stop()
-        self._drop_recovery()
+        self.recovery.close()
+        self._autosaved_index = -1
         super().closeEvent(event)

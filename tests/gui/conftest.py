@@ -31,7 +31,7 @@ def make_window(qtbot, settings, tmp_path):
     from qkv_gui.main_window import MainWindow
 
     def make(preset=None):
-        kwargs = {"settings": settings, "recovery": tmp_path / "recovery.qkv.json"}
+        kwargs = {"settings": settings, "recovery": tmp_path / "recovery"}  # the test's own recovery folder
         w = MainWindow(**kwargs) if preset is None else MainWindow(preset=preset, **kwargs)
         w.errors = []
         w.ask_unsaved = lambda: "discard"
