@@ -4,7 +4,7 @@ forward, runs exercises, and switches presenter mode on and off.
     lesson = window.lesson
     lesson.enter(); lesson.next(); lesson.go(4)
     lesson.enter_presenter(); lesson.set_scale(2.0); lesson.exit_presenter()
-    lesson.set_exercise(True); lesson.new_exercise("score", i=0, j=1); lesson.check("0.93")
+    lesson.set_exercise(True); lesson.new_exercise("score", i=0, j=1); lesson.check("0.93"); lesson.show_answer()
 
 Keys while the lesson is on (not while typing in a box or editing a table):
 →, Space, Page Down: next step; ←, Page Up: previous; +/-: text size; Esc: leave presenter mode.
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ScenarioError, lesson_numbers
+from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number
 
 from .. import style
 from . import markdown
@@ -153,7 +153,8 @@ class LessonController(QtCore.QObject):
         self.presenter_scale = PRESENTER_SCALE
         self.revealed: set[int] = set()
         self.exercise: lesson_numbers.Exercise | None = None
-        self.exercise_checked = False
+        self.exercise_checked = False  # the answer is shown (right, or Show answer pressed)
+        self.wrong_tries = 0
         self._exercise_seed = 0
         self._saved_layout: dict | None = None
         self._before_lesson_focus: str | None = None
@@ -191,6 +192,7 @@ class LessonController(QtCore.QObject):
         ex.newButton.clicked.connect(lambda: self.new_exercise())
         ex.kindCombo.activated.connect(lambda _i: self.new_exercise())
         ex.checkButton.clicked.connect(lambda: self.check())
+        ex.showButton.clicked.connect(lambda: self.show_answer())
         ex.closeButton.clicked.connect(lambda: self.set_exercise(False))
         self.session.resultChanged.connect(self._live_update)
         self.session.selectionChanged.connect(self._live_update)
@@ -537,6 +539,8 @@ class LessonController(QtCore.QObject):
             return
         self.exercise = ex
         self.exercise_checked = False
+        self.wrong_tries = 0
+        ex_page.showButton.setEnabled(True)
         self.pane.stack.setCurrentWidget(ex_page)
         self._sync_button(self.pane.exerciseButton, True)
         ex_page.question.setText(ex.question)
@@ -563,23 +567,54 @@ class LessonController(QtCore.QObject):
             page.worked.setText("How it is worked out:\n" + self.exercise.worked)
 
     def check(self, text: str | None = None) -> bool:
-        """Check the typed answer (or ``text``); say whether it is right, then show the arithmetic."""
+        """Check the typed answer (or ``text``). Right: say so and show the arithmetic. Not a number: say
+        only that. Wrong: a hint and another try (as many as wanted); **Show answer** gives the number."""
         page = self.pane.exercise
         if text is not None:
             page.answer.setText(text)
         if self.exercise is None:
             return False
+        if self.exercise_checked:  # the answer is on screen already
+            return False
+        try:
+            answer = parse_number(page.answer.text())
+        except ValueError:
+            self._feedback("That is not a number.", ok=False)
+            return False
         ok, message = lesson_numbers.check_answer(page.answer.text(), self.exercise.value, self.exercise.decimals)
-        mark = "\u2714 " if ok else "\u2718 "
-        colour = style.INK["value"] if ok else "#A11D1D"
-        page.feedback.setText(mark + message)
+        if not ok:
+            self.wrong_tries += 1
+            self._feedback("\u2718 " + lesson_numbers.exercise_hint(self.exercise, answer, self.wrong_tries), ok=False)
+            page.answer.selectAll()
+            page.answer.setFocus()
+            return False
+        self._feedback("\u2714 " + message, ok=True)
+        self._reveal()
+        return True
+
+    def show_answer(self) -> None:
+        """Give up on the hidden number: show it, how it is worked out, and the panels again."""
+        ex = self.exercise
+        if ex is None or self.exercise_checked:
+            return
+        self._feedback(f"The number is {fixed(ex.value, ex.decimals)} "
+                       f"(to {ex.decimals} decimals).", ok=None)
+        self._reveal()
+
+    def _feedback(self, text: str, ok: bool | None) -> None:
+        page = self.pane.exercise
+        colour = {True: style.INK["value"], False: "#A11D1D", None: style.FOREGROUND}[ok]
+        page.feedback.setText(text)
         page.feedback.setStyleSheet(page.feedback.styleSheet().split(" color:")[0] + f" color: {colour};")
+
+    def _reveal(self) -> None:
+        page = self.pane.exercise
         page.worked.setText("How it is worked out:\n" + self.exercise.worked)
         page.worked.show()
+        page.showButton.setEnabled(False)
         self.exercise_checked = True
         self.cover.cover(False)
         self.session.select(self.exercise.i, self.exercise.j)  # the panels show the same pair
-        return ok
 
     # ----- for the session file -------------------------------------------------------------------
     def view_state(self) -> dict:

@@ -222,17 +222,53 @@ def test_exercise_accepts_right_and_rejects_wrong(make_window, qtbot):
     assert lesson.cover.isVisible() and page.worked.text() == ""
     qtbot.keyClicks(page.answer, "0.5")
     qtbot.keyClick(page.answer, Qt.Key.Key_Return)
-    assert page.feedback.text().startswith("\u2718") and "Not quite" in page.feedback.text()
-    assert explain.score(w.session.result, 0, 0).text in page.worked.text()
+    assert page.feedback.text().startswith("\u2718") and "Hint" in page.feedback.text()
     assert lesson.check("0.047") is True  # 0.0471 to the 3 decimals shown
+    assert explain.score(w.session.result, 0, 0).text in page.worked.text()
 
     lesson.new_exercise("weight", i=0, j=0)
     assert lesson.check("1") is True
     lesson.new_exercise("output", i=0, c=1)
-    assert lesson.check(explain.fixed(w.session.result.output[0, 1], 2)) is True
     assert lesson.check(explain.fixed(w.session.result.output[0, 1] + 0.02, 2)) is False
+    assert lesson.check(explain.fixed(w.session.result.output[0, 1], 2)) is True
     lesson.set_exercise(False)
     assert lesson.pane.stack.currentWidget() is lesson.pane.text and not lesson.cover.isVisible()
+
+
+def test_an_exercise_gives_nothing_away_until_it_is_solved_or_shown(make_window, qtbot):
+    w = make_window("seed-the-cat-sat")
+    lesson = w.lesson
+    lesson.set_exercise(True)
+    lesson.new_exercise("score", i=1, j=2)
+    page = lesson.pane.exercise
+    r = w.session.result
+    answer = explain.fixed(r.scores[1, 2], 3)
+    selection = w.session.selection
+
+    def hidden():
+        shown = page.question.text() + page.given.text() + page.feedback.text() + page.worked.text()
+        return lesson.cover.isVisible() and not page.worked.isVisible() and answer not in shown \
+            and explain.score(r, 1, 2).text not in shown
+
+    qtbot.keyClicks(page.answer, "abc")
+    qtbot.keyClick(page.answer, Qt.Key.Key_Return)
+    assert page.feedback.text() == "That is not a number."
+    assert hidden() and w.session.selection == selection
+    wrong = float(r.scores[1, 2]) + 0.4
+    for tries in range(1, 5):  # a hint and another try, as often as the student wants
+        page.answer.clear()
+        qtbot.keyClicks(page.answer, explain.fixed(wrong, 3))
+        qtbot.mouseClick(page.checkButton, Qt.MouseButton.LeftButton)
+        assert page.feedback.text().startswith("\u2718"), tries
+        assert hidden(), tries
+    assert "too high" in page.feedback.text() and "Show answer" in page.feedback.text()
+    qtbot.mouseClick(page.showButton, Qt.MouseButton.LeftButton)
+    assert answer in page.feedback.text() and explain.score(r, 1, 2).text in page.worked.text()
+    assert page.worked.isVisible() and not lesson.cover.isVisible()
+    assert (w.session.selection.query, w.session.selection.key) == (1, 2)  # the panels show that pair
+    assert not page.showButton.isEnabled()
+    lesson.new_exercise("q", i=0, c=0)  # a new question hides everything again
+    assert lesson.cover.isVisible() and page.showButton.isEnabled() and page.feedback.text() == ""
 
 
 def test_exercise_cover_hides_the_panels_on_a_small_screen_and_stays_in_the_window(make_window, qtbot):
