@@ -101,11 +101,38 @@ def test_bad_text_in_a_number_cell_keeps_the_old_value_and_says_why(window, qtbo
     type_into_cell(qtbot, grid, 0, 0, typed)
     np.testing.assert_array_equal(window.session.scenario.w_q, old)
     np.testing.assert_array_equal(window.session.result.weights, old_result.weights)
-    label = window.findChild(QtWidgets.QLabel, "messageLabel")
-    assert label.isVisible() and "Kept the old value" in label.text()
     assert "Kept the old value" in window.statusBar().currentMessage()
     tip = grid.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
     assert "refused" in tip
+
+
+def test_a_refused_cell_says_why_at_the_cell_and_nothing_moves(window, qtbot):
+    # The note came under the sentence box, far from the cell, and pushed the dock's widgets down.
+    options = window.docks["dockSentence"].widget()
+    places = {w.objectName(): w.geometry() for w in options.findChildren(QtWidgets.QWidget) if w.objectName()}
+    grid = window.findChild(QtWidgets.QTableView, "weightsQ")
+    type_into_cell(qtbot, grid, 1, 1, "abc")
+    assert not window.findChild(QtWidgets.QLabel, "messageLabel").isVisible()
+    assert {w.objectName(): w.geometry() for w in options.findChildren(QtWidgets.QWidget) if w.objectName()} \
+        == places
+    assert "Kept the old value" in window.statusBar().currentMessage()
+    note = grid.findChild(QtWidgets.QLabel, "cellNote")
+    assert note.isVisible() and "Kept the old value" in note.text()
+    cell = grid.visualRect(grid.model().index(1, 1))
+    corner = grid.viewport().mapTo(grid, cell.bottomLeft())
+    assert 0 <= note.y() - corner.y() < 4  # just under the cell ...
+    assert note.x() <= corner.x() + cell.width() and note.geometry().right() >= corner.x()  # ... beside it
+    assert grid.rect().contains(note.geometry())  # whole, inside the grid
+    type_into_cell(qtbot, grid, 1, 1, "0.5")  # a good entry: the note goes
+    assert not note.isVisible()
+    # A message about the sentence itself still shows under the sentence box.
+    edit = window.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    text = " ".join(f"w{i}" for i in range(600))
+    edit.setText(text)
+    edit.textEdited.emit(text)
+    settle()
+    label = window.findChild(QtWidgets.QLabel, "messageLabel")
+    assert label.isVisible() and "Kept the first 512 tokens" in label.text()
 
 
 def test_negative_cells_look_different(window):
