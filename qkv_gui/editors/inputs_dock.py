@@ -194,6 +194,10 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.sourceEdit.setMaxLength(2_000_000)
         self.sourceEdit.setToolTip("The source sentence: its tokens give the keys and values")
         layout.addWidget(self.sourceEdit)
+        # Never taller than it needs: with a dock below it hidden, the room goes to the token table, and
+        # any height it must still take stays under the last box instead of between the boxes.
+        layout.addStretch(1)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
 
         own = self._own
         self.dModelSpin.valueChanged.connect(own(lambda v: session.set_dims(d_model=v)))

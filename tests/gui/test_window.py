@@ -519,3 +519,28 @@ def test_the_layout_settles_at_every_window_size(window, experiments):
             assert resized[0] == 0, (width, height)
     finally:
         app.removeEventFilter(counter)
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1024, 740)])
+def test_hiding_the_weight_grids_leaves_no_gaps_in_the_sentence_dock(window, size):
+    # The room of a hidden dock went to the sentence dock, whose boxes then stood far apart.
+    window.resize(*size)
+    window.docks["dockWeights"].hide()
+    settle(rounds=6)
+    options = window.docks["dockSentence"].widget()
+    boxes = [w for w in _laid_out_widgets(options.layout())]
+    spacing = options.layout().spacing()
+    tops = sorted(((w.mapTo(options, QtCore.QPoint(0, 0)).y(), w) for w in boxes), key=lambda t: t[0])
+    rows = []  # [top, bottom, tallest size hint] of each row of boxes (the options' grids put several in one)
+    for y, w in tops:
+        if rows and y < rows[-1][0] + 2:
+            rows[-1][1] = max(rows[-1][1], y + w.height())
+            rows[-1][2] = max(rows[-1][2], w.sizeHint().height())
+        else:
+            rows.append([y, y + w.height(), w.sizeHint().height()])
+    gaps = [b[0] - a[1] for a, b in zip(rows, rows[1:])]
+    assert max(gaps) <= spacing + 8, gaps
+    heights = [(bottom - top, hint) for top, bottom, hint in rows]
+    assert all(h <= hint + 6 for h, hint in heights), heights  # no box taller than it needs
+    tokens = window.docks["dockTokens"]
+    assert tokens.height() > window.docks["dockSentence"].height()  # the table gets the room
