@@ -42,6 +42,8 @@ FIGURE_FORMATS = ("png", "svg", "pdf")
 LOGICAL_SIZE = (960, 600)
 MIN_WIDTH, MAX_WIDTH = 64, 16384
 THEMES = {"slide": style.SLIDE, "screen": style.SCREEN}
+#: A deck page's title (points, at theme scale 1).
+PAGE_TITLE_PT = 14.0
 
 
 def short_name(object_name: str) -> str:
@@ -156,48 +158,83 @@ def _prepare_for_vectors(panel: QtWidgets.QWidget, options: ExportOptions) -> No
         button.setVisible(False)
     for bar in panel.findChildren(QtWidgets.QScrollBar):
         bar.setVisible(False)
+    for tabs in panel.findChildren(QtWidgets.QTabBar):
+        tabs.setVisible(False)  # a switch between pictures is for the screen (the mixing panel's grids)
 
 
 class StagedPanel:
-    """A fresh, offscreen panel bound to ``session``; use as a context manager."""
+    """A fresh, offscreen panel bound to ``session``; use as a context manager (it gives the panel).
 
-    def __init__(self, panel_class, session, options: ExportOptions):
+    With ``title`` the panel stands on a page under that title (the deck's pages); ``widget`` is
+    what is drawn: the page, or the panel alone."""
+
+    def __init__(self, panel_class, session, options: ExportOptions, title: str | None = None):
         self.panel_class = panel_class
         self.session = session
         self.options = options
+        self.title = title
         self.panel = None
+        self.widget = None
+        self.title_label: QtWidgets.QLabel | None = None
+
+    def _page(self, panel) -> QtWidgets.QWidget:
+        page = QtWidgets.QWidget()
+        page.setObjectName("exportPage")
+        layout = QtWidgets.QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        label = QtWidgets.QLabel(self.title, page)
+        label.setObjectName("pageTitle")
+        font = label.font()
+        font.setPointSizeF(PAGE_TITLE_PT * min(self.options.style_theme().font_scale, 1.3))
+        font.setBold(True)
+        label.setFont(font)
+        label.setContentsMargins(12, 8, 12, 4)
+        layout.addWidget(label)
+        layout.addWidget(panel, 1)
+        self.title_label = label
+        return page
 
     def __enter__(self):
         style.configure_pyqtgraph()
         panel = self.panel_class(self.session)
-        panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        panel.resize(*self.options.size)
+        widget = panel if self.title is None else self._page(panel)
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.resize(*self.options.size)
         theme = self.options.style_theme()
         if theme != style.SCREEN:
             panel.set_theme(theme)
-        _prepare_for_vectors(panel, self.options)
-        panel.show()
+        _prepare_for_vectors(widget, self.options)
+        widget.show()
         _settle()
-        if panel.size() != QtCore.QSize(*self.options.size):
+        if widget.size() != QtCore.QSize(*self.options.size):
             # A top-level widget with word-wrapped labels can grow to its layout's height-for-width
             # before it has arranged itself for the export size (the lab puts its words beside the
             # charts only once it is wide); set the size again, or the bottom is cut off.
-            panel.resize(*self.options.size)
+            widget.resize(*self.options.size)
             _settle()
         panel.refresh()  # once more at its final size (labels thinned for the real width)
-        _prepare_for_vectors(panel, self.options)  # items made by the refresh
+        _prepare_for_vectors(widget, self.options)  # items made by the refresh
         _settle(2)
-        self.panel = panel
+        self.panel, self.widget = panel, widget
         return panel
 
     def __exit__(self, *exc):
-        panel, self.panel = self.panel, None
+        panel, widget, self.panel, self.widget = self.panel, self.widget, None, None
         if panel is not None:
             panel.detach()  # deaf to the session from now on, whatever signals it followed
-            panel.hide()
-            panel.deleteLater()
+            widget.hide()
+            widget.deleteLater()
             QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
         return False
+
+
+def page_title(panel_class, session) -> str:
+    """A deck page's title: the panel's title, and which head it shows when there are several."""
+    heads = session.scenario.n_heads
+    if heads > 1 and panel_class in panel_classes().values():
+        return f"{panel_class.title} \u00b7 head {session.head + 1} of {heads}"
+    return panel_class.title
 
 
 def _render_flags(options: ExportOptions):
@@ -403,7 +440,8 @@ def _paint_title_page(painter: QtGui.QPainter, result, selection, options: Expor
 
 
 def deck_bytes(session, options: ExportOptions | None = None, names=None, preset_title: str | None = None) -> bytes:
-    """One vector PDF: a title page (sentence, settings), then one page per panel in lesson order."""
+    """One vector PDF: a title page (sentence, settings), then one page per panel in lesson order, each
+    under the panel's title."""
     options = options or ExportOptions()
     classes = all_panel_classes()
     chosen = [classes[n] for n in (names or list(panel_classes()))]
@@ -415,9 +453,10 @@ def deck_bytes(session, options: ExportOptions | None = None, names=None, preset
     _fit(painter, writer, options)
     _paint_title_page(painter, session.result, session.selection, options, [c.title for c in chosen], preset_title)
     for cls in chosen:
-        with StagedPanel(cls, session, options) as panel:
+        staged = StagedPanel(cls, session, options, title=page_title(cls, session))
+        with staged:
             writer.newPage()
-            _paint_panel(panel, painter, options)
+            _paint_panel(staged.widget, painter, options)
     painter.end()
     del writer
     return bytes(buf.data().data())

@@ -336,3 +336,43 @@ def test_a_staged_copy_is_deaf_once_its_export_is_done(qapp, name):
     panel.close()
     QtCore.QObject.deleteLater(panel)
     s.deleteLater()
+
+
+def test_the_mixing_figure_has_no_tab_bar(session):
+    # The switch between the three grids is for the screen; the figure says which grid in its heading.
+    opts = export.ExportOptions(width=960)
+    with export.StagedPanel(export.panel_classes()["mixing"], session, opts) as panel:
+        tabs = panel.findChild(QtWidgets.QTabBar)
+        assert tabs is not None and not tabs.isVisible()
+        heading = panel.canvas  # the picture starts at the top of the figure, where the tabs were
+        assert heading.mapTo(panel, QtCore.QPoint(0, 0)).y() <= 4
+
+
+def test_every_deck_page_is_titled_with_its_panel(session, monkeypatch):
+    titles = []
+
+    class Recording(export.StagedPanel):
+        def __enter__(self):
+            panel = super().__enter__()
+            label = self.title_label
+            titles.append(label.text())
+            assert label.isVisible() and label.y() <= 2  # at the top of the page ...
+            assert panel.mapTo(self.widget, QtCore.QPoint(0, 0)).y() >= label.height()  # ... above the panel
+            page = grey(export.image_of(self.widget, self.options))
+            band = page[: label.height() * page.shape[0] // self.options.size[1]]
+            assert (band < 128).mean() > 0.01  # the title is drawn: dark ink in the band
+            return panel
+
+    monkeypatch.setattr(export, "StagedPanel", Recording)
+    data = export.deck_bytes(session, export.ExportOptions(), names=["embedding", "heatmap", "scaling-lab"])
+    assert pdf_pages(data) == 4
+    classes = export.all_panel_classes()
+    assert titles == [classes[n].title for n in ("embedding", "heatmap", "scaling-lab")]
+    heads = Session(presets.load("seed-the-cat-sat"))
+    heads.set_heads(2)
+    heads.set_head(1)
+    settle()
+    titles.clear()
+    export.deck_bytes(heads, export.ExportOptions(), names=["softmax", "heads"])
+    assert titles == [f"{classes['softmax'].title} \u00b7 head 2 of 2", classes["heads"].title]
+    heads.deleteLater()
