@@ -97,6 +97,20 @@ class _KeyFilter(QtCore.QObject):
         return False
 
 
+class _ResizeWatch(QtCore.QObject):
+    """Calls ``then()`` after ``widget`` is resized."""
+
+    def __init__(self, widget: QtWidgets.QWidget, then):
+        super().__init__(widget)
+        self.then = then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QtCore.QEvent.Type.Resize:
+            self.then()
+        return False
+
+
 class _Cover(QtWidgets.QLabel):
     """Covers the panels while an exercise question is open, so the answer stays hidden.
 
@@ -160,6 +174,7 @@ class LessonController(QtCore.QObject):
         self._before_lesson_focus: str | None = None
         self._key_filter = _KeyFilter(self)
         self.render_count = 0
+        self._laid_out_width = -1
 
         self.pane = LessonPane()
         self.dock = QtWidgets.QDockWidget("Lesson", window)
@@ -188,6 +203,11 @@ class LessonController(QtCore.QObject):
         p.largerButton.clicked.connect(lambda: self.step_scale(+1))
         p.sizeCombo.currentIndexChanged.connect(lambda i: self.set_scale(p.sizeCombo.itemData(i)))
         p.text.anchorClicked.connect(self._anchor)
+        self._relayout = QtCore.QTimer(self)
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(0)
+        self._relayout.timeout.connect(self._relayout_now)
+        self._resize_watch = _ResizeWatch(p.text.viewport(), self._pane_resized)
         ex = p.exercise
         ex.newButton.clicked.connect(lambda: self.new_exercise())
         ex.kindCombo.activated.connect(lambda _i: self.new_exercise())
@@ -351,8 +371,24 @@ class LessonController(QtCore.QObject):
         st = self.step
         px = self.body_px()
         opts = markdown.RenderOptions(px=px, role=st.role, revealed=frozenset(self.revealed))
-        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px)}
+        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room())}
         return markdown.render(st.body, self.values(), opts, blocks)
+
+    def _text_room(self) -> int:
+        """The width the lesson text has (pixels), inside the page's margins."""
+        text = self.pane.text
+        return max(120, text.viewport().width() - 2 * round(text.document().documentMargin()) - 4)
+
+    def _pane_resized(self) -> None:
+        """The pane changed width: lay the step out again (once the event loop turns: a scroll bar that
+        comes or goes with the new text resizes the pane while it is being filled) if its tables chose
+        a layout for the old width."""
+        if "::: " in self.step.body and not self._relayout.isActive():
+            self._relayout.start()
+
+    def _relayout_now(self) -> None:
+        if self.pane.text.viewport().width() != self._laid_out_width:
+            self.render()
 
     def render(self, keep_scroll: bool = True) -> None:
         if not self.active:
@@ -362,6 +398,7 @@ class LessonController(QtCore.QObject):
         font = self.pane.text.font()
         font.setPixelSize(self.body_px())
         self.pane.text.document().setDefaultFont(font)
+        self._laid_out_width = self.pane.text.viewport().width()
         self.pane.text.setHtml(self.html())
         if keep_scroll:
             bar.setValue(pos)

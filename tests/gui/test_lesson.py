@@ -437,3 +437,41 @@ def test_softmax_direction_demo_in_cross_attention(make_window, source):
     for total in views.row_sums(bug):
         assert f"{explain.fixed(total, 2)} " in text
     assert explain.fixed(float(good.weights[0, s.n_keys - 1]), 2) in text
+
+
+def _cells_with(doc, start: str) -> list:
+    """(text, number of lines) of every table cell that holds a word beginning ``start``."""
+    found, cursor = [], doc.find(start)
+    while not cursor.isNull():
+        block = cursor.block()
+        if cursor.currentTable() is not None:
+            found.append((block.text(), block.layout().lineCount()))
+        cursor = doc.find(start, cursor)
+    return found
+
+
+@pytest.mark.parametrize("size", [(1024, 740), (1600, 1000)])
+def test_the_softmax_tables_never_break_a_token_name(make_window, size):
+    # In a narrow lesson pane the tables broke long names over two lines ("stude / nts"). A name is
+    # now whole, or shortened with "…" when even one table of whole names is wider than the pane.
+    w = make_window()
+    w.resize(*size)
+    w.session.set_text("students understand everything")
+    w.enter_lesson_mode()
+    w.lesson.go(8)
+    settle(rounds=6)
+    doc = w.lesson.pane.text.document()
+    for word in ("students", "understand", "everything"):
+        cells = _cells_with(doc, word[:5])
+        assert len(cells) == 4, (word, cells)  # the row and column names of both tables
+        for text, lines in cells:
+            assert lines == 1 and (text == word or (text.endswith("\u2026") and word.startswith(text[:-1]))), \
+                (word, text, lines)
+    if size[0] >= 1600:  # room enough: every name whole
+        assert all(text == word for word in ("students", "understand", "everything")
+                   for text, _lines in _cells_with(doc, word[:5]))
+    from PySide6 import QtGui
+
+    tables = [f for f in doc.rootFrame().childFrames() if isinstance(f, QtGui.QTextTable)]
+    assert tables and max(doc.documentLayout().frameBoundingRect(f).right() for f in tables) \
+        <= w.lesson.pane.text.viewport().width() + 4  # no table wider than the pane
