@@ -511,11 +511,9 @@ def test_the_layout_settles_at_every_window_size(window, experiments):
     app = QtWidgets.QApplication.instance()
     window.session.set_text("the quick brown fox jumps over the lazy dog while the cat sleeps")
     if experiments:
-        from qkv_gui.experiments import open_experiment
-
         window.session.set_heads(3)
-        open_experiment(window, "dockHeads")
-        open_experiment(window, "dockCompare")
+        window.open_experiment("dockHeads")
+        window.open_experiment("dockCompare")
         window.findChild(QtWidgets.QPushButton, "pinButton").click()
         window.session.set_cell("w_q", 0, 0, "0.9")
     settle()
