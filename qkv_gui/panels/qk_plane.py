@@ -128,6 +128,79 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.end()
 
 
+class NumbersTable(QtWidgets.QWidget):
+    """The numbers beside the plane, two columns: |q|, |k|, cos θ, θ and q·k with their values, and the rule
+    that links them underneath. Painted here (a rich-text table in a label was laid out afresh, about
+    3 ms, at every edit); as wide as the widest row it has shown at this font, so it keeps still while
+    the numbers change."""
+
+    #: (name, role of its colour or None, bold)
+    ROWS = (("|q|", "query", False), ("|k|", "key", False), ("cos θ", None, False), ("θ", None, False),
+            ("q·k", None, True))
+    RULE = "score = |q| |k| cos θ"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.values = ("",) * len(self.ROWS)
+        self._width = 0  # the widest the rows have needed at this font
+
+    def set_values(self, values) -> None:
+        self.values = tuple(values)
+        width = self._need()
+        if width > self._width:
+            self._width = width
+            self.updateGeometry()
+        self.update()
+
+    def _fonts(self):
+        bold = QtGui.QFont(self.font())
+        bold.setBold(True)
+        return self.font(), bold
+
+    def _need(self) -> int:
+        plain, bold = self._fonts()
+        fm, fmb = QtGui.QFontMetricsF(plain), QtGui.QFontMetricsF(bold)
+        names = max((fmb if b else fm).horizontalAdvance(f"{name} = ") for name, _r, b in self.ROWS)
+        values = max((fmb if b else fm).horizontalAdvance(v) for (_n, _r, b), v in zip(self.ROWS, self.values))
+        return int(max(names + values, fm.horizontalAdvance(self.RULE))) + 2
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        lh = QtGui.QFontMetricsF(self.font()).height()
+        return QtCore.QSize(max(self._width, self._need()), int(lh * (len(self.ROWS) + 1)) + 1)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return self.sizeHint()
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() == QtCore.QEvent.Type.FontChange:
+            self._width = 0  # measured afresh at the new size
+            self.updateGeometry()
+        super().changeEvent(event)
+
+    def paintEvent(self, event):  # noqa: N802
+        p = QtGui.QPainter(self)
+        plain, bold = self._fonts()
+        fm = QtGui.QFontMetricsF(plain)
+        lh = fm.height()
+        names = max(QtGui.QFontMetricsF(bold if b else plain).horizontalAdvance(f"{name} = ")
+                    for name, _r, b in self.ROWS)
+        left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        width = self.width()
+        for k, ((name, role, b), value) in enumerate(zip(self.ROWS, self.values)):
+            p.setFont(bold if b else plain)
+            y = k * lh
+            p.setPen(QtGui.QColor(style.INK[role] if role else style.FOREGROUND))
+            p.drawText(QtCore.QRectF(0, y, names, lh), left, name)
+            p.setPen(QtGui.QColor(style.FOREGROUND))
+            p.drawText(QtCore.QRectF(0, y, names, lh), right, "= ")
+            p.drawText(QtCore.QRectF(names, y, width - names - 1, lh), right, value)
+        p.setFont(plain)
+        p.setPen(QtGui.QColor(style.FAINT_TEXT))
+        p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, self.RULE)
+        p.end()
+
+
 class QKPlanePanel(ThemedTextMixin, Panel):
     object_name = "qkPlanePanel"
     title = "3–5 · Query, key and their dot product"
@@ -212,11 +285,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         side = QtWidgets.QVBoxLayout(self.side)
         side.setContentsMargins(0, 0, 0, 0)
         side.setSpacing(2)
-        self.numbers = QtWidgets.QLabel(self.side)
+        self.numbers = NumbersTable(self.side)
         self.numbers.setObjectName("qkPlaneNumbers")
-        self.numbers.setTextFormat(Qt.TextFormat.RichText)
-        self.numbers.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        side.addWidget(steady_box(self.numbers))
+        side.addWidget(self.numbers)
         self.meter_title = QtWidgets.QLabel("relevance (score)", self.side)
         self.meter_title.setStyleSheet(f"color: {style.QUIET_TEXT};")
         side.addWidget(self.meter_title)
@@ -392,7 +463,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "θ": f"{ex_cos.angle:.1f}°" if defined else "undefined",
             "score": explain.fixed(ex_score.value, ex_score.decimals),
         }
-        self.numbers.setText(self._numbers_html(texts))
+        self.numbers.set_values(texts[name] for name in ("|q|", "|k|", "cos θ", "θ", "score"))
         self.numbers.setToolTip("\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
         # masks: said under the sum (a note over the plane that comes and goes can make the layout
         # bounce between two heights)
@@ -473,28 +544,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
             "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
             "other_labels": self.other_labels.texts(),
-            "wedge": wedge, "numbers": dict(texts), "note": self.note.text() if notes else "",
+            "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self.note.text() if notes else "",
             "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.text() if wedge is not None else None,
             "key_label": self.arrows["key"][2].text(),
             "masked": [int(m) for m in others if not allowed[m]],
         }
         self._declutter()
-
-    @staticmethod
-    def _numbers_html(texts: dict) -> str:
-        q_ink, k_ink = style.INK["query"], style.INK["key"]
-
-        rows = [
-            (f"<span style='color:{q_ink}'>|q|</span>", texts["|q|"]),
-            (f"<span style='color:{k_ink}'>|k|</span>", texts["|k|"]),
-            ("cos θ", texts["cos θ"]),
-            ("θ", texts["θ"]),
-            ("<b>q·k</b>", f"<b>{texts['score']}</b>"),
-        ]
-        body = "".join(f"<tr><td>{a}&nbsp;=&nbsp;</td><td align='right'>{b}</td></tr>" for a, b in rows)
-        body += f"<tr><td colspan='2' style='color:{style.FAINT_TEXT}'>score = |q| |k| cos θ</td></tr>"
-        return f"<table cellspacing='0' cellpadding='0'>{body}</table>"
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:

@@ -37,11 +37,19 @@ class SteadyBox(QtWidgets.QWidget):
         self.setVisible(visible)
 
     # ----- what the layout asks ------------------------------------------------------------------------
+    # A wrapped label is as tall as its text at the width it has now, and asks for no more (Qt would give
+    # its minimum as the height at some narrow width, which changes with every new text).
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
-        return self.label.sizeHint()
+        hint = self.label.sizeHint()
+        if self.hasHeightForWidth() and self.width() > 0:
+            hint.setHeight(self.label.heightForWidth(self.width()))
+        return hint
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
-        return self.label.minimumSizeHint()
+        hint = self.label.minimumSizeHint()
+        if self.hasHeightForWidth() and self.width() > 0:
+            hint.setHeight(self.label.heightForWidth(self.width()))
+        return hint
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802
         return self.label.sizePolicy().hasHeightForWidth()
@@ -51,16 +59,20 @@ class SteadyBox(QtWidgets.QWidget):
 
     # ----- keeping the layout informed, only of changes ----------------------------------------------
     def _needs(self) -> tuple:
-        label = self.label
-        height = label.heightForWidth(self.width()) if self.hasHeightForWidth() else -1
-        return height, label.sizeHint(), label.minimumSizeHint(), label.sizePolicy()
+        """What the layout uses: the height at the width the box has (a wrapped label: its widths are the
+        layout's to choose, but not below its minimum unless its policy ignores it), else the size hints."""
+        label, policy = self.label, self.label.sizePolicy()
+        if self.hasHeightForWidth():
+            ignored = policy.horizontalPolicy() == QtWidgets.QSizePolicy.Policy.Ignored
+            return label.heightForWidth(self.width()), 0 if ignored else label.minimumSizeHint().width(), policy
+        return label.sizeHint(), label.minimumSizeHint(), policy
 
     def _check(self) -> None:
         needs = self._needs()
         if needs != self._told:
             self._told = needs
-            if self.sizePolicy() != needs[3]:
-                self.setSizePolicy(needs[3])  # word wrap switched on or off
+            if self.sizePolicy() != needs[-1]:
+                self.setSizePolicy(needs[-1])  # word wrap switched on or off
             self.updateGeometry()
 
     def event(self, event) -> bool:
@@ -81,7 +93,8 @@ class SteadyBox(QtWidgets.QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
         self.label.resize(event.size())
-        self._told = self._needs()  # the layout has just sized the box from these
+        if event.size().width() != event.oldSize().width():
+            self._check()  # a new width: the wrapped text may need another height
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
