@@ -64,6 +64,29 @@ def dot_item(plot, size: float, pen, brush, z: float = 0.0) -> QtWidgets.QGraphi
     return _add(plot, item, z)
 
 
+class Bars(pg.BarGraphItem):
+    """``pg.BarGraphItem`` that remembers its bounding rectangle until its bars or the plot's scale change
+    (pyqtgraph works it out afresh, pixel padding and all, each of the twenty or so times Qt asks for it
+    in an edit)."""
+
+    def __init__(self, **opts):
+        self._bounds = None
+        super().__init__(**opts)
+
+    def setOpts(self, **opts):  # noqa: N802 (pyqtgraph naming)
+        self._bounds = None
+        super().setOpts(**opts)
+
+    def viewTransformChanged(self):  # noqa: N802
+        self._bounds = None
+        super().viewTransformChanged()
+
+    def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
+        if self._bounds is None:
+            self._bounds = super().boundingRect()
+        return QtCore.QRectF(self._bounds)
+
+
 def curve_path(xs, ys) -> QtGui.QPainterPath:
     """The polyline through the points (xs[k], ys[k])."""
     return pg.arrayToQPath(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64))

@@ -24,7 +24,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
-from .decorations import line_item, reach
+from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
@@ -52,9 +52,9 @@ class _Strips:
         self.band.setZValue(-5)
         pi.addItem(self.band, ignoreBounds=True)
         self.zero = line_item(pi, pg.mkPen(style.FOREGROUND, width=1), z=5)
-        self.bars = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
+        self.bars = Bars(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
         pi.addItem(self.bars)
-        self.chosen = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=style.FILL["x"],
+        self.chosen = Bars(x0=[], height=[], width=1.0, brush=style.FILL["x"],
                                       pen=pg.mkPen(style.SELECTED, width=2.5))
         self.chosen.setZValue(3)
         pi.addItem(self.chosen)

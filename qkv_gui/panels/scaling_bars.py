@@ -22,7 +22,7 @@ from qkv_engine import explain, saturation, views
 
 from .. import style
 from .base import Panel
-from .decorations import curve_path, dot_item, line_item, path_item, rect_item, reach
+from .decorations import Bars, curve_path, dot_item, line_item, path_item, rect_item, reach
 from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
 from .steady_label import steady_box
@@ -59,16 +59,16 @@ class _Chart:
                             for text in ("flat:\nweight ≈ 0", "flat:\nweight ≈ 1")]
         for item in self.flat_labels:
             plot.addItem(item, ignoreBounds=True)
-        self.masked = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+        self.masked = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
                                       brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(style.HATCH),
                                                                     Qt.BrushStyle.BDiagPattern)))
         plot.addItem(self.masked)
         self.curve = path_item(plot, pg.mkPen(style.CURVE, width=2, style=Qt.PenStyle.DashLine), z=-5)
         self.zero = line_item(plot, pg.mkPen(style.FOREGROUND, width=1))  # score 0, top to bottom
-        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+        self.bars = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
                                     brush=pg.mkBrush(_color(bar_colour, 170)))
         plot.addItem(self.bars)
-        self.chosen = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(style.SELECTED, width=2),
+        self.chosen = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(style.SELECTED, width=2),
                                       brush=pg.mkBrush(bar_colour))
         plot.addItem(self.chosen)
         self.guide = line_item(plot, pg.mkPen(style.SELECTED, width=1, style=Qt.PenStyle.DotLine))

@@ -34,7 +34,7 @@ from qkv_engine import scaling_lab as lab_engine
 
 from .. import style
 from .base import Panel
-from .decorations import line_item
+from .decorations import Bars, line_item
 from .lazy_axes import set_ticks, set_title
 from .steady_label import steady_box
 from .text_label import TextLabel
@@ -148,9 +148,9 @@ class ScalingLabPanel(Panel):
         # Row 0: the two histograms on one score axis.
         self.raw_hist = self.view.addPlot(row=0, col=0, enableMenu=False)
         self.scaled_hist = self.view.addPlot(row=0, col=1, enableMenu=False)
-        self.raw_bars = pg.BarGraphItem(x0=[], width=[], height=[], pen=pg.mkPen(RAW_INK, width=1),
+        self.raw_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(RAW_INK, width=1),
                                         brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
-        self.scaled_bars = pg.BarGraphItem(x0=[], width=[], height=[], pen=pg.mkPen(SCALED_INK, width=1),
+        self.scaled_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(SCALED_INK, width=1),
                                            brush=_brush(SCALED_COLOUR, 200))
         self.hist_text = {}
         for name, plot, bars, ink in (("raw", self.raw_hist, self.raw_bars, RAW_INK),
@@ -169,9 +169,9 @@ class ScalingLabPanel(Panel):
         # Row 1: one softmax row, without and with scaling.
         self.raw_row_plot = self.view.addPlot(row=1, col=0, enableMenu=False)
         self.scaled_row_plot = self.view.addPlot(row=1, col=1, enableMenu=False)
-        self.raw_row_bars = pg.BarGraphItem(x=[], width=0.8, height=[], pen=pg.mkPen(RAW_INK, width=1),
+        self.raw_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(RAW_INK, width=1),
                                             brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
-        self.scaled_row_bars = pg.BarGraphItem(x=[], width=0.8, height=[], pen=pg.mkPen(SCALED_INK, width=1),
+        self.scaled_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(SCALED_INK, width=1),
                                                brush=_brush(SCALED_COLOUR, 200))
         self.row_text = {}
         for name, plot, bars, ink in (("raw", self.raw_row_plot, self.raw_row_bars, RAW_INK),

@@ -38,7 +38,8 @@ class SteadyBox(QtWidgets.QWidget):
 
     # ----- what the layout asks ------------------------------------------------------------------------
     # A wrapped label is as tall as its text at the width it has now, and asks for no more (Qt would give
-    # its minimum as the height at some narrow width, which changes with every new text).
+    # its minimum as the height at some narrow width, which changes with every new text); its width is
+    # the layout's to choose (the plots beside it ask for far more than its longest word).
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
         hint = self.label.sizeHint()
         if self.hasHeightForWidth() and self.width() > 0:
@@ -46,10 +47,9 @@ class SteadyBox(QtWidgets.QWidget):
         return hint
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
-        hint = self.label.minimumSizeHint()
-        if self.hasHeightForWidth() and self.width() > 0:
-            hint.setHeight(self.label.heightForWidth(self.width()))
-        return hint
+        if self.hasHeightForWidth():
+            return QtCore.QSize(0, self.label.heightForWidth(self.width()) if self.width() > 0 else 0)
+        return self.label.minimumSizeHint()
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802
         return self.label.sizePolicy().hasHeightForWidth()
@@ -59,12 +59,10 @@ class SteadyBox(QtWidgets.QWidget):
 
     # ----- keeping the layout informed, only of changes ----------------------------------------------
     def _needs(self) -> tuple:
-        """What the layout uses: the height at the width the box has (a wrapped label: its widths are the
-        layout's to choose, but not below its minimum unless its policy ignores it), else the size hints."""
+        """What the layout uses: a wrapped label's height at the width the box has, else its size hints."""
         label, policy = self.label, self.label.sizePolicy()
         if self.hasHeightForWidth():
-            ignored = policy.horizontalPolicy() == QtWidgets.QSizePolicy.Policy.Ignored
-            return label.heightForWidth(self.width()), 0 if ignored else label.minimumSizeHint().width(), policy
+            return label.heightForWidth(self.width()), policy
         return label.sizeHint(), label.minimumSizeHint(), policy
 
     def _check(self) -> None:

@@ -26,7 +26,7 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
-from .decorations import line_item, reach
+from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
@@ -102,18 +102,18 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.pointer = pointer_label(pi, style.INK["key"])  # the key's name on its band
         self.zeros = [line_item(plot, pg.mkPen(style.FOREGROUND, width=1), z=5) for plot in (pi, po)]
         self.faint_pen = pg.mkPen(style.INK["value"], width=1, style=QtCore.Qt.PenStyle.DotLine)
-        self.faint = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
+        self.faint = Bars(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
         pi.addItem(self.faint)
-        self.scaled = pg.BarGraphItem(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
+        self.scaled = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
         self.scaled.setZValue(2)
         pi.addItem(self.scaled)
-        self.chosen = pg.BarGraphItem(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
+        self.chosen = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
                                       pen=pg.mkPen(style.SELECTED, width=2))
         self.chosen.setZValue(3)
         pi.addItem(self.chosen)
         self.scaled_labels = value_pool(pi, style.INK["value"])
         self.weights = TextPool(pi, anchor=(0.5, 1.0), color=style.INK["weight"], z=25)  # at each group's foot
-        self.masked_cover = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], pen=pg.mkPen(None),
+        self.masked_cover = Bars(x0=[], y0=[], width=[], height=[], pen=pg.mkPen(None),
                                             brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(style.HATCH),
                                                                           QtCore.Qt.BrushStyle.BDiagPattern)))
         self.masked_cover.setZValue(4)
@@ -124,7 +124,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.hover_band.setPen(QtGui.QPen(QtCore.Qt.PenStyle.NoPen))
         self.hover_band.setZValue(-5)
         po.addItem(self.hover_band, ignoreBounds=True)
-        self.out_bars = pg.BarGraphItem(x0=[], height=[], width=0.8, brush=pg.mkBrush(style.FILL["output"]),
+        self.out_bars = Bars(x0=[], height=[], width=0.8, brush=pg.mkBrush(style.FILL["output"]),
                                         pen=pg.mkPen(style.EDGE["output"], width=2))
         po.addItem(self.out_bars)
         self.out_labels = value_pool(po, style.INK["output"])
