@@ -76,18 +76,21 @@ def percentile(values, p):
 
 
 class EventCounter:
-    """Counts events of some types delivered anywhere in the app while installed (outside timed spans)."""
+    """Counts events of some types delivered anywhere in the app while installed (outside timed spans), and
+    among them those whose receiver passes ``special`` (if given) in ``special_count``."""
 
-    def __init__(self, app, types):
+    def __init__(self, app, types, special=None):
         from PySide6 import QtCore
 
-        self.app, self.count = app, 0
+        self.app, self.count, self.special_count = app, 0, 0
         outer = self
 
         class Filter(QtCore.QObject):
             def eventFilter(self, obj, event):
                 if event.type() in types:
                     outer.count += 1
+                    if special is not None and special(obj):
+                        outer.special_count += 1
                     if os.environ.get("BENCH_DEBUG"):
                         print("event:", type(obj).__name__, obj.objectName(), event.type())
                 return False
@@ -95,7 +98,7 @@ class EventCounter:
         self.filter = Filter()
 
     def __enter__(self):
-        self.count = 0
+        self.count = self.special_count = 0
         self.app.installEventFilter(self.filter)
         return self
 
@@ -178,21 +181,32 @@ def time_edits(app, w, kind: str, repeats: int):
     return times, cpu
 
 
-def layout_requests(app, w, kind: str, edits: int = 5) -> float:
-    """Median number of layout requests one edit of ``kind`` sends (untimed edits)."""
+def lays_out(obj) -> bool:
+    """Whether a layout request to ``obj`` makes a layout run: a widget with a layout, or a graphics layout
+    (a label's box only checks whether its label needs another size)."""
+    from PySide6 import QtWidgets
+
+    return isinstance(obj, QtWidgets.QGraphicsWidget) or (isinstance(obj, QtWidgets.QWidget)
+                                                          and obj.layout() is not None)
+
+
+def layout_requests(app, w, kind: str, edits: int = 5) -> tuple:
+    """Median numbers of layout requests one edit of ``kind`` sends (untimed edits): all, and those that make
+    a layout run."""
     from PySide6 import QtCore
 
-    counter = EventCounter(app, (QtCore.QEvent.Type.LayoutRequest,))
+    counter = EventCounter(app, (QtCore.QEvent.Type.LayoutRequest,), special=lays_out)
     editor = Editor(w, kind)
     editor.count = 1000  # other cells than the timed edits
-    counts = []
+    counts, runs = [], []
     for _ in range(edits):
         with counter:
             editor.edit()
             for _ in range(TURNS + 1):
                 app.processEvents()
         counts.append(counter.count)
-    return statistics.median(counts)
+        runs.append(counter.special_count)
+    return statistics.median(counts), statistics.median(runs)
 
 
 def longest_turn(app, w) -> tuple:
@@ -264,14 +278,16 @@ def bench_run(sizes, repeats: int):
 
 def print_run(k: int, rows: dict, repeats: int) -> None:
     print(f"\nrun {k}: edit-to-repainted, offscreen, 1600 x 1000, {repeats} edits of each kind (ms)")
-    print(f"{'tokens':>6}  {'edit':<12} {'median':>7} {'p95':>7}   {'CPU med':>7} {'CPU p95':>7}   {'layouts':>7}")
+    print(f"{'tokens':>6}  {'edit':<12} {'median':>7} {'p95':>7}   {'CPU med':>7} {'CPU p95':>7}   "
+          f"{'layout requests (laid out)':>26}")
     for n, row in rows.items():
         all_wall, all_cpu = [], []
         for kind, (wall, cpu) in row["kinds"].items():
             all_wall += wall
             all_cpu += cpu
+            requests, passes = row["layouts"][kind]
             print(f"{n:>6}  {kind:<12} {statistics.median(wall):>7.1f} {percentile(wall, 95):>7.1f}   "
-                  f"{statistics.median(cpu):>7.1f} {percentile(cpu, 95):>7.1f}   {row['layouts'][kind]:>7.0f}")
+                  f"{statistics.median(cpu):>7.1f} {percentile(cpu, 95):>7.1f}   {requests:>19.0f} ({passes:.0f})")
         print(f"{n:>6}  {'all':<12} {statistics.median(all_wall):>7.1f} {percentile(all_wall, 95):>7.1f}   "
               f"{statistics.median(all_cpu):>7.1f} {percentile(all_cpu, 95):>7.1f}")
         longest, longest_cpu, p95 = row["turn"]
