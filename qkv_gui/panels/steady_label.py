@@ -3,10 +3,11 @@ when it needs a different size.
 
 ``QLabel.setText`` always tells the layout that its size may have changed, and Qt then lays out again
 every widget from the label up to the window: the panel, its frame, the splitters and the scrolling
-grid (48 layout requests for one edit in the nine panels). Placed in a ``SteadyBox``, the label tells
-only its box; the box compares the size the label needs now (its height at the width it has, its size
-hints, whether it is shown) with what the layout was last told, and passes the news on only when it
-differs. A new number of the same length is then repainted, and nothing is laid out.
+grid (dozens of layout requests for one edit in the nine panels). Placed in a ``SteadyBox``, the
+label tells only its box; the box compares the size the label needs now (a wrapped label: its height
+at the width it has; another label: its size hints) with what the layout was last told, and passes the
+news on only when it differs. A new number of the same length is then repainted, and nothing is laid
+out.
 
     self.caption = QtWidgets.QLabel(body)       # set up as usual; the panel keeps talking to the label
     layout.addWidget(steady_box(self.caption))  # ... but the layout holds its box
@@ -37,18 +38,13 @@ class SteadyBox(QtWidgets.QWidget):
         self.setVisible(visible)
 
     # ----- what the layout asks ------------------------------------------------------------------------
-    # A wrapped label is as tall as its text at the width it has now, and asks for no more (Qt would give
-    # its minimum as the height at some narrow width, which changes with every new text); its width is
-    # the layout's to choose (the plots beside it ask for far more than its longest word).
+    # The label's own answers, asked only when the layout asks (for a wrapped label its minimum size is
+    # slow to work out). Only the height a wrapped text needs at the width it has is followed at every new
+    # text: a new minimum alone does not lay the window out again (it is taken up at the next layout).
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
-        hint = self.label.sizeHint()
-        if self.hasHeightForWidth() and self.width() > 0:
-            hint.setHeight(self.label.heightForWidth(self.width()))
-        return hint
+        return self.label.sizeHint()
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
-        if self.hasHeightForWidth():
-            return QtCore.QSize(0, self.label.heightForWidth(self.width()) if self.width() > 0 else 0)
         return self.label.minimumSizeHint()
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802
