@@ -3,9 +3,9 @@
 One head (``compute``), n queries and m keys (m = n for self-attention; for
 cross-attention the keys and values come from the source sentence X_s):
 
-    Q = X W^Q            n x d_k
-    K = X_s W^K          m x d_k    (X_s = X in self-attention)
-    V = X_s W^V          m x d_v
+    Q = X W^Q + b^Q      n x d_k    (b^Q added to every row; biases are 0 unless given)
+    K = X_s W^K + b^K    m x d_k    (X_s = X in self-attention)
+    V = X_s W^V + b^V    m x d_v
     S = Q K^T            n x m      raw scores: S[i, j] = q_i . k_j
     Z = S / (sqrt(d_k) * T), masked entries set to -inf
     A = softmax(Z)       rows (over keys) by default; columns in the teaching-bug mode
@@ -136,9 +136,9 @@ def mask_reasons(s: Scenario) -> np.ndarray:
 
 def _one_head(s: Scenario, head: int, n_heads: int) -> AttentionResult:
     n, m = s.n, s.n_keys
-    q = s.x @ s.w_q  # n x d_k
-    k = s.key_x @ s.w_k  # m x d_k
-    v = s.key_x @ s.w_v  # m x d_v
+    q = s.x @ s.w_q + s.b_q  # n x d_k
+    k = s.key_x @ s.w_k + s.b_k  # m x d_k
+    v = s.key_x @ s.w_v + s.b_v  # m x d_v
     scores = q @ k.T  # n x m
     divisor = (math.sqrt(s.d_k) if s.scale else 1.0) * s.temperature
     allowed = mask_reasons(s) == MASK_OPEN

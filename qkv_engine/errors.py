@@ -1,4 +1,4 @@
-"""The one error type the engine raises for bad input: ScenarioError."""
+"""The error types the engine raises for bad input: ScenarioError, and ModelError for trained models."""
 
 
 class ScenarioError(ValueError):
@@ -7,3 +7,8 @@ class ScenarioError(ValueError):
     The message names the field and says what is wrong with it, in words a
     teacher can act on (e.g. ``"w_q: expected shape (4, 2), got (3, 2)"``).
     """
+
+
+class ModelError(ScenarioError):
+    """Raised when a trained model cannot be opened or run: one line the user can act on, naming the
+    folder and what is wrong (e.g. ``"No model.safetensors in /x/y: only pytorch_model.bin, ..."``)."""

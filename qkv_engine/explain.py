@@ -7,6 +7,11 @@ reads, in the style
     q1 = 0.5(0.1) + (-0.3)(0.2) + 0.8(-0.3) + 0.2(0.6) = 0.05 - 0.06 - 0.24 + 0.12 = -0.13
 
 Indices in the text count from 1, as in the lessons; arguments count from 0.
+When the scenario names its features or columns (``qkv_engine.feature_names``),
+the worked line says them: each product is tagged with its feature, and the
+left-hand side carries the column's name:
+
+    q1 · looks for animate = 0(0) [animate] + 1(2) [pronoun] = 0.00 + 2.00 = 2.00
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import feature_names
 from .attention import AttentionResult
 from .errors import ScenarioError
 
@@ -32,7 +38,7 @@ class Term:
     """One term of a sum: the product of ``factors`` (one or two numbers)."""
 
     factors: tuple  # the numbers multiplied
-    roles: tuple  # role of each factor: "x", "weight_grid", "query", "key", "value", "attention", "score"
+    roles: tuple  # role of each factor: "x", "weight_grid", "bias", "query", "key", "value", "attention", "score"
     labels: tuple  # symbolic name of each factor, e.g. ("x1", "W^Q[1,1]")
     value: float  # the product
 
@@ -107,6 +113,11 @@ def _worked(symbol: str, products: str, terms, value: float, decimals: int) -> s
     return f"{symbol} = {products} = {_signed_sum_short([t.value for t in terms], decimals)} = {fixed(value, decimals)}"
 
 
+def _tagged(products: list, tags) -> list:
+    """``["1(2) [animate]", ...]``: each product followed by its tag; unchanged when ``tags`` is None."""
+    return products if tags is None else [f"{p} [{t}]" for p, t in zip(products, tags)]
+
+
 def _check(result: AttentionResult, i: int | None = None, j: int | None = None, col=None, width=None,
            i_is_key: bool = False):
     for name, idx, n in (("key" if i_is_key else "query", i, result.n_keys if i_is_key else result.n),
@@ -134,7 +145,11 @@ _MASK_REASON = {
 
 # ----- the explanations ------------------------------------------------------------------
 def projection(result: AttentionResult, which: str, i: int, c: int, decimals: int = 2) -> Explanation:
-    """Coordinate ``c`` of token ``i``'s query, key or value (``which`` = "q", "k" or "v")."""
+    """Coordinate ``c`` of token ``i``'s query, key or value (``which`` = "q", "k" or "v").
+
+    When the bias of that coordinate is not 0 it is named and added last, e.g.
+    ``q1 = 0.5(0.1) + (-0.3)(0.2) + b^Q1 = 0.05 - 0.06 + 0.12 = 0.11``.
+    """
     if which not in GRID_OF:
         raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
     s = result.scenario
@@ -152,11 +167,27 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
         )
         for r in range(s.d_model)
     )
+    products = [f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms]
+    bias = float({"q": s.b_q, "k": s.b_k, "v": s.b_v}[which][c])
+    bias_name = f"b^{GRID_OF[which][-1]}{c + 1}"
+    if bias != 0.0:
+        terms += (Term((bias,), ("bias",), (bias_name,), bias),)
     value = float(target[i, c])
     symbol = f"{which}{c + 1}"
-    products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms])
-    text = _worked(symbol, products, terms, value, decimals)
-    formula = f"{symbol} = " + _shorten([f"x{r + 1}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
+    lhs = feature_names.header(s, which, c)
+    named = feature_names.any_named(s, "x")
+    tags = [feature_names.plain(s, "x", r) for r in range(s.d_model)] if named else None
+    products = _shorten(_tagged(products, tags))
+    xs = [f"x{r + 1} ({tags[r]})" if named and feature_names.name(s, "x", r) else f"x{r + 1}" for r in range(s.d_model)]
+    symbols = _shorten([f"{xs[r]}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
+    if bias != 0.0:  # the bias is named, and stays visible even when a long sum is shortened
+        sums = _signed_sum_short([t.value for t in terms[:-1]], decimals)
+        sums += " " + _signed_sum([0.0, bias], decimals).split(" ", 1)[1]
+        text = f"{lhs} = {products} + {bias_name} = {sums} = {fixed(value, decimals)}"
+        formula = f"{lhs} = {symbols} + {bias_name}"
+    else:
+        text = _worked(lhs, products, terms, value, decimals)
+        formula = f"{lhs} = {symbols}"
     who = _ktok(result, i) if keyside else _tok(result, i)
     return Explanation(which, symbol, f"{ROLE_OF[which]} of token {who}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
@@ -171,9 +202,13 @@ def score(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explana
         for c in range(len(q))
     )
     value = float(result.scores[i, j])
+    s = result.scenario
     products = _shorten([f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms])
     text = _worked("score = q·k", products, terms, value, decimals)
-    formula = "score = q·k = " + _shorten([f"q{c + 1}·k{c + 1}" for c in range(len(q))])
+    # the numbers stay short; the rule (shown as a tooltip) says what each named pair of columns does
+    names = [feature_names.name(s, "q", c) or feature_names.name(s, "k", c) for c in range(len(q))]
+    formula = "score = q·k = " + _shorten([f"q{c + 1}·k{c + 1}" + (f" ({names[c]})" if names[c] else "")
+                                           for c in range(len(q))])
     return Explanation("score", "score", f"query {_tok(result, i)} -> key {_ktok(result, j)}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
 
@@ -271,8 +306,9 @@ def output(result: AttentionResult, i: int, c: int, decimals: int = 2) -> Explan
     value = float(result.output[i, c])
     products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms])
     symbol = f"out{c + 1}"
-    text = _worked(symbol, products, terms, value, decimals)
-    formula = f"{symbol} = " + _shorten([f"a{j + 1}·v{j + 1}[{c + 1}]" for j in range(result.n_keys)])
+    lhs = feature_names.header(result.scenario, "out", c)
+    text = _worked(lhs, products, terms, value, decimals)
+    formula = f"{lhs} = " + _shorten([f"a{j + 1}·v{j + 1}[{c + 1}]" for j in range(result.n_keys)])
     return Explanation("output", symbol, f"output of token {_tok(result, i)}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import explain
+from . import explain, feature_names
 from .attention import AttentionResult
 from .errors import ScenarioError
 from .numbers import parse_number
@@ -88,6 +88,15 @@ def labelled_row(tokens, values, decimals: int = 2, skip=None) -> str:
     return ", ".join(parts)
 
 
+def named_row(scenario, values, decimals: int = 2) -> str:
+    """``animate 1, noun 1, x3 0``: each embedding dimension's shown name and its value."""
+    parts = [f"{feature_names.plain(scenario, 'x', c)} {explain.trimmed(float(v), decimals)}"
+             for c, v in enumerate(values)]
+    if len(parts) > MAX_LISTED:
+        parts = parts[:4] + [f"... {len(parts) - 6} more ..."] + parts[-2:]
+    return ", ".join(parts)
+
+
 def _lines(texts, limit: int = 4) -> str:
     texts = list(texts)
     if len(texts) > limit:
@@ -132,6 +141,8 @@ def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> dict:
                          "Scaling is switched off right now, so the scores go in unchanged."),
         "softmax_note": ("" if s.softmax_over == "keys" else
                          "Careful: the app is set to the column-wise softmax (the bug) right now."),
+        "feature_names": ", ".join(feature_names.header_names(s, "x")[:MAX_LISTED])
+        + (f", ... ({s.d_model - MAX_LISTED} more)" if s.d_model > MAX_LISTED else ""),
     }
     if n == 0 or m == 0:
         return vals
@@ -149,6 +160,8 @@ def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> dict:
         "k_j": vector(result.k[j]),
         "v_j": vector(result.v[j]),
         "output_i": vector(result.output[i]),
+        "features_i": named_row(s, s.x[i]),
+        "features_j": named_row(s, s.key_x[j]),
     })
     for c in range(s.d_k):
         vals[f"q{c + 1}_worked"] = explain.projection(result, "q", i, c).text
@@ -213,9 +226,11 @@ def make_exercise(result: AttentionResult, kind: str, i: int = 0, j: int = 0, c:
         if not 0 <= c < s.d_k:
             raise ScenarioError(f"coordinate {c + 1}: the query has {s.d_k} coordinates")
         e = explain.projection(result, "q", i, c)
-        question = f"What is q{c + 1}, coordinate {c + 1} of the query of token {ti}?"
+        question = f"What is {feature_names.header(s, 'q', c)}, coordinate {c + 1} of the query of token {ti}?"
         col = [float(s.w_q[r, c]) for r in range(s.d_model)]
         given = f"x of {ti} = {vector(s.x[i])};  column {c + 1} of W^Q = {vector(col)}"
+        if s.b_q[c] != 0.0:  # the query bias is part of the sum: the student needs it too
+            given += f";  bias b^Q{c + 1} = {explain.trimmed(float(s.b_q[c]), 2)}"
     elif kind == "score":
         e = explain.score(result, i, j)
         question = f"What is the raw score of query {ti} against key {tj} (before scaling)?"

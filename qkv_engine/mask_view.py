@@ -63,3 +63,20 @@ def row_note(result: AttentionResult, i: int) -> str:
     if left == 1:
         return f"{head}, so it gets all the weight: 1."
     return f"{head}, and their weights add up to 1."
+
+
+def reasons_from_allowed(allowed) -> np.ndarray:
+    """n x m int8 reasons for a mask known only as ``allowed`` (a trained model's): when every key after its
+    query is masked, those cells are causal; a key masked for every query is padding; any other masked cell
+    is blocked. Causal wins over padding, as in ``attention.mask_reasons``."""
+    ok = np.asarray(allowed, dtype=bool)
+    why = np.zeros(ok.shape, dtype=np.int8)
+    if ok.ndim != 2 or ok.all():
+        return why
+    n, m = ok.shape
+    why[~ok] = MASK_BLOCKED
+    why[:, ~ok.any(axis=0)] = MASK_PADDING
+    later = np.triu(np.ones((n, m), dtype=bool), k=1)
+    if not ok[later].any():
+        why[later] = MASK_CAUSAL
+    return why

@@ -87,3 +87,37 @@ def check_matrix(name: str, array, shape: tuple[int | None, int | None]):
         raise ScenarioError(f"{name}[{r}][{c}]: {a[r, c]:g} is beyond the limit of \u00b1{MAX_ABS:,.0f}")
     a.setflags(write=False)
     return a
+
+
+def check_vector(name: str, array, length: int):
+    """Return ``array`` as a fresh read-only float64 vector of ``length`` entries, or raise ScenarioError."""
+    import numpy as np
+
+    if (
+        isinstance(array, np.ndarray)
+        and array.dtype == np.float64
+        and not array.flags.writeable
+        and array.shape == (length,)
+        and array.base is None
+        and np.isfinite(array).all()
+        and not (np.abs(array) > MAX_ABS).any()
+    ):
+        return array  # already a validated vector of a Scenario
+    try:
+        a = np.array(array, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ScenarioError(f"{name}: expected a list of numbers") from None
+    if a.ndim != 1:
+        raise ScenarioError(f"{name}: expected a list of numbers (1-D), got {a.ndim} dimension(s)")
+    if a.shape != (length,):
+        raise ScenarioError(f"{name}: expected {length} numbers, got {a.shape[0]}")
+    bad = ~np.isfinite(a)
+    if bad.any():
+        c = int(np.argwhere(bad)[0][0])
+        raise ScenarioError(f"{name}[{c}]: {a[c]} is not a finite number")
+    big = np.abs(a) > MAX_ABS
+    if big.any():
+        c = int(np.argwhere(big)[0][0])
+        raise ScenarioError(f"{name}[{c}]: {a[c]:g} is beyond the limit of \u00b1{MAX_ABS:,.0f}")
+    a.setflags(write=False)
+    return a

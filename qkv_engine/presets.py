@@ -1,8 +1,11 @@
 """Named scenarios a teacher can open: the seed documents' examples and classroom sentences.
 
     names()            the preset names, in menu order
-    get(name)          the Preset (title, description, whether its weights are random)
+    get(name)          the Preset (title, description, whether its weights are random or designed)
     load(name)         a fresh Scenario
+
+Designed presets (``designed``) have hand-chosen features and weights with names, a ``note``
+that says why each non-zero weight is there, and the (query, key) ``pairs`` the note promises.
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import designed_presets as designed
 from .errors import ScenarioError
 from .scenario import Scenario
 from .tokenize import tokenize
@@ -25,6 +29,9 @@ class Preset:
     description: str
     random_weights: bool
     build: Callable[[], Scenario]
+    designed: bool = False  # features and weights chosen by hand, with names and a note
+    note: str = ""  # for students: why each non-zero weight is there (paragraphs split by newlines)
+    pairs: tuple = ()  # (query index, key index) cells the note says get the most weight in their rows
 
 
 def _from_arrays(text: str, x, w_q, w_k, w_v, **options) -> Scenario:
@@ -126,6 +133,22 @@ _PRESETS = [
     Preset("translation", "Cross-attention: a translation",
            "The English sentence asks (queries) and the French sentence answers (keys and values), "
            "as in a translation model. Random weights.", True, _translation),
+    Preset("designed-it", "Who is 'it'? (designed)",
+           "Eleven tokens with features chosen by hand (animate, noun, pronoun, verb): the query of 'it' asks "
+           "for an animate noun, and the key of 'animal' answers.", False, designed.who_is_it,
+           designed=True, note=designed.IT_NOTE, pairs=((7, 1),)),
+    Preset("designed-previous-word", "Previous word",
+           "A head that only knows places: every word looks at the word just before it. Six tokens, "
+           "one feature per place, numbers chosen by hand.", False, designed.previous_word,
+           designed=True, note=designed.PREVIOUS_NOTE, pairs=((0, 0), (1, 0), (2, 1), (3, 2), (4, 3), (5, 4))),
+    Preset("designed-adjective-noun", "Adjective \u2192 noun",
+           "Describing words find the word they describe: 'small' and 'brown' look at 'dog', 'loudly' at "
+           "'barks'. Numbers chosen by hand.", False, designed.adjective_noun,
+           designed=True, note=designed.ADJECTIVE_NOTE, pairs=((1, 3), (2, 3), (5, 4))),
+    Preset("designed-agreement", "Agreement: the verb finds its subject",
+           "The plural verb 'are' looks for a plural noun and finds 'books', not the nearer 'shelf'. "
+           "Numbers chosen by hand.", False, designed.agreement,
+           designed=True, note=designed.AGREEMENT_NOTE, pairs=((5, 1),)),
 ]
 _BY_NAME = {p.name: p for p in _PRESETS}
 

@@ -5,6 +5,9 @@ Shapes (n tokens, h heads, d_k and d_v per head):
     w_q       d_model x (h d_k)  query grid: head 1's columns, then head 2's, ...
     w_k       d_model x (h d_k)  key grid
     w_v       d_model x (h d_v)  value grid
+    b_q       h d_k              query bias, added to every query (head 1's entries first)
+    b_k       h d_k              key bias
+    b_v       h d_v              value bias (all three are zeros unless given)
     w_o       (h d_v) x d_out    output grid that mixes the heads' outputs (None: no mixing,
                                  the output is the heads' outputs side by side)
     source_x  n_s x d_model      cross-attention only: the source sentence, which gives the
@@ -13,6 +16,13 @@ Shapes (n tokens, h heads, d_k and d_v per head):
 Masks: ``causal`` (a token sees itself and earlier tokens; self-attention only),
 ``padding`` (key tokens nobody may look at) and ``blocked`` (single query/key
 cells switched off by hand).
+
+Names: ``feature_names`` (one per embedding dimension, e.g. "animate") and
+``q_names``, ``k_names``, ``v_names`` (one per column of W^Q, W^K, W^V, e.g.
+"looks for animate"); an empty name shows as x1, q1, ... (``qkv_engine.feature_names``).
+``new_tokens`` says what a newly typed word gets: seeded random features
+("random") or, in designed examples, the features of the word it replaced, else
+zeros ("replaced-or-zero").
 """
 from __future__ import annotations
 
@@ -22,15 +32,22 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from .errors import ScenarioError
-from .numbers import check_matrix
+from .numbers import check_matrix, check_vector
+from .new_words import replacement_rows
 from .randomness import token_embedding, weight_grid
 from .tokenize import MAX_TOKENS, tokenize
 
 SOFTMAX_OVER = ("keys", "queries")
 MIN_TEMPERATURE = 1e-3
 MAX_TEMPERATURE = 1e3
-MAX_DIM = 512
+MAX_DIM = 1024
+BIASES = ("b_q", "b_k", "b_v")
 MAX_HEADS = 8
+#: What a newly typed token gets: seeded random features, or (designed examples) the
+#: features of the word it replaced, else zeros. New grid cells follow the same rule.
+NEW_TOKENS = ("random", "replaced-or-zero")
+#: The longest name of a feature or a q/k/v column.
+MAX_NAME = 40
 
 
 def _grid_name(kind: str, head: int) -> str:
@@ -41,6 +58,32 @@ def _grid_name(kind: str, head: int) -> str:
 def head_grids(kind: str, d_model: int, d: int, n_heads: int, seed: int) -> np.ndarray:
     """Seeded ``d_model x (n_heads d)`` grid: every head's block side by side."""
     return np.hstack([weight_grid(_grid_name(kind, h), d_model, d, seed) for h in range(n_heads)])
+
+
+def _check_names(field: str, names, count: int) -> tuple:
+    """``names`` as a tuple of ``count`` one-line strings (spaces trimmed); ``()`` means all empty."""
+    if names is None or (not isinstance(names, str) and len(names) == 0):
+        return ("",) * count
+    if isinstance(names, str) or not all(isinstance(v, str) for v in names):
+        raise ScenarioError(f"{field}: expected a list of names (text)")
+    names = tuple(v.strip() for v in names)
+    if len(names) != count:
+        raise ScenarioError(f"{field}: expected {count} names, one per column, got {len(names)}")
+    for c, v in enumerate(names):
+        if len(v) > MAX_NAME or any(not ch.isprintable() for ch in v):
+            raise ScenarioError(f"{field}[{c}]: a name is one line of at most {MAX_NAME} characters")
+    return names
+
+
+def _fit_names(old: tuple, count: int) -> tuple:
+    """The first ``count`` names of ``old``, padded with empty names."""
+    return tuple(old[:count]) + ("",) * max(0, count - len(old))
+
+
+def _zeros(length: int) -> np.ndarray:
+    z = np.zeros(length)
+    z.setflags(write=False)
+    return z
 
 
 def _check_int(name: str, value, low: int, high: int) -> int:
@@ -79,6 +122,16 @@ class Scenario:
     source_text: str | None = None
     source_spans: tuple | None = None
     source_dropped: int = 0
+    # Names of the embedding dimensions and of the q/k/v columns ("" shows as x1, q1, ...).
+    feature_names: tuple = ()  # d_model names
+    q_names: tuple = ()  # one per column of W^Q (every head's)
+    k_names: tuple = ()  # one per column of W^K
+    v_names: tuple = ()  # one per column of W^V
+    new_tokens: str = "random"  # see NEW_TOKENS
+    # Biases: q = x W^Q + b^Q, k = x_s W^K + b^K, v = x_s W^V + b^V (None: zeros).
+    b_q: np.ndarray | None = None
+    b_k: np.ndarray | None = None
+    b_v: np.ndarray | None = None
 
     def __post_init__(self):
         tokens = self.tokens
@@ -106,6 +159,9 @@ class Scenario:
                 raise ScenarioError(f"{name}: {dim} is above the limit of {MAX_DIM}")
         for name, a in (("x", x), ("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
             object.__setattr__(self, name, a)
+        for name, grid in (("b_q", w_q), ("b_k", w_k), ("b_v", w_v)):
+            b = getattr(self, name)
+            object.__setattr__(self, name, _zeros(grid.shape[1]) if b is None else check_vector(name, b, grid.shape[1]))
         if self.w_o is not None:
             w_o = check_matrix("w_o", self.w_o, (w_v.shape[1], None))
             if not 1 <= w_o.shape[1] <= MAX_DIM:
@@ -175,6 +231,14 @@ class Scenario:
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)):
             raise ScenarioError(f"seed: expected a whole number, got {self.seed!r}")
         object.__setattr__(self, "seed", int(self.seed))
+        self._check_names_and_new_tokens()
+
+    def _check_names_and_new_tokens(self) -> None:
+        for field, count in (("feature_names", self.d_model), ("q_names", self.w_q.shape[1]),
+                             ("k_names", self.w_k.shape[1]), ("v_names", self.w_v.shape[1])):
+            object.__setattr__(self, field, _check_names(field, getattr(self, field), count))
+        if self.new_tokens not in NEW_TOKENS:
+            raise ScenarioError(f"new_tokens: expected one of {', '.join(NEW_TOKENS)}, got {self.new_tokens!r}")
 
     # ----- sizes -------------------------------------------------------------
     @property
@@ -225,7 +289,16 @@ class Scenario:
         dk, dv = self.d_k, self.d_v
         return replace(self, n_heads=1, w_o=None,
                        w_q=self.w_q[:, h * dk:(h + 1) * dk], w_k=self.w_k[:, h * dk:(h + 1) * dk],
-                       w_v=self.w_v[:, h * dv:(h + 1) * dv])
+                       w_v=self.w_v[:, h * dv:(h + 1) * dv],
+                       q_names=self.q_names[h * dk:(h + 1) * dk], k_names=self.k_names[h * dk:(h + 1) * dk],
+                       v_names=self.v_names[h * dv:(h + 1) * dv],
+                       b_q=self.b_q[h * dk:(h + 1) * dk], b_k=self.b_k[h * dk:(h + 1) * dk],
+                       b_v=self.b_v[h * dv:(h + 1) * dv])
+
+    @property
+    def has_bias(self) -> bool:
+        """True when any bias entry is not zero."""
+        return bool(self.b_q.any() or self.b_k.any() or self.b_v.any())
 
     def __eq__(self, other):
         if not isinstance(other, Scenario):
@@ -285,9 +358,25 @@ class Scenario:
                 known.setdefault(tok, row)
         return known
 
-    def _rows_for(self, texts, known: dict) -> np.ndarray:
-        rows = [known[t] if t in known else token_embedding(t, self.d_model, self.seed) for t in texts]
+    def _rows_for(self, texts, known: dict, old_tokens: tuple = (), old_x=None) -> np.ndarray:
+        """Rows for token ``texts``: a known text keeps its row; a new one gets its seeded row, or in
+        "replaced-or-zero" mode the row of the old token it was typed over, else zeros."""
+        if self.new_tokens == "replaced-or-zero" and len(old_tokens):
+            known = {**replacement_rows(old_tokens, old_x, tuple(texts)), **known}
+        rows = [known[t] if t in known else self._new_row(t, self.d_model, self.seed) for t in texts]
         return np.array(rows).reshape(len(rows), self.d_model)
+
+    def _new_row(self, text: str, d_model: int, seed: int) -> np.ndarray:
+        """A fresh embedding row: seeded, or zeros in "replaced-or-zero" mode."""
+        if self.new_tokens == "replaced-or-zero":
+            return np.zeros(d_model)
+        return token_embedding(text, d_model, seed)
+
+    def _new_grid(self, name: str, rows: int, cols: int, seed: int) -> np.ndarray:
+        """A fresh grid block: seeded, or zeros in "replaced-or-zero" mode."""
+        if self.new_tokens == "replaced-or-zero":
+            return np.zeros((rows, cols))
+        return weight_grid(name, rows, cols, seed)
 
     def _masks_within(self, queries: tuple, keys: tuple) -> dict:
         """padding and blocked for new query and key tokens: an entry stays only where its
@@ -304,12 +393,14 @@ class Scenario:
 
     def with_text(self, text: str) -> "Scenario":
         """Re-tokenise ``text``, keeping the embedding row of every token text
-        that already appears; new token texts get their seeded embedding.
-        A padding mark or blocked cell stays only where its tokens are unchanged."""
+        that already appears; new token texts get their seeded embedding (in
+        "replaced-or-zero" mode: the row of the word they replaced, else zeros;
+        ``new_words.describe`` says which). A padding mark or blocked cell stays
+        only where its tokens are unchanged."""
         toks = tokenize(text)
         dropped = max(0, len(toks) - MAX_TOKENS)
         toks = toks[:MAX_TOKENS]
-        x = self._rows_for([t.text for t in toks], self._known_rows())
+        x = self._rows_for([t.text for t in toks], self._known_rows(), self.tokens, self.x)
         tokens = tuple(t.text for t in toks)
         return replace(
             self,
@@ -332,7 +423,7 @@ class Scenario:
         toks = tokenize(text)
         dropped = max(0, len(toks) - MAX_TOKENS)
         toks = toks[:MAX_TOKENS]
-        sx = self._rows_for([t.text for t in toks], self._known_rows())
+        sx = self._rows_for([t.text for t in toks], self._known_rows(), self.source_tokens or (), self.source_x)
         return replace(
             self,
             source_tokens=tuple(t.text for t in toks),
@@ -363,18 +454,45 @@ class Scenario:
         return replace(self, padding=(), blocked=())
 
     def with_cell(self, matrix: str, row: int, col: int, value: float) -> "Scenario":
-        """A copy with one entry of ``x``, ``w_q``, ``w_k``, ``w_v``, ``w_o`` or ``source_x`` changed."""
-        if matrix not in ("x", "w_q", "w_k", "w_v", "w_o", "source_x") or getattr(self, matrix) is None:
+        """A copy with one entry of ``x``, ``w_q``, ``w_k``, ``w_v``, ``w_o``, ``source_x`` or a bias
+        changed. A bias (``b_q``, ``b_k``, ``b_v``) is a grid of one row: ``row`` is 0."""
+        editable = ("x", "w_q", "w_k", "w_v", "w_o", "source_x") + BIASES
+        if matrix not in editable or getattr(self, matrix) is None:
             raise ScenarioError(f"{matrix}: not an editable grid")
         a = np.array(getattr(self, matrix))
-        if not (0 <= row < a.shape[0] and 0 <= col < a.shape[1]):
-            raise ScenarioError(f"{matrix}[{row}][{col}]: outside the {a.shape[0]} x {a.shape[1]} grid")
-        a[row, col] = value
+        grid = a.reshape(1, -1) if a.ndim == 1 else a
+        if not (0 <= row < grid.shape[0] and 0 <= col < grid.shape[1]):
+            raise ScenarioError(f"{matrix}[{row}][{col}]: outside the {grid.shape[0]} x {grid.shape[1]} grid")
+        grid[row, col] = value
         return replace(self, **{matrix: a})
+
+    def with_feature_name(self, dim: int, name: str) -> "Scenario":
+        """A copy where embedding dimension ``dim`` (0-based) is called ``name`` ("" for none)."""
+        _check_int("feature", dim, 0, self.d_model - 1)
+        if not isinstance(name, str):
+            raise ScenarioError(f"feature name: expected text, got {name!r}")
+        names = list(self.feature_names)
+        names[dim] = name
+        return replace(self, feature_names=tuple(names))
+
+    def with_column_name(self, which: str, col: int, name: str) -> "Scenario":
+        """A copy where column ``col`` of W^Q, W^K or W^V (``which`` = "q", "k", "v"; every head's
+        columns counted together) is called ``name``, e.g. "looks for animate" ("" for none)."""
+        if which not in ("q", "k", "v"):
+            raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
+        names = list(getattr(self, which + "_names"))
+        _check_int(f"{which} column", col, 0, len(names) - 1)
+        if not isinstance(name, str):
+            raise ScenarioError(f"{which} column name: expected text, got {name!r}")
+        names[col] = name
+        return replace(self, **{which + "_names": tuple(names)})
 
     def _grids(self, d_model: int, d_k: int, d_v: int, n_heads: int, seed: int, keep: bool) -> dict:
         """W^Q, W^K, W^V (and W^O) for these sizes, drawn from ``seed``; with ``keep``, every
-        value of the current grids that still fits stays (head by head)."""
+        value of the current grids that still fits stays (head by head), new cells follow
+        ``new_tokens`` (zeros in a designed example), and so do the column names. The biases b^Q,
+        b^K, b^V keep every entry that still fits whatever ``keep`` says; new entries are 0."""
+        fresh_grid = self._new_grid if keep else weight_grid
 
         def fit(old: np.ndarray, fresh: np.ndarray) -> np.ndarray:
             r, c = min(old.shape[0], fresh.shape[0]), min(old.shape[1], fresh.shape[1])
@@ -384,29 +502,41 @@ class Scenario:
         out = {}
         for kind, d, old_d in (("q", d_k, self.d_k), ("k", d_k, self.d_k), ("v", d_v, self.d_v)):
             old = getattr(self, "w_" + kind)
-            blocks = []
+            old_b = getattr(self, "b_" + kind)
+            blocks, biases = [], []
             for h in range(n_heads):
-                fresh = weight_grid(_grid_name(kind, h), d_model, d, seed)
+                fresh = fresh_grid(_grid_name(kind, h), d_model, d, seed)
+                bias = np.zeros(d)
+                if h < self.n_heads:  # biases are never drawn from the seed: they stay, new entries 0
+                    kept = old_b[h * old_d:(h + 1) * old_d][:d]
+                    bias[:len(kept)] = kept
                 if keep and h < self.n_heads:
                     fresh = fit(old[:, h * old_d:(h + 1) * old_d], fresh)
                 blocks.append(fresh)
+                biases.append(bias)
             out["w_" + kind] = np.hstack(blocks)
+            out["b_" + kind] = np.concatenate(biases)
         if n_heads == 1 and (self.w_o is None or not keep):
             out["w_o"] = None
         else:
             d_out = self.d_out if (keep and self.w_o is not None) else d_model
             blocks = []
             for h in range(n_heads):
-                fresh = weight_grid(_grid_name("o", h), d_v, d_out, seed)
+                fresh = fresh_grid(_grid_name("o", h), d_v, d_out, seed)
                 if keep and self.w_o is not None and h < self.n_heads:
                     fresh = fit(self.w_o[h * self.d_v:(h + 1) * self.d_v], fresh)
                 blocks.append(fresh)
             out["w_o"] = np.vstack(blocks)
+        for kind, d, old_d in (("q", d_k, self.d_k), ("k", d_k, self.d_k), ("v", d_v, self.d_v)):
+            old = getattr(self, kind + "_names")
+            out[kind + "_names"] = sum((_fit_names(old[h * old_d:(h + 1) * old_d] if h < self.n_heads else (), d)
+                                        for h in range(n_heads)), ())
         return out
 
     def with_dims(self, d_model: int | None = None, d_k: int | None = None, d_v: int | None = None) -> "Scenario":
-        """Resize the grids (d_k and d_v per head), keeping every value that still fits; new cells
-        are filled from the seed (the same values ``from_sentence`` would draw)."""
+        """Resize the grids (d_k and d_v per head), keeping every value and name that still fits; new
+        cells are filled from the seed (the same values ``from_sentence`` would draw), or with zeros
+        in "replaced-or-zero" mode."""
         d_model = self.d_model if d_model is None else d_model
         d_k = self.d_k if d_k is None else d_k
         d_v = self.d_v if d_v is None else d_v
@@ -418,19 +548,20 @@ class Scenario:
             fresh[:r, :c] = old[:r, :c]
             return fresh
 
-        x = np.array([token_embedding(t, d_model, self.seed) for t in self.tokens]).reshape(self.n, d_model)
-        changes = {"x": fit(self.x, x)}
+        x = np.array([self._new_row(t, d_model, self.seed) for t in self.tokens]).reshape(self.n, d_model)
+        changes = {"x": fit(self.x, x), "feature_names": _fit_names(self.feature_names, d_model)}
         if self.is_cross:
-            sx = np.array([token_embedding(t, d_model, self.seed) for t in self.source_tokens])
+            sx = np.array([self._new_row(t, d_model, self.seed) for t in self.source_tokens])
             changes["source_x"] = fit(self.source_x, sx.reshape(len(self.source_tokens), d_model))
         changes.update(self._grids(d_model, d_k, d_v, self.n_heads, self.seed, keep=True))
         return replace(self, **changes)
 
     def with_heads(self, n_heads: int) -> "Scenario":
         """Split attention into ``n_heads`` heads, each with its own W^Q, W^K, W^V blocks of the
-        current per-head d_k and d_v. Heads that stay keep their grids; new ones are drawn from
-        the seed. More than one head gets an output grid W^O ((n_heads d_v) x d_model); one head
-        has none (its output is the head's output)."""
+        current per-head d_k and d_v. Heads that stay keep their grids and column names; new ones
+        are drawn from the seed (zeros in "replaced-or-zero" mode). More than one head gets an
+        output grid W^O ((n_heads d_v) x d_model); one head has none (its output is the head's
+        output)."""
         n_heads = _check_int("heads", n_heads, 1, MAX_HEADS)
         grids = self._grids(self.d_model, self.d_k, self.d_v, n_heads, self.seed, keep=True)
         if n_heads == 1:
@@ -438,9 +569,10 @@ class Scenario:
         return replace(self, n_heads=n_heads, **grids)
 
     def reseeded(self, seed: int) -> "Scenario":
-        """Redraw every embedding and grid from a new seed, keeping tokens, heads, masks and options."""
+        """Redraw every embedding and grid from a new seed, keeping tokens, heads, masks, biases, names
+        and options. The numbers are random now, so new words get random features too."""
         x = np.array([token_embedding(t, self.d_model, seed) for t in self.tokens]).reshape(self.n, self.d_model)
-        changes = {"seed": seed, "x": x}
+        changes = {"seed": seed, "x": x, "new_tokens": "random"}
         if self.is_cross:
             sx = np.array([token_embedding(t, self.d_model, seed) for t in self.source_tokens])
             changes["source_x"] = sx.reshape(len(self.source_tokens), self.d_model)

@@ -1,13 +1,29 @@
 """The session file: a scenario and view options as versioned JSON.
 
-    {"format": "qkv-visualizer", "version": 2,
+    {"format": "qkv-visualizer", "version": 3,
      "scenario": {"text", "tokens", "spans", "seed", "dropped", "x", "w_q", "w_k", "w_v",
                   "scale", "causal", "temperature", "softmax_over",
-                  "padding", "blocked", "n_heads", "w_o",
-                  "source": null or {"text", "tokens", "spans", "dropped", "x"}},
+                  "padding", "blocked", "n_heads", "w_o", "b_q", "b_k", "b_v",
+                  "source": null or {"text", "tokens", "spans", "dropped", "x"},
+                  "feature_names", "q_names", "k_names", "v_names", "new_tokens"},
      "view": {"query": i, "key": j, "lesson_step": s, "head": h, ...}}
 
-Version 1 files (no masks, heads or source) are still read.
+Version 1 files (no masks, heads or source) and version 2 files (no biases, no
+names) are still read: a missing bias is all zeros, every feature and column
+opens unnamed.
+
+A session with a trained model (version 3) names the model instead of holding a
+scenario; the weights are never written, only where the model was and the sha256
+of its config.json, the sentence and the what-if edits:
+
+    {"format": "qkv-visualizer", "version": 3,
+     "model": {"path", "name", "config_sha256", "family"},
+     "text": "...",
+     "edits": {"weights": [[layer, head, name, row, col, value], ...],
+               "inputs": [[layer, token, dim, value], ...], "knocked_out": [[layer, head], ...]},
+     "view": {"layer": l, "head": h, ...}}
+
+``load_any`` reads either kind; ``open_model`` opens the model a ModelRef names.
 
 Floats are written with full precision, so a round trip gives the same numbers.
 Anything wrong in a document raises ScenarioError naming where.
@@ -20,12 +36,18 @@ import tempfile
 
 import numpy as np
 
-from .errors import ScenarioError
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from .errors import ModelError, ScenarioError
+from .models import ModelEdits, ModelInfo, load_model
+from .models.checkpoint import config_sha256
 from .scenario import Scenario
 
 FORMAT = "qkv-visualizer"
-VERSION = 2
-READS = (1, 2)
+VERSION = 3
+READS = (1, 2, 3)
 SUFFIX = ".qkv.json"
 _FIELDS = ("tokens", "x", "w_q", "w_k", "w_v")
 
@@ -53,6 +75,9 @@ def to_dict(scenario: Scenario, view: dict | None = None) -> dict:
             "blocked": [list(c) for c in s.blocked],
             "n_heads": s.n_heads,
             "w_o": None if s.w_o is None else s.w_o.tolist(),
+            "b_q": s.b_q.tolist(),
+            "b_k": s.b_k.tolist(),
+            "b_v": s.b_v.tolist(),
             "source": None if not s.is_cross else {
                 "text": s.source_text,
                 "tokens": list(s.source_tokens),
@@ -60,6 +85,11 @@ def to_dict(scenario: Scenario, view: dict | None = None) -> dict:
                 "dropped": s.source_dropped,
                 "x": s.source_x.tolist(),
             },
+            "feature_names": list(s.feature_names),
+            "q_names": list(s.q_names),
+            "k_names": list(s.k_names),
+            "v_names": list(s.v_names),
+            "new_tokens": s.new_tokens,
         },
         "view": dict(view or {}),
     }
@@ -80,6 +110,15 @@ def _matrix(name: str, value) -> np.ndarray:
     return np.array(value, dtype=np.float64)
 
 
+def _vector(name: str, value) -> np.ndarray:
+    if not isinstance(value, list):
+        raise ScenarioError(f"scenario.{name}: expected a list of numbers")
+    for c, cell in enumerate(value):
+        if isinstance(cell, bool) or not isinstance(cell, (int, float)):
+            raise ScenarioError(f"scenario.{name}[{c}]: expected a number, got {json.dumps(cell)}")
+    return np.array(value, dtype=np.float64)
+
+
 def _whole(name: str, value, low: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ScenarioError(f"scenario.{name}: expected a whole number, {low} or more")
@@ -97,7 +136,7 @@ def _spans(name: str, spans):
 
 
 def _version2_fields(sc: dict, d_model: int) -> dict:
-    """padding, blocked, n_heads, w_o and the source sentence (all optional)."""
+    """padding, blocked, n_heads, w_o, the source sentence and (version 3) the biases, all optional."""
     out = {}
     if "padding" in sc:
         pad = sc["padding"]
@@ -113,6 +152,9 @@ def _version2_fields(sc: dict, d_model: int) -> dict:
         out["n_heads"] = _whole("n_heads", sc["n_heads"], 1)
     if sc.get("w_o") is not None:
         out["w_o"] = _matrix("w_o", sc["w_o"])
+    for name in ("b_q", "b_k", "b_v"):
+        if sc.get(name) is not None:
+            out[name] = _vector(name, sc[name])
     src = sc.get("source")
     if src is not None:
         if not isinstance(src, dict):
@@ -134,15 +176,38 @@ def _version2_fields(sc: dict, d_model: int) -> dict:
     return out
 
 
-def from_dict(doc) -> tuple[Scenario, dict]:
-    """Return (scenario, view) from a parsed document, or raise ScenarioError."""
+def _version3_fields(sc: dict) -> dict:
+    """The names of features and columns, and the rule for new words (all optional)."""
+    out = {}
+    for key in ("feature_names", "q_names", "k_names", "v_names"):
+        if key in sc:
+            names = sc[key]
+            if not isinstance(names, list) or not all(isinstance(v, str) for v in names):
+                raise ScenarioError(f"scenario.{key}: expected a list of names (text)")
+            out[key] = tuple(names)
+    if "new_tokens" in sc:
+        if not isinstance(sc["new_tokens"], str):
+            raise ScenarioError("scenario.new_tokens: expected text")
+        out["new_tokens"] = sc["new_tokens"]
+    return out
+
+
+def _check_header(doc) -> None:
     if not isinstance(doc, dict):
         raise ScenarioError("not a session: the file does not hold a JSON object")
     if doc.get("format") != FORMAT:
         raise ScenarioError(f"not a session: 'format' is {json.dumps(doc.get('format'))}, expected \"{FORMAT}\"")
     version = doc.get("version")
     if version not in READS:
-        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads versions 1 and 2)")
+        known = ", ".join(str(v) for v in READS[:-1]) + f" and {READS[-1]}"
+        raise ScenarioError(f"version {json.dumps(version)} is not supported (this app reads versions {known})")
+
+
+def from_dict(doc) -> tuple[Scenario, dict]:
+    """Return (scenario, view) from a parsed document, or raise ScenarioError."""
+    _check_header(doc)
+    if is_model_session(doc):
+        raise ScenarioError("this session is for a trained model, not a hand-made example: open it with load_any")
     sc = doc.get("scenario")
     if not isinstance(sc, dict):
         raise ScenarioError("scenario: missing or not an object")
@@ -180,6 +245,7 @@ def from_dict(doc) -> tuple[Scenario, dict]:
         raise ScenarioError("scenario.text: expected text or null")
     spans = _spans("spans", sc.get("spans"))
     extra = _version2_fields(sc, len(arrays["x"][0]) if len(arrays["x"]) else arrays["w_q"].shape[0])
+    extra.update(_version3_fields(sc))
     try:
         scenario = Scenario(tokens=tuple(tokens), seed=seed, text=text, spans=spans, dropped=dropped, **arrays,
                             **options, **extra)
@@ -196,25 +262,31 @@ def dumps(scenario: Scenario, view: dict | None = None) -> str:
 
 
 def loads(text: str) -> tuple[Scenario, dict]:
+    return from_dict(_parse(text))
+
+
+def _parse(text: str):
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-    return from_dict(doc)
 
 
 def load_file(path) -> tuple[Scenario, dict]:
     """Read a session file; every failure (missing, unreadable, not UTF-8, corrupt) is a ScenarioError."""
+    return loads(_read_text(path))
+
+
+def _read_text(path) -> str:
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as exc:
         raise ScenarioError(f"cannot read {os.fspath(path)}: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(f"{os.fspath(path)}: not a text file (not UTF-8)") from None
-    return loads(text)
 
 
 def write_atomic(path, data: bytes) -> None:
@@ -242,3 +314,107 @@ def write_atomic(path, data: bytes) -> None:
 def save_file(path, scenario: Scenario, view: dict | None = None) -> None:
     """Write a session file atomically (see ``write_atomic``)."""
     write_atomic(path, dumps(scenario, view).encode("utf-8"))
+
+
+# ----- sessions with a trained model ---------------------------------------------------------------
+@dataclass(frozen=True)
+class ModelRef:
+    """Which model a session needs: where it was, its name, and the sha256 of its config.json."""
+
+    path: Path
+    name: str
+    config_sha256: str
+
+
+class ModelSession(NamedTuple):
+    """A session with a trained model, as read from a file."""
+
+    ref: ModelRef
+    text: str
+    edits: ModelEdits
+    view: dict
+
+
+def is_model_session(doc) -> bool:
+    return isinstance(doc, dict) and "model" in doc
+
+
+def model_to_dict(info: ModelInfo, text: str, edits: ModelEdits = ModelEdits(), view: dict | None = None) -> dict:
+    """A session document for a trained model: where it is, never its weights."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "model": {"path": str(info.path), "name": info.name, "config_sha256": info.config_sha256,
+                  "family": info.family},
+        "text": text,
+        "edits": {
+            "weights": [list(e) for e in edits.weights],
+            "inputs": [list(e) for e in edits.inputs],
+            "knocked_out": [list(e) for e in sorted(edits.knocked_out)],
+        },
+        "view": dict(view or {}),
+    }
+
+
+def _text_field(value, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ScenarioError(f"{where}: expected text")
+    return value
+
+
+def model_from_dict(doc) -> ModelSession:
+    """(ModelRef, text, edits, view) from a parsed session document with a model, or a ScenarioError."""
+    _check_header(doc)
+    if doc.get("version") != 3:
+        raise ScenarioError("model: sessions with a trained model start at version 3")
+    m = doc.get("model")
+    if not isinstance(m, dict):
+        raise ScenarioError("model: expected an object")
+    ref = ModelRef(Path(_text_field(m.get("path"), "model.path")), _text_field(m.get("name"), "model.name"),
+                   _text_field(m.get("config_sha256"), "model.config_sha256"))
+    text = doc.get("text", "")
+    if not isinstance(text, str):
+        raise ScenarioError("text: expected text")
+    e = doc.get("edits", {})
+    if not isinstance(e, dict):
+        raise ScenarioError("edits: expected an object")
+    lists = {}
+    for key in ("weights", "inputs", "knocked_out"):
+        value = e.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, list) for v in value):
+            raise ScenarioError(f"edits.{key}: expected a list of lists")
+        lists[key] = value
+    try:
+        edits = ModelEdits(weights=tuple(tuple(v) for v in lists["weights"]),
+                           inputs=tuple(tuple(v) for v in lists["inputs"]),
+                           knocked_out=frozenset(tuple(v) for v in lists["knocked_out"]))
+    except ModelError as exc:
+        raise ScenarioError(f"edits: {str(exc).removeprefix('edit: ')}") from None
+    view = doc.get("view", {})
+    if not isinstance(view, dict):
+        raise ScenarioError("view: expected an object")
+    return ModelSession(ref, text, edits, view)
+
+
+def load_any(path) -> tuple[Scenario, dict] | ModelSession:
+    """Read a session file of either kind: (scenario, view) for a hand-made one, a ModelSession for a model."""
+    doc = _parse(_read_text(path))
+    return model_from_dict(doc) if is_model_session(doc) else from_dict(doc)
+
+
+def save_model_file(path, info: ModelInfo, text: str, edits: ModelEdits = ModelEdits(),
+                    view: dict | None = None) -> None:
+    """Write a session with a trained model atomically (see ``write_atomic``)."""
+    data = json.dumps(model_to_dict(info, text, edits, view), indent=1, ensure_ascii=False)
+    write_atomic(path, data.encode("utf-8"))
+
+
+def open_model(ref: ModelRef):
+    """The model a session needs, or a ModelError that says which model is missing and where it was."""
+    folder = Path(ref.path)
+    needs = f"This session needs the model '{ref.name}', which was at {folder}"
+    if not (folder / "config.json").is_file():
+        raise ModelError(f"{needs}: not found")
+    if config_sha256(folder) != ref.config_sha256:
+        raise ModelError(f"{needs}: its config.json has changed")
+    return load_model(folder)

@@ -1,8 +1,11 @@
 """Derived numbers the pictures need, computed here so panels only lay them out.
 
-Every function reads an AttentionResult and returns fresh arrays.
+Every function reads an AttentionResult (or weight arrays) and returns fresh arrays: sums, the softmax
+curve, the colour levels of each colour-scale mode, and the tiles of the model view.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,3 +41,68 @@ def softmax_curve(result: AttentionResult, i: int, j: int, xs) -> np.ndarray:
     e_x = np.exp(xs - top)
     e_rest = np.exp(others_arr[None, :] - top[:, None]).sum(axis=1)
     return e_x / (e_x + e_rest)
+
+
+# ----- colour scales of weight pictures -------------------------------------------------------------
+#: How weights are turned into colours: 0 to 1 always, 0 to the largest weight shown, or each row to its largest.
+COLOUR_SCALES = ("absolute", "auto", "row")
+
+
+@dataclass(frozen=True, eq=False)
+class ColourLevels:
+    """The weight drawn in the top colour, for one colour-scale mode; 0 is always the bottom colour.
+
+    ``high`` is a float (one scale for every cell) or an array that broadcasts against the weights it was
+    made from (one scale per row, or per matrix of a stack). ``largest`` is the largest weight shown."""
+
+    mode: str
+    high: float | np.ndarray
+    largest: float
+    low: float = 0.0
+
+
+def _largest(w: np.ndarray, axis=None):
+    """The largest non-NaN weight (over ``axis``, kept as length-1 axes), 0 where there is none."""
+    top = np.max(w, axis=axis, keepdims=axis is not None, initial=-np.inf, where=~np.isnan(w))
+    top = np.where(np.isfinite(top), top, 0.0)
+    return float(top) if axis is None else top
+
+
+def colour_levels(weights, mode: str = "auto", per_matrix: bool = False) -> ColourLevels:
+    """The levels of ``mode`` ("absolute", "auto" or "row") for ``weights`` (..., n, m; NaN cells ignored).
+
+    absolute: 0 to 1. auto: 0 to the largest weight (of all of ``weights``, or of each n x m matrix of a
+    stack when ``per_matrix``). row: each row from 0 to its own largest weight. A scale whose largest weight
+    is 0 (a row with every key masked) is 0 to 1, so its zeros stay the bottom colour."""
+    if mode not in COLOUR_SCALES:
+        raise ValueError(f"colour scale: expected one of {COLOUR_SCALES}, got {mode!r}")
+    w = np.asarray(weights, dtype=np.float64)
+    largest = _largest(w)
+    if mode == "absolute":
+        return ColourLevels(mode, 1.0, largest)
+    if mode == "auto" and not per_matrix:
+        return ColourLevels(mode, largest if largest > 0 else 1.0, largest)
+    axis = -1 if mode == "row" else (-2, -1)
+    high = _largest(w, axis=axis)
+    high = np.where(high > 0, high, 1.0)
+    high.setflags(write=False)
+    return ColourLevels(mode, high, largest)
+
+
+def tile_grid(stack, gap: int, fill: float = np.nan) -> np.ndarray:
+    """One 2-D array of an R x C x n x m stack: tile (r, c) at rows r (n + gap) ..., columns c (m + gap) ...,
+    with ``fill`` (NaN: empty) in the gaps between tiles."""
+    s = np.asarray(stack, dtype=np.float64)
+    rows, cols, n, m = s.shape
+    padded = np.full((rows, n + gap, cols, m + gap), fill)  # each tile with its gap below and to the right
+    padded[:, :n, :, :m] = s.transpose(0, 2, 1, 3)
+    whole = padded.reshape(rows * (n + gap), cols * (m + gap))
+    return whole[:max(0, whole.shape[0] - gap), :max(0, whole.shape[1] - gap)].copy()
+
+
+def most_attended(weights, query: int) -> tuple[np.ndarray, np.ndarray]:
+    """For an L x H x n x m stack: (key index, weight) that query row ``query`` gives most weight to, per head
+    (two L x H arrays; the first key wins a tie)."""
+    w = np.asarray(weights, dtype=np.float64)[..., query, :]
+    j = np.argmax(w, axis=-1)
+    return j, np.take_along_axis(w, j[..., None], axis=-1)[..., 0]

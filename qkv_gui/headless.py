@@ -24,6 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .blas import one_thread
+
+one_thread()  # before anything imports numpy
+
 PROG = "qkv-visualizer export"
 FORMATS = ("png", "svg", "pdf", "csv", "deck")
 DEFAULT_FORMATS = "png,svg,pdf"

@@ -17,6 +17,7 @@ from PySide6 import QtCore, QtGui
 
 from qkv_engine import (MAX_TOKENS, AttentionResult, MultiHeadResult, Scenario, ScenarioError, compute_heads,
                         parse_number, presets)
+from qkv_engine.views import COLOUR_SCALES
 
 
 #: Sentence edits closer together than this (seconds) merge into one undo step.
@@ -64,6 +65,8 @@ class Session(QtCore.QObject):
     message = QtCore.Signal(str)  # a short note for the status line (e.g. why an edit was refused)
     headChanged = QtCore.Signal(int)  # the head every panel shows (0-based), after a change
     pinnedChanged = QtCore.Signal(object)  # the pinned AttentionResult ("A" of compare), or None
+    colourScaleChanged = QtCore.Signal(str)  # how weights become colours: "absolute", "auto" or "row"
+    modelViewChanged = QtCore.Signal(object)  # model_view_data, after it changes
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
         super().__init__(parent)
@@ -79,6 +82,9 @@ class Session(QtCore.QObject):
         #: Settings of experiment panels (e.g. the lab's d_k and seed), so that a fresh copy of a
         #: panel (figure export) shows what the one on screen shows. Panels own their keys.
         self.lab_state: dict = {}
+        self._colour_scale = "auto"
+        #: Every layer's and head's weights of a trained model (see ModelViewPanel), or None (hand-made mode).
+        self.model_view_data = None
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -116,6 +122,24 @@ class Session(QtCore.QObject):
             self._head = head
             self.headChanged.emit(head)
             self._schedule()
+
+    @property
+    def colour_scale(self) -> str:
+        """How weight pictures colour their cells: "absolute" (0 to 1), "auto" (0 to the largest weight
+        shown) or "row" (each row to its own largest). A view setting, not an edit: no undo step."""
+        return self._colour_scale
+
+    def set_colour_scale(self, mode: str) -> None:
+        if mode not in COLOUR_SCALES:
+            raise ValueError(f"colour scale: expected one of {COLOUR_SCALES}, got {mode!r}")
+        if mode != self._colour_scale:
+            self._colour_scale = mode
+            self.colourScaleChanged.emit(mode)
+
+    def select_model_head(self, layer: int, head: int) -> None:
+        """Step into head ``head`` of layer ``layer`` (0-based) of the open model; nothing without one."""
+        if self.model_view_data is None:
+            return
 
     @property
     def selection(self) -> Selection:
@@ -168,6 +192,8 @@ class Session(QtCore.QObject):
             self.set_head(int(view.get("head", 0) or 0))
         except (TypeError, ValueError):
             self.set_head(0)
+        if view.get("colour_scale") in COLOUR_SCALES:
+            self.set_colour_scale(view["colour_scale"])
 
     def load_preset(self, name: str) -> None:
         """Switch to a preset as one undoable step."""
@@ -176,7 +202,7 @@ class Session(QtCore.QObject):
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario."""
         return {"query": self._selection.query, "key": self._selection.key, "preset": self.preset_name,
-                "head": self.head}
+                "head": self.head, "colour_scale": self._colour_scale}
 
     def try_apply(self, make, label: str, merge: bool = False) -> bool:
         """Run ``make()`` to build a new scenario; on ScenarioError keep the old one and say why."""

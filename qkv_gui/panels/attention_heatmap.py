@@ -2,12 +2,16 @@
 
 Rows are queries (the token that is looking), columns are keys (the token
 being looked at; in cross-attention the keys come from the source sentence,
-so the grid is n x m). Both axes carry the token names, thinned out when
-crowded and complete again when you zoom in. The colours run from 0 to 1
-(viridis, with a colour bar). A narrow "row sum" strip on the right shows
-that every row adds up to 1; in the column-wise teaching mode a "column sum"
-strip appears below and a note says the rows no longer add up to 1.
+so the grid is n x m). Both axes carry the token names, in a smaller font
+when that names them all, else thinned out (hovering a cell names its row and
+column) and complete again when you zoom in. The colours (viridis, with a
+colour bar) follow the session's colour scale, chosen here: 0 to 1, auto (0
+to the largest weight shown) or per row, and the colour bar says which. A
+narrow "row sum" strip on the right shows that every row adds up to 1; in
+the column-wise teaching mode a "column sum" strip appears below and a note
+says the rows no longer add up to 1.
 
+The grid and the strips are cell-grid items (``items.CellGridItem``).
 Masked cells are covered with light grey and a hatch that names the reason:
 diagonal lines for the causal mask, upright lines for a padding key, a cross
 for a cell blocked by hand. With masks, a "open keys" axis counts the keys
@@ -15,7 +19,8 @@ each row still shares its weight over; a row with no key left is marked in
 red (its weights and output are 0). A small mode bar picks what a click does:
 select a pair, block a cell, or mark a key as padding (a click on a key's
 label works too); "Causal" switches the causal mask and "Clear" removes the
-padding and blocked cells. Every edit is one undo step of the session.
+padding and blocked cells. Every edit is one undo step of the session. A new
+sentence or preset puts the click back to "select".
 
 The selected pair is outlined, hovering a cell shows its softmax arithmetic
 (or why it is masked) and wheel zooms, dragging pans, a double-click or
@@ -32,31 +37,21 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import explain, mask_view, views
-from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 
 from .. import style
-from .base import Panel
+from .base import _BASE_FONT, Panel
+from .items import CellGridItem, Outline, label_step, mask_icon, short_token
+from .items.captions import info_label
+from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
 from .lazy_axes import set_ticks
 from .turned_axis import TurnableAxis, stand_upright
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
 
-#: A cell needs at least this many pixels (wide, tall) to hold its number.
-NUMBER_MIN_PX = (30.0, 14.0)
-#: Never write more cell numbers than this at once.
-MAX_NUMBERS = 400
-#: Token labels longer than this are shortened with an ellipsis.
-LABEL_CHARS = 10
-#: Colour of the masked-cell cover.
-MASK_FILL = QtGui.QColor(226, 226, 226)  # opaque: a masked cell never shows the colour of 0
-MASK_HATCH = QtGui.QColor(105, 105, 105)
-#: The hatch of each mask reason: it carries the reason without colour.
-MASK_PATTERN = {
-    MASK_CAUSAL: Qt.BrushStyle.BDiagPattern,  # diagonal lines
-    MASK_PADDING: Qt.BrushStyle.VerPattern,  # upright lines, like the column they cover
-    MASK_BLOCKED: Qt.BrushStyle.DiagCrossPattern,  # a cross
-}
+#: Point size of the token names; they may shrink down to TICK_MIN_PT when that names every token.
+TICK_PT = 8.0
+TICK_MIN_PT = 6.5
 #: A row with no key left: text and outline, and the fill of its row-sum cell.
 WARN = "#B71C1C"
 WARN_FILL = QtGui.QColor("#FDE3E3")
@@ -64,55 +59,6 @@ WARN_FILL = QtGui.QColor("#FDE3E3")
 MODES = ("select", "block", "padding")
 CROSS_CAUSAL_TIP = ("No causal mask in cross-attention: the two sentences have no shared order, "
                     "so every target token may look at every source token.")
-
-
-def short_token(tok: str, limit: int = LABEL_CHARS) -> str:
-    tok = tok.replace("\n", " ")
-    return tok if len(tok) <= limit else tok[: limit - 1] + "…"
-
-
-def mask_icon(kind: str, size: int = 16) -> QtGui.QIcon:
-    """A small square in the look of a cell: the mode buttons double as the legend of the hatches."""
-    pix = QtGui.QPixmap(size, size)
-    pix.fill(Qt.GlobalColor.transparent)
-    p = QtGui.QPainter(pix)
-    cell = QtCore.QRectF(1.5, 1.5, size - 3, size - 3)
-    open_colour = QtGui.QColor(style.colormap().map(0.45, mode="qcolor"))
-    if kind == "select":
-        p.fillRect(cell, open_colour)
-        pen = QtGui.QPen(QtGui.QColor(style.SELECTED))
-        pen.setWidthF(2.0)
-        p.setPen(pen)
-        p.drawRect(cell)
-    elif kind == "causal":
-        p.fillRect(cell, open_colour)
-        tri = QtGui.QPolygonF([cell.topLeft(), cell.topRight(), cell.bottomRight()])
-        path = QtGui.QPainterPath()
-        path.addPolygon(tri)
-        path.closeSubpath()
-        p.fillPath(path, MASK_FILL)
-        p.fillPath(path, QtGui.QBrush(MASK_HATCH, MASK_PATTERN[MASK_CAUSAL]))
-        p.setPen(QtGui.QPen(MASK_HATCH))
-        p.drawRect(cell)
-    else:
-        reason = MASK_BLOCKED if kind == "block" else MASK_PADDING
-        p.fillRect(cell, MASK_FILL)
-        p.fillRect(cell, QtGui.QBrush(MASK_HATCH, MASK_PATTERN[reason]))
-        p.setPen(QtGui.QPen(MASK_HATCH))
-        p.drawRect(cell)
-    p.end()
-    return QtGui.QIcon(pix)
-
-
-def nice_step(raw: float) -> int:
-    """The smallest of 1, 2, 5, 10, 20, 50, ... that is at least ``raw``."""
-    if raw <= 1:
-        return 1
-    mag = 10 ** int(math.floor(math.log10(raw)))
-    for m in (1, 2, 5, 10):
-        if m * mag >= raw:
-            return int(m * mag)
-    return int(10 * mag)
 
 
 class HeatmapPanel(ThemedTextMixin, Panel):
@@ -123,12 +69,15 @@ class HeatmapPanel(ThemedTextMixin, Panel):
     def build(self, body):
         self._result = None
         self._selection = None
-        self._mask_key = None
         self._view_key = None
         self._label_widths = None
+        self._levels = None  # views.ColourLevels of the weights shown
+        self._tick_pt = TICK_PT  # the names' point size now (at theme scale 1)
+        sc = self.session.scenario
+        # (tokens, key tokens, preset): a new one puts the click back to "select"
+        self._document = (sc.tokens, sc.key_tokens, self.session.preset_name)
         self.hover_cell_ij = None  # (i, j) under the mouse, or None
         self.hover_text = ""  # explain.weight(...).text of the cell under the mouse
-        self.shown_numbers = 0  # how many cell numbers are written now
         self.x_tick_labels: list = []  # [(position, text)] on the key axis now
         self.keys_upright = False  # the key names stand upright (too many to write across)
         self.y_tick_labels: list = []
@@ -189,6 +138,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                                 "(the causal option stays as it is).", checkable=False)
         self.clearButton.clicked.connect(lambda: self.session.clear_masks())
 
+        self.colourScaleButton = ColourScaleButton(self.session, body, bar_font)
+        top.addSpacing(4)
+        top.addWidget(self.colourScaleButton, 0, Qt.AlignmentFlag.AlignTop)
+
         self.resetButton = QtWidgets.QToolButton(body)
         self.resetButton.setObjectName("heatmapResetView")
         self.resetButton.setText("Reset view")
@@ -211,7 +164,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.vb.invertY(True)
         self.vb.setDefaultPadding(0.0)
         tick_font = QtGui.QFont()
-        tick_font.setPointSize(8)
+        tick_font.setPointSizeF(TICK_PT)
         self._tick_font = tick_font
         self._metrics = QtGui.QFontMetricsF(tick_font)
         for name, role in (("left", "query"), ("bottom", "key")):
@@ -232,38 +185,23 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.open_key_labels: list = []
         self.plot.getAxis("left").setWidth(None)
 
-        cmap = style.colormap()
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.plot.addItem(self.image)
-        # Narrow strips for the sums, coloured on the same 0..1 scale as the weights.
-        self.rowSumImage = pg.ImageItem(axisOrder="row-major")
-        self.colSumImage = pg.ImageItem(axisOrder="row-major")
+        # The weights, and narrow strips for the sums coloured on the same scale, as cell grids. Masked cells
+        # get the one mask look of the grids (grey, a hatch per reason), so they never read as "small".
+        self.image = CellGridItem("weights")
+        self.rowSumImage = CellGridItem("weights")
+        self.colSumImage = CellGridItem("weights")
         for item in (self.image, self.rowSumImage, self.colSumImage):
-            item.setLevels((0.0, 1.0))
-        self.plot.addItem(self.rowSumImage)
-        self.plot.addItem(self.colSumImage)
-        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=cmap, interactive=False, width=10,
+            self.plot.addItem(item)
+        self.image.cellHovered.connect(self.hover_cell)
+        self.image.cellLeft.connect(self._on_cell_left)
+        self.image.cellClicked.connect(self._on_cell_clicked)
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=style.colormap(), interactive=False, width=10,
                                         label="weight", pen=style.FOREGROUND, colorMapMenu=False)
-        self.colorbar.setImageItem([self.image, self.rowSumImage, self.colSumImage], insert_in=self.plot)
-        self.colorbar.getAxis("right").setStyle(tickFont=tick_font)
+        place_bar(self.colorbar, self.plot)
+        self.colorbar.getAxis("right").setStyle(tickFont=tick_font, hideOverlappingLabels=False)
         self.colorbar.getAxis("left").label.setFont(tick_font)
 
-        # Masked cells: a light grey cover with a dark hatch on top, so they never read as "small".
-        # One hatch per reason (causal, padding, blocked by hand).
-        self.maskFill = QtWidgets.QGraphicsPathItem()
-        self.maskFill.setPen(QtGui.QPen(Qt.PenStyle.NoPen))
-        self.maskFill.setBrush(QtGui.QBrush(MASK_FILL))
-        self.maskFill.setZValue(5)
-        self.plot.addItem(self.maskFill, ignoreBounds=True)
-        self.maskHatches = {}
-        for reason, pattern in MASK_PATTERN.items():
-            item = QtWidgets.QGraphicsPathItem()
-            item.setPen(QtGui.QPen(Qt.PenStyle.NoPen))
-            item.setBrush(QtGui.QBrush(MASK_HATCH, pattern))
-            item.setZValue(6)
-            self.plot.addItem(item, ignoreBounds=True)
-            self.maskHatches[reason] = item
-        # Rows with no key left: their row-sum cell is filled and outlined in the warning colour.
+        # Rows with no key left: their row-sum cell is filled and outlined in the warning colour, with a red 0.
         self.rowWarn = QtWidgets.QGraphicsPathItem()
         warn_pen = QtGui.QPen(QtGui.QColor(WARN))
         warn_pen.setWidthF(1.5)
@@ -273,48 +211,21 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.rowWarn.setZValue(7)
         self.plot.addItem(self.rowWarn, ignoreBounds=True)
 
-        # The selected query row, key column and cell.
-        def rect_item(color, width, z, dash=False):
-            pen = QtGui.QPen(QtGui.QColor(color))
-            pen.setWidthF(width)
-            pen.setCosmetic(True)
-            if dash:
-                pen.setStyle(Qt.PenStyle.DashLine)
-            item = QtWidgets.QGraphicsRectItem()
-            item.setPen(pen)
-            item.setBrush(QtGui.QBrush(Qt.BrushStyle.NoBrush))
-            item.setZValue(z)
-            self.plot.addItem(item, ignoreBounds=True)
-            return item
-
-        self.rowBand = rect_item(style.INK["query"], 1.5, 8, dash=True)
-        self.colBand = rect_item(style.INK["key"], 1.5, 8, dash=True)
-        self.cellHalo = rect_item("#FFFFFF", 5.0, 9)
-        self.cellOutline = rect_item(style.SELECTED, 2.5, 10)
-
         number_font = QtGui.QFont()
         number_font.setPointSize(8)
-        self.numbers = TextPool(self.plot, font=number_font, z=12)
-        self.rowSumTexts = TextPool(self.plot, font=number_font, z=12)
-        self.colSumTexts = TextPool(self.plot, font=number_font, z=12)
+        self.rowWarnTexts = TextPool(self.plot, font=number_font, z=12)
         self.rowNotes = TextPool(self.plot, font=number_font, z=13)  # "no key left" across an empty row
         self.shown_row_notes: list = []  # [(row i, text)] drawn now
 
         layout.addWidget(self.canvas, 1)
 
-        self.info = QtWidgets.QLabel(body)
-        self.info.setObjectName("heatmapInfo")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        f = self.info.font()
-        f.setPointSize(8)
-        self.info.setFont(f)
-        self.info.setStyleSheet("color: #333; padding: 0 4px;")
+        self.info = info_label(body, "heatmapInfo")
         layout.addWidget(self.info)
 
-        scene = self.canvas.scene()
-        scene.sigMouseMoved.connect(self._on_mouse_moved)
-        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+        # clicks on the cells come from the grid; the scene tells of double-clicks (show all) and key names
+        self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.listen(self.session.colourScaleChanged, self._on_change)
+        self.listen(self.session.scenarioChanged, self._on_scenario_changed)
         self.vb.sigRangeChanged.connect(lambda *_: self._update_labels())
         self.vb.sigResized.connect(lambda *_: self._update_labels())
 
@@ -387,28 +298,35 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         has_masks = bool(why.any())
         self._has_masks = has_masks
 
-        self.image.setImage(result.weights, autoLevels=False, levels=(0.0, 1.0))
-        self.image.setRect(QtCore.QRectF(0, 0, m, n))
+        levels = views.colour_levels(result.weights, self.session.colour_scale)
+        self._levels = levels
+        self.image.setData(result.weights, (0.0, levels.high), masked_by=why if has_masks else None)
 
+        # The sums, on the weights' scale (a row with no key left is covered in red, with a red 0, on top).
         sw, gap = self._strip(m)
         row_sums = views.row_sums(result)
         self._row_sums = row_sums
-        self.rowSumImage.setImage(row_sums.reshape(n, 1), autoLevels=False, levels=(0.0, 1.0))
-        self.rowSumImage.setRect(QtCore.QRectF(m + gap, 0, sw, n))
+        self.rowSumImage.setData(row_sums.reshape(n, 1), (0.0, levels.high))
         if column_mode:
             sh, gap_y = self._strip(n)
             col_sums = views.column_sums(result)
             self._col_sums = col_sums
-            self.colSumImage.setImage(col_sums.reshape(1, m), autoLevels=False, levels=(0.0, 1.0))
-            self.colSumImage.setRect(QtCore.QRectF(0, n + gap_y, m, sh))
+            self.colSumImage.setData(col_sums.reshape(1, m), (0.0, levels.high if levels.mode != "row" else 1.0))
             self.colSumImage.show()
         else:
             self._col_sums = None
             self.colSumImage.hide()
+        rects = (QtCore.QRectF(0, 0, m, n), QtCore.QRectF(m + gap, 0, sw, n),
+                 QtCore.QRectF(0, n + gap_y, m, sh) if column_mode else None)
+        if rects != getattr(self, "_rects", None):
+            self._rects = rects
+            self.image.setRect(rects[0])
+            self.rowSumImage.setRect(rects[1])
+            if column_mode:
+                self.colSumImage.setRect(rects[2])
         self._note = self._sum_note(result, column_mode, has_masks, row_sums)
         self._apply_texts()
 
-        self._update_mask(result, why)
         self._update_row_warn(result)
         self._update_selection(result, selection)
         self._update_axes(result, has_masks)
@@ -424,10 +342,12 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             self.reset_view()  # triggers _update_labels through sigRangeChanged
         self._update_labels()
 
-        hover = self.hover_cell_ij
-        if hover is not None and hover[0] < n and hover[1] < m:
+        hover = self.image.hovered  # the cell under the mouse now, if any (never one it has left)
+        if hover is not None:
             self.hover_cell(*hover)
         else:
+            self.hover_cell_ij = None
+            self.hover_text = ""
             self._show_selected_info()
 
     def _sum_note(self, result, column_mode: bool, has_masks: bool, row_sums) -> tuple:
@@ -467,16 +387,19 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         else:
             left = ("query i (row)", "query i")
             bottom = "key j (column)"
-        bar = "weight" if result.n_heads <= 1 else f"weight, head {result.head + 1} of {result.n_heads}"
+        titles = bar_titles(self._levels)
+        if result.n_heads > 1:
+            head = f", head {result.head + 1} of {result.n_heads}"
+            titles = (titles[0] + head, titles[-2] + head, titles[0], *titles[-2:])
+        show_on_bar(self.colorbar, self._levels)
         right = (f"open keys (of {result.n_keys})", "open keys", "open") if has_masks else None
-        key = (left, bottom, bar, right)
+        key = (left, bottom, titles, right)
         if key == self._axis_titles:
             return
         self._axis_titles = key
-        self._title_options = {"left": left, "right": right or ()}
+        self._title_options = {"left": left, "right": right or (), "bar": titles}
         self._titles_shown = {}
         self.plot.getAxis("bottom").setLabel(bottom, color=style.INK["key"])
-        self.colorbar.getAxis("left").setLabel(bar)
         self.openKeysShown = has_masks
         if has_masks:
             self.plot.showAxis("right")
@@ -487,37 +410,16 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
     def _fit_titles(self, h_px: float) -> None:
         """Give the upright axes the longest title that fits ``h_px`` pixels (the plot's height)."""
-        colours = {"left": style.INK["query"], "right": style.FOREGROUND}
+        colours = {"left": style.INK["query"], "right": style.FOREGROUND, "bar": style.FOREGROUND}
         for name, options in getattr(self, "_title_options", {}).items():
             if not options:
                 continue
-            axis = self.plot.getAxis(name)
+            axis = self.colorbar.getAxis("left") if name == "bar" else self.plot.getAxis(name)
             metrics = QtGui.QFontMetricsF(axis.label.font())
             text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), options[-1])
             if self._titles_shown.get(name) != text:
                 self._titles_shown[name] = text
                 axis.setLabel(text, color=colours[name])
-
-    def _update_mask(self, result, why) -> None:
-        key = (result.n, result.n_keys, why.tobytes() if why.any() else None)
-        if key == self._mask_key:
-            return
-        self._mask_key = key
-
-        def path_of(runs) -> QtGui.QPainterPath:
-            """One closed rectangle per run, built from arrays in one go (fast for thousands of runs)."""
-            if len(runs) == 0:
-                return QtGui.QPainterPath()
-            i, a, b = (runs[:, c].astype(np.float64) for c in range(3))
-            xs = np.stack([a, b, b, a, a], axis=1).ravel()
-            ys = np.stack([i, i, i + 1, i + 1, i], axis=1).ravel()
-            connect = np.ones((len(runs), 5), dtype=bool)
-            connect[:, -1] = False  # no line from one rectangle to the next
-            return pg.arrayToQPath(xs, ys, connect=connect.ravel())
-
-        self.maskFill.setPath(path_of(mask_view.mask_runs(why)))
-        for reason, item in self.maskHatches.items():
-            item.setPath(path_of(mask_view.mask_runs(why, reason)))
 
     def _update_row_warn(self, result) -> None:
         sw, gap = self._strip(result.n_keys)
@@ -527,16 +429,57 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.rowWarn.setPath(path)
 
     def _update_selection(self, result, selection) -> None:
+        """The selected query's row and key's column in dashed role colours, the pair's cell outlined."""
         n, m = result.n, result.n_keys
         i, j = selection.query, selection.key
-        self.rowBand.setRect(QtCore.QRectF(0, i, m, 1))
-        self.colBand.setRect(QtCore.QRectF(j, 0, 1, n))
-        self.cellHalo.setRect(QtCore.QRectF(j, i, 1, 1))
-        self.cellOutline.setRect(QtCore.QRectF(j, i, 1, 1))
+        self.image.set_outlines({
+            "row": Outline(QtCore.QRectF(0, i, m, 1), style.INK["query"], 1.5, dashed=True),
+            "column": Outline(QtCore.QRectF(j, 0, 1, n), style.INK["key"], 1.5, dashed=True),
+            "cell": Outline(QtCore.QRectF(j, i, 1, 1), style.SELECTED, 2.5, halo=True),
+        })
 
     # ----- labels that depend on the zoom ---------------------------------------------------------
     def _visible(self, lo: float, hi: float, n: int):
         return max(0, int(math.floor(lo))), min(n, int(math.ceil(hi)))
+
+    def _fit_tick_font(self, rows: int, px_x: float, px_y: float) -> None:
+        """Names in TICK_PT, or in TICK_MIN_PT when only the smaller size names every token in view (rows
+        of ``px_y`` pixels, columns of ``px_x``). Going back to the larger size needs a little room to spare,
+        so that a size on the edge does not flip back and forth."""
+        scale = self.theme.font_scale
+        widths = self._label_widths / (self._tick_pt * scale)  # per point of font size
+
+        def all_named(pt: float, slack: float = 1.0) -> bool:
+            line = QtGui.QFontMetricsF(self._sized(pt)).height() + 2.0
+            keys = line <= px_x or float(widths.max()) * pt * scale + 8.0 <= px_x
+            return line * slack <= px_y and keys
+
+        want = TICK_PT
+        if not all_named(TICK_PT, 1.08 if self._tick_pt < TICK_PT else 1.0) and all_named(TICK_MIN_PT):
+            want = TICK_MIN_PT
+        if want == self._tick_pt:
+            return
+        self._tick_pt = want
+        for name in ("left", "bottom", "right"):
+            axis = self.plot.getAxis(name)
+            axis.setStyle(tickFont=self._sized(want))
+            axis.setData(_BASE_FONT, want)  # what the theme scales from (see Panel._scale_items)
+            axis.setData(_BASE_FONT + 1, want * scale)
+        self._measure_labels(self._result)
+
+    def _sized(self, pt: float) -> QtGui.QFont:
+        """The names' font at ``pt`` points times the theme's scale."""
+        font = QtGui.QFont(self._tick_font)
+        font.setPointSizeF(pt * self.theme.font_scale)
+        return font
+
+    @staticmethod
+    def _thinned(lo: int, hi: int, step: int, hovered: int | None) -> list:
+        """Every ``step``-th index of lo..hi-1, plus ``hovered`` (its close neighbours make room for it)."""
+        picked = [k for k in range((lo // step) * step, hi, step) if k >= lo]
+        if hovered is not None and lo <= hovered < hi and hovered not in picked:
+            picked = sorted([k for k in picked if abs(k - hovered) >= step] + [hovered])
+        return picked
 
     def _update_labels(self) -> None:
         result = self._result
@@ -553,38 +496,39 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._fit_titles(h_px)
         jx0, jx1 = self._visible(x0, x1, m)
         iy0, iy1 = self._visible(y0, y1, n)
+        self._fit_tick_font(iy1 - iy0, px_x, px_y)
         sw, gap = self._strip(m)
         column_mode = self._column_mode(result)
         line_h = self._metrics.height()
+        hover = self.hover_cell_ij
 
-        # Token tick labels, thinned to a round step when they would overlap. Key names stand
-        # upright when that names more columns than writing them across does.
+        # Token tick labels: as many as fit (every k-th when they would overlap), and the hovered cell's
+        # query and key always. Key names stand upright when that names more columns than writing them
+        # across does.
         widest = float(self._label_widths[jx0:jx1].max()) if jx1 > jx0 else 0.0
-        step_across = nice_step((widest + 8.0) / px_x)
-        step_upright = nice_step((line_h + 2.0) / px_x)
+        step_across = label_step((widest + 8.0) / px_x)
+        step_upright = label_step((line_h + 2.0) / px_x)
         longest = max(float(self._label_widths.max()), self._metrics.horizontalAdvance("row sum"))
         span_y = max(1e-9, y1 - y0)
 
         def names(upright: bool, h: float) -> int:
-            rows_step = nice_step((line_h + 2.0) * span_y / max(1.0, h))
+            rows_step = label_step((line_h + 2.0) * span_y / max(1.0, h))
             return -(-(jx1 - jx0) // (step_upright if upright else step_across)) + -(-(iy1 - iy0) // rows_step)
 
         turned = stand_upright(self.plot.getAxis("bottom"), h_px, longest, names)
         self.keys_upright = turned
         step_x = step_upright if turned else step_across
-        step_y = nice_step((line_h + 2.0) / px_y)
+        step_y = label_step((line_h + 2.0) / px_y)
         sum_label_x = m + gap + sw / 2
         xt = []
-        for j in range((jx0 // step_x) * step_x, jx1, step_x):
-            if j < jx0:
-                continue
+        for j in self._thinned(jx0, jx1, step_x, None if hover is None else hover[1]):
             needs = line_h + 2 if turned else (self._label_widths[j] + 50) / 2
             if abs((j + 0.5 - sum_label_x) * px_x) < needs:
                 continue  # leave room for the "row sum" label
             xt.append((j + 0.5, self._x_labels[j]))
         sum_word = "row sum" if turned or sw * px_x >= self._metrics.horizontalAdvance("row sum") + 4 else "sum"
         xt.append((sum_label_x, sum_word))
-        rows = [i for i in range((iy0 // step_y) * step_y, iy1, step_y) if i >= iy0]
+        rows = self._thinned(iy0, iy1, step_y, None if hover is None else hover[0])
         yt = [(i + 0.5, short_token(result.tokens[i])) for i in rows]
         if column_mode:
             sh, gap_y = self._strip(n)
@@ -599,50 +543,13 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             self.open_key_labels = [(i + 0.5, str(int(self._open[i]))) for i in rows]
             set_ticks(self.plot.getAxis("right"), [self.open_key_labels, []])
 
-        # Numbers inside the cells, only when the cells are big enough.
-        weights = result.weights
-        allowed = result.allowed
-        number_px = (max(NUMBER_MIN_PX[0], self._metrics.horizontalAdvance("0.00") + 2),
-                     max(NUMBER_MIN_PX[1], line_h))
-        fits = px_x >= number_px[0] and px_y >= number_px[1]
-        count = (jx1 - jx0) * (iy1 - iy0)
-        if fits and count <= MAX_NUMBERS:
-            cells = [(i, j) for i in range(iy0, iy1) for j in range(jx0, jx1) if allowed[i, j]]
-            items = self.numbers.take(len(cells))
-            for item, (i, j) in zip(items, cells):
-                w = float(weights[i, j])
-                item.setText(style.fmt(w, 2), color="#FFFFFF" if w < 0.55 else "#111111")
-                item.setPos(j + 0.5, i + 0.5)
-            self.shown_numbers = len(cells)
-        else:
-            self.numbers.take(0)
-            self.shown_numbers = 0
-
-        # The sums, written in their strips when there is room; a row with no key left says 0 in red.
+        # The cells and the sums write their own numbers where they fit; a row with no key left says 0 in red.
         empty = set(self._empty_rows.tolist())
-        strip_fits = sw * px_x >= number_px[0] and px_y >= number_px[1]
-        if strip_fits:
-            items = self.rowSumTexts.take(len(rows))
-            for item, i in zip(items, rows):
-                s = float(self._row_sums[i])
-                if i in empty:
-                    item.setText("0", color=WARN)
-                else:
-                    item.setText(style.fmt(s, 2), color="#FFFFFF" if s < 0.55 else "#111111")
-                item.setPos(m + gap + sw / 2, i + 0.5)
-        else:
-            self.rowSumTexts.take(0)
-        if column_mode:
-            sh, gap_y = self._strip(n)
-        if column_mode and sh * px_y >= number_px[1] and px_x >= number_px[0]:
-            cols = [j for j in range((jx0 // step_x) * step_x, jx1, step_x) if j >= jx0]
-            items = self.colSumTexts.take(len(cols))
-            for item, j in zip(items, cols):
-                s = float(self._col_sums[j])
-                item.setText(style.fmt(s, 2), color="#FFFFFF" if s < 0.55 else "#111111")
-                item.setPos(j + 0.5, n + gap_y + sh / 2)
-        else:
-            self.colSumTexts.take(0)
+        zeros = [i for i in sorted(empty) if iy0 <= i < iy1] if (
+            sw * px_x >= self._metrics.horizontalAdvance("0") + 4 and px_y >= line_h) else []
+        for item, i in zip(self.rowWarnTexts.take(len(zeros)), zeros):
+            item.setText("0", color=WARN)
+            item.setPos(m + gap + sw / 2, i + 0.5)
 
         # Across a row with no key left, when it is tall enough: what happened to it.
         notes = []
@@ -664,23 +571,15 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             item.setPos((max(0.0, x0) + min(float(m), x1)) / 2, i + 0.5)
         self.shown_row_notes = notes
 
-    # ----- mouse --------------------------------------------------------------------------------------
-    def cell_at(self, scene_pos) -> tuple | None:
-        """The (query i, key j) cell under a scene position, or None outside the grid."""
-        result = self._result
-        if result is None or result.n == 0 or result.n_keys == 0:
-            return None
-        if not self.vb.sceneBoundingRect().contains(scene_pos):
-            return None
-        p = self.vb.mapSceneToView(scene_pos)
-        x, y = p.x(), p.y()
-        if not (0 <= x < result.n_keys and 0 <= y < result.n):
-            return None
-        return int(y), int(x)
+    @property
+    def shown_numbers(self) -> int:
+        """How many cell numbers are written now."""
+        return self.image.shown_numbers
 
+    # ----- mouse --------------------------------------------------------------------------------------
     def scene_pos_of(self, i: int, j: int) -> QtCore.QPointF:
         """The scene position of the centre of cell (i, j)."""
-        return self.vb.mapViewToScene(QtCore.QPointF(j + 0.5, i + 0.5))
+        return self.image.scene_pos_of(i, j)
 
     def key_label_at(self, scene_pos) -> int | None:
         """The key j whose name (on the bottom axis) is under a scene position, or None."""
@@ -709,10 +608,23 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         return text
 
     def hover_cell(self, i: int, j: int) -> None:
-        """Show cell (i, j)'s value and softmax arithmetic, as when the mouse rests on it."""
+        """Show cell (i, j)'s value and softmax arithmetic, as when the mouse rests on it, and name its
+        query and key on the axes."""
+        named = self.hover_cell_ij == (i, j)
         self.hover_cell_ij = (i, j)
         self.hover_text = self._cell_text(i, j)
         self._set_info(i, j, self.hover_text, prefix="Under the mouse")
+        if not named:
+            self._update_labels()
+
+    def _on_cell_left(self) -> None:
+        """The mouse has left the cells (or the panel): the info line tells of the selected pair again."""
+        if self.hover_cell_ij is None:
+            return
+        self.hover_cell_ij = None
+        self.hover_text = ""
+        self._show_selected_info()
+        self._update_labels()
 
     def _show_selected_info(self) -> None:
         result, sel = self._result, self._selection
@@ -738,13 +650,13 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         """Full sentences when the panel is wide; one short line each when it is narrow
         (the arithmetic stays in the tooltip). Narrow, the mode buttons show only their icons."""
         narrow = 0 < self.width() < 480
-        if narrow != getattr(self, "_narrow", None):
-            self._narrow = narrow
+        if (narrow, self.width() < 640) != getattr(self, "_narrow", None):
+            self._narrow = (narrow, self.width() < 640)
             look = (Qt.ToolButtonStyle.ToolButtonIconOnly if narrow
                     else Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             for button in (*self.modeButtons.values(), self.causalButton):
                 button.setToolButtonStyle(look)
-            self.resetButton.setText("Reset" if narrow else "Reset view")
+            self.resetButton.setText("Reset" if narrow or self.width() < 640 else "Reset view")
         note = getattr(self, "_note", None)
         if note is not None:
             self.sumNote.setText(note[1] if narrow else note[0])
@@ -757,8 +669,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._apply_texts()
 
     def theme_changed(self, theme) -> None:
-        for pool in (self.numbers, self.rowSumTexts, self.colSumTexts, self.rowNotes):
+        for pool in (self.rowWarnTexts, self.rowNotes):
             pool.scale = theme.font_scale
+        for item in (self.image, self.rowSumImage, self.colSumImage):
+            item.set_theme_scale(theme.font_scale, theme.line_scale)
         self._measure_labels(getattr(self, "_result", None))
 
     def _measure_labels(self, result) -> None:
@@ -779,37 +693,33 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._x_labels = [short_token(t) + (" (pad)" if j in pad else "") for j, t in enumerate(result.key_tokens)]
         self._label_widths = np.array([self._metrics.horizontalAdvance(t) for t in self._x_labels])
 
-    def _on_mouse_moved(self, scene_pos) -> None:
-        cell = self.cell_at(scene_pos)
-        if cell is None:
-            if self.hover_cell_ij is not None:
-                self.hover_cell_ij = None
-                self.hover_text = ""
-                self._show_selected_info()
-            return
-        if cell != self.hover_cell_ij:
-            self.hover_cell(*cell)
+    def _on_cell_clicked(self, i: int, j: int) -> None:
+        if self.mode == "block":
+            self.session.toggle_blocked(i, j)
+        elif self.mode == "padding":
+            self.session.toggle_padding(j)
+        else:
+            self.session.select(query=i, key=j)
 
-    def _on_mouse_clicked(self, ev) -> None:
+    def _on_scene_clicked(self, ev) -> None:
+        """A double-click shows the whole grid; a click on a key's name picks or pads that key."""
         if ev.button() != Qt.MouseButton.LeftButton:
             return
         if ev.double():
             self.reset_view()
             return
-        pos = ev.scenePos()
-        cell = self.cell_at(pos)
-        if cell is not None:
-            i, j = cell
-            if self.mode == "block":
-                self.session.toggle_blocked(i, j)
-            elif self.mode == "padding":
-                self.session.toggle_padding(j)
-            else:
-                self.session.select(query=i, key=j)
-            return
-        j = self.key_label_at(pos)
+        if ev.isAccepted():
+            return  # a cell took it
+        j = self.key_label_at(ev.scenePos())
         if j is not None:
             if self.mode == "padding":
                 self.session.toggle_padding(j)
             elif self.mode == "select":
                 self.session.select(key=j)
+
+    def _on_scenario_changed(self, scenario) -> None:
+        """A new sentence or preset puts the click back to "select" (a click meant to select would mask)."""
+        document = (scenario.tokens, scenario.key_tokens, self.session.preset_name)
+        if document != self._document and self.mode != "select":
+            self.set_mode("select")
+        self._document = document

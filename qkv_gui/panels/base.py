@@ -43,7 +43,7 @@ class Panel(QtWidgets.QWidget):
         self.hint.setObjectName("panelHint")
         self.hint.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: #666; font-size: 12pt; padding: 12px;")
+        self.hint.setStyleSheet(f"color: {style.HINT_TEXT}; font-size: 12pt; padding: 12px;")
         self._stack.addWidget(self.body)
         self._stack.addWidget(self.hint)
         self.build(self.body)

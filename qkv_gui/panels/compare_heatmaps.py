@@ -1,8 +1,8 @@
 """Compare A / B: the pinned weights (A), the current weights (B) and their difference B − A, side by side.
 
 "Pin as A" keeps the weights shown now; change anything (a word, a number, an
-option) and B follows. A and B are drawn like the main heatmap (viridis, 0 to
-1, one shared colour bar); B − A uses a diverging map centred on 0 (blue:
+option) and B follows. A and B are drawn like the main heatmap (viridis, in the
+session's colour scale, one shared colour bar); B − A uses a diverging map centred on 0 (blue:
 less attention than in A, white: no change, red: more), with symmetric
 limits ± the largest change and its own colour bar. Below, the largest
 changes are listed with their signs ("'sat' → 'cat': 0.24 → 0.31 (+0.07)"),
@@ -16,6 +16,7 @@ shapes, a short hint says what to do. The numbers come from
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -24,25 +25,22 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine.compare import compare, key_tokens
+from qkv_engine.views import colour_levels
 
 from .. import style
-from .attention_heatmap import nice_step, short_token
+from .items import CellGridItem, Outline, colour_map, nice_step, short_token
+from .items.colour_scale import bar_titles, place_bar, show_on_bar
 from .turned_axis import TurnableAxis, stand_upright
 from .base import Panel
-from .theming import TextPool, ThemedTextMixin, scaled_metrics
+from .theming import ThemedTextMixin, scaled_metrics
 
 Qt = QtCore.Qt
 
-#: Diverging map for B − A: blue (negative), near-white at 0, red (positive); perceptually uniform.
-DIFF_COLORMAP = "CET-D1"
 #: Ink for signed numbers in the list, matching the ends of the diverging map.
 UP_INK = "#B2182B"
 DOWN_INK = "#2150A8"
 #: How many of the largest changes are listed.
 MAX_LISTED = 5
-#: A cell needs at least this many pixels (wide, tall) for its number.
-NUMBER_MIN_PX = (34.0, 15.0)
-MAX_NUMBERS = 150  # per grid
 MIN_CANVAS_HEIGHT = 160
 NOTHING_PINNED = ("Nothing is pinned yet. Pin the current weights as A, then change something: "
                   "a word, a number or an option. B follows your change, and B − A shows what moved.")
@@ -85,7 +83,6 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.hover_text = ""
         self.tick_labels = {name: ([], []) for name in NAMES}  # plot -> (x ticks, y ticks) shown now
         self.keys_upright = {name: False for name in NAMES}  # plot -> key names stand upright now
-        self.shown_numbers = 0
         self._fit_pending = False
 
         layout = QtWidgets.QVBoxLayout(body)
@@ -146,7 +143,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         tick_font = QtGui.QFont()
         tick_font.setPointSize(8)
         self._tick_font = tick_font
-        self.plots, self.images, self.outlines, self.halos, self.pools = {}, {}, {}, {}, {}
+        self.plots, self.images = {}, {}
         for col, name in enumerate(NAMES):
             # key names stand upright under narrow columns (more of them fit)
             plot = self.canvas.addPlot(row=0, col=col, axisItems={"bottom": TurnableAxis("bottom")},
@@ -169,30 +166,25 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             plot.getAxis("left").setTextPen(pg.mkPen(style.INK["query"]))
             plot.getAxis("bottom").setLabel("key", color=style.INK["key"])
             plot.getAxis("bottom").label.setFont(tick_font)
-            image = pg.ImageItem(axisOrder="row-major")
+            # B − A: a diverging map centred on 0 (blue: less attention than in A, red: more)
+            image = CellGridItem("diff" if name == "diff" else "weights")
             plot.addItem(image)
-            halo = self._rect_item(plot, "#FFFFFF", 5.0, 9)
-            outline = self._rect_item(plot, style.SELECTED, 2.5, 10)
-            number_font = QtGui.QFont()
-            number_font.setPointSize(8)
-            self.pools[name] = TextPool(plot, font=number_font, z=12)
+            image.cellHovered.connect(self.hover_cell)
+            image.cellLeft.connect(lambda image=image: self._on_cell_left(image))
+            image.cellClicked.connect(lambda i, j: self.session.select(query=i, key=j))
             self.plots[name], self.images[name] = plot, image
-            self.outlines[name], self.halos[name] = outline, halo
         left = self.plots["a"].getAxis("left")
         left.setLabel("query", color=style.INK["query"])
         left.label.setFont(tick_font)
         self.plots["diff"].hideAxis("left")
         self.stacked = False  # True: A, B and B − A one under the other (a tall, narrow panel)
 
-        self.images["a"].setLevels((0.0, 1.0))
-        self.images["b"].setLevels((0.0, 1.0))
         self.weight_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=style.colormap(), interactive=False, width=10,
                                           label="weight", pen=style.FOREGROUND, colorMapMenu=False)
-        self.weight_bar.setImageItem([self.images["a"], self.images["b"]], insert_in=self.plots["b"])
-        self.diff_cmap = pg.colormap.get(DIFF_COLORMAP)
-        self.diff_bar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=self.diff_cmap, interactive=False, width=10,
+        place_bar(self.weight_bar, self.plots["b"])
+        self.diff_bar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colour_map("diff"), interactive=False, width=10,
                                         label="B − A", pen=style.FOREGROUND, colorMapMenu=False)
-        self.diff_bar.setImageItem(self.images["diff"], insert_in=self.plots["diff"])
+        place_bar(self.diff_bar, self.plots["diff"])
         for bar in (self.weight_bar, self.diff_bar):
             bar.axis.setStyle(tickFont=tick_font, hideOverlappingLabels=False)  # keep the numbers at the ends
             bar.axis.setWidth(None)  # as wide as its numbers ("−0.078" does not fit the default 45 px)
@@ -207,23 +199,9 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.pinButton.clicked.connect(lambda: self.session.pin())
         self.unpinButton.clicked.connect(lambda: self.session.unpin())
         self.listen(self.session.pinnedChanged, self._on_change)
-        scene = self.canvas.scene()
-        scene.sigMouseMoved.connect(self._on_mouse_moved)
-        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+        self.listen(self.session.colourScaleChanged, self._on_change)
         for plot in self.plots.values():
             plot.getViewBox().sigResized.connect(lambda *_: self._update_labels())
-
-    @staticmethod
-    def _rect_item(plot, color, width, z):
-        pen = QtGui.QPen(QtGui.QColor(color))
-        pen.setWidthF(width)
-        pen.setCosmetic(True)
-        item = QtWidgets.QGraphicsRectItem()
-        item.setPen(pen)
-        item.setBrush(QtGui.QBrush(Qt.BrushStyle.NoBrush))
-        item.setZValue(z)
-        plot.addItem(item, ignoreBounds=True)
-        return item
 
     # ----- Panel hooks ------------------------------------------------------------------------------
     def hint_for(self, result) -> str | None:
@@ -253,31 +231,54 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             return
         self.pages.setCurrentWidget(self.picture)
         rows, cols = cmp.a_shape
-        self.images["a"].setImage(np.asarray(pinned.weights), autoLevels=False, levels=(0.0, 1.0))
-        self.images["b"].setImage(np.asarray(result.weights), autoLevels=False, levels=(0.0, 1.0))
+        # A and B share one colour scale (the session's mode), shown on one bar
+        a_w, b_w = np.asarray(pinned.weights), np.asarray(result.weights)
+        levels = colour_levels(np.stack([a_w, b_w]), self.session.colour_scale)
+        high = np.broadcast_to(levels.high, (2, rows, 1) if levels.mode == "row" else ())
+        self._levels = levels
+        self.images["a"].setData(a_w, (0.0, high[0] if high.ndim else levels.high), masked_by=self._mask(pinned))
+        self.images["b"].setData(b_w, (0.0, high[1] if high.ndim else levels.high), masked_by=self._mask(result))
         limit = cmp.limit
-        self.images["diff"].setImage(cmp.difference, autoLevels=False, levels=(-limit, limit))
-        self.diff_bar.setLevels((-limit, limit))
         d = 2 if limit >= 0.095 else 3
+        self.images["diff"].fmt = lambda v, d=d: signed(v, d)
+        self.images["diff"].setData(cmp.difference, (-limit, limit))
+        self.diff_bar.setLevels((-limit, limit))
         end = limit * (1.0 - 1e-9)  # a hair inside: a tick exactly at the end can round off the axis
         self.diff_bar.axis.setTicks([[(-end, signed(-limit, d)), (0.0, "0"), (end, signed(limit, d))], []])
-        self.weight_bar.axis.setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")], []])
-        rect = QtCore.QRectF(0, 0, cols, rows)
-        for name in NAMES:
-            self.images[name].setRect(rect)
+        show_on_bar(self.weight_bar, levels)
+        if levels.mode == "absolute":
+            self.weight_bar.axis.setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")], []])
+        self._fit_bar_title()
         i, j = selection.query, selection.key
         for name in NAMES:
-            cell = QtCore.QRectF(j, i, 1, 1)
-            self.outlines[name].setRect(cell)
-            self.halos[name].setRect(cell)
+            self.images[name].set_outlines({"cell": Outline(QtCore.QRectF(j, i, 1, 1), style.SELECTED, 2.5,
+                                                            halo=True)})
         self._left_axes()
         self.changes_label.setText(self.changes_html(cmp))
         self._update_labels()
-        if self.hover_cell_ij is not None and self.hover_cell_ij[0] < rows and self.hover_cell_ij[1] < cols:
-            self.hover_cell(*self.hover_cell_ij)
+        hovered = next((g.hovered for g in self.images.values() if g.hovered is not None), None)
+        if hovered is not None:
+            self.hover_cell(*hovered)
         else:
             self.hover_cell_ij = None
+            self.hover_text = ""
             self._show_cell_info(i, j, "Selected")
+
+    @staticmethod
+    def _mask(result):
+        """The mask reasons of a result's weights (None when nothing is masked)."""
+        why = result.masked_by
+        return why if why.any() else None
+
+    def _fit_bar_title(self) -> None:
+        """The weight bar's title for the colour scale: the longest that fits the bar's height."""
+        axis = self.weight_bar.getAxis("left")
+        room = self.weight_bar.height()
+        metrics = QtGui.QFontMetricsF(axis.label.font())
+        titles = bar_titles(self._levels)
+        text = next((t for t in titles if metrics.horizontalAdvance(t) + 6 <= room), titles[-1])
+        if axis.labelText != text:
+            axis.setLabel(text)
 
     def _left_axes(self) -> None:
         """Row labels on A; on B when its tokens differ from A's; on every grid when they are stacked."""
@@ -340,7 +341,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         for c, text in zip(cmp.changes, self.change_lines(cmp)):
             ink = UP_INK if c.delta > 0 else DOWN_INK
             head, _sep, tail = text.rpartition(" (")
-            lines.append(f"{_esc(head)} <span style='color:{ink}'><b>({_esc(tail)}</b></span>")
+            head, tail = html.escape(head, quote=False), html.escape(tail, quote=False)
+            lines.append(f"{head} <span style='color:{ink}'><b>({tail}</b></span>")
         more = "more attention: +, red" if any(c.delta > 0 for c in cmp.changes) else ""
         less = "less: \u2212, blue" if any(c.delta < 0 for c in cmp.changes) else ""
         key = "; ".join(t for t in (more, less) if t)
@@ -368,8 +370,6 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         metrics = scaled_metrics(self._tick_font, self.theme.font_scale)
         labels = {"a": (tuple(pinned.tokens), key_tokens(pinned)), "b": (tuple(result.tokens), key_tokens(result)),
                   "diff": (tuple(result.tokens), key_tokens(result))}
-        grids = {"a": np.asarray(pinned.weights), "b": np.asarray(result.weights), "diff": cmp.difference}
-        self.shown_numbers = 0
         for name in NAMES:
             plot = self.plots[name]
             vb = plot.getViewBox()
@@ -391,30 +391,14 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             plot.getAxis("left").setTicks([yt, []])
             self.tick_labels[name] = (xt, yt)
 
-            grid = grids[name]
-            digits = "+0.000" if name == "diff" else "0.00"
-            fits = (px_x >= max(NUMBER_MIN_PX[0], metrics.horizontalAdvance(digits) + 2)
-                    and px_y >= max(NUMBER_MIN_PX[1], metrics.height()))
-            pool = self.pools[name]
-            if fits and rows * cols <= MAX_NUMBERS:
-                items = pool.take(rows * cols)
-                for item, (i, j) in zip(items, ((i, j) for i in range(rows) for j in range(cols))):
-                    v = float(grid[i, j])
-                    if name == "diff":
-                        dec = 2 if cmp.limit >= 0.095 else 3
-                        text = signed(v, dec)
-                        dark = abs(v) / cmp.limit > 0.6
-                    else:
-                        text = style.fmt(v, 2)
-                        dark = v < 0.55
-                    item.setText(text, color="#FFFFFF" if dark else "#111111")
-                    item.setPos(j + 0.5, i + 0.5)
-                self.shown_numbers += len(items)
-            else:
-                pool.take(0)
         if not self._fit_pending:  # later: a resize inside the scene's own layout pass would be undone by it
             self._fit_pending = True
             QtCore.QTimer.singleShot(0, self._fit_height)
+
+    @property
+    def shown_numbers(self) -> int:
+        """How many cell numbers the three grids write now."""
+        return sum(image.shown_numbers for image in self.images.values()) if self._cmp is not None else 0
 
     def _fit_height(self) -> None:
         """Make the canvas just tall enough for square cells, so the list sits right under the grids."""
@@ -437,30 +421,16 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             self.canvas.setMaximumHeight(want)
 
     def theme_changed(self, theme) -> None:
-        for pool in self.pools.values():
-            pool.scale = theme.font_scale
+        for image in self.images.values():
+            image.set_theme_scale(theme.font_scale, theme.line_scale)
 
     def text_scaled(self) -> None:
         self._update_labels()
 
     # ----- mouse ----------------------------------------------------------------------------------------
-    def cell_at(self, scene_pos) -> tuple | None:
-        """(query i, key j) under a scene position in any of the three grids, or None."""
-        cmp = self._cmp
-        if cmp is None or not cmp.comparable or self.showing_message():
-            return None
-        rows, cols = cmp.a_shape
-        for plot in self.plots.values():
-            vb = plot.getViewBox()
-            if vb.sceneBoundingRect().contains(scene_pos):
-                p = vb.mapSceneToView(scene_pos)
-                if 0 <= p.x() < cols and 0 <= p.y() < rows:
-                    return int(p.y()), int(p.x())
-        return None
-
     def scene_pos_of(self, name: str, i: int, j: int) -> QtCore.QPointF:
         """The scene position of the centre of cell (i, j) in grid ``name`` ('a', 'b' or 'diff')."""
-        return self.plots[name].getViewBox().mapViewToScene(QtCore.QPointF(j + 0.5, i + 0.5))
+        return self.images[name].scene_pos_of(i, j)
 
     def cell_text(self, i: int, j: int) -> str:
         """A, B and B − A of one cell, in words."""
@@ -480,25 +450,12 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.info.setText(text)
         self.canvas.setToolTip(text)
 
-    def _on_mouse_moved(self, scene_pos) -> None:
-        cell = self.cell_at(scene_pos)
-        if cell is None:
-            if self.hover_cell_ij is not None:
-                self.hover_cell_ij = None
-                self.hover_text = ""
-                if self._selection is not None and self._cmp is not None and self._cmp.comparable:
-                    self._show_cell_info(self._selection.query, self._selection.key, "Selected")
+    def _on_cell_left(self, image) -> None:
+        """The mouse has left the cells of ``image``: unless it is on another grid's cell now, the info line
+        tells of the selected pair again."""
+        if self.hover_cell_ij is None or any(g.hovered is not None for g in self.images.values()):
             return
-        if cell != self.hover_cell_ij:
-            self.hover_cell(*cell)
-
-    def _on_mouse_clicked(self, ev) -> None:
-        if ev.button() != Qt.MouseButton.LeftButton:
-            return
-        cell = self.cell_at(ev.scenePos())
-        if cell is not None:
-            self.session.select(query=cell[0], key=cell[1])
-
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        self.hover_cell_ij = None
+        self.hover_text = ""
+        if self._selection is not None and self._cmp is not None and self._cmp.comparable:
+            self._show_cell_info(self._selection.query, self._selection.key, "Selected")

@@ -9,10 +9,11 @@ in alternating mint, split by lines and sized underneath ("3 x 3" each);
 W^O's rows carry the same head bands, because row r of W^O multiplies
 column r of C. Under every grid its symbol and shape. Cells are coloured by
 sign (red below zero, blue above, white at zero) and hold their numbers when
-they fit. The selected query's row of C and of Y is outlined, the chosen head's
-block is framed, and the numbers of that row and the worked sum of one cell
-of Y (from ``qkv_engine.heads_view``) are written underneath. Hovering a cell
-of Y works that cell; clicking a row selects that query.
+they fit (each grid is a cell-grid item, ``items.CellGridItem``). The selected
+query's row of C and of Y is outlined, the chosen head's block is framed, and
+the numbers of that row and the worked sum of one cell of Y (from
+``qkv_engine.heads_view``) are written underneath. Hovering a cell of Y works
+that cell; clicking a row (or its name) selects that query.
 
 With no W^O (one head) only C is drawn, with a note that the output is the head's output.
 """
@@ -30,6 +31,8 @@ from qkv_engine.scenario import MAX_HEADS
 
 from .. import style
 from .base import Panel
+from .items import CellGridItem, GridHolder, Outline
+from .items.captions import note_label
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -37,8 +40,6 @@ Qt = QtCore.Qt
 TITLE_PT = 10.0
 OP_PT = 14.0  # the × and = between the grids
 TEXT_PT = 8.0
-NUMBER_MIN_PX = (30.0, 14.0)
-MAX_NUMBERS = 400
 #: Pixels above and below each grid (block names, block shapes) and left of it (token names, head bands).
 HEADER_PX = 18.0
 FOOTER_PX = 16.0
@@ -48,8 +49,6 @@ BAND_PX = 30.0
 ROW_NUMBERS = 24
 #: Alternating fills of the head blocks (both mint, one lighter): the labels say which head, too.
 BLOCK_FILLS = (style.FILL["value"], "#B5E8D3")
-SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(178, 34, 34), (255, 255, 255), (40, 90, 160)])
-SIGNED_LUT = SIGNED_CMAP.getLookupTable(nPts=256)
 
 
 def _pen(color, width: float, dash: bool = False) -> QtGui.QPen:
@@ -65,8 +64,9 @@ def _sub(h: int) -> str:
     return f"O<sub>{h + 1}</sub>"
 
 
-class _Grid:
-    """One matrix drawn in a view box: signed-colour cells, numbers, bands at the top or left, outlines."""
+class _Grid(GridHolder):
+    """One matrix drawn in a view box: a cell grid of signed colours (pale under numbers, strong without),
+    with bands at the top or left and outlines."""
 
     def __init__(self, name: str, font: QtGui.QFont, header: bool, side_px: float):
         self.name = name
@@ -75,13 +75,9 @@ class _Grid:
         self.side_px = side_px  # room on the left (token names or head bands)
         self.vb = pg.ViewBox(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.0)
         self.vb.setMouseEnabled(False, False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setLookupTable(SIGNED_LUT)
+        self.image = CellGridItem("signed")
+        self.image.soften = 2.5  # pale colours when the numbers are written, so they read
         self.vb.addItem(self.image)
-        self.frame = QtWidgets.QGraphicsRectItem()
-        self.frame.setPen(_pen(style.MUTED, 1.0))
-        self.frame.setZValue(15)
-        self.vb.addItem(self.frame, ignoreBounds=True)
         self.separators = QtWidgets.QGraphicsPathItem()
         self.separators.setPen(_pen(style.FOREGROUND, 2.0))
         self.separators.setZValue(16)
@@ -95,20 +91,8 @@ class _Grid:
             rect.hide()
             self.vb.addItem(rect, ignoreBounds=True)
             self.bands.append(rect)
-        self.highlights: dict = {}
-        self.numbers = TextPool(self.vb, font=font, z=20)
         self.labels = TextPool(self.vb, font=font, z=21)  # band names, block shapes, token names
         self.metrics = QtGui.QFontMetricsF(font)
-        self.shown_numbers = 0
-
-    def highlight(self, key: str, color: str, width: float = 2.2, z: float = 30, dash: bool = False):
-        if key not in self.highlights:
-            item = QtWidgets.QGraphicsRectItem()
-            item.setPen(_pen(color, width, dash))
-            item.setZValue(z)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.highlights[key] = item
-        return self.highlights[key]
 
     def margins(self):
         """(left, top, bottom) room around the cells, in cell units, for the view box's size now."""
@@ -128,6 +112,7 @@ class _Grid:
         rows, cols = self.values.shape
         left, top, bottom = self.margins()
         self.vb.setRange(xRange=(-left, cols + 0.02 * cols), yRange=(-top, rows + bottom), padding=0.0)
+        self.image.set_header_cells(left=left)  # a token name or band on the left counts as its row
 
     def px(self):
         (x0, x1), (y0, y1) = self.vb.viewRange()
@@ -136,47 +121,11 @@ class _Grid:
     def set_values(self, values: np.ndarray) -> None:
         self.values = values
         rows, cols = values.shape
-        self.image.setImage(values, autoLevels=False)
-        self.image.setRect(QtCore.QRectF(0, 0, cols, rows))
-        self.frame.setRect(QtCore.QRectF(0, 0, cols, rows))
-        self.fit()
-
-    def write_numbers(self) -> None:
-        """Numbers in the cells (pale colours) when they fit, strong colours when they do not."""
-        values = self.values
-        rows, cols = values.shape
-        px_x, px_y = self.px()
-        fits = (values.size <= MAX_NUMBERS and px_x >= NUMBER_MIN_PX[0]
-                and px_y >= max(NUMBER_MIN_PX[1], self.metrics.height() - 2))
-        if fits:  # only measure the numbers when they might fit
-            widest = max(self.metrics.horizontalAdvance(style.fmt(v, 2)) for v in values.flat)
-            fits = px_x >= widest + 4
         top = float(np.max(np.abs(values))) if values.size else 1.0
         top = top if top > 0 else 1.0
-        self.image.setLevels((-2.5 * top, 2.5 * top) if fits else (-top, top))
-        if fits:
-            for idx, item in enumerate(self.numbers.take(values.size)):
-                r, c = divmod(idx, cols)
-                item.setText(style.fmt(values[r, c], 2), color=style.FOREGROUND)
-                item.setPos(c + 0.5, r + 0.5)
-            self.shown_numbers = values.size
-        else:
-            self.numbers.take(0)
-            self.shown_numbers = 0
-
-    def cell_at(self, scene_pos):
-        """(row, column) under a scene position; a band or name on the left counts as its row (column None)."""
-        if self.values is None or not self.vb.sceneBoundingRect().contains(scene_pos):
-            return None
-        p = self.vb.mapSceneToView(scene_pos)
-        rows, cols = self.values.shape
-        if not 0 <= p.y() < rows:
-            return None
-        if p.x() < 0:
-            return int(p.y()), None
-        if p.x() < cols:
-            return int(p.y()), int(p.x())
-        return None
+        self.image.setData(values, (-top, top))
+        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), style.MUTED, 1.0)})
+        self.fit()
 
 
 class ConcatProjectPanel(ThemedTextMixin, Panel):
@@ -199,10 +148,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
-        self.note = QtWidgets.QLabel(body)
-        self.note.setObjectName("concatNote")
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("padding: 0 4px;")
+        self.note = note_label(body, "concatNote")
         layout.addWidget(self.note)
 
         self.canvas = pg.GraphicsLayoutWidget(body)
@@ -250,9 +196,10 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             item.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
         ci.layout.setRowStretchFactor(1, 1)
 
-        scene = self.canvas.scene()
-        scene.sigMouseMoved.connect(self._on_mouse_moved)
-        scene.sigMouseClicked.connect(self._on_mouse_clicked)
+        for name, grid in self.grids.items():
+            grid.image.cellHovered.connect(lambda r, c, name=name: self.hover(name, r, c if c >= 0 else None))
+            grid.image.cellLeft.connect(self._on_cell_left)
+            grid.image.cellClicked.connect(lambda r, c, name=name: self._on_cell_clicked(name, r, c))
         self.listen(self.session.headChanged, self._on_head_changed)
         for g in self.grids.values():
             g.vb.sigResized.connect(lambda *_, g=g: self._refit(g))
@@ -299,12 +246,13 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
         # Outlines: the selected query's row of C and Y, the chosen head's block, the worked column of W^O.
         qi = style.INK["query"]
-        g["c"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, width, 1))
+        g["c"].image.set_outlines({"row_i": Outline(QtCore.QRectF(0, i, width, 1), qi, 2.2)})
         if has_wo:
             c = self.column
-            g["y"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, d_out, 1))
-            g["y"].highlight("cell", style.SELECTED, 2.5, 31).setRect(QtCore.QRectF(c, i, 1, 1))
-            g["w_o"].highlight("col", style.SELECTED, 2.0, 31, dash=True).setRect(QtCore.QRectF(c, 0, 1, width))
+            g["y"].image.set_outlines({"row_i": Outline(QtCore.QRectF(0, i, d_out, 1), qi, 2.2),
+                                       "cell": Outline(QtCore.QRectF(c, i, 1, 1), style.SELECTED, 2.5)})
+            g["w_o"].image.set_outlines({"col": Outline(QtCore.QRectF(c, 0, 1, width), style.SELECTED, 2.0,
+                                                        dashed=True)})
         self._show_chosen()
         for grid in self.grids.values():
             if grid.values is not None and grid.vb.isVisible():
@@ -395,7 +343,6 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if full is None or grid.values is None:
             return
         grid.fit()
-        grid.write_numbers()
         rows, cols = grid.values.shape
         left, top, bottom = grid.margins()
         px_x, px_y = grid.px()
@@ -457,9 +404,8 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         h = self.session.head
         a, b = head_columns(full)[h]
         rows = full.n
-        item = self.grids["c"].highlight("head", style.SELECTED, 3.0, 29)
-        item.setRect(QtCore.QRectF(a, 0, b - a, rows))
-        item.setVisible(full.n_heads > 1)
+        frame = Outline(QtCore.QRectF(a, 0, b - a, rows), style.SELECTED, 3.0) if full.n_heads > 1 else None
+        self.grids["c"].image.set_outlines({"head": frame})
         self.chosen_head = h
 
     def _on_head_changed(self, _head: int) -> None:
@@ -530,7 +476,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
     def theme_changed(self, theme) -> None:
         for g in self.grids.values():
-            g.numbers.scale = theme.font_scale
+            g.image.set_theme_scale(theme.font_scale, theme.line_scale)
             g.labels.scale = theme.font_scale
             f = QtGui.QFont(self._font)
             f.setPointSizeF(TEXT_PT * theme.font_scale)
@@ -549,18 +495,8 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             self._set_columns(full.scenario.w_o is not None, full.concat.shape[1], full.projected.shape[1])
 
     # ----- mouse --------------------------------------------------------------------------------------
-    def hit(self, scene_pos):
-        """(grid name, row, column) under a scene position, or None."""
-        for name, g in self.grids.items():
-            if not g.vb.isVisible():
-                continue
-            cell = g.cell_at(scene_pos)
-            if cell is not None:
-                return name, cell[0], cell[1]
-        return None
-
     def scene_pos_of(self, name: str, r: int, c: int) -> QtCore.QPointF:
-        return self.grids[name].vb.mapViewToScene(QtCore.QPointF(c + 0.5, r + 0.5))
+        return self.grids[name].image.scene_pos_of(r, c)
 
     def hover(self, name: str, r: int, c: int | None) -> None:
         """What the mouse resting on cell (r, c) of grid ``name`` shows."""
@@ -584,24 +520,20 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             self.canvas.setToolTip(f"W^O[{r + 1},{c + 1}] = {style.fmt(full.scenario.w_o[r, c], 2)}: how much "
                                    f"C's column {r + 1} (from head {h + 1}) adds to y{c + 1}")
 
-    def _on_mouse_moved(self, scene_pos) -> None:
-        if self._full is None:
+    def _on_cell_left(self) -> None:
+        """The mouse has left a grid's cells: unless it is on another grid's now, the worked cell is the
+        selected row's again."""
+        if any(g.image.hovered is not None for g in self.grids.values()):
             return
-        hit = self.hit(scene_pos)
-        if hit is None:
-            if self.hover_cell_ic is not None:
-                self.hover_cell_ic = None
-                self.work_cell(self._selection.query, self.column)
-            return
-        self.hover(*hit)
+        if self.hover_cell_ic is not None and self._full is not None:
+            self.hover_cell_ic = None
+            self.work_cell(self._selection.query, self.column)
 
-    def _on_mouse_clicked(self, ev) -> None:
-        if ev.button() != Qt.MouseButton.LeftButton or self._full is None:
+    def _on_cell_clicked(self, name: str, r: int, c: int) -> None:
+        """A cell of C chooses its head and query; of Y or W^O, the column worked out; a name, its query."""
+        if self._full is None or r < 0:
             return
-        hit = self.hit(ev.scenePos())
-        if hit is None:
-            return
-        name, r, c = hit
+        c = c if c >= 0 else None
         if name in ("y", "w_o") and c is not None:
             self.column = c  # the column of Y worked out from now on
         if name == "c" and c is not None:

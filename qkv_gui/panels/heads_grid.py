@@ -1,8 +1,9 @@
 """Heads side by side: every head's attention weights as a small heatmap, one per head.
 
 Each head has its own W^Q, W^K and W^V blocks, so each head spreads its
-attention in its own way. The small heatmaps share one colour scale (0 to 1,
-viridis) and one colour bar. Rows are query tokens (named on the left of
+attention in its own way. The small heatmaps share one colour scale (viridis,
+in the session's colour-scale mode) and one colour bar. Each is a cell-grid
+item (``items.CellGridItem``). Rows are query tokens (named on the left of
 each row of heatmaps), columns are key tokens (named under each heatmap;
 the source sentence's tokens in cross-attention), thinned when crowded.
 The head that every other panel shows is framed in black and titled
@@ -22,12 +23,16 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import explain
 from qkv_engine.scenario import MAX_HEADS
+from qkv_engine.views import colour_levels
 
 from .. import style
-from .attention_heatmap import nice_step, short_token
+from .items import CellGridItem, Outline, nice_step, short_token
+from .items.captions import info_label, note_label, show_texts
+from .items.colour_scale import bar_titles, show_on_bar
 from .turned_axis import TurnableAxis
 from .base import Panel
-from .theming import TextPool, ThemedTextMixin
+from .lazy_axes import set_ticks
+from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
 
@@ -35,16 +40,11 @@ TICK_PT = 8.0
 TITLE_PT = 9.0
 #: Token names on the axes are shortened to this many characters.
 LABEL_CHARS = 8
-#: A cell needs this many pixels (wide, tall) to hold its number; at most this many numbers per head.
-NUMBER_MIN_PX = (30.0, 15.0)
-MAX_NUMBERS = 100
 #: Pixels around the whole picture, between a heatmap's cells and its frame, and the largest cell drawn.
 MARGIN = 4.0
 FRAME_PAD = 4.0
 MAX_CELL_PX = 120.0
 BAR_MIN_PX = 180.0
-MASK_FILL = QtGui.QColor(200, 200, 200, 215)
-MASK_HATCH = QtGui.QColor(95, 95, 95)
 
 
 def grid_shape(count: int, width: float, height: float, aspect=(1, 1), gap: float = 8.0,
@@ -67,46 +67,32 @@ def grid_shape(count: int, width: float, height: float, aspect=(1, 1), gap: floa
     return best
 
 
-def _pen(color, width: float, style_=None) -> QtGui.QPen:
-    pen = QtGui.QPen(QtGui.QColor(color))
-    pen.setWidthF(width)
-    pen.setCosmetic(True)
-    if style_ is not None:
-        pen.setStyle(style_)
-    return pen
+class _HeadTitle(pg.LabelItem):
+    """A head's title; clicking it chooses that head."""
+
+    def __init__(self, h: int, panel: "HeadsGridPanel"):
+        super().__init__("", size=f"{TITLE_PT:g}pt")
+        self.h = h
+        self.panel = panel
+
+    def mouseClickEvent(self, ev):  # noqa: N802 (pyqtgraph naming)
+        if ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self.panel.session.set_head(self.h)
 
 
 class _HeadView:
-    """One head's heatmap: title, view box, image, mask cover, frame, selected cell, numbers, key axis."""
+    """One head's heatmap: title, view box, cell grid (colours, masks, frame, selected cell, numbers), key axis."""
 
-    def __init__(self, h: int, tick_font: QtGui.QFont, number_font: QtGui.QFont, lut):
+    def __init__(self, h: int, panel: "HeadsGridPanel", tick_font: QtGui.QFont):
         self.h = h
-        self.title = pg.LabelItem("", size=f"{TITLE_PT:g}pt")
+        self.title = _HeadTitle(h, panel)
         # The title's width never widens its column: every column of heatmaps gets the same room.
         self.title.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
         self.vb = pg.ViewBox(enableMouse=False, enableMenu=False, invertY=True, defaultPadding=0.0)
         self.vb.setMouseEnabled(False, False)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setLookupTable(lut)
-        self.image.setLevels((0.0, 1.0))
+        self.image = CellGridItem("weights")
         self.vb.addItem(self.image)
-        self.maskFill = QtWidgets.QGraphicsPathItem()
-        self.maskFill.setPen(QtGui.QPen(Qt.PenStyle.NoPen))
-        self.maskFill.setBrush(QtGui.QBrush(MASK_FILL))
-        self.maskHatch = QtWidgets.QGraphicsPathItem()
-        self.maskHatch.setPen(QtGui.QPen(Qt.PenStyle.NoPen))
-        self.maskHatch.setBrush(QtGui.QBrush(MASK_HATCH, Qt.BrushStyle.BDiagPattern))
-        self.frame = QtWidgets.QGraphicsRectItem()
-        self.frame.setBrush(QtGui.QBrush(Qt.BrushStyle.NoBrush))
-        self.cellHalo = QtWidgets.QGraphicsRectItem()
-        self.cellHalo.setPen(_pen("#FFFFFF", 4.0))
-        self.cellOutline = QtWidgets.QGraphicsRectItem()
-        self.cellOutline.setPen(_pen(style.SELECTED, 2.0))
-        for z, item in ((5, self.maskFill), (6, self.maskHatch), (9, self.cellHalo), (10, self.cellOutline),
-                        (11, self.frame)):
-            item.setZValue(z)
-            self.vb.addItem(item, ignoreBounds=True)
-        self.numbers = TextPool(self.vb, font=number_font, z=12)
         self.keyAxis = TurnableAxis("bottom", textPen=style.INK["key"], pen=style.MUTED)
         self.keyAxis.setStyle(tickFont=tick_font, tickLength=-3)
         self.keyAxis.linkToView(self.vb)
@@ -137,10 +123,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
-        self.note = QtWidgets.QLabel(body)
-        self.note.setObjectName("headsNote")
-        self.note.setWordWrap(True)
-        self.note.setStyleSheet("padding: 0 4px;")
+        self.note = note_label(body, "headsNote")
         layout.addWidget(self.note)
 
         # No layout object in the scene: ``_layout`` places every item for the canvas size now, on every
@@ -150,24 +133,18 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.canvas.setMinimumSize(120, 90)
         layout.addWidget(self.canvas, 1)
 
-        self.info = QtWidgets.QLabel(body)
-        self.info.setObjectName("headsInfo")
-        self.info.setWordWrap(True)
-        self.info.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        f = self.info.font()
-        f.setPointSize(8)
-        self.info.setFont(f)
-        self.info.setStyleSheet("color: #333; padding: 0 4px;")
+        self.info = info_label(body, "headsInfo")
         layout.addWidget(self.info)
 
         tick_font = QtGui.QFont()
         tick_font.setPointSizeF(TICK_PT)
         self._tick_font = tick_font
-        number_font = QtGui.QFont()
-        number_font.setPointSizeF(TICK_PT)
-        lut = style.colormap().getLookupTable(nPts=256)
-        self.views = [_HeadView(h, tick_font, number_font, lut) for h in range(MAX_HEADS)]
+        self.views = [_HeadView(h, self, tick_font) for h in range(MAX_HEADS)]
         self.images = [v.image for v in self.views]
+        for v in self.views:
+            v.image.cellHovered.connect(lambda i, j, h=v.h: self.hover_cell(h, i, j))
+            v.image.cellLeft.connect(self._on_cell_left)
+            v.image.cellClicked.connect(lambda i, j, h=v.h: self._on_cell_clicked(h, i, j))
         # Query names: one axis at the left of each row of heatmaps (the rows are the same tokens in every head).
         self.queryAxes = []
         for _ in range(MAX_HEADS):
@@ -177,19 +154,16 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             self.queryAxes.append(axis)
         self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=style.colormap(), interactive=False, width=10,
                                         label="weight", pen=style.FOREGROUND, colorMapMenu=False)
-        self.colorbar.getAxis("right").setStyle(tickFont=tick_font)
-        self.colorbar.setImageItem(self.images)
+        self.colorbar.getAxis("right").setStyle(tickFont=tick_font, hideOverlappingLabels=False)
         self._metrics = QtGui.QFontMetricsF(tick_font)
         for item in (*self.queryAxes, self.colorbar,
                      *(part for v in self.views for part in (v.title, v.vb, v.keyAxis))):
             self.canvas.addItem(item)
             item.hide()
 
-        scene = self.canvas.scene()
-        scene.sigMouseMoved.connect(self._on_mouse_moved)
-        scene.sigMouseClicked.connect(self._on_mouse_clicked)
         self.canvas.sigDeviceRangeChanged.connect(lambda *_: self._relayout())
         self.listen(self.session.headChanged, self._on_head_changed)
+        self.listen(self.session.colourScaleChanged, self._on_change)
 
     # ----- the grid of heatmaps ---------------------------------------------------------------------
     def _room(self) -> dict:
@@ -218,6 +192,12 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             return
         n, m = full.heads[0].n, full.heads[0].n_keys
         rect = self.canvas.viewport().rect()
+        # an edit that changes only numbers leaves the places as they are (placing costs the axes their cache)
+        key = (count, n, m, rect.width(), rect.height(), self.theme.font_scale, tuple(self._col_widths.tolist()),
+               self.queryAxes[0].fixedWidth)
+        if key == getattr(self, "_placed_key", None):
+            return
+        self._placed_key = key
         width, height = float(max(1, rect.width())), float(max(1, rect.height()))
         room = self._room()
         gap, pad = room["gap"], FRAME_PAD
@@ -332,15 +312,17 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         n, m = result.n, result.n_keys
         self._measure(result)
         self._place(count)
+        # one colour scale for every head (the session's mode), on one bar
+        levels = colour_levels(np.stack([full.heads[h].weights for h in range(count)]), self.session.colour_scale)
+        self._levels = levels
+        high = np.broadcast_to(levels.high, (count, n, 1)) if levels.mode == "row" else [levels.high] * count
+        why = result.masked_by if result.masked_by.any() else None  # the same masks in every head
+        cell = Outline(QtCore.QRectF(selection.key, selection.query, 1, 1), style.SELECTED, 2.0, halo=True)
         for h, v in enumerate(self.views[:count]):
-            v.image.setImage(full.heads[h].weights, autoLevels=False, levels=(0.0, 1.0))
-            if v.shape != (n, m):
-                v.shape = (n, m)
-                v.image.setRect(QtCore.QRectF(0, 0, m, n))
-            v.cellHalo.setRect(QtCore.QRectF(selection.key, selection.query, 1, 1))
-            v.cellOutline.setRect(QtCore.QRectF(selection.key, selection.query, 1, 1))
-            v.frame.setRect(QtCore.QRectF(0, 0, m, n))
-        self._update_mask(result, count)
+            v.image.setData(full.heads[h].weights, (0.0, high[h]), masked_by=why)
+            v.image.set_outlines({"cell": cell})
+        show_on_bar(self.colorbar, levels)
+        self._fit_bar_title()
         self._show_chosen()
         self._update_labels()
 
@@ -353,28 +335,22 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
                           "so each one spreads its attention its own way. Click a head to show it in every panel.",
                           f"{count} heads, each with its own W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup>. "
                           "Click one to choose it.")
-        hov = self.hover_cell_hij
-        if hov is not None and hov[0] < count and hov[1] < n and hov[2] < m:
+        hov = next(((v.h, *v.image.hovered) for v in self.views[:count] if v.image.hovered is not None), None)
+        if hov is not None:
             self.hover_cell(*hov)
         else:
             self.hover_cell_hij = None
+            self.hover_text = ""
             self._show_selected_info()
 
-    def _update_mask(self, result, count: int) -> None:
-        blocked = ~result.allowed
-        key = (blocked.shape, blocked.tobytes()) if blocked.any() else (blocked.shape, None)
-        if key != self._mask_key:
-            self._mask_key = key
-            path = QtGui.QPainterPath()
-            for i in np.flatnonzero(blocked.any(axis=1)):
-                row = blocked[i].astype(np.int8)
-                edges = np.flatnonzero(np.diff(np.concatenate(([0], row, [0]))))
-                for a, b in zip(edges[::2], edges[1::2]):
-                    path.addRect(QtCore.QRectF(float(a), float(i), float(b - a), 1.0))
-            self._mask_path = path.simplified() if blocked.any() else path
-            for v in self.views:
-                v.maskFill.setPath(self._mask_path)
-                v.maskHatch.setPath(self._mask_path)
+    def _fit_bar_title(self) -> None:
+        """The colour bar's title for the colour scale: the longest that fits the bar's height."""
+        axis = self.colorbar.getAxis("left")
+        metrics = QtGui.QFontMetricsF(axis.label.font())
+        titles = bar_titles(self._levels)
+        text = next((t for t in titles if metrics.horizontalAdvance(t) + 6 <= self.colorbar.height()), titles[-1])
+        if axis.labelText != text:
+            axis.setLabel(text)
 
     def _show_chosen(self) -> None:
         """Frame and title the chosen head; the others get a thin grey frame."""
@@ -386,12 +362,14 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         room = getattr(self, "_block", None)
         fm = getattr(self, "_title_metrics", None)
         for h, v in enumerate(self.views[:full.n_heads]):
+            n, m = v.image.values.shape
             if h == chosen and full.n_heads > 1:
                 words, color = (f"head {h + 1} · chosen", f"head {h + 1} ✓", f"{h + 1} ✓"), style.SELECTED
-                v.frame.setPen(_pen(style.SELECTED, 4.0))
+                frame = Outline(QtCore.QRectF(0, 0, m, n), style.SELECTED, 4.0)
             else:
                 words, color = (f"head {h + 1}", f"h{h + 1}", f"{h + 1}"), "#555555"
-                v.frame.setPen(_pen(style.MUTED, 1.0))
+                frame = Outline(QtCore.QRectF(0, 0, m, n), style.MUTED, 1.0)
+            v.image.set_outlines({"frame": frame})
             text = words[-1]
             for w in words:  # the longest that fits over its heatmap
                 if room is None or fm is None or fm.horizontalAdvance(w) + 4 <= room[0] + room[1]:
@@ -399,6 +377,9 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
                     break
             if h == chosen and full.n_heads > 1:
                 text = f"<b>{text}</b>"
+            if (text, size, color) == getattr(v.title, "shown", None):
+                continue
+            v.title.shown = (text, size, color)
             v.title.setText(text, size=size, color=color)
             v.title.setMinimumSize(0, 0)  # placed by _place, never pushed wider by its text
         self.chosen_head = chosen
@@ -443,47 +424,20 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.x_tick_labels, self.y_tick_labels = xt, yt
         rows, cols, count = self._grid
         for v in self.views[:count]:
-            v.keyAxis.setTicks([xt, []])
+            set_ticks(v.keyAxis, [xt, []])
         for axis in self.queryAxes[:rows]:
-            axis.setTicks([yt, []])
-        # Numbers in the cells when they fit.
-        number_w = fm.horizontalAdvance("0.00") + 6  # the numbers are written in the names' font
-        fits = (px_x >= max(NUMBER_MIN_PX[0], number_w) and px_y >= max(NUMBER_MIN_PX[1], fm.height())
-                and n * m <= MAX_NUMBERS)
-        self.shown_numbers = 0
-        for h, v in enumerate(self.views[:count]):
-            if not fits:
-                v.numbers.take(0)
-                continue
-            weights, allowed = full.heads[h].weights, full.heads[h].allowed
-            cells = [(i, j) for i in range(n) for j in range(m) if allowed[i, j]]
-            for item, (i, j) in zip(v.numbers.take(len(cells)), cells):
-                w = float(weights[i, j])
-                item.setText(style.fmt(w, 2), color="#FFFFFF" if w < 0.55 else "#111111")
-                item.setPos(j + 0.5, i + 0.5)
-            self.shown_numbers += len(cells)
+            set_ticks(axis, [yt, []])
+
+    @property
+    def shown_numbers(self) -> int:
+        """How many cell numbers the heads write now."""
+        count = 0 if self._grid is None else self._grid[2]
+        return sum(v.image.shown_numbers for v in self.views[:count])
 
     # ----- mouse --------------------------------------------------------------------------------------
-    def cell_at(self, scene_pos) -> tuple | None:
-        """(head, query i, key j) under a scene position, or None; a head's title counts as that head."""
-        full = self._full
-        if full is None or self._grid is None:
-            return None
-        for h, v in enumerate(self.views[:full.n_heads]):
-            if v.title.sceneBoundingRect().contains(scene_pos):
-                return h, None, None
-            if not v.vb.sceneBoundingRect().contains(scene_pos):
-                continue
-            p = v.vb.mapSceneToView(scene_pos)
-            n, m = full.heads[h].n, full.heads[h].n_keys
-            if 0 <= p.x() < m and 0 <= p.y() < n:
-                return h, int(p.y()), int(p.x())
-            return h, None, None
-        return None
-
     def scene_pos_of(self, h: int, i: int, j: int) -> QtCore.QPointF:
         """The scene position of the centre of cell (i, j) of head h."""
-        return self.views[h].vb.mapViewToScene(QtCore.QPointF(j + 0.5, i + 0.5))
+        return self.views[h].image.scene_pos_of(i, j)
 
     def hover_cell(self, h: int, i: int, j: int) -> None:
         """Show head h's weight of cell (i, j), as when the mouse rests on it."""
@@ -508,17 +462,14 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         line = (f"{prefix}: head {h + 1}, <span style='color:{qi}'>query {i + 1} ‘{result.tokens[i]}’</span> → "
                 f"<span style='color:{kj}'>key {j + 1} ‘{result.key_tokens[j]}’</span>: weight "
                 f"<b>{style.fmt(w, 4)}</b>{masked}")
-        legend = "Rows: queries (the token looking). Columns: keys (the token looked at). Colour: weight, 0 to 1."
+        scale = {"absolute": "0 to 1", "auto": "0 to the largest", "row": "each row to its largest"}[self._levels.mode]
+        legend = f"Rows: queries (the token looking). Columns: keys (the token looked at). Colour: weight, {scale}."
         self._info = (f"{line}<br>{legend}", line)
         self.canvas.setToolTip(f"head {h + 1}: {arithmetic}")
         self._apply_texts()
 
     def _apply_texts(self) -> None:
-        narrow = 0 < self.width() < 480
-        for label, attr in ((self.note, "_note"), (self.info, "_info")):
-            texts = getattr(self, attr, None)
-            if texts is not None:
-                label.setText(texts[1] if narrow else texts[0])
+        show_texts(self.width(), ((self.note, getattr(self, "_note", None)), (self.info, getattr(self, "_info", None))))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -528,27 +479,19 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
 
     def theme_changed(self, theme) -> None:
         for v in self.views:
-            v.numbers.scale = theme.font_scale
+            v.image.set_theme_scale(theme.font_scale, theme.line_scale)
         self._measured = None  # the room for the names changes with the text size
 
-    def _on_mouse_moved(self, scene_pos) -> None:
-        hit = self.cell_at(scene_pos)
-        if hit is None or hit[1] is None:
-            if self.hover_cell_hij is not None:
-                self.hover_cell_hij = None
-                self.hover_text = ""
-                self._show_selected_info()
+    def _on_cell_left(self) -> None:
+        """The mouse has left a head's cells: unless it is on another head's now, the info line tells of
+        the selected pair again."""
+        if self.hover_cell_hij is None or any(v.image.hovered is not None for v in self.views):
             return
-        if hit != self.hover_cell_hij:
-            self.hover_cell(*hit)
+        self.hover_cell_hij = None
+        self.hover_text = ""
+        self._show_selected_info()
 
-    def _on_mouse_clicked(self, ev) -> None:
-        if ev.button() != Qt.MouseButton.LeftButton:
-            return
-        hit = self.cell_at(ev.scenePos())
-        if hit is None:
-            return
-        h, i, j = hit
+    def _on_cell_clicked(self, h: int, i: int, j: int) -> None:
+        """A click on a head's cell chooses that head and selects the pair."""
         self.session.set_head(h)
-        if i is not None:
-            self.session.select(query=i, key=j)
+        self.session.select(query=i, key=j)

@@ -9,16 +9,18 @@ tokens carry a strip in their role colour with the token's name (X butter,
 Q lavender, K coral, V mint); the selected query row and key column are
 outlined. Numbers are written in the cells when they fit; otherwise the
 colour alone shows the values (red below zero, blue above; viridis from 0
-to 1 for the weights). Grids are drawn as images, so 512 tokens stay fast.
-Clicking a row or cell selects that query / key.
+to 1 for the weights). Each grid is a cell-grid item (one image), so 512
+tokens stay fast. Clicking a row, its name or a cell selects that query / key.
 
 In cross-attention the keys and values come from the source sentence: a second
 token grid X source (m rows) makes K and V, so K and V have m rows, Kᵀ has m
 columns and the score and weight grids are n × m (n target tokens, m source
-tokens). Masked cells of the weights grid are grey with a dash (weight 0);
-with several heads the grids are the shown head's and a note says which.
+tokens). Masked cells of the weights grid are grey and hatched (weight 0), as in
+every grid; with several heads the grids are the shown head's and a note says which.
 """
 from __future__ import annotations
+
+import html
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -27,27 +29,19 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from .. import style
 from .base import Panel
+from .items import CellGridItem, GridHolder, Outline
 from .masked import no_keys, no_keys_note
 from .theming import TextPool, ThemedTextMixin
 from .fit_view import FitLayoutWidget
 
 Qt = QtCore.Qt
 
-#: A cell needs this many pixels (wide, tall) to hold its number.
-NUMBER_MIN_PX = (30.0, 13.0)
-#: At most this many numbers per grid.
-MAX_NUMBERS = 160
 #: A token name needs this many pixels of strip (wide, tall).
 TOKEN_MIN_PX = (22.0, 11.0)
 #: Font sizes at theme scale 1: grid titles (HTML, so the panel scales them), numbers and names in the grids.
 TITLE_PT = 9.0
 NUMBER_PT = 8.0
 OP_PT = 10.0
-
-#: Negative numbers red, zero white, positive blue (the tables colour negative cells pink too).
-SIGNED_CMAP = pg.ColorMap([0.0, 0.5, 1.0], [(178, 34, 34), (255, 255, 255), (40, 90, 160)])
-SIGNED_LUT = SIGNED_CMAP.getLookupTable(nPts=256)
-WEIGHT_LUT = style.colormap().getLookupTable(nPts=256)
 
 
 def _rgba(color: str) -> np.ndarray:
@@ -62,7 +56,7 @@ def _pen(color: str, width: float) -> QtGui.QPen:
     return pen
 
 
-class MatrixView:
+class MatrixView(GridHolder):
     """One labelled grid: title, values image, token strips, numbers and outlines.
 
     ``rows_role`` / ``cols_role``: the role whose tokens the rows / columns are
@@ -81,7 +75,6 @@ class MatrixView:
         self.tokens = ()
         self.col_tokens = ()
         self.masked = None  # rows x cols bool for the weights grid: cells no query may use
-        self.shown_numbers = 0
         self.shown_tokens = 0
         box = layout.addLayout(row=0, col=col)
         self.box = box
@@ -92,8 +85,10 @@ class MatrixView:
                                       color=style.INK.get(role, style.FOREGROUND))
         self.vb = box.addViewBox(row=1, col=0, lockAspect=False, enableMouse=False, enableMenu=False,
                                  invertY=True, defaultPadding=0.0)
-        self.image = pg.ImageItem(axisOrder="row-major")
-        self.image.setLookupTable(WEIGHT_LUT if weights else SIGNED_LUT)
+        # Negative numbers red, zero white, positive blue (pale under numbers); weights viridis from 0 to 1.
+        self.image = CellGridItem("weights" if weights else "signed")
+        if not weights:
+            self.image.soften = 2.5
         self.vb.addItem(self.image)
         self.rowStrip = pg.ImageItem(axisOrder="row-major")
         self.colStrip = pg.ImageItem(axisOrder="row-major")
@@ -103,19 +98,10 @@ class MatrixView:
         if cols_role:
             self.colStrip.setImage(_rgba(style.FILL[cols_role]), autoLevels=False, levels=(0, 255))
             self.vb.addItem(self.colStrip)
-        self.maskImage = pg.ImageItem(axisOrder="row-major")  # grey over masked cells (weights only)
-        self.maskImage.setZValue(5)
-        self.vb.addItem(self.maskImage)
-        self.frame = QtWidgets.QGraphicsRectItem()
-        self.frame.setPen(_pen(style.MUTED, 1.0))
-        self.frame.setZValue(15)
-        self.vb.addItem(self.frame, ignoreBounds=True)
-        self.highlights: dict = {}
         font = QtGui.QFont()
         font.setPointSizeF(NUMBER_PT)
         self.font = font
         self.metrics = QtGui.QFontMetricsF(font)
-        self.numbers = TextPool(self.vb, font=font)
         self.rowTokens = TextPool(self.vb, font=font)
         self.colTokens = TextPool(self.vb, font=font)
         self._shape = None
@@ -124,8 +110,9 @@ class MatrixView:
     def set_scale(self, scale: float) -> None:
         """Follow the theme: the title's HTML size, new pool items, and the room numbers and names need."""
         self.scale = scale
-        for pool in (self.numbers, self.rowTokens, self.colTokens):
+        for pool in (self.rowTokens, self.colTokens):
             pool.scale = scale
+        self.image.set_theme_scale(scale, self.image.line_scale)
         font = QtGui.QFont(self.font)
         font.setPointSizeF(NUMBER_PT * scale)
         self.metrics = QtGui.QFontMetricsF(font)
@@ -134,14 +121,9 @@ class MatrixView:
             self.titleItem.setMinimumWidth(0)
         self.update_texts()
 
-    def highlight(self, key: str, color: str) -> QtWidgets.QGraphicsRectItem:
-        if key not in self.highlights:
-            item = QtWidgets.QGraphicsRectItem()
-            item.setPen(_pen(color, 2.2))
-            item.setZValue(30)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.highlights[key] = item
-        return self.highlights[key]
+    def highlight(self, key: str, color: str, rect: QtCore.QRectF | None) -> None:
+        """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away."""
+        self.image.set_outlines({key: None if rect is None else Outline(rect, color, 2.2)})
 
     def strip_sizes(self, rows: int, cols: int):
         sw = max(1.0, 0.08 * cols) if self.rows_role else 0.0
@@ -149,32 +131,31 @@ class MatrixView:
         return sw, sh
 
     def set_values(self, values: np.ndarray, tokens: tuple, col_tokens: tuple | None = None,
-                   masked: np.ndarray | None = None) -> None:
-        """``tokens`` name the rows, ``col_tokens`` (default: the same) the columns; ``masked`` cells
-        are covered in grey."""
+                   masked_by: np.ndarray | None = None) -> None:
+        """``tokens`` name the rows, ``col_tokens`` (default: the same) the columns; cells masked
+        (``masked_by``: the reason of each, 0 open) get the mask look."""
         self.values = values
         self.tokens = tokens
         self.col_tokens = tokens if col_tokens is None else col_tokens
         rows, cols = values.shape
-        self.masked = masked if masked is not None and masked.any() else None
-        if self.masked is not None:
-            cover = np.zeros((rows, cols, 4), dtype=np.ubyte)
-            cover[self.masked] = (215, 215, 215, 255)
-            self.maskImage.setImage(cover, autoLevels=False, levels=(0, 255))
-            self.maskImage.setRect(QtCore.QRectF(0, 0, cols, rows))
-        self.maskImage.setVisible(self.masked is not None)
+        self.masked = None if masked_by is None or not masked_by.any() else masked_by != 0
         title = f"<b>{self.symbol}</b>&nbsp;&nbsp;{rows} × {cols}"
         if title != self.titleItem.text:
             self.titleItem.setText(title, size=f"{TITLE_PT * self.scale:g}pt")
             self.titleItem.setMinimumWidth(0)  # let narrow panels squeeze the title rather than clip the grids
-        self.image.setImage(values, autoLevels=False)
-        self.image.setRect(QtCore.QRectF(0, 0, cols, rows))
+        if self.weights:
+            levels = (0.0, 1.0)
+        else:
+            top = float(np.max(np.abs(values))) if values.size else 1.0
+            levels = (-top, top) if top > 0 else (-1.0, 1.0)
+        self.image.setData(values, levels, masked_by=masked_by if self.masked is not None else None)
+        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), style.MUTED, 1.0)})
         sw, sh = self.strip_sizes(rows, cols)
+        self.image.set_header_cells(sw, sh)  # a name in a strip counts as its row or column
         if self.rows_role:
             self.rowStrip.setRect(QtCore.QRectF(-sw, 0, sw, rows))
         if self.cols_role:
             self.colStrip.setRect(QtCore.QRectF(0, -sh, cols, sh))
-        self.frame.setRect(QtCore.QRectF(0, 0, cols, rows))
         if self._shape != (rows, cols):
             self._shape = (rows, cols)
             self.vb.setRange(xRange=(-sw, cols), yRange=(-sh, rows), padding=0.02)
@@ -184,51 +165,11 @@ class MatrixView:
         (x0, x1), (y0, y1) = self.vb.viewRange()
         return self.vb.width() / max(1e-9, x1 - x0), self.vb.height() / max(1e-9, y1 - y0)
 
-    def numbers_fit(self) -> bool:
-        if self.values is None:
-            return False
-        rows, cols = self.values.shape
-        if rows * cols > MAX_NUMBERS:
-            return False
-        px_x, px_y = self._px()
-        fm = self.metrics
-        widest = max((fm.horizontalAdvance(style.fmt(v, 2)) for v in self.values.flat), default=0.0)
-        wide = max(NUMBER_MIN_PX[0], widest + 6)
-        tall = max(NUMBER_MIN_PX[1], fm.height() - 2)
-        return px_x >= wide and px_y >= tall and rows * cols <= MAX_NUMBERS
-
     def update_texts(self) -> None:
-        """Numbers in the cells (and pale colours) when they fit; strong colours when not."""
+        """Token names in the strips (the grid writes its own numbers where they fit)."""
         if self.values is None:
             return
-        values = self.values
-        rows, cols = values.shape
-        fits = self.numbers_fit()
-        if self.weights:
-            self.image.setLevels((0.0, 1.0))
-        else:
-            top = float(np.max(np.abs(values))) if values.size else 1.0
-            top = top if top > 0 else 1.0
-            self.image.setLevels((-2.5 * top, 2.5 * top) if fits else (-top, top))
-        if fits:
-            items = self.numbers.take(rows * cols)
-            for idx, item in enumerate(items):
-                r, c = divmod(idx, cols)
-                v = float(values[r, c])
-                if self.masked is not None and self.masked[r, c]:
-                    item.setText("–", color=style.MUTED)
-                    item.setPos(c + 0.5, r + 0.5)
-                    continue
-                if self.weights:
-                    color = "#FFFFFF" if v < 0.55 else "#111111"
-                else:
-                    color = style.FOREGROUND
-                item.setText(style.fmt(v, 2), color=color)
-                item.setPos(c + 0.5, r + 0.5)
-            self.shown_numbers = rows * cols
-        else:
-            self.numbers.take(0)
-            self.shown_numbers = 0
+        rows, cols = self.values.shape
         # Token names in the strips when there is room; every k-th name when the rows are too thin.
         px_x, px_y = self._px()
         sw, sh = self.strip_sizes(rows, cols)
@@ -269,18 +210,6 @@ class MatrixView:
             self.token_cols = cols_shown
             shown += len(items)
         self.shown_tokens = shown
-
-    def cell_at(self, scene_pos):
-        """(row, column) of the grid under a scene position, or None; a strip counts as its row/column."""
-        if self.values is None or not self.vb.sceneBoundingRect().contains(scene_pos):
-            return None
-        p = self.vb.mapSceneToView(scene_pos)
-        rows, cols = self.values.shape
-        sw, sh = self.strip_sizes(rows, cols)
-        x, y = p.x(), p.y()
-        if not (-sw <= x < cols and -sh <= y < rows):
-            return None
-        return (int(y) if y >= 0 else None), (int(x) if x >= 0 else None)
 
 
 class MatricesPanel(ThemedTextMixin, Panel):
@@ -338,7 +267,10 @@ class MatricesPanel(ThemedTextMixin, Panel):
         self.grids["scores"] = MatrixView(bottom, 3, "scores", "Q K<sup>T</sup>", F, "query", "key")
         self.scaleOp = op(bottom, 4, "softmax<br>→")
         self.grids["weights"] = MatrixView(bottom, 5, "weights", "weights", "weight", "query", "key", weights=True)
-        self.canvas.scene().sigMouseClicked.connect(self._on_click)
+        self._refit_pending = False
+        for name, view in self.grids.items():
+            view.image.cellClicked.connect(lambda r, c, name=name: self._on_cell_clicked(name, r, c))
+            view.vb.sigResized.connect(self._refit_later)
         self._show_source(False)
 
     def _show_source(self, cross: bool) -> None:
@@ -391,24 +323,23 @@ class MatricesPanel(ThemedTextMixin, Panel):
         g["v"].set_values(result.v, ktoks)
         g["kt"].set_values(result.k.T, ktoks)
         g["scores"].set_values(result.scores, toks, ktoks)
-        g["weights"].set_values(result.weights, toks, ktoks, masked=~np.asarray(result.allowed, dtype=bool))
+        g["weights"].set_values(result.weights, toks, ktoks, masked_by=result.masked_by)
 
         i, j = selection.query, selection.key
         qi, kj = style.INK["query"], style.INK["key"]
-        g["x"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, s.d_model, 1))
-        g["x"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_model, 1))
-        g["x"].highlights["row_j"].setVisible(j != i and not cross)
+        g["x"].highlight("row_i", qi, QtCore.QRectF(0, i, s.d_model, 1))
+        g["x"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1) if j != i and not cross else None)
         if cross:
-            g["xs"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_model, 1))
-        g["q"].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, d_k, 1))
-        g["k"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, d_k, 1))
-        g["v"].highlight("row_j", kj).setRect(QtCore.QRectF(0, j, s.d_v, 1))
-        g["kt"].highlight("col_j", kj).setRect(QtCore.QRectF(j, 0, 1, d_k))
+            g["xs"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1))
+        g["q"].highlight("row_i", qi, QtCore.QRectF(0, i, d_k, 1))
+        g["k"].highlight("row_j", kj, QtCore.QRectF(0, j, d_k, 1))
+        g["v"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_v, 1))
+        g["kt"].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, d_k))
         for name in ("scores", "weights"):
-            g[name].highlight("row_i", qi).setRect(QtCore.QRectF(0, i, m, 1))
-            g[name].highlight("col_j", kj).setRect(QtCore.QRectF(j, 0, 1, n))
+            g[name].highlight("row_i", qi, QtCore.QRectF(0, i, m, 1))
+            g[name].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, n))
         self.selected_rects = {
-            name: {key: item.rect() for key, item in view.highlights.items() if item.isVisible()}
+            name: {key: outline.rect for key, outline in view.highlights.items() if key != "frame"}
             for name, view in g.items() if name != "xs" or cross
         }
 
@@ -431,10 +362,10 @@ class MatricesPanel(ThemedTextMixin, Panel):
                 f"weights, {n} × {m}. {made}")
         extra = []
         if g["weights"].masked is not None:
-            extra.append("Grey weights are masked: 0.")
+            extra.append("Grey, hatched weights are masked: 0.")
         if no_keys(result, i):
-            extra.append(_html(no_keys_note(result, i)))
-            short += "<br>" + _html(no_keys_note(result, i))
+            extra.append(html.escape(no_keys_note(result, i), quote=False))
+            short += "<br>" + html.escape(no_keys_note(result, i), quote=False)
         if result.n_heads > 1:
             extra.insert(0, f"Head {result.head + 1} of {result.n_heads}: its own W<sup>Q</sup>, "
                             f"W<sup>K</sup>, W<sup>V</sup>, d_k = {d_k}.")
@@ -443,6 +374,18 @@ class MatricesPanel(ThemedTextMixin, Panel):
             full += " " + " ".join(extra)
         self._chain = (full, short)
         self._apply_texts()
+        self.canvas.refit()
+
+    def _refit_later(self, *_) -> None:
+        """The grids were laid out again: once the layout has settled, scale the picture down if it needs
+        more room than the canvas has (its minimum sizes follow the shapes and names only after a layout
+        pass, so a refit at the time of the edit alone cut V and the weights off at the right)."""
+        if not self._refit_pending:
+            self._refit_pending = True
+            QtCore.QTimer.singleShot(0, self._refit_now)
+
+    def _refit_now(self) -> None:
+        self._refit_pending = False
         self.canvas.refit()
 
     def _apply_texts(self) -> None:
@@ -462,25 +405,16 @@ class MatricesPanel(ThemedTextMixin, Panel):
         for view in self.grids.values():
             view.set_scale(theme.font_scale)
 
-    def _on_click(self, ev) -> None:
-        if ev.button() != Qt.MouseButton.LeftButton:
-            return
-        pos = ev.scenePos()
-        for name, view in self.grids.items():
-            hit = view.cell_at(pos)
-            if hit is None:
-                continue
-            r, c = hit
-            if name in ("x", "q") and r is not None:
-                self.session.select(query=r)
-            elif name in ("xs", "k", "v") and r is not None:
-                self.session.select(key=r)
-            elif name == "kt" and c is not None:
-                self.session.select(key=c)
-            elif name in ("scores", "weights"):
-                self.session.select(query=r, key=c)
-            return
-
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    def _on_cell_clicked(self, name: str, r: int, c: int) -> None:
+        """A row (or its name) of X or Q picks that query; of X source, K or V that key; a column of Kᵀ that
+        key; a cell of the score or weight grid that pair (a name in their strips, that row or column)."""
+        r = None if r < 0 else r
+        c = None if c < 0 else c
+        if name in ("x", "q") and r is not None:
+            self.session.select(query=r)
+        elif name in ("xs", "k", "v") and r is not None:
+            self.session.select(key=r)
+        elif name == "kt" and c is not None:
+            self.session.select(key=c)
+        elif name in ("scores", "weights"):
+            self.session.select(query=r, key=c)

@@ -4,7 +4,7 @@ Written with explicit Python loops over plain lists and ``math`` only: no numpy
 matrix products and nothing taken from ``qkv_engine``. The engine is tested
 against it, so it is kept as close to the textbook equations as possible:
 
-    Q = X W^Q,  K = X W^K,  V = X W^V
+    Q = X W^Q + b^Q,  K = X W^K + b^K,  V = X W^V + b^V   (each bias added to every row)
     S[i][j] = q_i . k_j
     Z[i][j] = S[i][j] / (sqrt(d_k) if scale else 1) / temperature,  -inf where masked
     A = softmax of Z, row by row ("keys") or column by column ("queries")
@@ -83,17 +83,29 @@ class Reference:
     divisor: float
 
 
+def add_bias(rows: list, bias) -> list:
+    """Add ``bias`` (one number per column) to every row, one entry at a time; None adds nothing."""
+    if bias is None:
+        return rows
+    bias = [float(b) for b in bias]
+    out = []
+    for row in rows:
+        assert len(row) == len(bias), "bias length differs from the row"
+        out.append([row[c] + bias[c] for c in range(len(row))])
+    return out
+
+
 def attention(x, w_q, w_k, w_v, *, scale=True, causal=False, temperature=1.0, softmax_over="keys",
-              source=None, padding=(), blocked=()) -> Reference:
+              source=None, padding=(), blocked=(), b_q=None, b_k=None, b_v=None) -> Reference:
     """Every intermediate of attention, computed the slow and obvious way."""
     x = _rows(x)
     kv_rows = x if source is None else _rows(source)
     n = len(x)
     m = len(kv_rows)
     d_k = len(_rows(w_q)[0])
-    q = matmul(x, w_q)  # n x d_k
-    k = matmul(kv_rows, w_k)  # m x d_k
-    v = matmul(kv_rows, w_v)  # m x d_v
+    q = add_bias(matmul(x, w_q), b_q)  # n x d_k
+    k = add_bias(matmul(kv_rows, w_k), b_k)  # m x d_k
+    v = add_bias(matmul(kv_rows, w_v), b_v)  # m x d_v
     d_v = len(_rows(w_v)[0])
 
     divisor = (math.sqrt(d_k) if scale else 1.0) * float(temperature)
@@ -149,14 +161,22 @@ class MultiHeadReference:
     projected: list  # n x d_out
 
 
-def multi_head(x, w_q, w_k, w_v, n_heads: int, w_o=None, **options) -> MultiHeadReference:
-    """Head h uses columns h*d_k .. (h+1)*d_k - 1 of W^Q and W^K (and likewise of W^V with d_v)."""
+def multi_head(x, w_q, w_k, w_v, n_heads: int, w_o=None, b_q=None, b_k=None, b_v=None,
+               **options) -> MultiHeadReference:
+    """Head h uses columns h*d_k .. (h+1)*d_k - 1 of W^Q and W^K (and likewise of W^V with d_v),
+    and the same entries of the biases."""
     d_k = len(_rows(w_q)[0]) // n_heads
     d_v = len(_rows(w_v)[0]) // n_heads
+
+    def part(bias, start, stop):
+        return None if bias is None else [bias[c] for c in range(start, stop)]
+
     heads = []
     for h in range(n_heads):
         heads.append(attention(x, columns(w_q, h * d_k, (h + 1) * d_k), columns(w_k, h * d_k, (h + 1) * d_k),
-                               columns(w_v, h * d_v, (h + 1) * d_v), **options))
+                               columns(w_v, h * d_v, (h + 1) * d_v), b_q=part(b_q, h * d_k, (h + 1) * d_k),
+                               b_k=part(b_k, h * d_k, (h + 1) * d_k), b_v=part(b_v, h * d_v, (h + 1) * d_v),
+                               **options))
     concat = []
     for i in range(len(_rows(x))):
         row = []
@@ -187,6 +207,9 @@ def options_of(scenario) -> dict:
         source=None if scenario.source_x is None else scenario.source_x.tolist(),
         padding=tuple(scenario.padding),
         blocked=tuple(tuple(c) for c in scenario.blocked),
+        b_q=scenario.b_q.tolist(),
+        b_k=scenario.b_k.tolist(),
+        b_v=scenario.b_v.tolist(),
     )
 
 

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from qkv_engine import MAX_ABS, Scenario, ScenarioError, compute, explain, softmax
+from qkv_engine.scenario import MAX_DIM
 
 PROPERTY_SETTINGS = settings(
     max_examples=40,
@@ -184,15 +185,19 @@ def test_no_nan_and_no_infinity_outside_the_mask(s):
 @pytest.mark.parametrize("softmax_over", ["keys", "queries"])
 def test_largest_inputs_at_the_largest_sizes_stay_finite(sign_k, softmax_over):
     # Every entry at the limit, the biggest grids allowed and the smallest
-    # temperature: the worst case for overflow.
-    d = 512
+    # temperature, biases at the limit too: the worst case for overflow.
+    d = MAX_DIM
     full = np.full((d, d), MAX_ABS)
+    bias = np.full(d, MAX_ABS)
     s = Scenario(
         tokens=("a", "b", "c"),
         x=np.array([[MAX_ABS] * d, [-MAX_ABS] * d, [0.5] * d]),
         w_q=full,
         w_k=sign_k * full,
         w_v=full,
+        b_q=bias,
+        b_k=sign_k * bias,
+        b_v=bias,
         temperature=1e-3,
         causal=True,
         softmax_over=softmax_over,

@@ -28,8 +28,13 @@ def engine_files() -> list[Path]:
     return files
 
 
+def module_name(path: Path) -> str:
+    """``qkv_engine/models/model.py`` -> ``qkv_engine.models.model``."""
+    return ".".join(("qkv_engine",) + path.relative_to(engine_dir()).with_suffix("").parts)
+
+
 def test_importing_the_engine_loads_no_qt():
-    modules = ["qkv_engine"] + [f"qkv_engine.{p.stem}" for p in engine_files() if p.stem != "__init__"]
+    modules = ["qkv_engine"] + [module_name(p) for p in engine_files() if p.stem != "__init__"]
     code = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}:\n"
@@ -99,3 +104,31 @@ def test_engine_file_uses_no_syntax_newer_than_the_minimum_python(path):
     except SyntaxError as exc:
         pytest.fail(f"{path.name} line {exc.lineno} needs a Python newer than "
                     f"{minimum[0]}.{minimum[1]}: {exc.msg}: {(exc.text or '').strip()}")
+
+
+def test_opening_and_running_a_model_loads_no_torch_transformers_or_hub():
+    # Trained models are read with safetensors and tokenizers only: never torch (pickles), never the
+    # transformers library, never huggingface_hub (it could reach the network).
+    banned = ("torch", "transformers", "huggingface_hub", "tensorflow", "jax", "scipy") + QT_MODULES
+    model = PROJECT / "tests" / "data" / "tiny-bert"
+    code = (
+        "import json, sys\n"
+        "from qkv_engine.models import load_model\n"
+        f"m = load_model({str(model)!r})\n"
+        "m.head_scenario(m.run('the cat sat'), 1, 1)\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {banned!r})))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=engine_dir().parent, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_importing_the_engine_does_not_load_the_model_libraries():
+    # safetensors and tokenizers are imported when a model is opened, not when the app starts.
+    code = ("import json, sys, qkv_engine, qkv_engine.models\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('safetensors', 'tokenizers'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=engine_dir().parent, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

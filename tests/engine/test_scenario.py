@@ -6,6 +6,7 @@ import pytest
 
 from qkv_engine import MAX_TOKENS, Scenario, ScenarioError, compute, tokenize
 from qkv_engine.randomness import token_embedding, weight_grid
+from qkv_engine.scenario import MAX_DIM
 
 
 def arrays(n=3, d_model=4, d_k=2, d_v=3):
@@ -116,7 +117,7 @@ def test_options_of_the_wrong_type_are_refused():
     with pytest.raises(ScenarioError, match="^spans: "):
         make(spans=((0, 1), (2, 3)))
     with pytest.raises(ScenarioError, match="^d_k: "):
-        make(w_q=np.zeros((4, 513)), w_k=np.zeros((4, 513)))
+        make(w_q=np.zeros((4, MAX_DIM + 1)), w_k=np.zeros((4, MAX_DIM + 1)))
 
 
 def test_tokens_may_be_given_as_a_list():
@@ -198,7 +199,7 @@ def test_a_different_seed_gives_different_numbers():
     assert a != b
 
 
-@pytest.mark.parametrize("dims", [dict(d_model=0), dict(d_k=-1), dict(d_v=513), dict(d_model=2.5), dict(d_k=True)])
+@pytest.mark.parametrize("dims", [dict(d_model=0), dict(d_k=-1), dict(d_v=MAX_DIM + 1), dict(d_model=2.5), dict(d_k=True)])
 def test_from_sentence_refuses_bad_sizes(dims):
     with pytest.raises(ScenarioError, match=rf"^{next(iter(dims))}: "):
         Scenario.from_sentence("hi", **dims)

@@ -58,7 +58,7 @@ def test_file_is_readable_json_with_format_and_version(tmp_path):
     path = tmp_path / "s.qkv.json"
     session_format.save_file(path, sample(), VIEW)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == "qkv-visualizer" and doc["version"] == 2
+    assert doc["format"] == "qkv-visualizer" and doc["version"] == session_format.VERSION == 3
     assert doc["scenario"]["tokens"] == list(sample().tokens)
     assert doc["view"] == VIEW
 
@@ -129,7 +129,7 @@ def test_wrong_format_field():
     refused(with_change(lambda d: d.pop("format")), "not a session", "format")
 
 
-@pytest.mark.parametrize("version", [3, 0, "1", None])
+@pytest.mark.parametrize("version", [4, 0, "1", None])
 def test_unsupported_version(version):
     refused(with_change(lambda d: d.update(version=version)), "version", "not supported")
 

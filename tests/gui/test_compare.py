@@ -109,13 +109,13 @@ def test_click_selects_and_hover_shows_a_b_and_the_difference(window, panel, qtb
     settle()
     assert (s.selection.query, s.selection.key) == (2, 1)
     assert window.panels["heatmapPanel"]._selection.query == 2  # the other panels follow
-    assert panel.outlines["a"].rect() == QtCore.QRectF(1, 2, 1, 1)
+    assert panel.images["a"].outlines["cell"].rect == QtCore.QRectF(1, 2, 1, 1)
 
     pos = panel.scene_pos_of("a", 0, 2)
     QTest.mouseMove(view.viewport(), view.mapFromScene(pos))
     settle()
-    if panel.hover_cell_ij != (0, 2):  # no real mouse events on this platform: send the scene's signal
-        view.scene().sigMouseMoved.emit(pos)
+    if panel.hover_cell_ij != (0, 2):  # no real mouse events on this platform: what the grid does on one
+        panel.images["a"].hover_at(pos)
     assert panel.hover_cell_ij == (0, 2)
     a, b = s.pinned.weights[0, 2], s.result.weights[0, 2]
     d = b - a
@@ -169,3 +169,28 @@ def test_key_names_stand_upright_under_narrow_columns_and_settle(window, panel, 
     panel.canvas.setMinimumWidth(0)
     panel.canvas.setMaximumWidth(16777215)
     assert seen == {True, False}
+
+
+def test_a_and_b_share_the_colour_scale_and_masks_have_their_look(make_panel):
+    from qkv_engine.attention import MASK_CAUSAL
+    from qkv_gui.panels.compare_heatmaps import CompareHeatmapsPanel
+    from qkv_gui.session import Session
+
+    session = Session()
+    session.pin()
+    session.set_option(causal=True)
+    panel = make_panel(CompareHeatmapsPanel, session=session, size=(1000, 700))
+    a, b = session.pinned.weights, session.result.weights
+    top = max(float(a.max()), float(b.max()))
+    assert panel.images["a"].levels == (0.0, pytest.approx(top)) == panel.images["b"].levels
+    assert panel.images["b"].mask_path(MASK_CAUSAL).contains(QtCore.QPointF(2.5, 0.5))
+    assert panel.images["a"].mask_path().isEmpty()  # A was pinned before the causal mask
+    session.set_colour_scale("row")
+    settle()
+    for name, w in (("a", a), ("b", b)):
+        high = np.broadcast_to(panel.images[name].levels[1], w.shape)[:, 0]
+        np.testing.assert_allclose(high, [max(r) for r in w.tolist()])
+    assert panel.weight_bar.getAxis("left").labelText.startswith("weight")
+    # B − A keeps its own diverging scale, centred on 0
+    lo, hi = panel.images["diff"].getLevels()
+    assert lo == pytest.approx(-hi) and hi == pytest.approx(float(np.abs(b - a).max()))

@@ -14,13 +14,15 @@ from qkv_gui import style
 from .conftest import settle
 
 
-def numpy_head(s, h):
+def numpy_head(s, h, causal=False):
     """Head h by hand, from its column slices of W^Q, W^K, W^V: (weights, output)."""
     dk, dv = s.d_k, s.d_v
     q = s.x @ s.w_q[:, h * dk:(h + 1) * dk]
     k = s.key_x @ s.w_k[:, h * dk:(h + 1) * dk]
     v = s.key_x @ s.w_v[:, h * dv:(h + 1) * dv]
     z = q @ k.T / np.sqrt(dk)
+    if causal:
+        z = np.where(np.tril(np.ones(z.shape, dtype=bool)), z, -np.inf)
     e = np.exp(z - z.max(axis=1, keepdims=True))
     w = e / e.sum(axis=1, keepdims=True)
     return w, w @ v
@@ -81,14 +83,16 @@ def test_one_heatmap_per_head_equal_to_numpy_and_hover_shows_the_weight(heads, t
         view = heads.views[h]
         assert view.placed and view.vb.isVisible()
         np.testing.assert_allclose(view.image.image, numpy_head(s, h)[0], atol=1e-12)
-        assert tuple(view.image.levels) == (0.0, 1.0)
+        # one colour scale for all heads: "auto", 0 to the largest weight of any head
+        top = max(float(numpy_head(s, g)[0].max()) for g in range(3))
+        assert view.image.levels == (0.0, pytest.approx(top))
         assert f"head {h + 1}" in view.title.text
     assert not heads.views[3].placed
     assert [t for _, t in heads.x_tick_labels] == list(s.tokens)
     assert [t for _, t in heads.y_tick_labels] == list(s.tokens)
     assert "3 heads" in heads.note.text()
     # hovering a cell shows its weight
-    heads._on_mouse_moved(heads.scene_pos_of(2, 1, 2))
+    heads.views[2].image.hover_at(heads.scene_pos_of(2, 1, 2))
     assert heads.hover_cell_hij == (2, 1, 2)
     assert style.fmt(numpy_head(s, 2)[0][1, 2], 4) in heads.info.text() and "head 3" in heads.info.text()
 
@@ -147,7 +151,7 @@ def test_concat_shows_shapes_the_selected_row_of_y_and_follows_w_o_edits(concat,
     text = concat.detail.text()
     for v in y_np[1]:
         assert style.fmt(v, 2) in text
-    row = concat.grids["y"].highlights["row_i"].rect()
+    row = concat.grids["y"].highlights["row_i"].rect
     assert (row.top(), row.height(), row.width()) == (1.0, 1.0, float(d_out))
     assert concat.grids["w_o"].vb.isVisible()
     # editing a cell of W^O changes Y; hovering a cell of Y works out its sum
@@ -157,7 +161,7 @@ def test_concat_shows_shapes_the_selected_row_of_y_and_follows_w_o_edits(concat,
     assert s.w_o[2, 1] == 3.5
     _c, y_np = numpy_y(s)
     np.testing.assert_allclose(concat.grids["y"].values, y_np, atol=1e-12)
-    concat._on_mouse_moved(concat.scene_pos_of("y", 0, 1))
+    concat.grids["y"].image.hover_at(concat.scene_pos_of("y", 0, 1))
     assert concat.hover_cell_ic == (0, 1)
     ex = projection_cell(session.full_result, 0, 1)
     assert ex.value == pytest.approx(y_np[0, 1])
@@ -168,7 +172,7 @@ def test_clicking_a_block_of_c_chooses_that_head_and_query(concat, three, qtbot)
     s = three.session.scenario
     click(concat, concat.scene_pos_of("c", 2, 2 * s.d_v), qtbot)  # first column of head 3, row 3
     assert three.session.head == 2 and three.session.selection.query == 2
-    rect = concat.grids["c"].highlights["head"].rect()
+    rect = concat.grids["c"].highlights["head"].rect
     assert (rect.left(), rect.width()) == (2.0 * s.d_v, float(s.d_v))
 
 
@@ -217,6 +221,14 @@ def _on_canvas(panel, item) -> QtCore.QRectF:
 def _inside(panel, item) -> bool:
     shown = QtCore.QRectF(panel.canvas.viewport().rect()).adjusted(-1, -1, 1, 1)
     return shown.contains(_on_canvas(panel, item))
+
+
+def _cells_inside(panel, grid) -> bool:
+    """The cells themselves of a cell grid (last column included) are inside the canvas."""
+    n, m = grid.values.shape
+    cells = panel.canvas.mapFromScene(grid.mapRectToScene(QtCore.QRectF(0, 0, m, n))).boundingRect()
+    shown = QtCore.QRectF(panel.canvas.viewport().rect()).adjusted(-1, -1, 1, 1)
+    return shown.contains(QtCore.QRectF(cells))
 
 
 def _staged(cls_name, heads, size=(960, 600), text=None):
@@ -275,7 +287,7 @@ def test_exported_concat_keeps_every_grid_inside_the_figure(qtbot, size):
             grid = panel.grids[key]
             assert grid.vb.isVisible()
             # the cells themselves (last column included), not only the view box
-            assert _inside(panel, grid.image), (key, _on_canvas(panel, grid.image), shown)
+            assert _cells_inside(panel, grid.image), (key, shown)
             assert _inside(panel, grid.vb)
             assert _inside(panel, panel.titles[key]) and _inside(panel, panel.shapes[key])
         for op in panel.ops:
@@ -290,7 +302,7 @@ def test_exported_concat_keeps_every_grid_inside_the_figure(qtbot, size):
 def test_concat_at_8_heads_and_512_tokens_stays_inside(qtbot):
     with _staged("concat", 8, text=" ".join(f"w{i}" for i in range(512))) as panel:
         for key in ("c", "w_o", "y"):
-            assert _inside(panel, panel.grids[key].image)
+            assert _cells_inside(panel, panel.grids[key].image)
         assert panel.grids["c"].shown_numbers == 0
         names = [t for t in panel.grids["c"].shown_labels if t.startswith("w")]
         assert 1 < len(names) < 60  # query names thinned
@@ -336,7 +348,7 @@ def test_heads_in_the_dock_are_equal_and_inside(heads, three):
 
 def test_concat_in_the_dock_is_inside(concat):
     for key in ("c", "w_o", "y"):
-        assert _inside(concat, concat.grids[key].image), key
+        assert _cells_inside(concat, concat.grids[key].image), key
 
 
 def test_exported_heads_stand_key_names_upright_to_name_every_key(qtbot):
@@ -379,3 +391,35 @@ def test_on_a_tall_screen_experiments_stack(three):
         settle()
     assert three.tabifiedDockWidgets(three.experiment_docks["dockHeads"]) == []
     assert three.experiment_docks["dockHeads"].isVisible() and three.experiment_docks["dockScalingLab"].isVisible()
+
+
+def test_every_head_follows_the_colour_scale_and_one_bar_says_which(make_panel):
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.session import Session
+
+    session = Session()
+    session.load_preset("two-heads")
+    session.set_heads(3)
+    panel = make_panel(HeadsGridPanel, session=session, size=(1000, 700))
+    s = session.scenario
+    weights = [numpy_head(s, h)[0] for h in range(3)]
+    top = max(float(w.max()) for w in weights)
+    assert top < 0.9
+    for h in range(3):
+        assert panel.views[h].image.levels == (0.0, pytest.approx(top))  # auto: one scale for every head
+    session.set_option(causal=True)
+    settle()
+    s = session.scenario
+    weights = [numpy_head(s, h, causal=True)[0] for h in range(3)]
+    for h in range(3):
+        assert panel.views[h].image.mask_path().contains(QtCore.QPointF(2.5, 0.5))  # causal: the mask look
+    session.set_colour_scale("row")
+    settle()
+    for h in range(3):
+        high = np.broadcast_to(panel.views[h].image.levels[1], weights[h].shape)[:, 0]
+        np.testing.assert_allclose(high, [max(r) for r in weights[h].tolist()])
+    assert panel.colorbar.getAxis("left").labelText.startswith("weight, ")
+    assert "each row to its largest" in panel.info.text() or "per row" in panel.colorbar.getAxis("left").labelText
+    session.set_colour_scale("absolute")
+    settle()
+    assert all(panel.views[h].image.levels == (0.0, 1.0) for h in range(3))

@@ -62,8 +62,8 @@ def reference_weights(s, blocked=(), padding=(), causal=False):
     return w
 
 
-def covered(item, i, j):
-    return item.path().contains(QtCore.QPointF(j + 0.5, i + 0.5))
+def covered(path, i, j):
+    return path.contains(QtCore.QPointF(j + 0.5, i + 0.5))
 
 
 def test_block_a_cell_and_its_row_renormalises(window, qtbot):
@@ -88,9 +88,9 @@ def test_block_a_cell_and_its_row_renormalises(window, qtbot):
     for i in range(3):
         for j in range(3):
             mine = (i, j) == (1, 2)
-            assert covered(panel.maskFill, i, j) == mine
-            assert covered(panel.maskHatches[MASK_BLOCKED], i, j) == mine
-            assert not covered(panel.maskHatches[MASK_CAUSAL], i, j)
+            assert covered(panel.image.mask_path(), i, j) == mine
+            assert covered(panel.image.mask_path(MASK_BLOCKED), i, j) == mine
+            assert not covered(panel.image.mask_path(MASK_CAUSAL), i, j)
     # how many keys each row still shares its weight over
     assert panel.openKeysShown and panel.plot.getAxis("right").isVisible()
     assert [t for _, t in panel.open_key_labels] == ["3", "2", "3"]
@@ -98,12 +98,12 @@ def test_block_a_cell_and_its_row_renormalises(window, qtbot):
 
     # hovering the blocked cell says why, in words
     result = s.result
-    panel.canvas.scene().sigMouseMoved.emit(panel.scene_pos_of(1, 2))
+    panel.image.hover_at(panel.scene_pos_of(1, 2))
     assert panel.hover_cell_ij == (1, 2)
     assert explain.scaled(result, 1, 2).text in panel.hover_text
     assert "blocked by hand" in panel.hover_text
     assert "blocked by hand" in panel.canvas.toolTip()
-    panel.canvas.scene().sigMouseMoved.emit(panel.scene_pos_of(1, 0))
+    panel.image.hover_at(panel.scene_pos_of(1, 0))
     assert panel.hover_text == explain.weight(result, 1, 0).text
     assert "2 of 3 keys are open" in panel.canvas.toolTip()
 
@@ -111,7 +111,7 @@ def test_block_a_cell_and_its_row_renormalises(window, qtbot):
     s.undo_stack.undo()
     settle(qtbot)
     assert s.scenario.blocked == ()
-    assert panel.maskFill.path().isEmpty() and not panel.openKeysShown
+    assert panel.image.mask_path().isEmpty() and not panel.openKeysShown
     s.undo_stack.redo()
     settle(qtbot)
     click_cell(qtbot, panel, 1, 2)
@@ -130,14 +130,14 @@ def test_padding_marks_a_column_and_clear_removes_it(window, qtbot):
     assert s.scenario.padding == (1,)
     for i in range(3):
         for j in range(3):
-            assert covered(panel.maskHatches[MASK_PADDING], i, j) == (j == 1)
+            assert covered(panel.image.mask_path(MASK_PADDING), i, j) == (j == 1)
     np.testing.assert_allclose(panel.image.image, reference_weights(s.scenario, padding=[1]), atol=1e-12)
     labels = dict(panel.x_tick_labels)
     assert labels[1.5] == f"{tokens[1]} (pad)" and labels[0.5] == tokens[0]
 
     # a click on a key's name marks it too
     pos = panel.scene_pos_of_key_label(2)
-    assert panel.key_label_at(pos) == 2 and panel.cell_at(pos) is None
+    assert panel.key_label_at(pos) == 2 and panel.image.cell_at(pos) is None
     click_at(qtbot, panel, pos)
     assert s.scenario.padding == (1, 2)
     expected = reference_weights(s.scenario, padding=[1, 2])
@@ -147,7 +147,7 @@ def test_padding_marks_a_column_and_clear_removes_it(window, qtbot):
 
     clear = press(qtbot, panel, "maskClear")
     assert s.scenario.padding == () and s.scenario.blocked == ()
-    assert panel.maskFill.path().isEmpty() and not clear.isEnabled()
+    assert panel.image.mask_path().isEmpty() and not clear.isEnabled()
     assert dict(panel.x_tick_labels)[1.5] == tokens[1]
     s.undo_stack.undo()
     settle(qtbot)
@@ -180,10 +180,13 @@ def test_a_row_with_no_key_left(window, qtbot):
     assert note.textItem.toPlainText() == "no key left: weights 0, output 0"
     assert "no key left" in panel.sumNote.text().lower() and s.scenario.tokens[2] in panel.sumNote.text()
     assert [t for _, t in panel.open_key_labels] == ["3", "3", "0"]
-    shown_sums = {item.pos().y(): item.textItem.toPlainText()
-                  for item in panel.rowSumTexts.items if item.isVisible()}
+    # the strip writes its sums; the red cell covers row 2's and says 0 in red on top
+    shown_sums = {i + 0.5: text for i, _j, text in panel.rowSumImage.number_texts() if i != 2}
+    shown_sums.update({item.pos().y(): item.textItem.toPlainText()
+                       for item in panel.rowWarnTexts.items if item.isVisible()})
     assert shown_sums == {0.5: "1.00", 1.5: "1.00", 2.5: "0"}
-    panel.canvas.scene().sigMouseMoved.emit(panel.scene_pos_of(2, 1))
+    assert panel.rowWarn.zValue() > panel.rowSumImage.zValue()
+    panel.image.hover_at(panel.scene_pos_of(2, 1))
     assert "No key is left in this row" in panel.hover_text
     # in the grid the note still fits (shorter if need be) and the picture draws
     window.grid.focus(None)
@@ -207,11 +210,11 @@ def test_causal_button_follows_and_sets_the_option(window, qtbot):
     assert s.scenario.causal and causal.isChecked()
     for i in range(3):
         for j in range(3):
-            assert covered(panel.maskHatches[MASK_CAUSAL], i, j) == (j > i)
+            assert covered(panel.image.mask_path(MASK_CAUSAL), i, j) == (j > i)
     np.testing.assert_allclose(panel.image.image, reference_weights(s.scenario, causal=True), atol=1e-12)
     s.set_option(causal=False)  # elsewhere (the options editor): the button follows
     settle(qtbot)
-    assert not causal.isChecked() and panel.maskFill.path().isEmpty()
+    assert not causal.isChecked() and panel.image.mask_path().isEmpty()
     s.undo_stack.undo()
     settle(qtbot)
     assert s.scenario.causal and causal.isChecked()
@@ -226,7 +229,7 @@ def test_head_shown_in_the_colour_bar_title(window, qtbot):
     panel = heatmap(window)
     s = window.session
     bar = panel.colorbar.getAxis("left")
-    assert bar.labelText == "weight"
+    assert bar.labelText.startswith("weight") and "head" not in bar.labelText
     assert s.set_heads(2)
     s.set_head(1)
     settle(qtbot)
@@ -252,11 +255,11 @@ def test_cross_attention_grid(window, qtbot):
     assert "target" in panel.plot.getAxis("left").labelText
     for i in range(n):
         for j in range(4):
-            assert panel.cell_at(panel.scene_pos_of(i, j)) == (i, j)
+            assert panel.image.cell_at(panel.scene_pos_of(i, j)) == (i, j)
     click_cell(qtbot, panel, 2, 3)
     assert (s.selection.query, s.selection.key) == (2, 3)
-    assert panel.cellOutline.rect() == QtCore.QRectF(3, 2, 1, 1)
-    panel.canvas.scene().sigMouseMoved.emit(panel.scene_pos_of(0, 3))
+    assert panel.image.outlines["cell"].rect == QtCore.QRectF(3, 2, 1, 1)
+    panel.image.hover_at(panel.scene_pos_of(0, 3))
     assert panel.hover_text == explain.weight(result, 0, 3).text
     assert "'dort'" in panel.canvas.toolTip()
 
@@ -309,11 +312,11 @@ def test_cross_attention_any_size(window, qtbot):
         s.clear_masks()
         settle(qtbot)
         assert panel.image.image.shape == (n, m)
-        assert panel.cell_at(panel.scene_pos_of(n - 1, m - 1)) == (n - 1, m - 1)
+        assert panel.image.cell_at(panel.scene_pos_of(n - 1, m - 1)) == (n - 1, m - 1)
         s.toggle_padding(m - 1)
         settle(qtbot)
         assert np.all(np.isfinite(panel.image.image))
-        assert covered(panel.maskFill, n - 1, m - 1)
+        assert covered(panel.image.mask_path(), n - 1, m - 1)
         panel.grab()
 
 
@@ -333,10 +336,10 @@ def test_512_tokens_with_masks(window, qtbot):
     result = s.result
     assert result.rows_without_keys[0] and result.rows_without_keys.sum() == 1
     np.testing.assert_array_equal(panel.image.image, result.weights)
-    assert covered(panel.maskHatches[MASK_CAUSAL], 10, 400)
-    assert covered(panel.maskHatches[MASK_PADDING], 400, 300)
-    assert covered(panel.maskHatches[MASK_BLOCKED], 14, 7)
-    assert not covered(panel.maskFill, 400, 5)
+    assert covered(panel.image.mask_path(MASK_CAUSAL), 10, 400)
+    assert covered(panel.image.mask_path(MASK_PADDING), 400, 300)
+    assert covered(panel.image.mask_path(MASK_BLOCKED), 14, 7)
+    assert not covered(panel.image.mask_path(), 400, 5)
     assert "no key left" in panel.sumNote.text().lower()
     assert 2 <= len(panel.open_key_labels) <= 60
     assert 2 <= len(panel.x_tick_labels) <= 80  # thinned (upright names: every 10th)

@@ -2,10 +2,12 @@
 import time
 
 import numpy as np
+import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
+from qkv_gui.panels.items import short_token
 from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 from tests.gui.conftest import settle
 from .reference import numpy_weights as reference_weights
@@ -50,7 +52,8 @@ def test_image_is_the_weight_grid_after_every_edit(window, qtbot):
         expected = reference_weights(s.scenario)
         assert not np.allclose(before, expected), f"{change} should change the weights"
         np.testing.assert_allclose(panel.image.image, expected, atol=1e-12)
-        assert panel.image.levels is not None and tuple(panel.image.levels) == (0.0, 1.0)
+        # the default colour scale ("auto"): 0 to the largest weight shown
+        assert panel.image.levels == (0.0, pytest.approx(float(expected.max())))
 
 
 def test_row_sums_strip_and_column_mode(window, qtbot):
@@ -74,24 +77,24 @@ def test_row_sums_strip_and_column_mode(window, qtbot):
     window.session.set_option(causal=True)
     settle(qtbot)
     n = window.session.result.n
-    path = panel.maskHatches[MASK_CAUSAL].path()
+    path = panel.image.mask_path(MASK_CAUSAL)
     for i in range(n):
         for j in range(n):
             centre = QtCore.QPointF(j + 0.5, i + 0.5)
             assert path.contains(centre) == (j > i), (i, j)
-            assert panel.maskFill.path().contains(centre) == (j > i), (i, j)
-    assert panel.maskHatches[MASK_PADDING].path().isEmpty() and panel.maskHatches[MASK_BLOCKED].path().isEmpty()
+            assert panel.image.mask_path().contains(centre) == (j > i), (i, j)
+    assert panel.image.mask_path(MASK_PADDING).isEmpty() and panel.image.mask_path(MASK_BLOCKED).isEmpty()
     window.session.set_option(causal=False)
     settle(qtbot)
-    assert panel.maskFill.path().isEmpty()
-    assert all(item.path().isEmpty() for item in panel.maskHatches.values())
+    assert panel.image.mask_path().isEmpty()
+    assert all(panel.image.mask_path(r).isEmpty() for r in (MASK_CAUSAL, MASK_PADDING, MASK_BLOCKED))
 
 
 def test_click_selects_the_pair_everywhere(window, qtbot):
     panel = heatmap(window)
     click_cell(qtbot, panel, 2, 1)
     assert window.session.selection.query == 2 and window.session.selection.key == 1
-    assert panel.cellOutline.rect() == QtCore.QRectF(1, 2, 1, 1)
+    assert panel.image.outlines["cell"].rect == QtCore.QRectF(1, 2, 1, 1)
     tokens = window.session.result.tokens
     summary = window.panels["summaryPanel"]
     assert f"'{tokens[2]}'" in summary.texts["q_caption"].toPlainText()
@@ -100,7 +103,7 @@ def test_click_selects_the_pair_everywhere(window, qtbot):
     n = window.session.result.n
     for i in range(n):
         for j in range(n):
-            assert panel.cell_at(panel.scene_pos_of(i, j)) == (i, j)
+            assert panel.image.cell_at(panel.scene_pos_of(i, j)) == (i, j)
 
     # --- hover shows the softmax arithmetic
     window.grid.focus("heatmapPanel")  # wide: the label shows the whole arithmetic
@@ -109,15 +112,15 @@ def test_click_selects_the_pair_everywhere(window, qtbot):
     view = panel.canvas
     QTest.mouseMove(view.viewport(), view.mapFromScene(panel.scene_pos_of(1, 2)))
     settle(qtbot)
-    if panel.hover_cell_ij != (1, 2):  # no real mouse events on this platform: send the scene's signal
-        view.scene().sigMouseMoved.emit(panel.scene_pos_of(1, 2))
+    if panel.hover_cell_ij != (1, 2):  # no real mouse events on this platform: what the grid does on one
+        panel.image.hover_at(panel.scene_pos_of(1, 2))
     assert panel.hover_cell_ij == (1, 2)
     expected = explain.weight(result, 1, 2).text
     assert panel.hover_text == expected
     assert expected in panel.info.text()
     assert expected in view.toolTip()
     # Leaving the grid shows the selected pair's arithmetic again.
-    view.scene().sigMouseMoved.emit(panel.vb.mapViewToScene(QtCore.QPointF(-10, -10)))
+    panel.image.hover_at(panel.vb.mapViewToScene(QtCore.QPointF(-10, -10)))
     sel = window.session.selection
     assert panel.hover_cell_ij is None
     assert explain.weight(result, sel.query, sel.key).text in panel.info.text()
@@ -130,7 +133,7 @@ def test_numbers_in_cells_only_when_they_fit(window, qtbot):
     result = window.session.result
     n = result.n
     assert panel.shown_numbers == n * n
-    shown = sorted(item.textItem.toPlainText() for item in panel.numbers.items[: panel.shown_numbers])
+    shown = sorted(text for _i, _j, text in panel.image.number_texts())
     assert shown == sorted(f"{w:.2f}" for w in result.weights.ravel())
 
     window.session.set_text(" ".join(f"w{i}" for i in range(512)))
@@ -260,3 +263,129 @@ def test_upright_names_settle_at_every_size(window):
         panel.canvas.setMinimumSize(0, 0)
         panel.canvas.setMaximumSize(16777215, 16777215)
     assert seen == {True, False}  # both ways were met
+
+
+# ----- one panel on its own session --------------------------------------------------------------------
+T20 = ("After a long rainy week the children finally played outside in the warm sun today with all "
+       "their friends and dogs")
+WORDS = T20.split()
+
+
+def heatmap_panel(make_panel, text=None, size=(520, 330), preset="pronoun"):
+    from qkv_engine import presets
+    from qkv_gui.panels.attention_heatmap import HeatmapPanel
+    from qkv_gui.session import Session
+
+    session = Session(presets.load(preset))
+    session.preset_name = preset
+    if text is not None:
+        session.set_text(text)
+    return make_panel(HeatmapPanel, session=session, size=size)
+
+
+def test_colour_scale_chooser_sets_the_levels_and_the_bar_says_which(make_panel):
+    from qkv_engine.explain import fixed
+
+    panel = heatmap_panel(make_panel, T20, size=(1000, 700))
+    s = panel.session
+    w = s.result.weights
+    steps = s.undo_stack.count()
+    button = panel.findChild(QtWidgets.QToolButton, "colourScaleCombo")
+    assert button is not None and button.isVisible() and s.colour_scale == "auto"
+    bar_title = panel.colorbar.getAxis("left")
+    top_tick = max(panel.colorbar.axis._tickLevels[0])[1]
+    assert panel.image.levels == (0.0, pytest.approx(max(max(r) for r in w.tolist())))
+    assert bar_title.labelText == "weight (0 to the largest, auto)" and top_tick == fixed(float(w.max()), 2)
+
+    button.choose("row")
+    settle()
+    assert s.colour_scale == "row" and button.text() == "per row"
+    high = np.broadcast_to(panel.image.levels[1], w.shape)
+    np.testing.assert_allclose(high[:, 0], [max(r) for r in w.tolist()])
+    assert bar_title.labelText == "weight, each row to its largest"
+    assert [t for _, t in panel.colorbar.axis._tickLevels[0]][-1] == "max"
+
+    button.choose("absolute")
+    settle()
+    assert panel.image.levels == (0.0, 1.0) and bar_title.labelText == "weight (0 to 1)"
+    assert s.undo_stack.count() == steps  # a view setting, not an edit
+    assert s.view_state()["colour_scale"] == "absolute"
+
+
+def test_the_info_line_follows_a_selection_made_elsewhere(make_panel):
+    panel = heatmap_panel(make_panel, "the cat sat on the mat", size=(1000, 700))
+    s = panel.session
+    view = panel.canvas
+    QTest.mouseMove(view.viewport(), view.mapFromScene(panel.scene_pos_of(1, 2)))
+    settle()
+    if panel.hover_cell_ij != (1, 2):  # no real mouse events on this platform: what the grid does on one
+        panel.image.hover_at(panel.scene_pos_of(1, 2))
+    assert panel.info.text().startswith("Under the mouse: query 2 'cat' → key 3 'sat'")
+    # the mouse goes to another panel and selects a pair there
+    QtWidgets.QApplication.sendEvent(view, QtCore.QEvent(QtCore.QEvent.Type.Leave))
+    s.select(query=3, key=0)
+    settle()
+    assert panel.hover_cell_ij is None
+    assert panel.info.text().startswith("Selected: query 4 'on' → key 1 'the'")
+    assert explain.weight(s.result, 3, 0).text in panel.info.text()
+    s.select(query=0, key=5)
+    settle()
+    assert panel.info.text().startswith("Selected: query 1 'the' → key 6 'mat'")
+
+
+def test_block_and_padding_modes_go_back_to_select_on_a_new_preset_or_sentence(make_panel):
+    panel = heatmap_panel(make_panel, preset="seed-the-cat-sat", size=(1000, 700))
+    s = panel.session
+    panel.set_mode("padding")
+    click_cell(None, panel, 0, 1)
+    assert s.scenario.padding == (1,) and panel.mode == "padding"  # a mask edit keeps the mode
+    s.load_preset("seed-numpy-demo")  # the same tokens, another preset
+    settle()
+    assert panel.mode == "select" and panel.modeButtons["select"].isChecked()
+    panel.set_mode("block")
+    s.set_text("a new sentence here")
+    settle()
+    assert panel.mode == "select"
+    before = s.scenario.blocked
+    click_cell(None, panel, 1, 2)  # a click now selects, it does not mask
+    assert s.scenario.blocked == before and (s.selection.query, s.selection.key) == (1, 2)
+
+
+def _names_do_not_overlap(panel, labels, px, line):
+    positions = [p for p, t in labels if "sum" not in t]
+    return all((b - a) * px >= line - 0.5 for a, b in zip(positions, positions[1:]))
+
+
+@pytest.mark.parametrize("size, tokens, least", [((520, 330), 20, 7), ((330, 230), 20, 4), ((1000, 700), 20, 20),
+                                                  ((520, 330), 69, 8), ((1000, 700), 69, 34)])
+def test_as_many_token_names_as_fit(make_panel, size, tokens, least):
+    words = (WORDS * 4)[:tokens]
+    panel = heatmap_panel(make_panel, " ".join(words), size=size)
+    settle(rounds=6)
+    n = panel.session.result.n
+    assert n == tokens
+    (x0, x1), (y0, y1) = panel.vb.viewRange()
+    px_y = panel.vb.height() / (y1 - y0)
+    line = panel._metrics.height()
+    queries = [t for _, t in panel.y_tick_labels]
+    assert len(queries) >= least, (len(queries), queries)
+    assert _names_do_not_overlap(panel, panel.y_tick_labels, px_y, line)
+    if least == tokens:
+        assert queries == [short_token(t) for t in words]  # every one, in order
+    assert panel._tick_pt >= 6.5  # never smaller than legible
+
+
+def test_hovering_names_the_query_and_key_left_out(make_panel):
+    words = (WORDS * 4)[:69]
+    panel = heatmap_panel(make_panel, " ".join(words), size=(520, 330))
+    settle(rounds=6)
+    named_rows = {round(p - 0.5) for p, _t in panel.y_tick_labels}
+    i = next(k for k in range(69) if k not in named_rows)
+    j = next(k for k in range(69) if k not in {round(p - 0.5) for p, _t in panel.x_tick_labels})
+    panel.image.hover_at(panel.scene_pos_of(i, j))
+    settle()
+    assert (i + 0.5, short_token(words[i])) in panel.y_tick_labels
+    assert (j + 0.5, short_token(words[j])) in panel.x_tick_labels
+    panel.image.hover_at(panel.vb.mapViewToScene(QtCore.QPointF(-5, -5)))
+    settle()
+    assert (i + 0.5, short_token(words[i])) not in panel.y_tick_labels

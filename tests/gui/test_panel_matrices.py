@@ -2,9 +2,12 @@
 import time
 
 import numpy as np
+import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
+from qkv_gui.panels.items import MAX_NUMBERS
+from qkv_gui.panels.matrices import MatricesPanel
 from tests.gui.conftest import settle
 
 Qt = QtCore.Qt
@@ -48,7 +51,7 @@ def test_numbers_and_token_strips_when_they_fit(window, qtbot):
     sc = window.session.scenario
     weights = panel.grids["weights"]
     assert weights.shown_numbers == sc.n * sc.n
-    written = [item.textItem.toPlainText() for item in weights.numbers.items[: weights.shown_numbers]]
+    written = [text for _i, _j, text in weights.image.number_texts()]
     assert written == [f"{w:.2f}" for w in expected_grids(sc)["weights"].ravel()]
     x = panel.grids["x"]
     assert [item.textItem.toPlainText() for item in x.rowTokens.items[: sc.n]] == list(sc.tokens)
@@ -79,7 +82,7 @@ def test_selection_outlined_and_clicks_select(window, qtbot):
     assert (window.session.selection.query, window.session.selection.key) == (0, 2)
     window.grid.focus(None)  # the heatmap catches up when it is shown again
     settle(qtbot)
-    assert window.panels["heatmapPanel"].cellOutline.rect() == QtCore.QRectF(2, 0, 1, 1)
+    assert window.panels["heatmapPanel"].image.outlines["cell"].rect == QtCore.QRectF(2, 0, 1, 1)
 
 
 def test_512_tokens_as_images(window, qtbot):
@@ -90,11 +93,56 @@ def test_512_tokens_as_images(window, qtbot):
     assert panel.grids["kt"].image.image.shape == (window.session.scenario.d_k, 512)
     for view in panel.grids.values():
         assert view.shown_numbers == 0
-        assert len(view.numbers.items) <= 160
+        assert view.image.drawn_numbers <= MAX_NUMBERS
     start = time.perf_counter()
     panel.show_result(window.session.result, window.session.selection)
     assert time.perf_counter() - start < 0.5
     window.grab()
+
+
+def _cells_on_canvas(panel, view) -> QtCore.QRectF:
+    """Where a grid's cells (all of them, not its view box) are drawn, in the canvas's pixels."""
+    n, m = view.values.shape
+    scene = view.image.mapRectToScene(QtCore.QRectF(0, 0, m, n))
+    return QtCore.QRectF(panel.canvas.mapFromScene(scene).boundingRect())
+
+
+@pytest.mark.parametrize("tokens", [20, 40])
+@pytest.mark.parametrize("size", [(330, 230), (520, 330), (1000, 700)])
+def test_every_grid_is_whole_at_20_and_40_tokens(make_panel, tokens, size):
+    # V and the weights were cut off at the right at 20+ tokens: the picture must fit (scaled down if need be)
+    from qkv_engine import presets
+    from qkv_gui.session import Session
+
+    session = Session(presets.load("pronoun"))
+    session.set_text(" ".join(f"w{i}" for i in range(tokens)))
+    settle()  # the result is there before the panel is (as when a panel is shown after an edit)
+    panel = make_panel(MatricesPanel, session=session, size=size)
+    settle(rounds=6)
+    shown = QtCore.QRectF(panel.canvas.viewport().rect()).adjusted(-1, -1, 1, 1)
+    for name in ("x", "q", "k", "v", "kt", "scores", "weights"):
+        view = panel.grids[name]
+        cells = _cells_on_canvas(panel, view)
+        assert cells.width() > 4 and cells.height() > 4, (name, cells)
+        assert shown.contains(cells), (name, cells, shown)
+    assert panel.grids["weights"].values.shape == (tokens, tokens)
+
+
+def test_masked_weights_have_the_mask_look_and_no_number(make_panel):
+    from qkv_engine import presets
+    from qkv_engine.attention import MASK_CAUSAL
+    from qkv_gui.session import Session
+
+    session = Session(presets.load("seed-the-cat-sat"))
+    session.set_option(causal=True)
+    panel = make_panel(MatricesPanel, session=session, size=(1000, 700))
+    weights = panel.grids["weights"]
+    path = weights.image.mask_path(MASK_CAUSAL)
+    for i in range(3):
+        for j in range(3):
+            assert path.contains(QtCore.QPointF(j + 0.5, i + 0.5)) == (j > i)
+    written = {(i, j) for i, j, _text in weights.image.number_texts()}
+    assert written == {(i, j) for i in range(3) for j in range(3) if j <= i}
 
 
 def test_empty_sentence_shows_hint(window, qtbot):

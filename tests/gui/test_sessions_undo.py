@@ -313,7 +313,7 @@ def test_session_file_from_the_command_line_view_is_kept(window, tmp_path):
     settle()
     assert (window.session.selection.query, window.session.selection.key) == (4, 9)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == "qkv-visualizer" and doc["version"] == 2
+    assert doc["format"] == "qkv-visualizer" and doc["version"] == session_format.VERSION == 3
 
 
 def test_the_lesson_step_is_saved_and_reopened(window, tmp_path):

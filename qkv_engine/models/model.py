@@ -1,0 +1,246 @@
+"""A trained model opened from its folder: tokenize, run every layer and head, step into one head.
+
+    model = load_model("/path/to/all-MiniLM-L6-v2")
+    trace = model.run("The animal didn't cross the street because it was too tired")
+    trace.weights[layer, head]            # n x n attention weights of that head
+    scenario = model.head_scenario(trace, layer, head)
+    compute(scenario)                      # that head's q, k, v, scores, weights, output, as in the trace
+
+Nothing is downloaded and nothing is unpickled. Layers and heads count from 0.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+from ..scenario import Scenario
+from . import forward
+from .architecture import Architecture, architecture, load_weights
+from .checkpoint import TensorFile, model_folder, read_config, weight_files
+from .edits import ModelEdits
+from .tokenizer import load_tokenizer
+
+#: Folder names that say nothing about the model in them.
+_GENERIC = re.compile(r"^(model|models|checkpoint|checkpoints|checkpoint-\d+|weights|snapshot|output|outputs|final|"
+                      r"hf|huggingface|export|[0-9a-f]{40})$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    family: str  # "bert" | "gpt2"
+    name: str  # readable (see model_name)
+    path: Path  # the folder
+    n_layers: int
+    n_heads: int
+    d_model: int
+    d_head: int
+    max_tokens: int  # max_position_embeddings / n_positions
+    causal: bool  # GPT-2: a token sees only itself and the tokens before it
+    config_sha256: str
+    model_type: str = ""  # config.json's model_type: "bert", "distilbert" or "gpt2"
+
+
+def cache_repo_name(folder: Path) -> str | None:
+    """``ORG/NAME`` for a snapshot folder of the Hugging Face cache (models--ORG--NAME/snapshots/REV)."""
+    parts = folder.parts
+    if len(parts) >= 3 and parts[-2] == "snapshots" and parts[-3].startswith("models--"):
+        return "/".join(parts[-3].split("--")[1:]) or None
+    return None
+
+
+def model_name(folder: Path, config: dict) -> str:
+    """A readable name: the Hugging Face cache's repository name; else the folder's own name unless it
+    is a generic one ("model", a hash); else the tail of config.json's ``_name_or_path``; else the folder name.
+    (``_name_or_path`` often names the model a checkpoint was trained from, not the checkpoint itself.)"""
+    repo = cache_repo_name(folder)
+    if repo:
+        return repo
+    if folder.name and not _GENERIC.match(folder.name):
+        return folder.name
+    given = config.get("_name_or_path")
+    if isinstance(given, str) and given.strip():
+        tail = re.split(r"[\\/]", given.strip().rstrip("/\\"))[-1]
+        if tail:
+            return tail
+    return folder.name or str(folder)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class ModelTrace:
+    """Every layer's and head's numbers for one sentence (read-only float32 arrays; counts from 0)."""
+
+    info: ModelInfo
+    text: str
+    tokens: tuple  # as shown ("[CLS]", "the", "##s"; GPT-2's space as "␣")
+    ids: tuple
+    spans: tuple  # (start, end) of each token in text; (0, 0) for [CLS] and [SEP]
+    dropped: int  # tokens past max_tokens, left out
+    edits: ModelEdits
+    attn_input: np.ndarray  # L x n x d: what enters each layer's attention (BERT: hidden state; GPT-2: ln_1 output)
+    q: np.ndarray  # L x H x n x d_head, biases included
+    k: np.ndarray
+    v: np.ndarray
+    context: np.ndarray  # L x H x n x d_head: weights @ v, zero for a knocked-out head
+    scores: np.ndarray  # L x H x n x n: raw q.k, before scaling
+    weights: np.ndarray  # L x H x n x n
+    hidden: np.ndarray  # (L + 1) x n x d, as the transformers library's hidden_states
+    allowed: np.ndarray  # n x n bool: False where the causal mask hides key j from query i
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def n_layers(self) -> int:
+        return self.info.n_layers
+
+    @property
+    def n_heads(self) -> int:
+        return self.info.n_heads
+
+    def knocked_out(self, layer: int, head: int) -> bool:
+        return (layer, head) in self.edits.knocked_out
+
+
+_PART = {"q": 0, "k": 1, "v": 2}
+
+
+class Model:
+    """A checkpoint in memory (float32), its tokenizer and its config."""
+
+    def __init__(self, info: ModelInfo, arch: Architecture, weights, tokenizer):
+        self.info = info
+        self.arch = arch
+        self._weights = weights
+        self._tokenizer = tokenizer
+
+    def __repr__(self) -> str:
+        return f"<Model {self.info.name!r}: {self.info.model_type}, {self.info.n_layers} layers x {self.info.n_heads} heads>"
+
+    # ----- text -------------------------------------------------------------------------------------
+    def tokenize(self, text: str) -> tuple[tuple, tuple, tuple, int]:
+        """(tokens as shown, ids, spans, dropped): see ModelTrace."""
+        return self._tokenizer(text)
+
+    # ----- edits --------------------------------------------------------------------------------------
+    def _check(self, what: str, value: int, size: int, unit: str) -> None:
+        if value >= size:
+            raise ModelError(f"edit: {what} {value + 1} is past the model's {size} {unit}")
+
+    def _layer_edits(self, edits: ModelEdits) -> dict:
+        """ModelEdits in the forward pass's layout: layer -> LayerEdits, checked against the model's sizes."""
+        if not isinstance(edits, ModelEdits):
+            raise ModelError("edits: expected a ModelEdits")
+        a = self.arch
+        d, dh = a.d_model, a.d_head
+        out: dict[int, forward.LayerEdits] = {}
+
+        def at(layer):
+            self._check("layer", layer, a.n_layers, "layers")
+            return out.setdefault(layer, forward.LayerEdits([], [], []))
+
+        for layer, head, name, row, col, value in edits.weights:
+            le = at(layer)
+            self._check("head", head, a.n_heads, "heads")
+            self._check("column", col, dh, "columns of a head")
+            index = _PART[name[-1]] * d + head * dh + col
+            if name.startswith("b_"):
+                le.qkv.append((-1, index, value))
+            else:
+                self._check("row", row, d, "rows")
+                le.qkv.append((row, index, value))
+        for layer, token, dim, value in edits.inputs:
+            le = at(layer)
+            self._check("number", dim, d, "numbers per token")
+            le.inputs.append((token, dim, value))
+        for layer, head in sorted(edits.knocked_out):
+            le = at(layer)
+            self._check("head", head, a.n_heads, "heads")
+            le.knocked.append(head)
+        return out
+
+    # ----- running -----------------------------------------------------------------------------------
+    def run(self, text: str, edits: ModelEdits = ModelEdits()) -> ModelTrace:
+        """The whole model on ``text`` (cut at max_tokens), with ``edits`` applied."""
+        layer_edits = self._layer_edits(edits)
+        tokens, ids, spans, dropped = self.tokenize(text)
+        id_array = np.array(ids, dtype=np.int64)
+        if len(ids) and int(id_array.max()) >= self.arch.vocab_size:
+            raise ModelError(f"the tokenizer gave token number {int(id_array.max())}, but the model has only "
+                             f"{self.arch.vocab_size} tokens: its tokenizer and weights do not match")
+        with np.errstate(over="ignore", invalid="ignore"):
+            f = forward.run(self.arch, self._weights, id_array, layer_edits)
+        if not np.isfinite(f.hidden).all():
+            raise ModelError(f"the model '{self.info.name}' produced numbers too large to compute with "
+                             f"(an edit or the checkpoint's weights overflow float32)")
+        return ModelTrace(
+            info=self.info, text=text, tokens=tokens, ids=ids, spans=spans, dropped=dropped, edits=edits,
+            attn_input=_frozen(f.attn_input), q=_frozen(f.q), k=_frozen(f.k), v=_frozen(f.v),
+            context=_frozen(f.context), scores=_frozen(f.scores), weights=_frozen(f.weights),
+            hidden=_frozen(f.hidden), allowed=_frozen(f.allowed),
+        )
+
+    # ----- one head --------------------------------------------------------------------------------------
+    def _check_head(self, layer: int, head: int) -> None:
+        for what, value, size in (("layer", layer, self.arch.n_layers), ("head", head, self.arch.n_heads)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < size:
+                raise ModelError(f"{what} {value!r}: the model has {size} {what}s (counted from 0 here)")
+
+    def head_weights(self, layer: int, head: int, edits: ModelEdits = ModelEdits()) -> dict:
+        """That head's w_q, w_k, w_v (d_model x d_head) and b_q, b_k, b_v (d_head), float64, edits applied."""
+        self._check_head(layer, head)
+        le = self._layer_edits(edits).get(int(layer))
+        w, b = forward.edited_qkv(self._weights.layers[layer], le)
+        d, dh = self.arch.d_model, self.arch.d_head
+        out = {}
+        for kind, p in _PART.items():
+            cols = slice(p * d + head * dh, p * d + (head + 1) * dh)
+            out["w_" + kind] = np.array(w[:, cols], dtype=np.float64)
+            out["b_" + kind] = np.array(b[cols], dtype=np.float64)
+        return out
+
+    def head_scenario(self, trace: ModelTrace, layer: int, head: int) -> Scenario:
+        """Head ``head`` of layer ``layer`` as a one-head Scenario: the tokens, x = what enters that layer's
+        attention, the head's slices of W^Q, W^K, W^V and its biases (edits applied), GPT-2's causal mask.
+        ``compute`` on it gives the trace's q, k, v, scores and weights for that head, and its output is
+        the trace's context (unless the head is knocked out: then the trace's context is zero)."""
+        if not isinstance(trace, ModelTrace) or trace.info != self.info:
+            raise ModelError("this trace comes from another model: run the sentence again")
+        self._check_head(layer, head)
+        grids = self.head_weights(layer, head, trace.edits)
+        divisor = forward.divisor(self.arch, int(layer))
+        scale = self.arch.scale
+        temperature = divisor / math.sqrt(self.arch.d_head) if scale else divisor
+        return Scenario(
+            tokens=trace.tokens, x=np.asarray(trace.attn_input[layer], dtype=np.float64), **grids,
+            scale=scale, causal=self.arch.causal, temperature=float(temperature),
+            text=trace.text, spans=trace.spans, dropped=trace.dropped,
+        )
+
+
+def load_model(path) -> Model:
+    """Open the model in folder ``path`` (config.json, model.safetensors, tokenizer files).
+    Every problem is a ModelError with one line saying what is wrong and where."""
+    folder = model_folder(path)
+    files = weight_files(folder)  # says what is there instead (a pickle, nothing at all) before anything else
+    config, sha = read_config(folder)
+    arch = architecture(config, folder)
+    tokenizer = load_tokenizer(folder, arch.family, arch.max_tokens)
+    weights = load_weights(arch, TensorFile(files), folder)
+    info = ModelInfo(
+        family=arch.family, name=model_name(folder, config), path=folder, n_layers=arch.n_layers,
+        n_heads=arch.n_heads, d_model=arch.d_model, d_head=arch.d_head, max_tokens=arch.max_tokens,
+        causal=arch.causal, config_sha256=sha, model_type=arch.model_type,
+    )
+    return Model(info, arch, weights, tokenizer)

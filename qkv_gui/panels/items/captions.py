@@ -1,0 +1,41 @@
+"""The two word lines a grid panel has: a note above the picture and the info line under it (what the
+selected pair or the cell under the mouse is), made alike everywhere."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+Qt = QtCore.Qt
+
+#: Narrower than this, a panel shows the short form of its words.
+NARROW_PX = 480
+
+
+def note_label(parent: QtWidgets.QWidget, object_name: str) -> QtWidgets.QLabel:
+    """A word-wrapped note for above the picture."""
+    label = QtWidgets.QLabel(parent)
+    label.setObjectName(object_name)
+    label.setWordWrap(True)
+    label.setStyleSheet("padding: 0 4px;")
+    return label
+
+
+def info_label(parent: QtWidgets.QWidget, object_name: str) -> QtWidgets.QLabel:
+    """The small, selectable info line under the picture."""
+    label = QtWidgets.QLabel(parent)
+    label.setObjectName(object_name)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    font = label.font()
+    font.setPointSize(8)
+    label.setFont(font)
+    label.setStyleSheet("color: #333; padding: 0 4px;")
+    return label
+
+
+def show_texts(width: int, labels_and_texts) -> None:
+    """Give each label its (wide, narrow) text, the narrow one when the panel is ``width`` < NARROW_PX
+    pixels wide; a label whose texts are None keeps what it has."""
+    narrow = 0 < width < NARROW_PX
+    for label, texts in labels_and_texts:
+        if texts is not None:
+            label.setText(texts[1] if narrow else texts[0])
