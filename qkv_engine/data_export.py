@@ -54,13 +54,16 @@ def _dims(prefix: str, d: int) -> list:
 #: Every matrix of the data export, in file order:
 #: stem -> (when it is written, row labels, header of the row labels, column labels, the numbers).
 #: Row and column labels name a kind: "tokens" (the queries' sentence), "keys" (the keys' sentence:
-#: the source in cross-attention), "x" (x1, x2, ...), or a prefix for numbered columns.
+#: the source in cross-attention), "x" (x1, x2, ...), "bias" (one row), or a prefix for numbered columns.
 MATRICES = {
     "x": ("always", "tokens", "token", "x", lambda r, s, f: s.x),
     "x_source": ("cross", "keys", "source token", "x", lambda r, s, f: s.source_x),
     "w_q": ("always", "x", "W^Q", "q", lambda r, s, f: s.w_q),
     "w_k": ("always", "x", "W^K", "k", lambda r, s, f: s.w_k),
     "w_v": ("always", "x", "W^V", "v", lambda r, s, f: s.w_v),
+    "b_q": ("bias", "bias", "b^Q", "q", lambda r, s, f: s.b_q[None, :]),
+    "b_k": ("bias", "bias", "b^K", "k", lambda r, s, f: s.b_k[None, :]),
+    "b_v": ("bias", "bias", "b^V", "v", lambda r, s, f: s.b_v[None, :]),
     "q": ("always", "tokens", "token", "q", lambda r, s, f: r.q),
     "k": ("always", "keys", "key token", "k", lambda r, s, f: r.k),
     "v": ("always", "keys", "key token", "v", lambda r, s, f: r.v),
@@ -72,7 +75,8 @@ MATRICES = {
     "w_o": ("w_o", "joined", "W^O", "y", lambda r, s, f: f.scenario.w_o),
     "projected": ("heads", "tokens", "token", "y", lambda r, s, f: f.projected),
 }
-#: The files every export has (cross-attention adds x_source; heads or W^O add concat, w_o, projected).
+#: The files every export has (cross-attention adds x_source; biases add b_q, b_k, b_v; heads or W^O add
+#: concat, w_o, projected).
 DATA_FILES = tuple(stem for stem, spec in MATRICES.items() if spec[0] == "always")
 
 
@@ -86,18 +90,18 @@ def data_tables(result: AttentionResult, full=None) -> dict:
     s = result.scenario
     whole = None if full is None else full.scenario
     with_heads = whole is not None and (whole.n_heads > 1 or whole.w_o is not None)
-    written = {"always": True, "cross": s.is_cross, "heads": with_heads,
+    written = {"always": True, "cross": s.is_cross, "bias": s.has_bias, "heads": with_heads,
                "w_o": with_heads and whole.w_o is not None}
     joined = [] if whole is None else [f"h{h + 1}.v{c + 1}" for h in range(whole.n_heads) for c in range(whole.d_v)]
     labels = {"tokens": token_labels(result.tokens), "keys": token_labels(result.key_tokens),
-              "x": _dims("x", s.d_model), "joined": joined}
+              "x": _dims("x", s.d_model), "joined": joined, "bias": ["bias"]}
     head = f" (head {result.head + 1})" if result.n_heads > 1 else ""
     tables = {}
     for stem, (when, rows, corner, columns, values) in MATRICES.items():
         if not written[when]:
             continue
         a = np.asarray(values(result, s, full))
-        if stem in ("w_q", "w_k", "w_v"):
+        if stem in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v"):
             corner += head
         names = labels.get(columns) or _dims(columns, a.shape[1])
         tables[stem] = Table([corner] + list(names), list(labels[rows]), a)
@@ -207,8 +211,10 @@ def data_files(result: AttentionResult, selection=None, preset: str | None = Non
 
 
 def write_data(folder, result: AttentionResult, selection=None, preset: str | None = None, full=None) -> list:
-    """Write every file of ``data_files`` into ``folder`` (each atomically); returns their paths."""
+    """Write every file of ``data_files`` into ``folder`` (made if missing; each file atomically); returns
+    their paths."""
     folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, data in data_files(result, selection, preset, full).items():
         session_format.write_atomic(folder / name, data)

@@ -125,7 +125,7 @@ class _Cover(QtWidgets.QLabel):
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
         self.setText("The panels are covered while you work out the hidden number.\n"
-                     "Check your answer to see them again.")
+                     "Give the right answer, or press Show answer, to see them again.")
         self.setStyleSheet(f"background: #F7F7F2; color: {style.MUTED}; font-size: 18px; "
                            "border: 2px dashed #C9BFA3;")
         self.setAutoFillBackground(True)

@@ -90,3 +90,21 @@ def test_an_empty_sentence_still_writes_every_file(tmp_path):
     assert len(written) == len(data_export.DATA_FILES) + 1
     weights = read(tmp_path, "weights")
     assert weights.values.shape == (0, 0) and weights.rows == []
+
+
+def test_biases_are_written_when_there_are_some(tmp_path):
+    scenario = presets.load("seed-the-cat-sat").with_heads(2)
+    assert not {"b_q.csv", "b_k.csv", "b_v.csv"} & {p.name for p in data_export.write_data(tmp_path / "none",
+                                                                                          compute(scenario))}
+    scenario = scenario.with_cell("b_q", 0, 3, 0.5).with_cell("b_v", 0, 1, -0.25)
+    full = compute_heads(scenario)
+    result = full.heads[1]
+    data_export.write_data(tmp_path, result, full=full)
+    x, w_q, b_q, q = (read(tmp_path, stem) for stem in ("x", "w_q", "b_q", "q"))
+    assert b_q.rows == ["bias"] and b_q.header[0] == "b^Q (head 2)"
+    d_k = scenario.d_k
+    np.testing.assert_array_equal(b_q.values[0], scenario.b_q[d_k:2 * d_k])  # head 2's part
+    np.testing.assert_allclose(q.values, x.values @ w_q.values + b_q.values, atol=1e-12)  # the files agree
+    v = read(tmp_path, "v")
+    np.testing.assert_allclose(v.values, x.values @ read(tmp_path, "w_v").values + read(tmp_path, "b_v").values,
+                               atol=1e-12)
