@@ -549,6 +549,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self.maybe_keep_changes():
             event.ignore()
             return
+        if self.lesson.presenter:
+            self.lesson.exit_presenter()  # keep the teacher's layout, not the presenter's (docks hidden)
         self.save_settings()
         self.autosaveTimer.stop()
         self.recovery.close()

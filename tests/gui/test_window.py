@@ -400,6 +400,18 @@ def test_layout_is_remembered_across_a_real_restart(tmp_path):
     assert "PyObjectWrapper" not in (tmp_path / "settings.ini").read_text(encoding="utf-8", errors="replace")
 
 
+def test_closing_in_presenter_mode_keeps_the_teacher_s_layout(make_window):
+    first = make_window()
+    first.lesson.enter_presenter()
+    settle()
+    assert not first.docks["dockSentence"].isVisible()
+    first.close()
+    settle()
+    second = make_window()
+    assert all(dock.isVisible() for dock in second.docks.values())
+    assert second.menuBar().isVisible() and not second.isFullScreen()
+
+
 def test_panel_titles_shorten_instead_of_widening_the_grid(window):
     window.session.set_heads(3)
     settle()
