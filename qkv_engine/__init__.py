@@ -2,41 +2,68 @@
 
     from qkv_engine import Scenario, compute, softmax, presets, explain, ScenarioError
     from qkv_engine import load_model, find_models, ModelEdits, ModelError   # trained models
+
+Everything the app's windows use is named here, so they import from ``qkv_engine`` alone:
+the entry points (``compute``, ``compute_heads``), the result and scenario types, the limits,
+and the modules that turn a result into numbers and words for the pictures (``explain``,
+``views``, ``geometry``, ...), the lesson (``lesson_numbers``), files (``session_format``,
+``data_export``) and trained models (``models``). Submodules keep their own paths too
+(``qkv_engine.explain``).
 """
-from . import explain, geometry, models, presets, session_format
-from .attention import AttentionResult, MultiHeadResult, compute, compute_heads, mask_reasons, softmax
+from . import (compare, data_export, explain, geometry, heads_view, lesson_numbers, mask_view, models, pie_layout,
+               presets, saturation, scaling_lab, session_format, views)
+from .attention import (MASK_BLOCKED, MASK_CAUSAL, MASK_OPEN, MASK_PADDING, AttentionResult, MultiHeadResult, compute,
+                        compute_heads, mask_reasons, softmax)
 from .errors import ModelError, ScenarioError
+from .explain import fixed
 from .models import FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_models, hf_cache_dir, load_model
 from .numbers import MAX_ABS, parse_number
-from .scenario import Scenario
+from .scenario import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario
 from .tokenize import MAX_TOKENS, Token, tokenize
 
 __all__ = [
     "AttentionResult",
     "FoundModel",
+    "MASK_BLOCKED",
+    "MASK_CAUSAL",
+    "MASK_OPEN",
+    "MASK_PADDING",
+    "MAX_ABS",
+    "MAX_HEADS",
+    "MAX_TEMPERATURE",
+    "MAX_TOKENS",
+    "MIN_TEMPERATURE",
     "Model",
     "ModelEdits",
     "ModelError",
     "ModelInfo",
     "ModelTrace",
     "MultiHeadResult",
-    "MAX_ABS",
-    "MAX_TOKENS",
     "Scenario",
     "ScenarioError",
     "Token",
+    "compare",
     "compute",
     "compute_heads",
-    "mask_reasons",
+    "data_export",
     "explain",
     "find_models",
+    "fixed",
     "geometry",
+    "heads_view",
     "hf_cache_dir",
+    "lesson_numbers",
     "load_model",
+    "mask_reasons",
+    "mask_view",
     "models",
     "parse_number",
+    "pie_layout",
     "presets",
+    "saturation",
+    "scaling_lab",
     "session_format",
     "softmax",
     "tokenize",
+    "views",
 ]

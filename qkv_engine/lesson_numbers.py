@@ -296,3 +296,27 @@ def check_answer(text: str, value: float, decimals: int) -> tuple[bool, str]:
     if abs(answer - value) <= tolerance:
         return True, f"Right: it is {shown} (to {decimals} decimals)."
     return False, f"Not quite: you gave {explain.trimmed(answer, decimals + 3)}, the number is {shown}."
+
+
+#: How each kind of hidden number is worked out, in plain words (the first hint after a wrong answer).
+METHOD_HINTS = {
+    "q": "Multiply each number of x by the number beside it in that column of W^Q, then add up the products.",
+    "score": "Multiply q and k number by number (first by first, second by second, ...), then add up the products.",
+    "weight": "Take e to the power of each scaled score it is shared among, then divide this one's by their total.",
+    "output": "Multiply each weight by the matching value number, then add up the products.",
+}
+
+
+def exercise_hint(ex: Exercise, answer: float, tries: int) -> str:
+    """What to say after wrong answer number ``tries`` (1, 2, ...): a hint, never the number itself.
+
+    First how the number is worked out; then also whether the answer is too high or too low;
+    from the third try on, where to look, and that the answer can be shown."""
+    method = METHOD_HINTS[ex.kind]
+    side = "too high" if answer > ex.value else "too low"
+    if tries <= 1:
+        return f"Not quite. Try again. Hint: {method}"
+    if tries == 2:
+        return f"Not yet: your answer is {side}. {method}"
+    return (f"Still not it: your answer is {side}. Check each product and the sum, and give "
+            f"{ex.decimals} decimals. Or press Show answer.")

@@ -15,6 +15,10 @@ import argparse
 import os
 import sys
 
+from .blas import one_thread
+
+one_thread()  # before anything imports numpy
+
 PROG = "qkv-visualizer"
 NO_WINDOW = (
     "cannot open a window here ({reason}). The headless commands still work: "

@@ -1,17 +1,17 @@
 """The Experiments menu: labs that are driven by their own controls, each opened in a dock.
 
-    install_experiments(window)      # adds "Experiments" after "View"; "√d_k lab" opens the dock
-    window.experiment_docks["dockScalingLab"]
+    window.experiments = Experiments(window)     # made by the main window; its menu goes after "View"
+    window.experiments.open("dockScalingLab")    # the √d_k lab's dock, made the first time
+    window.experiments.docks["dockScalingLab"]
 
 The docks are made on first use (a lab costs nothing until it is opened) and
 are not part of the main grid, the View menu's panel list or "Reset layout".
-The main window remembers which docks were open (``open_dock_names``) and
-opens them again at the next start (``reopen_docks``), before Qt puts every
-dock back where it was.
+The main window remembers which docks were open (``open_names``) and opens
+them again at the next start (``reopen``), where the saved layout had them.
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from .panels.compare_heatmaps import CompareHeatmapsPanel
 from .panels.concat_project import ConcatProjectPanel
@@ -71,81 +71,57 @@ def _let_go(dock) -> None:
 QWIDGETSIZE_MAX = (1 << 24) - 1
 
 
-def _menu_after_view(window) -> QtWidgets.QMenu:
-    menu = QtWidgets.QMenu("Experiments", window)
-    menu.setObjectName("experimentsMenu")
-    bar = window.menuBar()
-    view_menu = getattr(window, "viewMenu", None)
-    actions = bar.actions()
-    before = None
-    if view_menu is not None and view_menu.menuAction() in actions:
-        idx = actions.index(view_menu.menuAction())
-        if idx + 1 < len(actions):
-            before = actions[idx + 1]
-    if before is not None:
-        bar.insertMenu(before, menu)
-    else:
-        bar.addMenu(menu)
-    return menu
+class Experiments(QtCore.QObject):
+    """The Experiments menu and the docks it opens, for one main window (``window.experiments``)."""
 
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.docks: dict[str, QtWidgets.QDockWidget] = {}  # dock object name -> dock, once opened
+        self.panels: dict = {}  # panel object name -> panel, once its dock was opened
+        self.menu = QtWidgets.QMenu("Experiments", window)
+        self.menu.setObjectName("experimentsMenu")
+        self.actions: dict[str, QtGui.QAction] = {}
+        for name, (text, _cls, _title) in EXPERIMENTS.items():
+            act = self.menu.addAction(text)
+            act.setObjectName(name.replace("dock", "open", 1))
+            act.triggered.connect(lambda _=False, n=name: self.open(n))
+            self.actions[name] = act
 
-def open_experiment(window, name: str) -> QtWidgets.QDockWidget:
-    """Show the dock ``name`` (made the first time), raised and ready."""
-    dock = window.experiment_docks.get(name)
-    if dock is None:
-        _text, cls, title = EXPERIMENTS[name]
-        dock = QtWidgets.QDockWidget(title, window)
-        dock.setObjectName(name)
-        dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        panel = cls(window.session)
-        dock.setWidget(panel)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
-        restored = window.restoreDockWidget(dock)
-        always = not restored  # ... else on the right, about a third of the window wide
-        window.tab_on_a_short_screen(dock)
-        window.experiment_docks[name] = dock
-        window.experiment_panels[cls.object_name] = panel
-        exporter = getattr(window, "exporter", None)
-        if exporter is not None:
-            exporter.adopt_experiment(cls.object_name, panel)
-    else:
-        always = False
-    dock.show()
-    dock.raise_()
-    _widen(window, dock, always)
-    return dock
+    def open(self, name: str) -> QtWidgets.QDockWidget:
+        """Show the dock ``name`` (made the first time), raised and ready."""
+        window = self.window
+        dock = self.docks.get(name)
+        if dock is None:
+            _text, cls, title = EXPERIMENTS[name]
+            dock = QtWidgets.QDockWidget(title, window)
+            dock.setObjectName(name)
+            dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+            panel = cls(window.session)
+            dock.setWidget(panel)
+            window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
+            restored = window.restoreDockWidget(dock)
+            always = not restored  # ... else on the right, about a third of the window wide
+            window.tab_on_a_short_screen(dock)
+            self.docks[name] = dock
+            self.panels[cls.object_name] = panel
+            window.exporter.adopt_experiment(cls.object_name, panel)
+        else:
+            always = False
+        dock.show()
+        dock.raise_()
+        _widen(window, dock, always)
+        return dock
 
+    def open_names(self) -> list:
+        """Object names of the docks open now (shown, floating, or tabbed behind another dock)."""
+        return [name for name, dock in self.docks.items() if not dock.isHidden()]
 
-def open_dock_names(window) -> list:
-    """Object names of the experiment docks open now (shown, floating, or tabbed behind another dock)."""
-    return [name for name, dock in getattr(window, "experiment_docks", {}).items() if not dock.isHidden()]
-
-
-def reopen_docks(window, names) -> list:
-    """Open the experiment docks ``names`` (as remembered); unknown names are skipped. Returns the docks."""
-    if isinstance(names, str):
-        names = [names]
-    docks = []
-    for name in names or []:
-        if isinstance(name, str) and name in EXPERIMENTS:
-            docks.append(open_experiment(window, name))
-    return docks
-
-
-def install_experiments(window) -> QtWidgets.QMenu:
-    """Give ``window`` the Experiments menu (after View) and its labs."""
-    window.experiment_docks = {}
-    window.experiment_panels = {}
-    menu = _menu_after_view(window)
-    window.experimentsMenu = menu
-    window.experiment_actions = {}
-    for name, (text, _cls, _title) in EXPERIMENTS.items():
-        act = menu.addAction(text)
-        act.setObjectName(name.replace("dock", "open", 1))
-        act.triggered.connect(lambda _=False, n=name: open_experiment(window, n))
-        window.experiment_actions[name] = act
-    window.open_experiment = lambda name: open_experiment(window, name)
-    return menu
+    def reopen(self, names) -> list:
+        """Open the docks ``names`` (as remembered); unknown names are skipped. Returns the docks."""
+        if isinstance(names, str):
+            names = [names]
+        return [self.open(name) for name in names or [] if isinstance(name, str) and name in EXPERIMENTS]

@@ -1,6 +1,7 @@
-"""Figures and numbers for slides: any panel as PNG, SVG or PDF, a PDF deck, and the numbers as CSV + JSON.
+"""Figures for slides: any panel as PNG, SVG or PDF, and a PDF deck.
 
-No menus here (see ``export_actions``) and no argument parsing (see ``headless``).
+No menus here (see ``export_actions``), no argument parsing (see ``headless``), and no numbers
+(the CSV + JSON data export needs no Qt: ``qkv_engine.data_export``).
 
     opts = ExportOptions(width=1920, theme="slide")
     data = render_panel(HeatmapPanel, session, "svg", opts)      # bytes of the file
@@ -8,7 +9,6 @@ No menus here (see ``export_actions``) and no argument parsing (see ``headless``
     export_deck(session, "deck.pdf", opts)                       # title page + one page per panel
     all_panel_classes()                    # the nine lesson panels, then 'scaling-lab' and 'compare'
     default_names(session, open_experiments={"scaling-lab"})    # what "export all" and the deck take
-    export_data(result, folder)                                  # x.csv, w_q.csv, ... and attention.json
 
 How a figure is made: a FRESH instance of the panel class is bound to the
 same session (the panel on screen is left untouched), given the export size
@@ -25,18 +25,13 @@ they are on screen.
 """
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import AttentionResult, session_format
+from qkv_engine import data_export, session_format
 
 from . import style
 
@@ -47,9 +42,8 @@ FIGURE_FORMATS = ("png", "svg", "pdf")
 LOGICAL_SIZE = (960, 600)
 MIN_WIDTH, MAX_WIDTH = 64, 16384
 THEMES = {"slide": style.SLIDE, "screen": style.SCREEN}
-#: The data export: file stem -> (what it holds, rows, columns).
-DATA_FILES = ("x", "w_q", "w_k", "w_v", "q", "k", "v", "scores", "scaled", "weights", "output")
-DATA_JSON = "attention.json"
+#: A deck page's title (points, at theme scale 1).
+PAGE_TITLE_PT = 14.0
 
 
 def short_name(object_name: str) -> str:
@@ -164,55 +158,83 @@ def _prepare_for_vectors(panel: QtWidgets.QWidget, options: ExportOptions) -> No
         button.setVisible(False)
     for bar in panel.findChildren(QtWidgets.QScrollBar):
         bar.setVisible(False)
+    for tabs in panel.findChildren(QtWidgets.QTabBar):
+        tabs.setVisible(False)  # a switch between pictures is for the screen (the mixing panel's grids)
 
 
 class StagedPanel:
-    """A fresh, offscreen panel bound to ``session``; use as a context manager."""
+    """A fresh, offscreen panel bound to ``session``; use as a context manager (it gives the panel).
 
-    def __init__(self, panel_class, session, options: ExportOptions):
+    With ``title`` the panel stands on a page under that title (the deck's pages); ``widget`` is
+    what is drawn: the page, or the panel alone."""
+
+    def __init__(self, panel_class, session, options: ExportOptions, title: str | None = None):
         self.panel_class = panel_class
         self.session = session
         self.options = options
+        self.title = title
         self.panel = None
+        self.widget = None
+        self.title_label: QtWidgets.QLabel | None = None
+
+    def _page(self, panel) -> QtWidgets.QWidget:
+        page = QtWidgets.QWidget()
+        page.setObjectName("exportPage")
+        layout = QtWidgets.QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        label = QtWidgets.QLabel(self.title, page)
+        label.setObjectName("pageTitle")
+        font = label.font()
+        font.setPointSizeF(PAGE_TITLE_PT * min(self.options.style_theme().font_scale, 1.3))
+        font.setBold(True)
+        label.setFont(font)
+        label.setContentsMargins(12, 8, 12, 4)
+        layout.addWidget(label)
+        layout.addWidget(panel, 1)
+        self.title_label = label
+        return page
 
     def __enter__(self):
         style.configure_pyqtgraph()
         panel = self.panel_class(self.session)
-        panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        panel.resize(*self.options.size)
+        widget = panel if self.title is None else self._page(panel)
+        widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        widget.resize(*self.options.size)
         theme = self.options.style_theme()
         if theme != style.SCREEN:
             panel.set_theme(theme)
-        _prepare_for_vectors(panel, self.options)
-        panel.show()
+        _prepare_for_vectors(widget, self.options)
+        widget.show()
         _settle()
-        if panel.size() != QtCore.QSize(*self.options.size):
+        if widget.size() != QtCore.QSize(*self.options.size):
             # A top-level widget with word-wrapped labels can grow to its layout's height-for-width
             # before it has arranged itself for the export size (the lab puts its words beside the
             # charts only once it is wide); set the size again, or the bottom is cut off.
-            panel.resize(*self.options.size)
+            widget.resize(*self.options.size)
             _settle()
         panel.refresh()  # once more at its final size (labels thinned for the real width)
-        _prepare_for_vectors(panel, self.options)  # items made by the refresh
+        _prepare_for_vectors(widget, self.options)  # items made by the refresh
         _settle(2)
-        self.panel = panel
+        self.panel, self.widget = panel, widget
         return panel
 
     def __exit__(self, *exc):
-        panel, self.panel = self.panel, None
+        panel, widget, self.panel, self.widget = self.panel, self.widget, None, None
         if panel is not None:
-            signals = [self.session.resultChanged, self.session.selectionChanged]
-            if getattr(panel, "follows_pinned", False):  # the compare panel listens to pinnedChanged too
-                signals.append(self.session.pinnedChanged)
-            for signal in signals:
-                try:
-                    signal.disconnect(panel._on_change)
-                except (RuntimeError, TypeError):
-                    pass
-            panel.hide()
-            panel.deleteLater()
+            panel.detach()  # deaf to the session from now on, whatever signals it followed
+            widget.hide()
+            widget.deleteLater()
             QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
         return False
+
+
+def page_title(panel_class, session) -> str:
+    """A deck page's title: the panel's title, and which head it shows when there are several."""
+    heads = session.scenario.n_heads
+    if heads > 1 and panel_class in panel_classes().values():
+        return f"{panel_class.title} \u00b7 head {session.head + 1} of {heads}"
+    return panel_class.title
 
 
 def _render_flags(options: ExportOptions):
@@ -382,42 +404,6 @@ def export_panels(session, folder, formats=("png",), names=None, options: Export
 
 
 # ----- the deck ----------------------------------------------------------------------------------------
-def settings_lines(result: AttentionResult, selection=None) -> list:
-    """The scenario's settings in plain words (title page of the deck, JSON export)."""
-    s = result.scenario
-    lines = [
-        f"{s.n} token{'s' if s.n != 1 else ''}; each is a row of d_model = {s.d_model} numbers.",
-        f"Queries and keys have d_k = {s.d_k} numbers, values d_v = {s.d_v}.",
-        "Scores are divided by \u221ad_k." if s.scale else "Scores are not divided by \u221ad_k.",
-    ]
-    if s.temperature != 1.0:
-        lines.append(f"Temperature T = {s.temperature:g} (scores are also divided by T).")
-    if s.is_cross:
-        lines.append(f"Cross-attention: the queries come from this sentence, the keys and values from the "
-                     f"source sentence ({s.n_keys} token{'s' if s.n_keys != 1 else ''}: "
-                     f"{' '.join(s.key_tokens[:12])}{' ...' if s.n_keys > 12 else ''}).")
-    if result.n_heads > 1:
-        lines.append(f"{result.n_heads} heads; these pictures show head {result.head + 1}.")
-    masks = []
-    if s.causal and not s.is_cross:
-        masks.append("causal (each token looks only at itself and earlier tokens)")
-    if s.padding:
-        masks.append("padding (" + ", ".join(f"'{s.key_tokens[p]}'" for p in s.padding[:6])
-                     + (", ..." if len(s.padding) > 6 else "") + ")")
-    if s.blocked:
-        masks.append(f"{len(s.blocked)} cell{'s' if len(s.blocked) != 1 else ''} blocked by hand")
-    lines.append("Masks: " + "; ".join(masks) + "." if masks else "No mask: every token may look at every token.")
-    lines.append("Softmax over each query's row (keys)." if s.softmax_over == "keys"
-                 else "Softmax over each key's column (queries) \u2014 the classic mistake, shown on purpose.")
-    lines.append(f"Random seed {s.seed}.")
-    if selection is not None and s.n and s.n_keys:
-        i, j = selection.query, min(selection.key, s.n_keys - 1)
-        lines.append(f"Selected pair: query {i + 1} '{s.tokens[i]}' \u2192 key {j + 1} '{s.key_tokens[j]}'.")
-    if s.dropped:
-        lines.append(f"{s.dropped} more tokens of the text were left out (the limit).")
-    return lines
-
-
 def _paint_title_page(painter: QtGui.QPainter, result, selection, options: ExportOptions, titles: list,
                       preset_title: str | None) -> None:
     w, h = options.size
@@ -448,13 +434,14 @@ def _paint_title_page(painter: QtGui.QPainter, result, selection, options: Expor
     sentence = s.text if s.text is not None else " ".join(s.tokens)
     block("\u201c" + (sentence if sentence.strip() else "(empty sentence)") + "\u201d", 16 * min(fs, 1.3),
           color=QtGui.QColor(style.INK["x"]), gap=16)
-    block("\n".join(settings_lines(result, selection)), 10 * min(fs, 1.3), gap=16)
+    block("\n".join(data_export.settings_lines(result, selection)), 10 * min(fs, 1.3), gap=16)
     block("\n".join(f"page {n + 2}:  {t}" for n, t in enumerate(titles)), 8.5 * min(fs, 1.2),
           color=QtGui.QColor(style.MUTED))
 
 
 def deck_bytes(session, options: ExportOptions | None = None, names=None, preset_title: str | None = None) -> bytes:
-    """One vector PDF: a title page (sentence, settings), then one page per panel in lesson order."""
+    """One vector PDF: a title page (sentence, settings), then one page per panel in lesson order, each
+    under the panel's title."""
     options = options or ExportOptions()
     classes = all_panel_classes()
     chosen = [classes[n] for n in (names or list(panel_classes()))]
@@ -466,9 +453,10 @@ def deck_bytes(session, options: ExportOptions | None = None, names=None, preset
     _fit(painter, writer, options)
     _paint_title_page(painter, session.result, session.selection, options, [c.title for c in chosen], preset_title)
     for cls in chosen:
-        with StagedPanel(cls, session, options) as panel:
+        staged = StagedPanel(cls, session, options, title=page_title(cls, session))
+        with staged:
             writer.newPage()
-            _paint_panel(panel, painter, options)
+            _paint_panel(staged.widget, painter, options)
     painter.end()
     del writer
     return bytes(buf.data().data())
@@ -477,139 +465,6 @@ def deck_bytes(session, options: ExportOptions | None = None, names=None, preset
 def export_deck(session, path, options: ExportOptions | None = None, names=None,
                 preset_title: str | None = None) -> Path:
     return write_atomic(path, deck_bytes(session, options, names, preset_title))
-
-
-# ----- the numbers ----------------------------------------------------------------------------------------
-def token_labels(tokens) -> list:
-    """Token texts as column headers; a repeated token gets its occurrence: 'dog', 'dog (2)'."""
-    seen: dict = {}
-    labels = []
-    for t in tokens:
-        seen[t] = seen.get(t, 0) + 1
-        labels.append(t if seen[t] == 1 else f"{t} ({seen[t]})")
-    return labels
-
-
-def data_tables(result: AttentionResult, full=None) -> dict:
-    """stem -> (header row, [(row label, values)]) for every matrix of the computation.
-
-    ``result`` is the head the panels show. Keys and values (and the columns of the scores and
-    weights) are labelled with the key tokens: the source sentence's in cross-attention, which
-    also adds ``x_source``. With ``full`` (the MultiHeadResult) and several heads or a W^O, the
-    heads' joined outputs, W^O and the final output are added too.
-    """
-    s = result.scenario
-    toks = token_labels(result.tokens)
-    ktoks = token_labels(result.key_tokens)
-
-    def dims(prefix, d):
-        return [f"{prefix}{c + 1}" for c in range(d)]
-
-    by_token = lambda a: list(zip(toks, np.asarray(a)))  # noqa: E731
-    by_key = lambda a: list(zip(ktoks, np.asarray(a)))  # noqa: E731
-    x_dims = dims("x", s.d_model)
-    head = f" (head {result.head + 1})" if result.n_heads > 1 else ""
-    tables = {
-        "x": (["token"] + x_dims, by_token(s.x)),
-    }
-    if s.is_cross:
-        tables["x_source"] = (["source token"] + x_dims, by_key(s.source_x))
-    tables.update({
-        "w_q": (["W^Q" + head] + dims("q", s.d_k), list(zip(x_dims, s.w_q))),
-        "w_k": (["W^K" + head] + dims("k", s.d_k), list(zip(x_dims, s.w_k))),
-        "w_v": (["W^V" + head] + dims("v", s.d_v), list(zip(x_dims, s.w_v))),
-        "q": (["token"] + dims("q", s.d_k), by_token(result.q)),
-        "k": (["key token"] + dims("k", s.d_k), by_key(result.k)),
-        "v": (["key token"] + dims("v", s.d_v), by_key(result.v)),
-        "scores": (["query \\ key"] + ktoks, by_token(result.scores)),
-        "scaled": (["query \\ key"] + ktoks, by_token(result.scaled)),
-        "weights": (["query \\ key"] + ktoks, by_token(result.weights)),
-        "output": (["token"] + dims("out", s.d_v), by_token(result.output)),
-    })
-    whole = None if full is None else full.scenario
-    if whole is not None and (whole.n_heads > 1 or whole.w_o is not None):
-        joined = [f"h{h + 1}.v{c + 1}" for h in range(whole.n_heads) for c in range(whole.d_v)]
-        ys = dims("y", whole.d_out)
-        tables["concat"] = (["token"] + joined, by_token(full.concat))
-        if whole.w_o is not None:
-            tables["w_o"] = (["W^O"] + ys, list(zip(joined, whole.w_o)))
-        tables["projected"] = (["token"] + ys, by_token(full.projected))
-    return tables
-
-
-def _cell(v: float) -> str:
-    v = float(v)
-    if math.isinf(v):
-        return "-inf" if v < 0 else "inf"
-    return repr(v)
-
-
-def csv_text(header, rows) -> str:
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(header)
-    for label, values in rows:
-        w.writerow([label] + [_cell(v) for v in values])
-    return out.getvalue()
-
-
-def _json_matrix(a) -> list:
-    return [[None if math.isinf(float(v)) else float(v) for v in row] for row in np.asarray(a)]
-
-
-def data_json(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> str:
-    """Every matrix in one JSON document (masked scaled scores are null), plus the session to reopen it.
-
-    ``full`` (the MultiHeadResult) gives the whole scenario for the session entry; without it the
-    shown head's own scenario is written."""
-    s = result.scenario
-    whole = s if full is None else full.scenario
-    view = {"preset": preset, "head": result.head}
-    if selection is not None:
-        view.update(query=selection.query, key=selection.key)
-    matrices = {name: _json_matrix(table) for name, table in (
-        ("x", s.x), ("w_q", s.w_q), ("w_k", s.w_k), ("w_v", s.w_v), ("q", result.q), ("k", result.k),
-        ("v", result.v), ("scores", result.scores), ("scaled", result.scaled), ("weights", result.weights),
-        ("output", result.output))}
-    if s.is_cross:
-        matrices["x_source"] = _json_matrix(s.source_x)
-    if full is not None and (whole.n_heads > 1 or whole.w_o is not None):
-        matrices["concat"] = _json_matrix(full.concat)
-        matrices["projected"] = _json_matrix(full.projected)
-        if whole.w_o is not None:
-            matrices["w_o"] = _json_matrix(whole.w_o)
-    doc = {
-        "format": "qkv-visualizer-data",
-        "version": 1,
-        "tokens": list(s.tokens),
-        "labels": token_labels(s.tokens),
-        "key_tokens": list(s.key_tokens),
-        "key_labels": token_labels(s.key_tokens),
-        "settings": {"d_model": s.d_model, "d_k": s.d_k, "d_v": s.d_v, "scale": s.scale, "causal": s.causal,
-                     "temperature": s.temperature, "softmax_over": s.softmax_over, "seed": s.seed,
-                     "divisor": result.divisor, "head": result.head, "n_heads": result.n_heads,
-                     "cross_attention": s.is_cross, "padding": list(s.padding),
-                     "blocked": [list(c) for c in s.blocked]},
-        "about": settings_lines(result, selection),
-        "matrices": matrices,
-        "masked_note": "In 'scaled', null marks a pair a mask blocks (minus infinity): causal, padding or "
-                       "blocked by hand. A row whose keys are all masked has weights 0 and output 0.",
-        "session": session_format.to_dict(whole, view),
-    }
-    return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
-
-
-def data_files(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> dict:
-    """file name -> bytes for the data export."""
-    files = {f"{stem}.csv": csv_text(*table).encode("utf-8") for stem, table in data_tables(result, full).items()}
-    files[DATA_JSON] = data_json(result, selection, preset, full).encode("utf-8")
-    return files
-
-
-def export_data(result: AttentionResult, folder, selection=None, preset: str | None = None, full=None) -> list:
-    folder = Path(folder)
-    return [write_atomic(folder / name, data)
-            for name, data in data_files(result, selection, preset, full).items()]
 
 
 def with_options(options: ExportOptions, **changes) -> ExportOptions:

@@ -1,8 +1,8 @@
 """The export menu, the panels' context menus, Ctrl+E, "Copy figure" and the export options dialog.
 
-    install_export_actions(window)      # once, at the end of MainWindow.__init__
+    window.exporter = ExportController(window)   # made by the main window, which puts .menu in File
 
-Adds to the File menu an "Export" submenu:
+The "Export" submenu:
     Export panel…            Ctrl+E        the focused (shown alone) or last-clicked panel, as PNG, SVG or PDF
     Export all panels…                     every panel into a folder, one file per panel
     Export deck (PDF)…                     one vector PDF: a title page, then one page per panel in lesson order
@@ -24,6 +24,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
+
+from qkv_engine import data_export, presets
 
 from . import export
 
@@ -154,8 +156,35 @@ class ExportController(QtCore.QObject):
         super().__init__(window)
         self.window = window
         self.last_panel: str | None = None
-        self.actions: dict = {}
+        self.actions: dict[str, QtGui.QAction] = {}
         self._owner: dict = {}
+        self.menu = QtWidgets.QMenu("E&xport", window)  # the main window puts it in its File menu
+        self.menu.setObjectName("exportMenu")
+        specs = [
+            ("panel", "Export &panel\u2026", "Ctrl+E", lambda: self.export_panel()),
+            ("all", "Export &all panels\u2026", None, lambda: self.export_all()),
+            ("deck", "Export &deck (PDF)\u2026", None, lambda: self.export_deck()),
+            ("data", "Export d&ata (CSV + JSON)\u2026", None, lambda: self.export_data()),
+            ("copy", "&Copy figure", "Ctrl+Shift+C", lambda: self.copy_figure()),
+            ("options", "Export &options\u2026", None, lambda: self.edit_options()),
+        ]
+        for key, text, shortcut, slot in specs:
+            if key in ("copy", "options"):
+                self.menu.addSeparator()
+            act = QtGui.QAction(text, window)
+            act.setObjectName(f"export_{key}")
+            if shortcut:
+                act.setShortcut(QtGui.QKeySequence(shortcut))
+            act.triggered.connect(lambda _=False, s=slot: s())
+            self.menu.addAction(act)
+            window.addAction(act)  # shortcuts work even with the menu bar hidden (full screen)
+            self.actions[key] = act
+        self.actions["panel"].setToolTip("Export the panel shown alone, or the one you clicked last")
+        for name, frame in window.grid.frames.items():
+            frame.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            frame.customContextMenuRequested.connect(lambda pos, f=frame: self._show_frame_menu(f, pos))
+            _replace_pyqtgraph_export(self, name, window.panels[name])
+        self.watch_clicks()
 
     # ----- which panel --------------------------------------------------------------------------
     def current_panel(self) -> str:
@@ -174,7 +203,7 @@ class ExportController(QtCore.QObject):
         return next(iter(grid.frames))
 
     def _experiment_panels(self) -> dict:
-        return getattr(self.window, "experiment_panels", {})
+        return self.window.experiments.panels
 
     def panel(self, object_name: str):
         """The panel on screen: one of the nine, or an experiment (made when its dock was opened)."""
@@ -309,8 +338,6 @@ class ExportController(QtCore.QObject):
             path = path.with_name(path.name + ".pdf")
         session = self.window.session
         preset = session.preset_name
-        from qkv_engine import presets
-
         title = presets.get(preset).title if preset in presets.names() else None
         try:
             written = export.export_deck(session, path, opts, names=self.export_names(), preset_title=title)
@@ -328,7 +355,7 @@ class ExportController(QtCore.QObject):
         folder = Path(folder)
         s = self.window.session
         try:
-            written = export.export_data(s.result, folder, s.selection, s.preset_name, s.full_result)
+            written = data_export.write_data(folder, s.result, s.selection, s.preset_name, s.full_result)
         except OSError as exc:
             self._fail(f"write the numbers into {folder}", exc)
             return []
@@ -391,59 +418,3 @@ def _replace_pyqtgraph_export(controller: ExportController, name: str, panel) ->
         copy = QtGui.QAction("Copy figure", scene)
         copy.triggered.connect(lambda _=False, n=name: controller.copy_figure(n))
         scene.contextMenu = [act, copy]
-
-
-def install_export_actions(window) -> ExportController:
-    """Add the export menu, context menus and shortcuts to ``window``; returns the controller."""
-    c = ExportController(window)
-    window.exporter = c
-    menu = QtWidgets.QMenu("E&xport", window)
-    menu.setObjectName("exportMenu")
-    specs = [
-        ("panel", "Export &panel\u2026", "Ctrl+E", lambda: c.export_panel()),
-        ("all", "Export &all panels\u2026", None, lambda: c.export_all()),
-        ("deck", "Export &deck (PDF)\u2026", None, lambda: c.export_deck()),
-        ("data", "Export d&ata (CSV + JSON)\u2026", None, lambda: c.export_data()),
-        ("copy", "&Copy figure", "Ctrl+Shift+C", lambda: c.copy_figure()),
-        ("options", "Export &options\u2026", None, c.edit_options),
-    ]
-    for key, text, shortcut, slot in specs:
-        if key in ("copy", "options"):
-            menu.addSeparator()
-        act = QtGui.QAction(text, window)
-        act.setObjectName(f"export_{key}")
-        if shortcut:
-            act.setShortcut(QtGui.QKeySequence(shortcut))
-        act.triggered.connect(lambda _=False, s=slot: s())
-        menu.addAction(act)
-        window.addAction(act)  # shortcuts work even with the menu bar hidden (full screen)
-        c.actions[key] = act
-    c.actions["panel"].setToolTip("Export the panel shown alone, or the one you clicked last")
-
-    # Into the File menu, just before Quit.
-    # (Use the window's own reference: a QMenu wrapper fetched with QAction.menu() owns its menu in
-    # PySide6 before 6.10 and deletes it when garbage-collected.)
-    file_menu = getattr(window, "fileMenu", None)
-    if file_menu is not None:
-        actions = file_menu.actions()
-        quit_act = next((a for a in actions if a.shortcut() == QtGui.QKeySequence(QtGui.QKeySequence.StandardKey.Quit)),
-                        None)
-        before = quit_act
-        if quit_act is not None:
-            idx = actions.index(quit_act)
-            if idx > 0 and actions[idx - 1].isSeparator():
-                before = actions[idx - 1]
-        sub = file_menu.insertMenu(before, menu) if before is not None else file_menu.addMenu(menu)
-        if before is not None:
-            file_menu.insertSeparator(before)
-        c.fileMenuAction = sub
-    else:
-        window.menuBar().addMenu(menu)
-    c.menu = menu
-
-    for name, frame in window.grid.frames.items():
-        frame.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        frame.customContextMenuRequested.connect(lambda pos, f=frame: c._show_frame_menu(f, pos))
-        _replace_pyqtgraph_export(c, name, window.panels[name])
-    c.watch_clicks()
-    return c

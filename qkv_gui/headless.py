@@ -24,6 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .blas import one_thread
+
+one_thread()  # before anything imports numpy
+
 PROG = "qkv-visualizer export"
 FORMATS = ("png", "svg", "pdf", "csv", "deck")
 DEFAULT_FORMATS = "png,svg,pdf"
@@ -176,7 +180,7 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
     global _APP
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0] if sys.argv else PROG])
     _APP = app  # keep the application alive until the process ends
-    from qkv_engine import presets
+    from qkv_engine import data_export, presets
 
     from . import export, style
     from .session import Session
@@ -200,7 +204,8 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
             (staging / "deck.pdf").write_bytes(export.deck_bytes(session, options, names, title))
             written.append("deck.pdf")
         if "csv" in args.formats:
-            for fname, data in export.data_files(session.result, session.selection, args.preset, session.full_result).items():
+            files = data_export.data_files(session.result, session.selection, args.preset, session.full_result)
+            for fname, data in files.items():
                 (staging / fname).write_bytes(data)
                 written.append(fname)
     finally:

@@ -14,25 +14,22 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from qkv_engine import ScenarioError, presets, session_format
 
 from . import style
-from .export_actions import install_export_actions
-from .experiments import install_experiments, open_dock_names, reopen_docks
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
-from .lesson import install_lesson
+from .experiments import Experiments
+from .export_actions import ExportController
+from .lesson import LessonController
 from .panel_grid import PanelGrid
 from .panels import PANEL_CLASSES
+from .recovery import Recovery, default_folder
 from .session import Session
 
 Qt = QtCore.Qt
-SETTINGS_VERSION = 1
+#: The layout kept in the settings file. 2: the grid's splitters as text (version 1 kept them as pickled
+#: Python objects, which are never read back).
+SETTINGS_VERSION = 2
 MAX_RECENT = 8
 AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
-
-
-def recovery_path() -> Path:
-    """Where unsaved work is kept every few seconds, in the user's data folder."""
-    folder = QtCore.QStandardPaths.writableLocation(QtCore.QStandardPaths.StandardLocation.AppDataLocation)
-    return Path(folder or Path.home() / ".qkv-visualizer") / "recovery.qkv.json"
 
 
 #: Help → Keyboard and mouse (a test checks every shortcut named here is a real one).
@@ -77,7 +74,8 @@ class MainWindow(QtWidgets.QMainWindow):
                  recovery: Path | None = None):
         super().__init__(parent)
         self.file_path: Path | None = None
-        self.recovery_file = Path(recovery) if recovery is not None else recovery_path()
+        # Unsaved work is kept every few seconds in this window's own file, in ``recovery`` (a folder).
+        self.recovery = Recovery(recovery if recovery is not None else default_folder())
         self._autosaved_index = -1
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
@@ -129,11 +127,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
         self.setCentralWidget(self.gridScroll)
 
+        # The window's parts, each with its own menu: the export actions, the experiment docks, the lesson.
+        self.exporter = ExportController(self)
+        self.experiments = Experiments(self)
+        self.lesson = LessonController(self)
+
         self.statusBar().setObjectName("statusBar")
+        self._build_menus()
         self.session.message.connect(self._show_status)
         self.session.scenarioChanged.connect(self._update_title)
         self.session.undo_stack.cleanChanged.connect(self._update_title)
-        self._build_menus()
         self._update_title()
         self._restore_settings()
         self.setAcceptDrops(True)
@@ -141,10 +144,29 @@ class MainWindow(QtWidgets.QMainWindow):
         self.autosaveTimer.setInterval(AUTOSAVE_MS)
         self.autosaveTimer.timeout.connect(self.autosave)
         self.autosaveTimer.start()
-        install_lesson(self)
-        install_export_actions(self)
-        install_experiments(self)
-        self._reopen_experiments()
+
+    # ----- the parts, by the names the app and its tests use ----------------------------------------
+    def enter_lesson_mode(self) -> None:
+        self.lesson.enter()
+
+    def leave_lesson_mode(self) -> None:
+        self.lesson.leave()
+
+    def open_experiment(self, name: str) -> QtWidgets.QDockWidget:
+        """Open the experiment dock ``name`` (e.g. "dockScalingLab")."""
+        return self.experiments.open(name)
+
+    @property
+    def experiment_docks(self) -> dict:
+        return self.experiments.docks
+
+    @property
+    def experiment_panels(self) -> dict:
+        return self.experiments.panels
+
+    @property
+    def experimentsMenu(self) -> QtWidgets.QMenu:  # noqa: N802 (Qt naming, like the other menus)
+        return self.experiments.menu
 
     # ----- room on a small screen ----------------------------------------------------------------
     def docks_on(self, area, but=None) -> list:
@@ -276,18 +298,13 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario: selection, preset, lesson step."""
-        view = self.session.view_state()
-        lesson = getattr(self, "lesson", None)
-        if lesson is not None:
-            view.update(lesson.view_state())
-        return view
+        return {**self.session.view_state(), **self.lesson.view_state()}
 
     def _restore_view(self, view: dict) -> None:
         step = view.get("lesson_step")
-        lesson = getattr(self, "lesson", None)
-        if lesson is not None and isinstance(step, int) and not isinstance(step, bool) and step >= 1:
-            self.enter_lesson_mode()
-            lesson.go(step - 1)
+        if isinstance(step, int) and not isinstance(step, bool) and step >= 1:
+            self.lesson.enter()
+            self.lesson.go(step - 1)
 
     def recent_files(self) -> list[str]:
         value = self.settings.value("recent", [])
@@ -310,6 +327,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recentMenu.setEnabled(bool(items))
 
     # ----- autosave and recovery ----------------------------------------------------------------
+    @property
+    def recovery_file(self) -> Path:
+        """This window's recovery file."""
+        return self.recovery.path
+
     def autosave(self) -> bool:
         """Keep unsaved work in the recovery file; True when something was written."""
         stack = self.session.undo_stack
@@ -326,12 +348,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def _drop_recovery(self) -> None:
-        try:
-            self.recovery_file.unlink()
-        except FileNotFoundError:
-            pass
-        except OSError:
-            pass
+        self.recovery.drop()
         self._autosaved_index = -1
 
     def ask_restore(self) -> bool:
@@ -342,23 +359,29 @@ class MainWindow(QtWidgets.QMainWindow):
         return answer == QtWidgets.QMessageBox.StandardButton.Yes
 
     def offer_recovery(self) -> bool:
-        """If a recovery file exists (the last run crashed), offer to restore it. True when restored."""
-        if not self.recovery_file.is_file():
-            return False
-        try:
-            scenario, view = session_format.load_file(self.recovery_file)
-        except ScenarioError:
-            self._drop_recovery()
-            return False
-        if not self.ask_restore():
-            self._drop_recovery()
-            return False
-        self.session.apply(scenario, "restore unsaved work", preset=None)
-        self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
-        file = view.get("file")
-        self.file_path = Path(file) if isinstance(file, str) else None
-        self._update_title()
-        return True
+        """Offer the work of a window that did not close normally (a crash); True when restored.
+
+        Only files whose window is gone are offered: a window still running holds its file's lock.
+        A declined or unreadable file is removed and the next one offered; a restored one is removed
+        once this window has kept the work in its own file."""
+        while (orphan := self.recovery.claim_orphan()) is not None:
+            try:
+                scenario, view = session_format.load_file(orphan.path)
+            except ScenarioError:
+                self.recovery.let_go(orphan, delete=True)
+                continue
+            if not self.ask_restore():
+                self.recovery.let_go(orphan, delete=True)
+                continue
+            self.session.apply(scenario, "restore unsaved work", preset=None)
+            self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+            file = view.get("file")
+            self.file_path = Path(file) if isinstance(file, str) else None
+            self._update_title()
+            kept = self.autosave()
+            self.recovery.let_go(orphan, delete=kept)  # not kept here: offered again next time
+            return True
+        return False
 
     # ----- drag and drop ------------------------------------------------------------------------
     def dragEnterEvent(self, event):
@@ -388,12 +411,11 @@ class MainWindow(QtWidgets.QMainWindow):
             title = presets.get(name).title if name in presets.names() else "Untitled"
         self.setWindowTitle(f"{title}[*] — QKV Visualizer")
         self.setWindowModified(self.is_modified())
-        if hasattr(self, "presetCombo"):
-            idx = self.presetCombo.findData(name) if name else -1
-            if idx != self.presetCombo.currentIndex():
-                self.presetCombo.blockSignals(True)
-                self.presetCombo.setCurrentIndex(idx)
-                self.presetCombo.blockSignals(False)
+        idx = self.presetCombo.findData(name) if name else -1
+        if idx != self.presetCombo.currentIndex():
+            self.presetCombo.blockSignals(True)
+            self.presetCombo.setCurrentIndex(idx)
+            self.presetCombo.blockSignals(False)
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
@@ -419,6 +441,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.presetCombo.setItemData(self.presetCombo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
         self.presetCombo.setCurrentIndex(max(0, self.presetCombo.findData(self.session.preset_name)))
         self.presetCombo.currentIndexChanged.connect(lambda i: self.load_preset(self.presetCombo.itemData(i)))
+        file_menu.addSeparator()
+        file_menu.addMenu(self.exporter.menu)
         file_menu.addSeparator()
         quit_act = file_menu.addAction("&Quit")
         quit_act.setShortcut(QtGui.QKeySequence("Ctrl+Q"))  # StandardKey.Quit is empty on some desktops
@@ -458,6 +482,8 @@ class MainWindow(QtWidgets.QMainWindow):
         reset_layout = view_menu.addAction("&Reset layout")
         reset_layout.triggered.connect(self.reset_layout)
 
+        mb.addMenu(self.experiments.menu)
+        mb.addMenu(self.lesson.menu)
         self.helpMenu = help_menu = mb.addMenu("&Help")
         about = help_menu.addAction("&About QKV Visualizer")
         about.triggered.connect(self._about)
@@ -496,38 +522,37 @@ class MainWindow(QtWidgets.QMainWindow):
     # ----- remembered layout ------------------------------------------------------------------
     def _restore_settings(self) -> None:
         s = self.settings
-        if s.value("window/version") != SETTINGS_VERSION:
+        # An INI file gives every number back as text ('2'): compare as numbers.
+        if str(s.value("window/version", "")).strip() != str(SETTINGS_VERSION):
             return
         geometry = s.value("window/geometry")
         state = s.value("window/state")
-        if geometry is not None:
+        if isinstance(geometry, QtCore.QByteArray):
             self.restoreGeometry(geometry)
-        if state is not None:
+        if isinstance(state, QtCore.QByteArray):
             self.restoreState(state, SETTINGS_VERSION)
-        grid = s.value("window/grid")
-        if isinstance(grid, list):
-            self.grid.restore_state(grid)
-
-    def _reopen_experiments(self) -> None:
-        """Experiment docks open at the last close come back (made now, placed where the saved layout had them)."""
-        if self.settings.value("window/version") != SETTINGS_VERSION:
-            return
-        reopen_docks(self, self.settings.value("window/experiments", []))
+        self.grid.restore_state(s.value("window/splitters"))
+        # Experiment docks open at the last close come back (made now, placed where the saved layout had them).
+        self.experiments.reopen(s.value("window/experiments", []))
 
     def save_settings(self) -> None:
         s = self.settings
-        s.setValue("window/experiments", open_dock_names(self))
+        s.setValue("window/experiments", self.experiments.open_names())
         s.setValue("window/version", SETTINGS_VERSION)
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
-        s.setValue("window/grid", self.grid.save_state())
+        s.setValue("window/splitters", self.grid.save_state())
+        s.remove("window/grid")  # version 1 kept the splitters as pickled objects there
         s.sync()
 
     def closeEvent(self, event):
         if not self.maybe_keep_changes():
             event.ignore()
             return
+        if self.lesson.presenter:
+            self.lesson.exit_presenter()  # keep the teacher's layout, not the presenter's (docks hidden)
         self.save_settings()
         self.autosaveTimer.stop()
-        self._drop_recovery()
+        self.recovery.close()
+        self._autosaved_index = -1
         super().closeEvent(event)

@@ -1,12 +1,14 @@
 """The central area: the nine panels in a 3 x 3 grid of splitters, each in a titled frame.
 
 Any panel can be focused (shown alone, large) and brought back; any can be
-hidden from the View menu. Splitter sizes are saved with the window.
+hidden from the View menu; one can be outlined (``highlight``: the lesson's
+step). Splitter sizes are saved with the window.
 """
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from . import style
 from .panels.base import Panel
 
 Qt = QtCore.Qt
@@ -58,7 +60,8 @@ class PanelFrame(QtWidgets.QFrame):
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(6, 2, 2, 2)
         self.titleLabel = ElidedLabel(panel.title, self)
-        self.titleLabel.setStyleSheet("font-weight: bold;")
+        self.outline: str | None = None  # the colour of the outline that singles it out, if any
+        self.title_px: int | None = None  # the title's size in pixels, when not the window's own
         bar.addWidget(self.titleLabel, 1)
         self.focusButton = QtWidgets.QToolButton(self)
         self.focusButton.setText("\u2922")
@@ -72,6 +75,26 @@ class PanelFrame(QtWidgets.QFrame):
         session.headChanged.connect(self._follow_head)
         session.scenarioChanged.connect(self._follow_head)
         self._follow_head()
+        self._restyle()
+
+    def set_outline(self, colour: str | None) -> None:
+        """Single the panel out with a coloured outline (None: no outline)."""
+        if colour != self.outline:
+            self.outline = colour
+            self._restyle()
+
+    def set_title_px(self, px: int | None) -> None:
+        """Draw the title ``px`` pixels high (None: the window's size)."""
+        if px != self.title_px:
+            self.title_px = px
+            self._restyle()
+
+    def _restyle(self) -> None:
+        size = f" font-size: {self.title_px}px;" if self.title_px else ""
+        self.titleLabel.setStyleSheet(f"font-weight: bold;{size}")
+        self.setStyleSheet(f"QFrame#{self.objectName()} {{ border: 3px solid {self.outline}; border-radius: 4px; }}"
+                           if self.outline else "")
+        self.setProperty("highlighted", self.outline is not None)
 
     def _follow_head(self, *_) -> None:
         """With several heads, the title says which one the panel shows."""
@@ -100,6 +123,7 @@ class PanelGrid(QtWidgets.QSplitter):
         self.rows: list[QtWidgets.QSplitter] = []
         self.wanted: dict[str, bool] = {}
         self.focused: str | None = None
+        self.highlighted: str | None = None
         for idx, panel in enumerate(panels):
             if idx % self.COLUMNS == 0:
                 row = QtWidgets.QSplitter(Qt.Orientation.Horizontal, self)
@@ -131,6 +155,17 @@ class PanelGrid(QtWidgets.QSplitter):
         self.focused = name
         self._apply()
 
+    def highlight(self, name: str | None, colour: str = style.SELECTED) -> None:
+        """Outline panel ``name`` in ``colour`` (the lesson's step panel); None: no panel outlined."""
+        self.highlighted = name if name in self.frames else None
+        for n, frame in self.frames.items():
+            frame.set_outline(colour if n == self.highlighted else None)
+
+    def set_title_px(self, px: int | None) -> None:
+        """Every panel title ``px`` pixels high (presenter mode); None: back to the window's size."""
+        for frame in self.frames.values():
+            frame.set_title_px(px)
+
     def _apply(self) -> None:
         for name, frame in self.frames.items():
             frame.setVisible(name == self.focused if self.focused else self.wanted[name])
@@ -138,12 +173,18 @@ class PanelGrid(QtWidgets.QSplitter):
             row.setVisible(any(row.widget(i).isVisibleTo(row) for i in range(row.count())))
 
     def save_state(self) -> list:
-        return [bytes(self.saveState().data())] + [bytes(r.saveState().data()) for r in self.rows]
+        """The splitter sizes as text (base64), for the settings file: plain strings, read back as they were
+        written (a list of Python bytes would be stored as a pickled object, and loading it unpickles)."""
+        states = [self.saveState()] + [row.saveState() for row in self.rows]
+        return [bytes(state.toBase64().data()).decode("ascii") for state in states]
 
     def restore_state(self, states) -> None:
-        try:
-            self.restoreState(QtCore.QByteArray(states[0]))
-            for row, st in zip(self.rows, states[1:]):
-                row.restoreState(QtCore.QByteArray(st))
-        except (TypeError, IndexError, ValueError):
-            pass
+        """Put back the sizes ``save_state`` gave; anything that is not such a list is ignored."""
+        if isinstance(states, str):
+            states = [states]
+        if not isinstance(states, list) or not states or not all(isinstance(t, str) for t in states):
+            return
+        arrays = [QtCore.QByteArray.fromBase64(t.encode("ascii", "ignore")) for t in states]
+        self.restoreState(arrays[0])
+        for row, state in zip(self.rows, arrays[1:]):
+            row.restoreState(state)

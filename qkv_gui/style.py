@@ -7,9 +7,13 @@
     attention weights    viridis (perceptually uniform)
 
 ``FILL`` colours are for bars, arrows and cell backgrounds; ``INK`` colours
-are darker versions of the same hue, readable as text on a light background.
+are darker versions of the same hue, readable as text on a light background;
+``PALE`` colours are light versions, for bands and boxes behind things. Every
+colour a panel draws with is named here.
 """
 from __future__ import annotations
+
+from qkv_engine.explain import fixed
 
 FILL = {
     "x": "#F2C94C",
@@ -27,6 +31,15 @@ INK = {
     "output": "#146B4C",
     "weight": "#24345E",
 }
+#: Light versions of the roles' colours: the band behind the selected token (x) or key, the summary's boxes.
+PALE = {
+    "x": "#FFF3C4",
+    "key": "#FFF1EC",
+    "weight": "#E8ECF6",
+    "output": "#E3F5EE",
+}
+#: Outlines of bars wide enough to show one.
+EDGE = {"x": "#C9A227", "output": "#0B4F37"}
 #: Short names of the roles as they appear in labels.
 ROLE_LABEL = {"x": "x", "query": "q", "key": "k", "value": "v", "output": "output"}
 
@@ -36,6 +49,22 @@ MUTED = "#8A8A8A"  # faint items: other keys, guide lines
 GRID = "#D9D9D9"
 SELECTED = "#111111"  # outline of the selected token / cell
 NEGATIVE_BG = "#FDE8E8"  # table cells holding a negative number
+WARN = "#B00020"  # something is wrong or missing: a column-wise softmax, a row with no key left
+SOFT_TEXT = "#333333"  # notes under a picture (in italics)
+QUIET_TEXT = "#555555"  # second-rank words: a meter's title, a legend's aside
+HINT_TEXT = "#666666"  # the message a panel shows instead of its picture
+FAINT_TEXT = "#777777"  # a rule written under numbers
+DARK_GREY = "#4A4A4A"  # text on the plane (θ), raw scores in the lab
+GREY = "#6E6E6E"  # the angle's wedge, words on the flat ends of the softmax curve
+CURVE = "#5A5A5A"  # the softmax curve
+MID_GREY = "#7A7A7A"  # raw-score bars in the lab
+HATCH = "#8C8C8C"  # hatching over masked keys
+SHADE = (120, 120, 120, 38)  # the flat ends of the softmax curve
+HOVER_BG = "#EDEDED"  # the output coordinate under the mouse
+PLAIN_BOX = "#F4F4F4"  # a box with no role (the summary's scaling step)
+DIAL = ("#D8D8D8", "#ECECEC")  # the relevance meter: negative half (hatched), positive half
+NOTE_INK, NOTE_BG = "#5A4A00", "#FFF6D6"  # a note about the picture (a flat view of many dimensions)
+LABEL_BOX = (255, 255, 255, 235)  # nearly opaque white behind a label drawn over lines
 COLORMAP = "viridis"
 
 #: Base point size for panel text on screen; the lesson presenter mode scales it.
@@ -68,8 +97,6 @@ def colormap():
 
 def fmt(v: float, decimals: int = 2) -> str:
     """A number as shown in panels: fixed decimals, never '-0.00'."""
-    from qkv_engine.explain import fixed
-
     return fixed(float(v), decimals)
 
 

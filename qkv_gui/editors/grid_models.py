@@ -2,15 +2,15 @@
 
 Models read the current Scenario and write edits back through the Session,
 which validates typed text (``-0.5``, ``\u22120.5``, ``.5``, ``1e-3``). Text that
-is not a finite number keeps the old value; the reason is shown in the cell's
-tooltip and on the status line.
+is not a finite number keeps the old value; the reason is shown at the cell
+(``refused``), in its tooltip and on the status line.
 """
 from __future__ import annotations
 
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from qkv_engine.explain import fixed
+from qkv_engine import fixed
 
 from .. import style
 from ..session import Session
@@ -33,6 +33,8 @@ _EMPTY = np.zeros((0, 0))
 class _NumberModel(QtCore.QAbstractTableModel):
     """Shared behaviour: show a matrix of the scenario, edit it through the Session."""
 
+    #: Typed text was refused: (row, column, why). The table shows it at the cell.
+    refused = QtCore.Signal(int, int, str)
     matrix = "x"
     first_number_column = 0
     decimals = 2
@@ -133,6 +135,7 @@ class _NumberModel(QtCore.QAbstractTableModel):
         else:
             self.rejected[(r, c)] = messages[-1] if messages else "not a number"
             self.dataChanged.emit(index, index)  # show the old value (and the tooltip) again
+            self.refused.emit(index.row(), index.column(), self.rejected[(r, c)])
         return ok
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine.scenario import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
+from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
 from .. import style
 from ..session import Session
@@ -15,31 +15,65 @@ from .grid_models import GRID_ROLE, GRID_SYMBOL, OUT_SYMBOL, TokenTableModel, We
 
 Qt = QtCore.Qt
 MAX_GUI_DIM = 64
+#: Ink of a refused entry's note (the same red as the messages under the sentence box).
+REFUSED_INK = "#A11D1D"
 SOFTMAX_CHOICES = [
     ("keys", "Each row, over the keys (correct)"),
     ("queries", "Each column, over the queries (a classic bug)"),
 ]
 
 
+class CellNote(QtWidgets.QLabel):
+    """A short note laid over a table, just under one cell (why typed text was refused). It is in no
+    layout, so nothing moves when it shows; it goes after a few seconds, or at the next click or scroll."""
+
+    SHOWN_MS = 8000
+
+    def __init__(self, view: QtWidgets.QTableView):
+        super().__init__(view)
+        self.view = view
+        self.setObjectName("cellNote")
+        self.setWordWrap(True)
+        self.setStyleSheet(f"background: #FFF4F4; color: {REFUSED_INK}; border: 1px solid {REFUSED_INK}; "
+                           "border-radius: 3px; padding: 2px 4px;")
+        self.timer = QtCore.QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.hide)
+        view.verticalScrollBar().valueChanged.connect(self.hide)
+        view.horizontalScrollBar().valueChanged.connect(self.hide)
+        view.pressed.connect(self.hide)
+        self.hide()
+
+    def show_at(self, index: QtCore.QModelIndex, text: str) -> None:
+        cell = self.view.visualRect(index)
+        if not cell.isValid():
+            return
+        self.setText(text)
+        corner = self.view.viewport().mapTo(self.view, cell.bottomLeft())
+        width = min(max(cell.width() * 3, 220), self.view.width() - 4)
+        self.setFixedWidth(max(60, width))
+        height = self.heightForWidth(self.width())
+        x = max(2, min(corner.x(), self.view.width() - self.width() - 2))
+        y = corner.y() + 1
+        if y + height > self.view.height():  # no room under the cell: above it
+            y = max(0, corner.y() - cell.height() - height - 1)
+        self.setGeometry(x, y, self.width(), height)
+        self.show()
+        self.raise_()
+        self.timer.start(self.SHOWN_MS)
+
+
 class NumberTableView(QtWidgets.QTableView):
-    """A compact table of numbers; rejected entries are reported under it."""
+    """A compact table of numbers; a refused entry is reported at its cell."""
 
     def __init__(self, model, object_name: str, parent=None):
         super().__init__(parent)
         self.setObjectName(object_name)
         self.setModel(model)
-        self.setAlternatingRowColors(False)
-        self.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
-        self.horizontalHeader().setMinimumSectionSize(44)
-        self.verticalHeader().setDefaultSectionSize(22)
-        self.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
-        self.setEditTriggers(
-            QtWidgets.QAbstractItemView.EditTrigger.DoubleClicked
-            | QtWidgets.QAbstractItemView.EditTrigger.EditKeyPressed
-            | QtWidgets.QAbstractItemView.EditTrigger.AnyKeyPressed
-        )
-        self.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
-
+        self.note = CellNote(self)
+        model.refused.connect(lambda r, c, why: self.note.show_at(self.model().index(r, c), why))
+        model.modelReset.connect(self.note.hide)
+        model.dataChanged.connect(self.note.hide)  # a new value (a refused one shows its note after this)
     def fit_height(self, max_rows: int | None = None) -> None:
         rows = self.model().rowCount()
         if max_rows is not None:
@@ -75,13 +109,14 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.sentenceEdit.setPlaceholderText("Type a sentence, e.g. The cat sat")
         self.sentenceEdit.setClearButtonEnabled(True)
         self.sentenceEdit.setMaxLength(2_000_000)  # a long paste is kept whole; the engine keeps 512 tokens
-        self.sentenceEdit.textEdited.connect(session.set_text)
+        self._editing = False  # True while an edit made here runs: its messages are shown under the box
+        self.sentenceEdit.textEdited.connect(self._own(session.set_text))
         layout.addWidget(QtWidgets.QLabel("Sentence", self))
         layout.addWidget(self.sentenceEdit)
         self.messageLabel = QtWidgets.QLabel(self)
         self.messageLabel.setObjectName("messageLabel")
         self.messageLabel.setWordWrap(True)
-        self.messageLabel.setStyleSheet("color: #A11D1D;")
+        self.messageLabel.setStyleSheet(f"color: {REFUSED_INK};")
         self.messageLabel.hide()
         layout.addWidget(self.messageLabel)
 
@@ -159,21 +194,26 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.sourceEdit.setMaxLength(2_000_000)
         self.sourceEdit.setToolTip("The source sentence: its tokens give the keys and values")
         layout.addWidget(self.sourceEdit)
+        # Never taller than it needs: with a dock below it hidden, the room goes to the token table, and
+        # any height it must still take stays under the last box instead of between the boxes.
+        layout.addStretch(1)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Maximum)
 
-        self.dModelSpin.valueChanged.connect(lambda v: session.set_dims(d_model=v))
-        self.dKSpin.valueChanged.connect(lambda v: session.set_dims(d_k=v))
-        self.dVSpin.valueChanged.connect(lambda v: session.set_dims(d_v=v))
-        self.seedSpin.valueChanged.connect(session.set_seed)
-        self.temperatureSpin.valueChanged.connect(lambda v: session.set_option(temperature=float(v)))
-        self.scaleCheck.toggled.connect(lambda on: session.set_option(scale=bool(on)))
-        self.causalCheck.toggled.connect(lambda on: session.set_option(causal=bool(on)))
+        own = self._own
+        self.dModelSpin.valueChanged.connect(own(lambda v: session.set_dims(d_model=v)))
+        self.dKSpin.valueChanged.connect(own(lambda v: session.set_dims(d_k=v)))
+        self.dVSpin.valueChanged.connect(own(lambda v: session.set_dims(d_v=v)))
+        self.seedSpin.valueChanged.connect(own(session.set_seed))
+        self.temperatureSpin.valueChanged.connect(own(lambda v: session.set_option(temperature=float(v))))
+        self.scaleCheck.toggled.connect(own(lambda on: session.set_option(scale=bool(on))))
+        self.causalCheck.toggled.connect(own(lambda on: session.set_option(causal=bool(on))))
         self.softmaxOverCombo.currentIndexChanged.connect(
-            lambda i: session.set_option(softmax_over=self.softmaxOverCombo.itemData(i))
+            own(lambda i: session.set_option(softmax_over=self.softmaxOverCombo.itemData(i)))
         )
-        self.headsSpin.valueChanged.connect(session.set_heads)
-        self.headCombo.currentIndexChanged.connect(lambda i: session.set_head(max(0, i)))
-        self.crossCheck.toggled.connect(self._cross_toggled)
-        self.sourceEdit.textEdited.connect(session.set_source)
+        self.headsSpin.valueChanged.connect(own(session.set_heads))
+        self.headCombo.currentIndexChanged.connect(own(lambda i: session.set_head(max(0, i))))
+        self.crossCheck.toggled.connect(own(self._cross_toggled))
+        self.sourceEdit.textEdited.connect(own(session.set_source))
         session.headChanged.connect(lambda _h: self.follow(session.scenario))
         session.scenarioChanged.connect(self.follow)
         session.message.connect(self.show_message)
@@ -188,7 +228,20 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         text = self.sourceEdit.text() or self.session.scenario.text or " ".join(self.session.scenario.tokens)
         self.session.set_source(text)
 
+    def _own(self, edit):
+        """``edit`` as a slot whose messages (a token limit, a refused size) show under the sentence box.
+        Messages from elsewhere (a table cell, a file) are shown where they happen and on the status line."""
+        def run(*args):
+            self._editing = True
+            try:
+                edit(*args)
+            finally:
+                self._editing = False
+        return run
+
     def show_message(self, text: str) -> None:
+        if not self._editing:
+            return
         self.messageLabel.setText(text)
         self.messageLabel.setVisible(bool(text))
         QtCore.QTimer.singleShot(8000, self.messageLabel.hide)

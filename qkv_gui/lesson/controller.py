@@ -4,16 +4,16 @@ forward, runs exercises, and switches presenter mode on and off.
     lesson = window.lesson
     lesson.enter(); lesson.next(); lesson.go(4)
     lesson.enter_presenter(); lesson.set_scale(2.0); lesson.exit_presenter()
-    lesson.set_exercise(True); lesson.new_exercise("score", i=0, j=1); lesson.check("0.93")
+    lesson.set_exercise(True); lesson.new_exercise("score", i=0, j=1); lesson.check("0.93"); lesson.show_answer()
 
 Keys while the lesson is on (not while typing in a box or editing a table):
 →, Space, Page Down: next step; ←, Page Up: previous; +/-: text size; Esc: leave presenter mode.
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ScenarioError, lesson_numbers
+from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number
 
 from .. import style
 from . import markdown
@@ -97,6 +97,20 @@ class _KeyFilter(QtCore.QObject):
         return False
 
 
+class _ResizeWatch(QtCore.QObject):
+    """Calls ``then()`` after ``widget`` is resized."""
+
+    def __init__(self, widget: QtWidgets.QWidget, then):
+        super().__init__(widget)
+        self.then = then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QtCore.QEvent.Type.Resize:
+            self.then()
+        return False
+
+
 class _Cover(QtWidgets.QLabel):
     """Covers the panels while an exercise question is open, so the answer stays hidden.
 
@@ -111,7 +125,7 @@ class _Cover(QtWidgets.QLabel):
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
         self.setText("The panels are covered while you work out the hidden number.\n"
-                     "Check your answer to see them again.")
+                     "Give the right answer, or press Show answer, to see them again.")
         self.setStyleSheet(f"background: #F7F7F2; color: {style.MUTED}; font-size: 18px; "
                            "border: 2px dashed #C9BFA3;")
         self.setAutoFillBackground(True)
@@ -135,7 +149,7 @@ class _Cover(QtWidgets.QLabel):
 
 
 class LessonController(QtCore.QObject):
-    """The lesson's state and behaviour; ``window.lesson``."""
+    """The lesson's state and behaviour, its dock and its menu; ``window.lesson``."""
 
     stepChanged = QtCore.Signal(int)  # 0-based index
     modeChanged = QtCore.Signal(bool)  # lesson on / off
@@ -153,13 +167,14 @@ class LessonController(QtCore.QObject):
         self.presenter_scale = PRESENTER_SCALE
         self.revealed: set[int] = set()
         self.exercise: lesson_numbers.Exercise | None = None
-        self.exercise_checked = False
+        self.exercise_checked = False  # the answer is shown (right, or Show answer pressed)
+        self.wrong_tries = 0
         self._exercise_seed = 0
-        self._highlighted: str | None = None
         self._saved_layout: dict | None = None
         self._before_lesson_focus: str | None = None
         self._key_filter = _KeyFilter(self)
         self.render_count = 0
+        self._laid_out_width = -1
 
         self.pane = LessonPane()
         self.dock = QtWidgets.QDockWidget("Lesson", window)
@@ -188,14 +203,58 @@ class LessonController(QtCore.QObject):
         p.largerButton.clicked.connect(lambda: self.step_scale(+1))
         p.sizeCombo.currentIndexChanged.connect(lambda i: self.set_scale(p.sizeCombo.itemData(i)))
         p.text.anchorClicked.connect(self._anchor)
+        self._relayout = QtCore.QTimer(self)
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(0)
+        self._relayout.timeout.connect(self._relayout_now)
+        self._resize_watch = _ResizeWatch(p.text.viewport(), self._pane_resized)
         ex = p.exercise
         ex.newButton.clicked.connect(lambda: self.new_exercise())
         ex.kindCombo.activated.connect(lambda _i: self.new_exercise())
         ex.checkButton.clicked.connect(lambda: self.check())
+        ex.showButton.clicked.connect(lambda: self.show_answer())
         ex.closeButton.clicked.connect(lambda: self.set_exercise(False))
         self.session.resultChanged.connect(self._live_update)
         self.session.selectionChanged.connect(self._live_update)
         p.set_scale(self.scale)
+        self.menu = self._build_menu()
+
+    def _build_menu(self) -> QtWidgets.QMenu:
+        """The Lesson menu (the main window adds it to its menu bar)."""
+        menu = QtWidgets.QMenu("&Lesson", self.window)
+        menu.setObjectName("lessonMenu")
+
+        def action(text, slot, shortcut=None, checkable=False, name=None):
+            act = menu.addAction(text)
+            if shortcut:
+                act.setShortcut(QtGui.QKeySequence(shortcut))
+            act.setCheckable(checkable)
+            if name:
+                act.setObjectName(name)
+            act.triggered.connect(slot)
+            return act
+
+        self.lessonAction = action("&Lesson mode", lambda on: self.enter() if on else self.leave(),
+                                   "Ctrl+L", True, "lessonModeAction")
+        self.modeChanged.connect(self.lessonAction.setChecked)
+        menu.addSeparator()
+        # The arrow / space / page keys are handled by the lesson itself (only when no box is being typed
+        # in), so these items show them without taking them as shortcuts.
+        action("&Next step\t\u2192  Space  PgDn", lambda: (self.enter(), self.next()), name="lessonNextAction")
+        action("&Previous step\t\u2190  PgUp", lambda: (self.enter(), self.previous()),
+               name="lessonPreviousAction")
+        menu.addSeparator()
+        self.exerciseAction = action("&Exercise: hide a number", lambda on: self.set_exercise(on), "Ctrl+Shift+E",
+                                     True, "lessonExerciseAction")
+        self.pane.exerciseButton.toggled.connect(self.exerciseAction.setChecked)
+        self.presenterAction = action("&Presenter mode (Esc leaves)",
+                                      lambda on: self.enter_presenter() if on else self.exit_presenter(),
+                                      "F5", True, "lessonPresenterAction")
+        self.presenterChanged.connect(self.presenterAction.setChecked)
+        menu.addSeparator()
+        action("&Larger text\t+", lambda: self.step_scale(+1), name="lessonLargerAction")
+        action("&Smaller text\t\u2212", lambda: self.step_scale(-1), name="lessonSmallerAction")
+        return menu
 
     # ----- lesson on / off ------------------------------------------------------------------
     @property
@@ -284,11 +343,7 @@ class LessonController(QtCore.QObject):
         name = self.step.panel if self.step.panel in self.window.panels else None
         grid = self.window.grid
         if name is not None and not grid.wanted.get(name, True):
-            act = getattr(self.window, "panel_actions", {}).get(name)
-            if act is not None:
-                act.setChecked(True)
-            else:
-                grid.set_panel_visible(name, True)
+            self.window.panel_actions[name].setChecked(True)  # the View menu's tick follows
         if self.presenter or self.pane.aloneButton.isChecked():
             grid.focus(name)
         else:
@@ -296,22 +351,10 @@ class LessonController(QtCore.QObject):
         self._set_highlight(name)
 
     def _set_highlight(self, name: str | None) -> None:
-        frames = self.window.grid.frames
-        if self._highlighted in frames:
-            f = frames[self._highlighted]
-            f.setStyleSheet(f.property("lessonOldStyle") or "")
-            f.setProperty("lessonHighlight", False)
-        self._highlighted = name
-        if name in frames:
-            f = frames[name]
-            if f.property("lessonOldStyle") is None:
-                f.setProperty("lessonOldStyle", f.styleSheet())
-            colour = style.INK.get(self.step.role or "", style.SELECTED)
-            f.setStyleSheet(f"QFrame#{f.objectName()} {{ border: 3px solid {colour}; border-radius: 4px; }}")
-            f.setProperty("lessonHighlight", True)
+        self.window.grid.highlight(name, style.INK.get(self.step.role or "", style.SELECTED))
 
     def highlighted_panel(self) -> str | None:
-        return self._highlighted
+        return self.window.grid.highlighted
 
     # ----- the text -----------------------------------------------------------------------------
     def values(self) -> dict:
@@ -328,8 +371,24 @@ class LessonController(QtCore.QObject):
         st = self.step
         px = self.body_px()
         opts = markdown.RenderOptions(px=px, role=st.role, revealed=frozenset(self.revealed))
-        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px)}
+        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room())}
         return markdown.render(st.body, self.values(), opts, blocks)
+
+    def _text_room(self) -> int:
+        """The width the lesson text has (pixels), inside the page's margins."""
+        text = self.pane.text
+        return max(120, text.viewport().width() - 2 * round(text.document().documentMargin()) - 4)
+
+    def _pane_resized(self) -> None:
+        """The pane changed width: lay the step out again (once the event loop turns: a scroll bar that
+        comes or goes with the new text resizes the pane while it is being filled) if its tables chose
+        a layout for the old width."""
+        if "::: " in self.step.body and not self._relayout.isActive():
+            self._relayout.start()
+
+    def _relayout_now(self) -> None:
+        if self.pane.text.viewport().width() != self._laid_out_width:
+            self.render()
 
     def render(self, keep_scroll: bool = True) -> None:
         if not self.active:
@@ -339,6 +398,7 @@ class LessonController(QtCore.QObject):
         font = self.pane.text.font()
         font.setPixelSize(self.body_px())
         self.pane.text.document().setDefaultFont(font)
+        self._laid_out_width = self.pane.text.viewport().width()
         self.pane.text.setHtml(self.html())
         if keep_scroll:
             bar.setValue(pos)
@@ -430,16 +490,9 @@ class LessonController(QtCore.QObject):
     def _apply_presenter_theme(self, scale: float | None) -> None:
         """Every panel (and its frame title) drawn at ``scale``; None: back to the screen theme."""
         theme = style.SCREEN if scale is None else style.presenter(scale)
-        for name, panel in self.window.panels.items():
+        for panel in self.window.panels.values():
             panel.set_theme(theme)
-            frame = self.window.grid.frames.get(name)
-            label = getattr(frame, "titleLabel", None)
-            if label is None:
-                continue
-            if label.property("lessonOldStyle") is None:
-                label.setProperty("lessonOldStyle", label.styleSheet())
-            old = label.property("lessonOldStyle")
-            label.setStyleSheet(old if scale is None else f"{old} font-size: {round(CONTROL_PX * scale)}px;")
+        self.window.grid.set_title_px(None if scale is None else round(CONTROL_PX * scale))
         if scale is not None:
             self.pane.set_scale(scale)
 
@@ -523,6 +576,8 @@ class LessonController(QtCore.QObject):
             return
         self.exercise = ex
         self.exercise_checked = False
+        self.wrong_tries = 0
+        ex_page.showButton.setEnabled(True)
         self.pane.stack.setCurrentWidget(ex_page)
         self._sync_button(self.pane.exerciseButton, True)
         ex_page.question.setText(ex.question)
@@ -549,23 +604,54 @@ class LessonController(QtCore.QObject):
             page.worked.setText("How it is worked out:\n" + self.exercise.worked)
 
     def check(self, text: str | None = None) -> bool:
-        """Check the typed answer (or ``text``); say whether it is right, then show the arithmetic."""
+        """Check the typed answer (or ``text``). Right: say so and show the arithmetic. Not a number: say
+        only that. Wrong: a hint and another try (as many as wanted); **Show answer** gives the number."""
         page = self.pane.exercise
         if text is not None:
             page.answer.setText(text)
         if self.exercise is None:
             return False
+        if self.exercise_checked:  # the answer is on screen already
+            return False
+        try:
+            answer = parse_number(page.answer.text())
+        except ValueError:
+            self._feedback("That is not a number.", ok=False)
+            return False
         ok, message = lesson_numbers.check_answer(page.answer.text(), self.exercise.value, self.exercise.decimals)
-        mark = "\u2714 " if ok else "\u2718 "
-        colour = style.INK["value"] if ok else "#A11D1D"
-        page.feedback.setText(mark + message)
+        if not ok:
+            self.wrong_tries += 1
+            self._feedback("\u2718 " + lesson_numbers.exercise_hint(self.exercise, answer, self.wrong_tries), ok=False)
+            page.answer.selectAll()
+            page.answer.setFocus()
+            return False
+        self._feedback("\u2714 " + message, ok=True)
+        self._reveal()
+        return True
+
+    def show_answer(self) -> None:
+        """Give up on the hidden number: show it, how it is worked out, and the panels again."""
+        ex = self.exercise
+        if ex is None or self.exercise_checked:
+            return
+        self._feedback(f"The number is {fixed(ex.value, ex.decimals)} "
+                       f"(to {ex.decimals} decimals).", ok=None)
+        self._reveal()
+
+    def _feedback(self, text: str, ok: bool | None) -> None:
+        page = self.pane.exercise
+        colour = {True: style.INK["value"], False: "#A11D1D", None: style.FOREGROUND}[ok]
+        page.feedback.setText(text)
         page.feedback.setStyleSheet(page.feedback.styleSheet().split(" color:")[0] + f" color: {colour};")
+
+    def _reveal(self) -> None:
+        page = self.pane.exercise
         page.worked.setText("How it is worked out:\n" + self.exercise.worked)
         page.worked.show()
+        page.showButton.setEnabled(False)
         self.exercise_checked = True
         self.cover.cover(False)
         self.session.select(self.exercise.i, self.exercise.j)  # the panels show the same pair
-        return ok
 
     # ----- for the session file -------------------------------------------------------------------
     def view_state(self) -> dict:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import html
 
-from qkv_engine import compute, views
-from qkv_engine.explain import fixed
+from PySide6 import QtCore, QtGui
+
+from qkv_engine import compute, fixed, views
 
 from .. import style
 
-#: Up to this many key columns the two tables stand side by side.
+#: Without a known width, up to this many key columns the two tables stand side by side.
 SIDE_BY_SIDE = 4
 MAX_SHOWN = 6
 
@@ -25,12 +26,42 @@ def _cell_colours(w: float) -> tuple[str, str]:
     return bg, ink
 
 
-def _table(result, title: str, px: int, good: bool) -> str:
+def _names(result, px: int, room: int | None) -> tuple[list, list, int]:
+    """Query and key names for the table, whole; shortened with "…" only if a table of whole names is
+    wider than ``room`` (pixels). Also the table's width in pixels."""
     n, m = min(result.n, MAX_SHOWN), min(result.n_keys, MAX_SHOWN)
-    toks, keys = result.tokens, result.key_tokens  # keys: the source's tokens in cross-attention
+    font = QtGui.QFont()
+    font.setPixelSize(px)
+    font.setBold(True)
+    metrics = QtGui.QFontMetrics(font)
+    pad = 2 * max(2, px // 5) + 2  # cell padding and border
+    number = metrics.horizontalAdvance("0.00")
+    tail = metrics.horizontalAdvance("1.00 \u2713") + pad  # the row-sum column
+    toks, keys = list(result.tokens[:n]), list(result.key_tokens[:m])
+
+    def width(names_rows, names_cols):
+        first = max(metrics.horizontalAdvance(t) for t in names_rows) + pad
+        return first + sum(max(metrics.horizontalAdvance(k), number) + pad for k in names_cols) + tail
+
+    total = width(toks, keys)
+    if room is not None and total > room:  # too wide for the pane even alone: shorten the longest names
+        limit = max(number, (room - tail) // (m + 1) - pad)
+
+        def fit(t):
+            return metrics.elidedText(t, QtCore.Qt.TextElideMode.ElideRight, limit)
+
+        toks, keys = [fit(t) for t in toks], [fit(k) for k in keys]
+        total = width(toks, keys)
+    return toks, keys, total
+
+
+def _table(result, title: str, px: int, good: bool, toks: list, keys: list) -> str:
+    n, m = len(toks), len(keys)
     sums = views.row_sums(result)
     pad = max(2, px // 5)
-    head = "".join(f'<td align="center"><b>{html.escape(keys[j])}</b></td>' for j in range(m))
+    # nowrap: a name is never broken over two lines ("stude / nts"); one that cannot fit is shortened
+    name = 'style="white-space:nowrap;"'
+    head = "".join(f'<td align="center" {name}><b>{html.escape(keys[j])}</b></td>' for j in range(m))
     rows = []
     for i in range(n):
         cells = []
@@ -40,8 +71,9 @@ def _table(result, title: str, px: int, good: bool) -> str:
         ok = abs(float(sums[i]) - 1.0) < 5e-3
         mark = "\u2713" if ok else "\u2717"
         colour = style.INK["value"] if ok else "#A11D1D"
-        rows.append(f'<tr><td><b>{html.escape(toks[i])}</b></td>{"".join(cells)}'
-                    f'<td align="center" style="color:{colour};"><b>{fixed(sums[i], 2)} {mark}</b></td></tr>')
+        rows.append(f'<tr><td {name}><b>{html.escape(toks[i])}</b></td>{"".join(cells)}'
+                    f'<td align="center" style="color:{colour}; white-space:nowrap;"><b>{fixed(sums[i], 2)} {mark}</b>'
+                    f'</td></tr>')
     tag = "correct" if good else "the bug"
     caption = (f'<p style="margin-bottom:2px;"><b>{title}</b> ({tag})</p>')
     table = (f'<table cellspacing="0" cellpadding="{pad}" border="1" style="border-color:#BBBBBB; '
@@ -50,8 +82,9 @@ def _table(result, title: str, px: int, good: bool) -> str:
     return caption + table
 
 
-def softmax_direction_html(scenario, px: int) -> str:
-    """Two small weight tables (rows = queries, columns = keys) with each row's sum."""
+def softmax_direction_html(scenario, px: int, room: int | None = None) -> str:
+    """Two small weight tables (rows = queries, columns = keys) with each row's sum, side by side when
+    both fit in ``room`` pixels (the lesson pane's width), else one above the other."""
     if scenario.n == 0:
         return "<p><i>Type a sentence to see the two directions.</i></p>"
     if scenario.n_keys == 0:
@@ -59,8 +92,9 @@ def softmax_direction_html(scenario, px: int) -> str:
     rows = compute(scenario.with_options(softmax_over="keys"))
     cols = compute(scenario.with_options(softmax_over="queries"))
     size = max(10, round(px * 0.8))
-    left = _table(rows, "Softmax along each row", size, True)
-    right = _table(cols, "Softmax down each column", size, False)
+    toks, keys, width = _names(rows, size, room)
+    left = _table(rows, "Softmax along each row", size, True, toks, keys)
+    right = _table(cols, "Softmax down each column", size, False, toks, keys)
     note = ""
     if scenario.is_cross and max(scenario.n, scenario.n_keys) > MAX_SHOWN:
         note = (f"<p><i>Showing at most {MAX_SHOWN} of the {scenario.n} queries and "
@@ -73,8 +107,10 @@ def softmax_direction_html(scenario, px: int) -> str:
     explain = ("<p>Left: every row adds up to 1, so each query shares out exactly all of its attention. "
                "Right: the columns add up to 1 instead, and the rows do not, so a query may hand out "
                "more or less than all of its attention.</p>")
-    # side by side while they are narrow; with more keys, one above the other so the numbers fit
-    between = "" if min(scenario.n_keys, MAX_SHOWN) <= SIDE_BY_SIDE else "</tr><tr>"
-    return (f'<div style="font-size:{size}px;"><table cellspacing="{max(6, px // 2)}" cellpadding="0"><tr>'
+    # side by side when both fit; else one above the other, so the numbers keep their room
+    gap = max(6, px // 2)
+    beside = 2 * width + 3 * gap <= room if room is not None else min(scenario.n_keys, MAX_SHOWN) <= SIDE_BY_SIDE
+    between = "" if beside else "</tr><tr>"
+    return (f'<div style="font-size:{size}px;"><table cellspacing="{gap}" cellpadding="0"><tr>'
             f'<td valign="top">{left}</td>{between}<td valign="top">{right}</td></tr></table>{note}</div>'
             f'{explain}')

@@ -23,7 +23,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from qkv_engine.lesson_numbers import fill
+from qkv_engine import lesson_numbers
 
 from .. import style
 
@@ -76,13 +76,13 @@ def inline(text: str, values: dict) -> str:
     for n, part in enumerate(text.split("`")):
         if n % 2 == 1:  # inside a code span
             out.append(f'<span style="font-family:{MONO};">'
-                       + fill(html.escape(part, quote=False), values, unknown_html, _esc) + "</span>")
+                       + lesson_numbers.fill(html.escape(part, quote=False), values, unknown_html, _esc) + "</span>")
             continue
         s = html.escape(part, quote=False)
         s = BOLD.sub(r"<b>\1</b>", s)
         s = ITALIC.sub(r"<i>\1</i>", s)
         s = ROLE_INLINE.sub(lambda m: f'<b style="color:{_ink(m.group(1))};">{m.group(2)}</b>', s)
-        out.append(fill(s, values, unknown_html, _esc))
+        out.append(lesson_numbers.fill(s, values, unknown_html, _esc))
     return "".join(out)
 
 
@@ -145,7 +145,8 @@ def render(markdown: str, values: dict, options: RenderOptions | None = None, bl
                 k += 1
             k += 1  # the closing fence
             text = "\n".join(code).strip("\n")
-            filled = fill(html.escape(text, quote=False), values, unknown_html, _esc).replace("\n", "<br/>")
+            filled = lesson_numbers.fill(html.escape(text, quote=False), values, unknown_html, _esc)
+            filled = filled.replace("\n", "<br/>")
             parts.append(_box(f'<span style="font-family:{MONO}; font-size:{max(10, round(px * 0.9))}px; '
                               f'white-space:pre-wrap;">{filled}</span>', WORKED_BG, WORKED_EDGE, max(4, px // 2)))
             continue

@@ -224,8 +224,8 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
         # clicks on the cells come from the grid; the scene tells of double-clicks (show all) and key names
         self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
-        self.session.colourScaleChanged.connect(self._on_change)
-        self.session.scenarioChanged.connect(self._on_scenario_changed)
+        self.listen(self.session.colourScaleChanged, self._on_change)
+        self.listen(self.session.scenarioChanged, self._on_scenario_changed)
         self.vb.sigRangeChanged.connect(lambda *_: self._update_labels())
         self.vb.sigResized.connect(lambda *_: self._update_labels())
 

@@ -32,6 +32,7 @@ class Panel(QtWidgets.QWidget):
         self.setObjectName(self.object_name)
         self.session = session
         self._stale = True
+        self._listening: list = []  # (signal, slot) pairs connected with ``listen``; ``detach`` undoes them
         self.theme = style.SCREEN
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
         self.text_room = False  # ask for the wrapped texts' height (the scrolling panel grid sets it)
@@ -42,13 +43,29 @@ class Panel(QtWidgets.QWidget):
         self.hint.setObjectName("panelHint")
         self.hint.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: #666; font-size: 12pt; padding: 12px;")
+        self.hint.setStyleSheet(f"color: {style.HINT_TEXT}; font-size: 12pt; padding: 12px;")
         self._stack.addWidget(self.body)
         self._stack.addWidget(self.hint)
         self.build(self.body)
         cache_axes(self)  # axes are redrawn only when they change
-        session.resultChanged.connect(self._on_change)
-        session.selectionChanged.connect(self._on_change)
+        self.listen(session.resultChanged, self._on_change)
+        self.listen(session.selectionChanged, self._on_change)
+
+    # ----- the session's signals ------------------------------------------------------------
+    def listen(self, signal, slot) -> None:
+        """Connect ``slot`` to a signal of the session; ``detach`` disconnects it again."""
+        signal.connect(slot)
+        self._listening.append((signal, slot))
+
+    def detach(self) -> None:
+        """Stop following the session: disconnect everything ``listen`` connected (a copy made for
+        an export is detached before it is thrown away)."""
+        while self._listening:
+            signal, slot = self._listening.pop()
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):  # already gone with the session
+                pass
 
     # ----- for subclasses -------------------------------------------------------------------
     def build(self, body: QtWidgets.QWidget) -> None:

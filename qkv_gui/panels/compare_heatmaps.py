@@ -198,8 +198,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
 
         self.pinButton.clicked.connect(lambda: self.session.pin())
         self.unpinButton.clicked.connect(lambda: self.session.unpin())
-        self.session.pinnedChanged.connect(self._on_change)
-        self.session.colourScaleChanged.connect(self._on_change)
+        self.listen(self.session.pinnedChanged, self._on_change)
+        self.listen(self.session.colourScaleChanged, self._on_change)
         for plot in self.plots.values():
             plot.getViewBox().sigResized.connect(lambda *_: self._update_labels())
 

@@ -200,7 +200,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             grid.image.cellHovered.connect(lambda r, c, name=name: self.hover(name, r, c if c >= 0 else None))
             grid.image.cellLeft.connect(self._on_cell_left)
             grid.image.cellClicked.connect(lambda r, c, name=name: self._on_cell_clicked(name, r, c))
-        self.session.headChanged.connect(self._on_head_changed)
+        self.listen(self.session.headChanged, self._on_head_changed)
         for g in self.grids.values():
             g.vb.sigResized.connect(lambda *_, g=g: self._refit(g))
 

@@ -11,12 +11,17 @@ from PySide6 import QtCore
 
 
 class FitLayoutWidget(pg.GraphicsLayoutWidget):
+    def __init__(self, *args, **kwargs):
+        self._built = False  # pyqtgraph resizes the widget while it is still being built
+        super().__init__(*args, **kwargs)
+        self._built = True
+
     def resizeEvent(self, ev):
         super().resizeEvent(ev)
         self.refit()
 
     def refit(self) -> None:
-        if self.closed or getattr(self, "ci", None) is None:
+        if not self._built or self.closed:
             return  # still being built
         w, h = max(1, self.width()), max(1, self.height())
         need = self.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)

@@ -22,6 +22,7 @@ from qkv_engine import explain
 from .. import style
 from .base import Panel
 from .masked import no_keys, no_keys_note
+from .steady_label import steady_box
 
 Qt = QtCore.Qt
 
@@ -81,12 +82,13 @@ class MixingCanvas(QtWidgets.QWidget):
         self._col = 0
         self._layout: MixingLayout | None = None
         self._hover = None
+        self._data = None  # what is drawn now, as plain numbers (an edit elsewhere leaves it as it is)
 
     # ----- data ----------------------------------------------------------------------------
     def set_data(self, x, grid, out, which, grid_name, role, token, col):
         data = (tuple(float(v) for v in x), tuple(tuple(float(v) for v in row) for row in grid),
                 tuple(float(v) for v in out), which, grid_name, role, token, col, self.from_source)
-        if data == getattr(self, "_data", None):
+        if data == self._data:
             return  # an edit elsewhere (another token's numbers): this picture stays as drawn
         self._data = data
         self._x, self._grid, self._out = data[0], data[1], data[2]
@@ -334,7 +336,7 @@ class MixingCanvas(QtWidgets.QWidget):
             if ln["dashed"]:
                 pen.setStyle(Qt.PenStyle.DashLine)
             p.setPen(pen)
-            p.setBrush(QtGui.QColor(255, 255, 255, 235))
+            p.setBrush(QtGui.QColor(*style.LABEL_BOX))
             p.drawRoundedRect(rect, 3, 3)
             p.setPen(colour if ln["strong"] else QtGui.QColor(style.FOREGROUND).lighter(160))
             p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), ln["text"])
@@ -422,6 +424,7 @@ class MixingPanel(Panel):
         self._hover = None
         self._result = None
         self._token_index = 0
+        self._explanation = None  # the worked sum shown under the picture
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.setSpacing(2)
@@ -454,14 +457,14 @@ class MixingPanel(Panel):
         self.arithmetic.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.arithmetic.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
                                       QtWidgets.QSizePolicy.Policy.Minimum)
-        layout.addWidget(self.arithmetic)
+        layout.addWidget(steady_box(self.arithmetic))
         self.note = QtWidgets.QLabel(body)  # shown when every key is masked for the query
         self.note.setObjectName("mixingNote")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet("color: #333; font-style: italic;")
+        self.note.setStyleSheet(f"color: {style.SOFT_TEXT}; font-style: italic;")
         self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         self.note.setVisible(False)
-        layout.addWidget(self.note)
+        layout.addWidget(steady_box(self.note))
         self._base_fonts()
 
     def _base_fonts(self) -> None:

@@ -162,8 +162,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             item.hide()
 
         self.canvas.sigDeviceRangeChanged.connect(lambda *_: self._relayout())
-        self.session.headChanged.connect(self._on_head_changed)
-        self.session.colourScaleChanged.connect(self._on_change)
+        self.listen(self.session.headChanged, self._on_head_changed)
+        self.listen(self.session.colourScaleChanged, self._on_change)
 
     # ----- the grid of heatmaps ---------------------------------------------------------------------
     def _room(self) -> dict:

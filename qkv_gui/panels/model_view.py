@@ -98,8 +98,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.info = info_label(body, "modelViewInfo")
         layout.addWidget(self.info)
 
-        self.session.modelViewChanged.connect(self._on_change)
-        self.session.colourScaleChanged.connect(self._on_change)
+        self.listen(self.session.modelViewChanged, self._on_change)
+        self.listen(self.session.colourScaleChanged, self._on_change)
         self.vb.sigResized.connect(lambda *_: self._fit())
 
     # ----- filling ----------------------------------------------------------------------------------

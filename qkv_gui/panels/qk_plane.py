@@ -22,9 +22,12 @@ from qkv_engine import explain, geometry
 
 from .. import style
 from .base import Panel
+from .decorations import line_item, path_item, reach, segments_path
 from .lazy_axes import set_plot_label, steady_range
 from .masked import mask_reason, no_keys_note
-from .theming import ThemedTextMixin
+from .steady_label import steady_box
+from .text_label import TextLabel
+from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
 
@@ -32,12 +35,10 @@ Qt = QtCore.Qt
 MAX_KEY_LABELS = 12
 #: Wedge radius as a fraction of the shorter drawn arrow.
 WEDGE_FRACTION = 0.35
-ANGLE_GREY = (110, 110, 110)
 
 
-
-def _qcolor(hex_or_rgb, alpha: int = 255) -> QtGui.QColor:
-    c = QtGui.QColor(*hex_or_rgb) if isinstance(hex_or_rgb, tuple) else QtGui.QColor(hex_or_rgb)
+def _qcolor(hex_str: str, alpha: int = 255) -> QtGui.QColor:
+    c = QtGui.QColor(hex_str)
     c.setAlpha(alpha)
     return c
 
@@ -91,9 +92,9 @@ class RelevanceMeter(QtWidgets.QWidget):
         arc = QtCore.QRectF(cx - radius, cy - radius, 2 * radius, 2 * radius)
         # the dial: negative half hatched, positive half plain, so sign is not carried by colour alone
         p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(QtGui.QBrush(QtGui.QColor("#D8D8D8"), Qt.BrushStyle.BDiagPattern))
+        p.setBrush(QtGui.QBrush(QtGui.QColor(style.DIAL[0]), Qt.BrushStyle.BDiagPattern))
         p.drawPie(arc, 90 * 16, 90 * 16)
-        p.setBrush(QtGui.QColor("#ECECEC"))
+        p.setBrush(QtGui.QColor(style.DIAL[1]))
         p.drawPie(arc, 0, 90 * 16)
         p.setPen(QtGui.QPen(QtGui.QColor(style.MUTED), 1))
         p.setBrush(Qt.BrushStyle.NoBrush)
@@ -127,6 +128,79 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.end()
 
 
+class NumbersTable(QtWidgets.QWidget):
+    """The numbers beside the plane, two columns: |q|, |k|, cos θ, θ and q·k with their values, and the rule
+    that links them underneath. Painted here (a rich-text table in a label was laid out afresh, about
+    3 ms, at every edit); as wide as the widest row it has shown at this font, so it keeps still while
+    the numbers change."""
+
+    #: (name, role of its colour or None, bold)
+    ROWS = (("|q|", "query", False), ("|k|", "key", False), ("cos θ", None, False), ("θ", None, False),
+            ("q·k", None, True))
+    RULE = "score = |q| |k| cos θ"
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.values = ("",) * len(self.ROWS)
+        self._width = 0  # the widest the rows have needed at this font
+
+    def set_values(self, values) -> None:
+        self.values = tuple(values)
+        width = self._need()
+        if width > self._width:
+            self._width = width
+            self.updateGeometry()
+        self.update()
+
+    def _fonts(self):
+        bold = QtGui.QFont(self.font())
+        bold.setBold(True)
+        return self.font(), bold
+
+    def _need(self) -> int:
+        plain, bold = self._fonts()
+        fm, fmb = QtGui.QFontMetricsF(plain), QtGui.QFontMetricsF(bold)
+        names = max((fmb if b else fm).horizontalAdvance(f"{name} = ") for name, _r, b in self.ROWS)
+        values = max((fmb if b else fm).horizontalAdvance(v) for (_n, _r, b), v in zip(self.ROWS, self.values))
+        return int(max(names + values, fm.horizontalAdvance(self.RULE))) + 2
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        lh = QtGui.QFontMetricsF(self.font()).height()
+        return QtCore.QSize(max(self._width, self._need()), int(lh * (len(self.ROWS) + 1)) + 1)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return self.sizeHint()
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() == QtCore.QEvent.Type.FontChange:
+            self._width = 0  # measured afresh at the new size
+            self.updateGeometry()
+        super().changeEvent(event)
+
+    def paintEvent(self, event):  # noqa: N802
+        p = QtGui.QPainter(self)
+        plain, bold = self._fonts()
+        fm = QtGui.QFontMetricsF(plain)
+        lh = fm.height()
+        names = max(QtGui.QFontMetricsF(bold if b else plain).horizontalAdvance(f"{name} = ")
+                    for name, _r, b in self.ROWS)
+        left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        width = self.width()
+        for k, ((name, role, b), value) in enumerate(zip(self.ROWS, self.values)):
+            p.setFont(bold if b else plain)
+            y = k * lh
+            p.setPen(QtGui.QColor(style.INK[role] if role else style.FOREGROUND))
+            p.drawText(QtCore.QRectF(0, y, names, lh), left, name)
+            p.setPen(QtGui.QColor(style.FOREGROUND))
+            p.drawText(QtCore.QRectF(0, y, names, lh), right, "= ")
+            p.drawText(QtCore.QRectF(names, y, width - names - 1, lh), right, value)
+        p.setFont(plain)
+        p.setPen(QtGui.QColor(style.FAINT_TEXT))
+        p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, self.RULE)
+        p.end()
+
+
 class QKPlanePanel(ThemedTextMixin, Panel):
     object_name = "qkPlanePanel"
     title = "3–5 · Query, key and their dot product"
@@ -142,9 +216,10 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.note.setObjectName("qkPlaneNote")
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
-        self.note.setStyleSheet("color: #5A4A00; background: #FFF6D6; padding: 2px 4px; border-radius: 3px;")
+        self.note.setStyleSheet(f"color: {style.NOTE_INK}; background: {style.NOTE_BG}; padding: 2px 4px; "
+                                "border-radius: 3px;")
         self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        outer.addWidget(self.note)
+        outer.addWidget(steady_box(self.note))
 
         row = QtWidgets.QHBoxLayout()
         row.setSpacing(4)
@@ -170,14 +245,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.plot.getPlotItem().getViewBox().sigResized.connect(lambda *_: self._declutter())
 
         grey = _qcolor(style.MUTED, 160)
-        self.axis_x = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(grey, width=1))
-        self.axis_y = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(grey, width=1))
-        self.plot.addItem(self.axis_x, ignoreBounds=True)
-        self.plot.addItem(self.axis_y, ignoreBounds=True)
+        self.axis_x = line_item(self.plot, pg.mkPen(grey, width=1))  # the plane's axes through the origin
+        self.axis_y = line_item(self.plot, pg.mkPen(grey, width=1))
 
         # other keys: faint lines from the origin and clickable dots
-        self.other_lines = pg.PlotDataItem(pen=pg.mkPen(_qcolor(style.FILL["key"], 90), width=1), connect="pairs")
-        self.plot.addItem(self.other_lines)
+        self.other_lines = path_item(self.plot, pg.mkPen(_qcolor(style.FILL["key"], 90), width=1))
         self.other_dots = pg.ScatterPlotItem(size=10, pen=pg.mkPen(_qcolor(style.INK["key"], 140)),
                                              brush=pg.mkBrush(_qcolor(style.FILL["key"], 110)), hoverable=True,
                                              hoverSize=13, tip=None)
@@ -185,27 +257,26 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._key_brush = pg.mkBrush(_qcolor(style.FILL["key"], 110))
         self._masked_brush = pg.mkBrush(_qcolor(style.BACKGROUND, 255))
         self.plot.addItem(self.other_dots)
-        self.other_labels: list[pg.TextItem] = []
+        self.other_labels = TextPool(self.plot, anchor=(0.0, 1.0), color=_qcolor(style.INK["key"], 170))
 
         # the angle wedge (under the arrows)
         self.wedge = QtWidgets.QGraphicsPathItem()
-        self.wedge.setBrush(QtGui.QBrush(_qcolor(ANGLE_GREY, 70)))
-        self.wedge.setPen(pg.mkPen(_qcolor(ANGLE_GREY, 200), width=1))
+        self.wedge.setBrush(QtGui.QBrush(_qcolor(style.GREY, 70)))
+        self.wedge.setPen(pg.mkPen(_qcolor(style.GREY, 200), width=1))
         self.plot.addItem(self.wedge)
-        self.theta_label = pg.TextItem("", color=(70, 70, 70), anchor=(0.5, 0.5))
+        self.theta_label = TextLabel("", color=style.DARK_GREY, anchor=(0.5, 0.5))
         self.plot.addItem(self.theta_label, ignoreBounds=True)
 
         # the two arrows
         self.arrows = {}
         for role in ("key", "query"):
-            line = pg.PlotDataItem(pen=pg.mkPen(style.FILL[role], width=4))
+            line = line_item(self.plot, pg.mkPen(style.FILL[role], width=4))
             head = pg.ArrowItem(pxMode=True, headLen=14, tipAngle=36, tailLen=None,
                                 pen=pg.mkPen(style.INK[role], width=1), brush=pg.mkBrush(style.FILL[role]))
-            label = pg.TextItem("", color=style.INK[role], anchor=(0, 0.5))
+            label = TextLabel("", color=style.INK[role], anchor=(0, 0.5))
             font = QtGui.QFont(self.font())
             font.setBold(True)
             label.setFont(font)
-            self.plot.addItem(line)
             self.plot.addItem(head, ignoreBounds=True)
             self.plot.addItem(label, ignoreBounds=True)
             self.arrows[role] = (line, head, label)
@@ -214,13 +285,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         side = QtWidgets.QVBoxLayout(self.side)
         side.setContentsMargins(0, 0, 0, 0)
         side.setSpacing(2)
-        self.numbers = QtWidgets.QLabel(self.side)
+        self.numbers = NumbersTable(self.side)
         self.numbers.setObjectName("qkPlaneNumbers")
-        self.numbers.setTextFormat(Qt.TextFormat.RichText)
-        self.numbers.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         side.addWidget(self.numbers)
         self.meter_title = QtWidgets.QLabel("relevance (score)", self.side)
-        self.meter_title.setStyleSheet("color: #555;")
+        self.meter_title.setStyleSheet(f"color: {style.QUIET_TEXT};")
         side.addWidget(self.meter_title)
         self.meter = RelevanceMeter(self.side)
         side.addWidget(self.meter)
@@ -233,7 +302,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.worked.setTextFormat(Qt.TextFormat.PlainText)
         self.worked.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.worked.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        outer.addWidget(self.worked)
+        outer.addWidget(steady_box(self.worked))
         self._base_fonts()
 
     def resizeEvent(self, event):
@@ -257,7 +326,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         for _line, _head, label in self.arrows.values():
             label.setFont(bold)
         self.theta_label.setFont(small)
-        self._label_font = small
+        self.other_labels.font = small
         pi = self.plot.getPlotItem()
         for name in ("left", "bottom"):
             pi.getAxis(name).setStyle(tickFont=small)
@@ -270,7 +339,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         """Where a text item at its data position is drawn, in scene pixels."""
         vb = self.plot.getPlotItem().getViewBox()
         at = vb.mapViewToScene(item.pos())
-        size = item.textItem.boundingRect().size()
+        size = item.box_size()
         return QtCore.QRectF(at.x() - item.anchor.x() * size.width(), at.y() - item.anchor.y() * size.height(),
                              size.width(), size.height())
 
@@ -287,7 +356,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         if self._drawn.get("wedge") is not None:
             wanted.append(self.theta_label)
         labelled = len(self._drawn.get("other_labels", []))
-        wanted += self.other_labels[:labelled]
+        wanted += self.other_labels.items[:labelled]
         for item in wanted:
             rect = self._text_rect(item)
             ok = box.contains(rect) and not any(rect.intersects(r) for r in placed)
@@ -329,13 +398,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             self.session.select(key=int(points[0].data()))
 
     # ----- drawing -------------------------------------------------------------------------------
-    def _label_pool(self, count: int) -> None:
-        while len(self.other_labels) < count:
-            item = pg.TextItem("", color=_qcolor(style.INK["key"], 170), anchor=(0, 1))
-            item.setFont(self._label_font)
-            self.plot.addItem(item, ignoreBounds=True)
-            self.other_labels.append(item)
-
     @staticmethod
     def _outside_anchor(x: float, y: float):
         """Anchor a tip label at the tip: reaching inwards across (so it is not cut off at the plot's edge)
@@ -354,7 +416,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # arrows
         for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{ktok[j]}'")):
             line, head, label = self.arrows[role]
-            line.setData([0.0, tip[0]], [0.0, tip[1]])
+            line.setLine(0.0, 0.0, tip[0], tip[1])
             has_length = math.hypot(*tip) > 0
             head.setVisible(has_length)
             if has_length:
@@ -377,22 +439,16 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         brushes = [self._key_brush if allowed[m] else self._masked_brush for m in others]
         self.other_dots.setData(pos=pts, data=others, size=size, pen=pen, brush=brushes)
         if len(others) and n <= 64:
-            seg = np.zeros((2 * len(others), 2))
-            seg[1::2] = pts
-            self.other_lines.setData(seg[:, 0], seg[:, 1])
+            self.other_lines.setPath(segments_path(np.zeros_like(pts), pts))
         else:
-            self.other_lines.setData([], [])
+            self.other_lines.setPath(QtGui.QPainterPath())
         labelled = len(others) if n <= MAX_KEY_LABELS else 0
-        self._label_pool(labelled)
-        for idx, item in enumerate(self.other_labels):
-            if idx < labelled:
-                m = int(others[idx])
-                item.setText(f"k '{ktok[m]}'" + ("" if allowed[m] else " (masked)"))
-                item.setAnchor(self._outside_anchor(float(pts[idx, 0]), float(pts[idx, 1])))
-                item.setPos(float(pts[idx, 0]), float(pts[idx, 1]))
-                item.setVisible(True)
-            else:
-                item.setVisible(False)
+        for idx, item in enumerate(self.other_labels.take(labelled)):
+            m = int(others[idx])
+            x, y = float(pts[idx, 0]), float(pts[idx, 1])
+            item.setText(f"k '{ktok[m]}'" + ("" if allowed[m] else " (masked)"))
+            item.setAnchor(self._outside_anchor(x, y))
+            item.setPos(x, y)
 
         # numbers from the engine
         ex_nq = explain.norm(result, "q", i)
@@ -407,7 +463,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "θ": f"{ex_cos.angle:.1f}°" if defined else "undefined",
             "score": explain.fixed(ex_score.value, ex_score.decimals),
         }
-        self.numbers.setText(self._numbers_html(texts))
+        self.numbers.set_values(texts[name] for name in ("|q|", "|k|", "cos θ", "θ", "score"))
         self.numbers.setToolTip("\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
         # masks: said under the sum (a note over the plane that comes and goes can make the layout
         # bounce between two heights)
@@ -476,6 +532,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._x_range = steady_range(self._x_range, lo[0] - pad, hi[0] + pad)
         self._y_range = steady_range(self._y_range, lo[1] - pad, hi[1] + pad)
         self.plot.setRange(xRange=self._x_range, yRange=self._y_range, padding=0)
+        (x0, x1), (y0, y1) = reach(*self._x_range), reach(*self._y_range)
+        self.axis_x.setLine(0.0, y0, 0.0, y1)
+        self.axis_y.setLine(x0, 0.0, x1, 0.0)
         pi = self.plot.getPlotItem()
         axis_word = "coordinate" if view.exact else "direction"
         set_plot_label(pi, "bottom", f"{axis_word} 1")
@@ -484,29 +543,14 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._drawn = {
             "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
             "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
-            "other_labels": [self.other_labels[t].toPlainText() for t in range(labelled)],
-            "wedge": wedge, "numbers": dict(texts), "note": self.note.text() if notes else "",
+            "other_labels": self.other_labels.texts(),
+            "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self.note.text() if notes else "",
             "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
-            "theta_label": self.theta_label.toPlainText() if wedge is not None else None,
-            "key_label": self.arrows["key"][2].toPlainText(),
+            "theta_label": self.theta_label.text() if wedge is not None else None,
+            "key_label": self.arrows["key"][2].text(),
             "masked": [int(m) for m in others if not allowed[m]],
         }
         self._declutter()
-
-    @staticmethod
-    def _numbers_html(texts: dict) -> str:
-        q_ink, k_ink = style.INK["query"], style.INK["key"]
-
-        rows = [
-            (f"<span style='color:{q_ink}'>|q|</span>", texts["|q|"]),
-            (f"<span style='color:{k_ink}'>|k|</span>", texts["|k|"]),
-            ("cos θ", texts["cos θ"]),
-            ("θ", texts["θ"]),
-            ("<b>q·k</b>", f"<b>{texts['score']}</b>"),
-        ]
-        body = "".join(f"<tr><td>{a}&nbsp;=&nbsp;</td><td align='right'>{b}</td></tr>" for a, b in rows)
-        body += "<tr><td colspan='2' style='color:#777'>score = |q| |k| cos θ</td></tr>"
-        return f"<table cellspacing='0' cellpadding='0'>{body}</table>"
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:

@@ -22,16 +22,17 @@ from qkv_engine import explain, saturation, views
 
 from .. import style
 from .base import Panel
+from .decorations import Bars, curve_path, dot_item, line_item, path_item, rect_item, reach
 from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
+from .steady_label import steady_box
+from .text_label import TextLabel
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
 
 CURVE_POINTS = 240
 BAR_HEIGHT = 0.62
-FLAT_BRUSH = (120, 120, 120, 38)
-
 
 
 def _color(hex_str: str, alpha: int = 255) -> QtGui.QColor:
@@ -52,39 +53,44 @@ class _Chart:
         plot.showGrid(x=True, alpha=0.12)
         for name in ("left", "bottom", "right"):
             plot.getAxis(name).enableAutoSIPrefix(False)
-        self.flat_low = pg.LinearRegionItem(orientation="vertical", movable=False,
-                                            brush=pg.mkBrush(FLAT_BRUSH), pen=pg.mkPen(None))
-        self.flat_high = pg.LinearRegionItem(orientation="vertical", movable=False,
-                                             brush=pg.mkBrush(FLAT_BRUSH), pen=pg.mkPen(None))
-        for region in (self.flat_low, self.flat_high):
-            region.setZValue(-20)
-            plot.addItem(region, ignoreBounds=True)
-        self.flat_labels = [pg.TextItem(text, color=(110, 110, 110), anchor=(0.5, 0))
+        # the flat ends of the curve, shaded from top to bottom (set by ``show_flat_ends``)
+        self.flat_low, self.flat_high = (rect_item(plot, style.SHADE, z=-20) for _ in range(2))
+        self.flat_labels = [TextLabel(text, color=style.GREY, anchor=(0.5, 0))
                             for text in ("flat:\nweight ≈ 0", "flat:\nweight ≈ 1")]
         for item in self.flat_labels:
             plot.addItem(item, ignoreBounds=True)
-        self.masked = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
-                                      brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(150, 150, 150),
+        self.masked = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+                                      brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(style.HATCH),
                                                                     Qt.BrushStyle.BDiagPattern)))
         plot.addItem(self.masked)
-        self.curve = pg.PlotDataItem(pen=pg.mkPen((90, 90, 90), width=2, style=Qt.PenStyle.DashLine))
-        self.curve.setZValue(-5)
-        plot.addItem(self.curve)
-        self.zero = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(style.FOREGROUND, width=1))
-        plot.addItem(self.zero, ignoreBounds=True)
-        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+        self.curve = path_item(plot, pg.mkPen(style.CURVE, width=2, style=Qt.PenStyle.DashLine), z=-5)
+        self.zero = line_item(plot, pg.mkPen(style.FOREGROUND, width=1))  # score 0, top to bottom
+        self.bars = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
                                     brush=pg.mkBrush(_color(bar_colour, 170)))
         plot.addItem(self.bars)
-        self.chosen = pg.BarGraphItem(x0=[], y=[], width=[], height=[], pen=pg.mkPen(style.SELECTED, width=2),
+        self.chosen = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(style.SELECTED, width=2),
                                       brush=pg.mkBrush(bar_colour))
         plot.addItem(self.chosen)
-        self.guide = pg.PlotDataItem(pen=pg.mkPen(style.SELECTED, width=1, style=Qt.PenStyle.DotLine))
-        plot.addItem(self.guide)
-        self.marker = pg.ScatterPlotItem(size=10, pen=pg.mkPen(style.SELECTED, width=2), brush=pg.mkBrush("w"))
-        plot.addItem(self.marker)
-        self.marker_label = pg.TextItem("", color=style.SELECTED, anchor=(0, 1))
+        self.guide = line_item(plot, pg.mkPen(style.SELECTED, width=1, style=Qt.PenStyle.DotLine))
+        self.marker = dot_item(plot, 10, pg.mkPen(style.SELECTED, width=2), style.BACKGROUND)
+        self.marker_label = TextLabel("", color=style.SELECTED, anchor=(0, 1))
         plot.addItem(self.marker_label, ignoreBounds=True)
-        self.state = {}
+
+    def show_flat_ends(self, lo: float, hi: float, edges, rows: int) -> None:
+        """Shade the flat ends (left of ``edges[0]``, right of ``edges[1]``) across every row, or hide them."""
+        for item in (self.flat_low, self.flat_high):
+            item.setVisible(edges is not None)
+        if edges is None:
+            for item in self.flat_labels:
+                item.setVisible(False)
+            return
+        y0, y1 = reach(-0.5, rows - 0.5)
+        self.flat_low.setRect(QtCore.QRectF(lo, y0, edges[0] - lo, y1 - y0))
+        self.flat_high.setRect(QtCore.QRectF(edges[1], y0, hi - edges[1], y1 - y0))
+        # "weight ≈ 0" where the curve lies flat at the bottom left, "≈ 1" at the top right
+        for item, x, y, anchor in zip(self.flat_labels, (lo, hi), (-0.5, rows - 0.5), ((0, 1), (1, 0))):
+            item.setAnchor(anchor)
+            item.setPos(x, y)
 
 
 class ScalingPanel(ThemedTextMixin, Panel):
@@ -96,6 +102,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._rows = 0
         self._x_range = None  # the score axis as shown (kept while the scores fit)
         self._title_pt = 9.0
+        self._shown_result = None  # the result the bars show (a resize before the next edit redraws it)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.setSpacing(2)
@@ -121,14 +128,14 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self.worked.setTextFormat(Qt.TextFormat.PlainText)
         self.worked.setWordWrap(True)
         self.worked.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        layout.addWidget(self.worked)
+        layout.addWidget(steady_box(self.worked))
         self.message = QtWidgets.QLabel(body)
         self.message.setObjectName("scalingMessage")
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #333; font-style: italic;")
+        self.message.setStyleSheet(f"color: {style.SOFT_TEXT}; font-style: italic;")
         self.message.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        layout.addWidget(self.message)
+        layout.addWidget(steady_box(self.message))
         self._base_fonts()
 
     def theme_changed(self, theme) -> None:
@@ -153,7 +160,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 item.setFont(small)
 
     def _on_chart_resized(self, *_):
-        shown = getattr(self, "_shown_result", None)  # the result the bars show, not a newer one
+        shown = self._shown_result  # the result the bars show, not a newer one
         if self._drawn and shown is not None and shown.n and not self.showing_hint():
             self._set_ticks(shown)  # as many key names as fit the new height
         self._fit_labels()
@@ -163,7 +170,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         """Where a text item at its data position will be drawn, in scene pixels (before it is painted)."""
         vb = chart.plot.getViewBox()
         at = vb.mapViewToScene(item.pos())
-        size = item.textItem.boundingRect().size()
+        size = item.box_size()
         ax, ay = item.anchor.x(), item.anchor.y()
         return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
 
@@ -191,7 +198,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 if edges is None:
                     continue
                 rect = self._text_rect(chart, item)
-                lo, hi = region.getRegion()
+                lo, hi = region.rect().left(), region.rect().right()
                 left, right = vb.mapViewToScene(QtCore.QPointF(lo, 0)).x(), vb.mapViewToScene(QtCore.QPointF(hi, 0)).x()
                 in_shade = rect.left() >= left - 8 and rect.right() <= right + 8  # on its grey end, not on the bars
                 if in_shade and box.contains(rect) and not any(rect.intersects(r) for r in placed):
@@ -258,8 +265,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
         lo = float(min(0.0, finite.min())) if finite.size else -1.0
         hi = float(max(0.0, finite.max())) if finite.size else 1.0
         if edges is not None:  # show a stretch of each flat end, so it reads as flat
-            reach = 0.35 * (edges[1] - edges[0])
-            lo, hi = min(lo, edges[0] - reach), max(hi, edges[1] + reach)
+            stretch = 0.35 * (edges[1] - edges[0])
+            lo, hi = min(lo, edges[0] - stretch), max(hi, edges[1] + stretch)
         if hi - lo < 1e-9:
             lo, hi = lo - 1.0, hi + 1.0
         margin = 0.06 * (hi - lo)
@@ -300,29 +307,20 @@ class ScalingPanel(ThemedTextMixin, Panel):
                                  y=rows[masked], height=np.full(int(masked.sum()), 0.9))
             # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
             if curve_w is not None:
-                chart.curve.setData(xs, -0.5 + n * curve_w)
+                chart.curve.setPath(curve_path(xs, -0.5 + n * curve_w))
                 chart.curve.setVisible(True)
             else:
                 chart.curve.setVisible(False)
-            if edges is not None:
-                chart.flat_low.setRegion((lo, edges[0]))
-                chart.flat_high.setRegion((edges[1], hi))
-                # "weight ≈ 0" where the curve lies flat at the bottom left, "≈ 1" at the top right
-                for item, x, y, anchor in zip(chart.flat_labels, (lo, hi), (-0.5, n - 0.5), ((0, 1), (1, 0))):
-                    item.setAnchor(anchor)
-                    item.setPos(x, y)
-            for region in (chart.flat_low, chart.flat_high):
-                region.setVisible(edges is not None)
-            if edges is None:
-                for item in chart.flat_labels:
-                    item.setVisible(False)
+            chart.show_flat_ends(lo, hi, edges, n)
+            left, right = reach(-0.5, n - 0.5)
+            chart.zero.setLine(0.0, left, 0.0, right)
             # where key j's score lands on the curve
             if curve_w is not None:
                 x = float(values[j])
                 w_at = float(views.softmax_curve(result, i, j, [x])[0])
                 y = -0.5 + n * w_at
-                chart.marker.setData([x], [y])
-                chart.guide.setData([x, x], [rows[j], y])
+                chart.marker.setPos(x, y)
+                chart.guide.setLine(x, float(rows[j]), x, y)
                 chart.marker_label.setText(f"weight {explain.fixed(w_at, 2)}")
                 chart.marker_label.setPos(x, y)
                 chart.marker_label.setAnchor((0, 1) if x < (lo + hi) / 2 else (1, 1))

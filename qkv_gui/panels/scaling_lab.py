@@ -34,6 +34,10 @@ from qkv_engine import scaling_lab as lab_engine
 
 from .. import style
 from .base import Panel
+from .decorations import Bars, line_item
+from .lazy_axes import set_ticks, set_title
+from .steady_label import steady_box
+from .text_label import TextLabel
 
 Qt = QtCore.Qt
 
@@ -47,9 +51,9 @@ RAW_LABEL = "raw q·k"
 HIST_HEADROOM = 1.7
 ROW_TOP = 1.45
 SCALED_LABEL = "q·k ÷ √d_k"
-RAW_COLOUR = "#7A7A7A"
+RAW_COLOUR = style.MID_GREY
 SCALED_COLOUR = style.FILL["weight"]
-RAW_INK = "#4A4A4A"
+RAW_INK = style.DARK_GREY
 SCALED_INK = style.INK["weight"]
 
 
@@ -144,16 +148,16 @@ class ScalingLabPanel(Panel):
         # Row 0: the two histograms on one score axis.
         self.raw_hist = self.view.addPlot(row=0, col=0, enableMenu=False)
         self.scaled_hist = self.view.addPlot(row=0, col=1, enableMenu=False)
-        self.raw_bars = pg.BarGraphItem(x0=[], width=[], height=[], pen=pg.mkPen(RAW_INK, width=1),
+        self.raw_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(RAW_INK, width=1),
                                         brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
-        self.scaled_bars = pg.BarGraphItem(x0=[], width=[], height=[], pen=pg.mkPen(SCALED_INK, width=1),
+        self.scaled_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(SCALED_INK, width=1),
                                            brush=_brush(SCALED_COLOUR, 200))
         self.hist_text = {}
         for name, plot, bars, ink in (("raw", self.raw_hist, self.raw_bars, RAW_INK),
                                       ("scaled", self.scaled_hist, self.scaled_bars, SCALED_INK)):
             _quiet(plot)
             plot.addItem(bars)
-            text = pg.TextItem("", color=ink, anchor=(0, 0))
+            text = TextLabel("", color=ink, anchor=(0, 0))
             plot.addItem(text, ignoreBounds=True)
             self.hist_text[name] = text
             plot.getAxis("left").setLabel("how many")
@@ -165,9 +169,9 @@ class ScalingLabPanel(Panel):
         # Row 1: one softmax row, without and with scaling.
         self.raw_row_plot = self.view.addPlot(row=1, col=0, enableMenu=False)
         self.scaled_row_plot = self.view.addPlot(row=1, col=1, enableMenu=False)
-        self.raw_row_bars = pg.BarGraphItem(x=[], width=0.8, height=[], pen=pg.mkPen(RAW_INK, width=1),
+        self.raw_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(RAW_INK, width=1),
                                             brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
-        self.scaled_row_bars = pg.BarGraphItem(x=[], width=0.8, height=[], pen=pg.mkPen(SCALED_INK, width=1),
+        self.scaled_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(SCALED_INK, width=1),
                                                brush=_brush(SCALED_COLOUR, 200))
         self.row_text = {}
         for name, plot, bars, ink in (("raw", self.raw_row_plot, self.raw_row_bars, RAW_INK),
@@ -177,7 +181,7 @@ class ScalingLabPanel(Panel):
             plot.setYRange(0.0, ROW_TOP, padding=0)
             plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")], []])
             plot.getAxis("bottom").setLabel("key")
-            text = pg.TextItem("", color=ink, anchor=(0, 0))
+            text = TextLabel("", color=ink, anchor=(0, 0))
             text.setPos(0.4, ROW_TOP)
             plot.addItem(text, ignoreBounds=True)
             self.row_text[name] = text
@@ -197,13 +201,12 @@ class ScalingLabPanel(Panel):
             plot.getAxis("bottom").setLabel("d_k")
             plot.setXRange(-0.4, len(lab_engine.SWEEP_DKS) - 0.4, padding=0)
             raw = pg.PlotDataItem(pen=pg.mkPen(RAW_INK, width=2, style=Qt.PenStyle.DashLine), symbol="s",
-                                  symbolSize=6, symbolPen=pg.mkPen(RAW_INK), symbolBrush=pg.mkBrush("w"))
+                                  symbolSize=6, symbolPen=pg.mkPen(RAW_INK), symbolBrush=pg.mkBrush(style.BACKGROUND))
             scaled = pg.PlotDataItem(pen=pg.mkPen(SCALED_COLOUR, width=2), symbol="o", symbolSize=6,
                                      symbolPen=pg.mkPen(SCALED_INK), symbolBrush=pg.mkBrush(SCALED_COLOUR))
             plot.addItem(raw)
             plot.addItem(scaled)
-            mark = pg.InfiniteLine(angle=90, pen=pg.mkPen(style.SELECTED, width=1.5))
-            plot.addItem(mark, ignoreBounds=True)
+            mark = line_item(plot, pg.mkPen(style.SELECTED, width=1.5))  # the chosen d_k, top to bottom
             self.sweep_lines[name] = (raw, scaled)
             self.dk_marks[name] = mark
         self.weight_sweep.setYRange(-0.03, 1.1, padding=0)
@@ -217,20 +220,20 @@ class ScalingLabPanel(Panel):
         self.sweep_legend.setTextFormat(Qt.TextFormat.RichText)
         self.sweep_legend.setWordWrap(True)
         self.sweep_legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        words.addWidget(self.sweep_legend)
+        words.addWidget(steady_box(self.sweep_legend))
         # Numbers of the row, side by side.
         self.table = QtWidgets.QLabel(body)
         self.table.setObjectName("labTable")
         self.table.setTextFormat(Qt.TextFormat.RichText)
         self.table.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        words.addWidget(self.table)
+        words.addWidget(steady_box(self.table))
         self.caption = QtWidgets.QLabel(body)
         self.caption.setObjectName("labCaption")
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
-        self.caption.setStyleSheet("color: #333; font-style: italic;")
+        self.caption.setStyleSheet(f"color: {style.SOFT_TEXT}; font-style: italic;")
         self.caption.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        words.addWidget(self.caption)
+        words.addWidget(steady_box(self.caption))
         words.addStretch(0)
 
         font = QtGui.QFont(self.font())
@@ -248,7 +251,7 @@ class ScalingLabPanel(Panel):
     # ----- the lab's own state -------------------------------------------------------------------
     def _remembered(self) -> tuple:
         """(d_k, seed) kept in the session by a lab shown before, else the defaults."""
-        state = getattr(self.session, "lab_state", {}).get(LAB_STATE_KEY) or {}
+        state = self.session.lab_state.get(LAB_STATE_KEY) or {}
         try:
             d_k = int(state.get("d_k", DEFAULT_DK))
             seed = int(state.get("seed", DEFAULT_SEED))
@@ -261,9 +264,7 @@ class ScalingLabPanel(Panel):
         return d_k, seed
 
     def _remember(self) -> None:
-        lab_state = getattr(self.session, "lab_state", None)
-        if lab_state is not None:
-            lab_state[LAB_STATE_KEY] = {"d_k": self.d_k, "seed": self.seed}
+        self.session.lab_state[LAB_STATE_KEY] = {"d_k": self.d_k, "seed": self.seed}
 
     @property
     def d_k(self) -> int:
@@ -376,7 +377,7 @@ class ScalingLabPanel(Panel):
             plot.setYRange(0.0, row_top, padding=0)
             self.row_text[name].setPos(0.4, row_top)
             ticks = [(float(k), str(k)) for k in range(1, n + 1) if k in (1, n) or (k % 5 == 0 and n - k >= 3)]
-            plot.getAxis("bottom").setTicks([ticks, []])
+            set_ticks(plot.getAxis("bottom"), [ticks, []])
             self.row_text[name].setText(f"{label}\nlargest weight {style.fmt(row.max_weight, 2)}")
 
         sw = lab.sweep
@@ -386,14 +387,14 @@ class ScalingLabPanel(Panel):
         self.sweep_lines["grad"][0].setData(xs, np.asarray(sw.raw_max_jacobian).copy())
         self.sweep_lines["grad"][1].setData(xs, np.asarray(sw.scaled_max_jacobian).copy())
         for mark in self.dk_marks.values():
-            mark.setPos(math.log2(d))
-        self.weight_sweep.setTitle("largest weight", size=f"{self._title_pt()}pt")
-        self.grad_sweep.setTitle("largest gradient", size=f"{self._title_pt()}pt")
+            mark.setLine(math.log2(d), -1.0, math.log2(d), 2.0)  # the sweeps' y ranges lie inside -1..2
+        set_title(self.weight_sweep, "largest weight", size=f"{self._title_pt()}pt")
+        set_title(self.grad_sweep, "largest gradient", size=f"{self._title_pt()}pt")
         self.sweep_legend.setText(
             f"<span style='color:{RAW_INK}'>- -□- - raw</span>&nbsp;&nbsp; "
             f"<span style='color:{SCALED_INK}'>—●— ÷ √d_k</span>&nbsp;&nbsp; "
             f"<b>│</b> now d_k = {d}&nbsp;&nbsp; "
-            f"<span style='color:#555'>(each point: mean of {sw.rows} rows)</span>")
+            f"<span style='color:{style.QUIET_TEXT}'>(each point: mean of {sw.rows} rows)</span>")
 
         self.table.setText(self.table_html(lab))
         self.caption.setText(self.caption_text(lab))

@@ -12,6 +12,7 @@ every key of the row is masked there are no slices, and a note says why.
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -24,7 +25,8 @@ from qkv_engine import explain, pie_layout, views
 from .. import style
 from .base import Panel
 from .masked import no_keys, no_keys_note
-from .theming import ThemedTextMixin, scaled_metrics, set_themed_font
+from .steady_label import steady_box
+from .theming import TextPool, ThemedTextMixin, scaled_metrics, set_themed_font
 
 #: Slices smaller than this share never get a label.
 MIN_LABEL_SHARE = 0.02
@@ -37,8 +39,6 @@ EDGE_MIN_DEG = 2.0
 #: ... and slices narrower than this many pixels at the rim.
 EDGE_MIN_PX = 8.0
 LABEL_RADIUS = 1.13
-EDGE = "#FFFFFF"
-WARN = "#B00020"
 #: Weights are coloured in this many steps of the colormap (finer than the eye can tell apart).
 SHADES = 256
 
@@ -57,7 +57,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self.heading.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.heading.setToolTip("Softmax turns the query's scaled scores into weights: "
                                 "all positive, and (done row-wise) adding up to 100%.")
-        layout.addWidget(self.heading)
+        layout.addWidget(steady_box(self.heading))
         self.view = pg.GraphicsLayoutWidget(parent=body)
         self.view.setObjectName("softmaxPie")
         self.view.setBackground(style.BACKGROUND)
@@ -71,7 +71,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self.note.setWordWrap(True)
         self.note.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.note.setToolTip("Click a slice to pick its key. Slice colour = weight, as in the heatmap.")
-        layout.addWidget(self.note)
+        layout.addWidget(steady_box(self.note))
 
         self.ring = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)  # the whole, faint, behind
         self.ring.setPen(pg.mkPen(style.GRID, width=1, style=QtCore.Qt.PenStyle.DashLine))
@@ -79,7 +79,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self.ring.setZValue(-10)
         self.vb.addItem(self.ring, ignoreBounds=True)
         self.slices: list = []  # pool of QGraphicsEllipseItem
-        self.labels: list = []  # pool of pg.TextItem
+        self.labels = TextPool(self.vb, anchor=(0.0, 0.0), color=style.FOREGROUND)
         self.cmap = style.colormap()
         colors = self.cmap.map(np.linspace(0.0, 1.0, SHADES), mode="qcolor")
         self.brushes = [QtGui.QBrush(c) for c in colors]
@@ -88,7 +88,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             pen = QtGui.QPen(c, 1.0)
             pen.setCosmetic(True)
             self.shade_pens.append(pen)
-        self.edge_pen = pg.mkPen(EDGE, width=1)
+        self.edge_pen = pg.mkPen(style.BACKGROUND, width=1)
         self.no_pen = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
         self.selected_pen = pg.mkPen(style.SELECTED, width=2.5)
         self.label_font = QtGui.QFont()
@@ -120,16 +120,6 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         for idx, item in enumerate(self.slices):
             item.setVisible(idx < count)
         return self.slices[:count]
-
-    def _label_items(self, count: int) -> list:
-        while len(self.labels) < count:
-            item = pg.TextItem("", color=style.FOREGROUND)
-            item.setZValue(20)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.labels.append(item)
-        for idx, item in enumerate(self.labels):
-            item.setVisible(idx < count)
-        return self.labels[:count]
 
     # ----- drawing ----------------------------------------------------------------------------
     def show_result(self, result, selection):
@@ -216,7 +206,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             chosen.append((k, text, x, y, (ax, ay)))
         labelled = np.zeros(pie.n, dtype=bool)
         texts = []
-        for item, (k, text, x, y, anchor) in zip(self._label_items(len(chosen)), chosen):
+        for item, (k, text, x, y, anchor) in zip(self.labels.take(len(chosen)), chosen):
             item.setText(text)
             set_themed_font(item, self.bold_font if k == j else self.label_font, scale)
             item.setAnchor(anchor)
@@ -231,16 +221,16 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         result, pie = self._result, self.pie
         i, j = self._sel
         total = float(views.row_sums(result)[i])
-        q, key = _html(self._name(i)), _html(self._key_name(j))
+        q, key = html.escape(self._name(i)), html.escape(self._key_name(j))
         qink, kink = style.INK["query"], style.INK["key"]
         if result.scenario.softmax_over == "keys":
             head = f"Query <b style='color:{qink}'>{q}</b>: its weights add up to <b>{_percent(total)}</b>."
         else:
-            head = (f"<b style='color:{WARN}'>Column-wise softmax (a bug): the weights of query "
+            head = (f"<b style='color:{style.WARN}'>Column-wise softmax (a bug): the weights of query "
                     f"<span style='color:{qink}'>{q}</span> add up to {_percent(total)}, not 100%.</b> "
                     f"Each slice is its weight's share of {_percent(total)}.")
         if no_keys(result, i):
-            head = f"<b>{_html(no_keys_note(result, i))}</b>"
+            head = f"<b>{html.escape(no_keys_note(result, i))}</b>"
         self.heading.setText(head)
         how = "pulled out" if result.allowed[i, j] else "masked"
         parts = [f"Key <b style='color:{kink}'>{key}</b> ({how}): {_percent(result.weights[i, j])}"]
@@ -326,6 +316,3 @@ def _soft_sign(v: float) -> float:
 def _percent(v: float) -> str:
     return f"{style.fmt(100.0 * float(v), 1)}%"
 
-
-def _html(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -205,14 +205,14 @@ class SummaryPanel(Panel):
         self._text("x_letter", P["x"][0], P["x"][1] - 14, 40, I["x"], pt=LETTER_PT + 1.5, bold=True, text="x")
         for role, key in (("query", "q"), ("key", "k"), ("value", "v")):
             self._circle(*P[key], r, F[role], I[role])
-            self._text(f"{key}_letter", P[key][0], P[key][1] - 13, 40, "#111111", pt=LETTER_PT, bold=True,
+            self._text(f"{key}_letter", P[key][0], P[key][1] - 13, 40, style.SELECTED, pt=LETTER_PT, bold=True,
                        text=key)
-        self._circle(*P["dot"], 18, "#FFFFFF", style.FOREGROUND)
+        self._circle(*P["dot"], 18, style.BACKGROUND, style.FOREGROUND)
         self._text("dot_letter", P["dot"][0], P["dot"][1] - 13, 36, style.FOREGROUND, pt=LETTER_PT, bold=True,
                    text="·")
-        self._box(*P["scale"], scale_w, box_h, "#F4F4F4", style.MUTED)
-        self._box(*P["softmax"], soft_w, box_h, "#E8ECF6", I["weight"])
-        self._box(*P["out"], out_w, out_h, "#E3F5EE", I["output"])
+        self._box(*P["scale"], scale_w, box_h, style.PLAIN_BOX, style.MUTED)
+        self._box(*P["softmax"], soft_w, box_h, style.PALE["weight"], I["weight"])
+        self._box(*P["out"], out_w, out_h, style.PALE["output"], I["output"])
 
         # Words and numbers (filled in show_result).
         self._text("x_caption", P["x"][0], P["x"][1] + r_x + 2, 88, I["x"])

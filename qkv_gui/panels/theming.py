@@ -1,10 +1,11 @@
-"""A small fix-up after the generic theme scaling of ``Panel`` (fonts of scene items, see base.py).
+"""Text in plots and the theme: a fix-up after the generic theme scaling, and a pool of labels.
 
-``Panel._scale_items`` sets the font of each QGraphicsTextItem directly. Inside pyqtgraph items
-that text item is a child whose placement was computed from its old size: a ``pg.TextItem``
-keeps the offset of its anchor, an axis keeps the room it made for its title and a
-``pg.LabelItem`` keeps its minimum size. ``realign_text`` recomputes those after the fonts changed;
-``ThemedTextMixin`` runs it after every theme scaling of a panel, then the panel's ``text_scaled`` hook.
+``Panel._scale_items`` sets the font of each text item in a scene directly (see base.py). A
+``TextLabel`` places itself again when its font changes, but inside pyqtgraph items the text is a
+child whose placement was computed from its old size: an axis keeps the room it made for its title
+and a ``pg.LabelItem`` keeps its minimum size. ``realign_text`` recomputes those after the fonts
+changed; ``ThemedTextMixin`` runs it after every theme scaling of a panel, then the panel's
+``text_scaled`` hook. ``TextPool`` hands out ``TextLabel``s, made on demand and reused.
 """
 from __future__ import annotations
 
@@ -12,46 +13,48 @@ from PySide6 import QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqtgraph)
 import pyqtgraph as pg
 
 from .base import _BASE_FONT
+from .text_label import TextLabel
 
 
 def realign_text(panel: QtWidgets.QWidget) -> None:
-    """Anchors, axis titles and label sizes recomputed for the fonts the items have now."""
+    """Axis titles and label sizes recomputed for the fonts the items have now."""
     for view in panel.findChildren(QtWidgets.QGraphicsView):
         scene = view.scene()
         if scene is None:
             continue
         for item in scene.items():
-            if isinstance(item, pg.TextItem):
-                item.updateTextPos()
-            elif isinstance(item, pg.AxisItem):
+            if isinstance(item, pg.AxisItem):
                 item._adjustSize()
                 item.resizeEvent()  # places the axis title for its new size
             elif isinstance(item, pg.LabelItem):
                 item.updateMin()
 
 
-def adopt_text(item: "pg.TextItem", scale: float) -> None:
-    """Give a pg.TextItem made after the theme was applied (a pool growing on a resize) the theme's size
-    now, marked as the generic scaling marks its own work so that it is not scaled a second time."""
-    inner = item.textItem
-    font = inner.font()
+def adopt_text(item: TextLabel, scale: float) -> None:
+    """Give a label made after the theme was applied (a pool growing on a resize) the theme's size now,
+    marked as the generic scaling marks its own work so that it is not scaled a second time."""
+    font = item.font()
     base = font.pointSizeF() if font.pointSizeF() > 0 else 9.0
     if scale != 1.0:
         font.setPointSizeF(base * scale)
         item.setFont(font)
-    inner.setData(_BASE_FONT, base)
-    inner.setData(_BASE_FONT + 1, base * scale)
+    item.setData(_BASE_FONT, base)
+    item.setData(_BASE_FONT + 1, base * scale)
 
 
-def set_themed_font(item: "pg.TextItem", base: QtGui.QFont, scale: float) -> None:
-    """Set a pg.TextItem's font to ``base`` (its size at theme scale 1) times the theme's ``scale``, marked
-    as the generic scaling marks its own work: for panels that restyle text outside ``show_result``."""
-    font = QtGui.QFont(base)
+def set_themed_font(item: TextLabel, base: QtGui.QFont, scale: float) -> None:
+    """Set a label's font to ``base`` (its size at theme scale 1) times the theme's ``scale``, marked as the
+    generic scaling marks its own work: for panels that restyle text outside ``show_result``. Nothing is
+    done when the label already has that font."""
     size = base.pointSizeF() if base.pointSizeF() > 0 else 9.0
+    if item.data(_BASE_FONT) == size and item.data(_BASE_FONT + 1) == size * scale \
+            and item.font().bold() == base.bold():
+        return
+    font = QtGui.QFont(base)
     font.setPointSizeF(size * scale)
     item.setFont(font)
-    item.textItem.setData(_BASE_FONT, size)
-    item.textItem.setData(_BASE_FONT + 1, size * scale)
+    item.setData(_BASE_FONT, size)
+    item.setData(_BASE_FONT + 1, size * scale)
 
 
 def scaled_metrics(base: QtGui.QFont, scale: float) -> QtGui.QFontMetricsF:
@@ -74,13 +77,16 @@ class ThemedTextMixin:
 
 
 class TextPool:
-    """pg.TextItems in one plot or ViewBox, made on demand and reused; ``take(k)`` returns k visible
-    items and hides the rest. Items made between two repaints get the theme's font scale at once."""
+    """Labels (``TextLabel``) in one plot or ViewBox, made on demand and reused; ``take(k)`` returns k
+    visible labels and hides the rest. Labels made between two repaints get the theme's font scale at once.
+    A label takes ``setText(text, color=)``, ``setPos(x, y)``, and ``fill``/``border`` for a box."""
 
-    def __init__(self, parent_plot, anchor=(0.5, 0.5), font: QtGui.QFont | None = None, z: float = 20):
+    def __init__(self, parent_plot, anchor=(0.5, 0.5), font: QtGui.QFont | None = None, z: float = 20,
+                 color=None):
         self.plot = parent_plot
         self.anchor = anchor
         self.font = font
+        self.color = color
         self.scale = 1.0  # the panel's theme font scale, for items made between two repaints
         self.z = z
         self.items: list = []
@@ -88,9 +94,7 @@ class TextPool:
 
     def take(self, count: int) -> list:
         while len(self.items) < count:
-            item = pg.TextItem("", anchor=self.anchor)
-            if self.font is not None:
-                item.setFont(self.font)
+            item = TextLabel("", color=self.color, anchor=self.anchor, font=self.font)
             adopt_text(item, self.scale)
             item.setZValue(self.z)
             self.plot.addItem(item, ignoreBounds=True)
@@ -102,3 +106,7 @@ class TextPool:
                 item.show()
         self.shown = count
         return self.items[:count]
+
+    def texts(self) -> list:
+        """The texts of the labels shown now."""
+        return [item.text() for item in self.items[: self.shown]]

@@ -2,7 +2,8 @@
 
 Left: for the selected query i, each token j's value vector v_j as mint bars,
 drawn faintly at full size with the part that query i takes (weight a_ij x
-v_j) solid in front; under each group the token and its weight in percent.
+v_j) solid in front; under each group the token, and at the foot of the group its
+weight in percent (written in the plot, so the axis does not change with every edit).
 Right: the output for query i (the sum of the solid bars) on the same scale.
 Below: the worked arithmetic of one output coordinate (the one under the
 mouse, else the first). Clicking a token's bars makes it the key.
@@ -14,6 +15,8 @@ caption says so, and the output is the zero vector.
 """
 from __future__ import annotations
 
+import html
+
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -23,27 +26,18 @@ from qkv_engine import explain, views
 
 from .. import style
 from .base import Panel
+from .decorations import Bars, line_item, reach
+from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
+                           place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
+                           value_pool, y_limits)
 from .lazy_axes import set_ticks, steady_range
 from .masked import no_keys, no_keys_note
-from .theming import ThemedTextMixin
-from .embedding_bars import (
-    MAX_VALUE_LABELS,
-    GroupedBars,
-    LabelPool,
-    _html,
-    make_plot,
-    place_pointer,
-    place_value_labels,
-    fit_value_axis,
-    px_per_unit,
-    tick_metrics,
-    thin_labels,
-    y_limits,
-)
+from .steady_label import steady_box
+from .text_label import MARGIN
+from .theming import TextPool, ThemedTextMixin
 
 #: The unscaled value, drawn faintly behind the scaled one.
 FAINT_ALPHA = 70
-OUTPUT_EDGE = "#0B4F37"
 
 
 class ValuesPanel(ThemedTextMixin, Panel):
@@ -51,6 +45,19 @@ class ValuesPanel(ThemedTextMixin, Panel):
     title = "8 · Values, mixed by the weights"
 
     def build(self, body):
+        self._result = None
+        self._sel = (0, 0)
+        self._coord = 0
+        self._ticks: list = []
+        self._weight_labels: list = []
+        self._out_ticks: list = []
+        self._masked = np.zeros(0, dtype=int)
+        self._parts = np.zeros((0, 1))
+        self._out = np.zeros(0)
+        self.y_range = (-1.0, 1.0)
+        self.out_x_range = (-0.25, 1.25)
+        self._wide = None  # whether the bars are wide enough for outlines, as drawn
+        self._widths = TextWidths()
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
@@ -58,7 +65,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.caption.setObjectName("valuesCaption")
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        layout.addWidget(self.caption)
+        layout.addWidget(steady_box(self.caption))
         row = QtWidgets.QHBoxLayout()
         row.setSpacing(2)
         self.plot = make_plot(body)
@@ -76,7 +83,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         font = self.worked.font()
         font.setPointSizeF(max(7.5, font.pointSizeF() - 1))
         self.worked.setFont(font)
-        layout.addWidget(self.worked)
+        layout.addWidget(steady_box(self.worked))
 
         pi, po = self.plot.getPlotItem(), self.out_plot.getPlotItem()
         self.vb, self.out_vb = pi.getViewBox(), po.getViewBox()
@@ -88,55 +95,41 @@ class ValuesPanel(ThemedTextMixin, Panel):
         faint = QtGui.QColor(mint)
         faint.setAlpha(FAINT_ALPHA)
         self.band = QtWidgets.QGraphicsRectItem()
-        self.band.setBrush(pg.mkBrush("#FFF1EC"))
-        band_pen = pg.mkPen(style.INK["key"], width=1.5, style=QtCore.Qt.PenStyle.DashLine)
-        self.band.setPen(band_pen)
+        self.band.setBrush(pg.mkBrush(style.PALE["key"]))
+        self.band.setPen(pg.mkPen(style.INK["key"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
         self.band.setZValue(-5)
         pi.addItem(self.band, ignoreBounds=True)
-        self.pointer = pg.TextItem("", color=style.INK["key"], anchor=(0.5, 0.0))  # the key's name on its band
-        font = self.pointer.textItem.font()
-        font.setBold(True)
-        self.pointer.setFont(font)
-        self.pointer.setZValue(30)
-        pi.addItem(self.pointer, ignoreBounds=True)
-        for plot in (pi, po):
-            zero = pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(style.FOREGROUND, width=1))
-            zero.setZValue(5)
-            plot.addItem(zero, ignoreBounds=True)
+        self.pointer = pointer_label(pi, style.INK["key"])  # the key's name on its band
+        self.zeros = [line_item(plot, pg.mkPen(style.FOREGROUND, width=1), z=5) for plot in (pi, po)]
         self.faint_pen = pg.mkPen(style.INK["value"], width=1, style=QtCore.Qt.PenStyle.DotLine)
-        self.faint = pg.BarGraphItem(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
+        self.faint = Bars(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
         pi.addItem(self.faint)
-        self.scaled = pg.BarGraphItem(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
+        self.scaled = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
         self.scaled.setZValue(2)
         pi.addItem(self.scaled)
-        self.chosen = pg.BarGraphItem(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
+        self.chosen = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
                                       pen=pg.mkPen(style.SELECTED, width=2))
         self.chosen.setZValue(3)
         pi.addItem(self.chosen)
-        self.scaled_labels = LabelPool(pi, style.INK["value"])
-        self.masked_cover = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], pen=pg.mkPen(None),
-                                            brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(140, 140, 140),
+        self.scaled_labels = value_pool(pi, style.INK["value"])
+        self.weights = TextPool(pi, anchor=(0.5, 1.0), color=style.INK["weight"], z=25)  # at each group's foot
+        self.masked_cover = Bars(x0=[], y0=[], width=[], height=[], pen=pg.mkPen(None),
+                                            brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(style.HATCH),
                                                                           QtCore.Qt.BrushStyle.BDiagPattern)))
         self.masked_cover.setZValue(4)
         pi.addItem(self.masked_cover)
 
         self.hover_band = QtWidgets.QGraphicsRectItem()
-        self.hover_band.setBrush(pg.mkBrush("#EDEDED"))
+        self.hover_band.setBrush(pg.mkBrush(style.HOVER_BG))
         self.hover_band.setPen(QtGui.QPen(QtCore.Qt.PenStyle.NoPen))
         self.hover_band.setZValue(-5)
         po.addItem(self.hover_band, ignoreBounds=True)
-        self.out_bars = pg.BarGraphItem(x0=[], height=[], width=0.8, brush=pg.mkBrush(style.FILL["output"]),
-                                        pen=pg.mkPen(OUTPUT_EDGE, width=2))
+        self.out_bars = Bars(x0=[], height=[], width=0.8, brush=pg.mkBrush(style.FILL["output"]),
+                                        pen=pg.mkPen(style.EDGE["output"], width=2))
         po.addItem(self.out_bars)
-        self.out_labels = LabelPool(po, style.INK["output"])
+        self.out_labels = value_pool(po, style.INK["output"])
 
         self.groups = GroupedBars()
-        self._result = None
-        self._sel = (0, 0)
-        self._coord = 0
-        self._ticks: list = []
-        self._out_ticks: list = []
-        self._masked = np.zeros(0, dtype=int)
         self.vb.sigResized.connect(lambda *_: self._place_labels())
         self.out_vb.sigResized.connect(lambda *_: self._place_labels())
         pi.scene().sigMouseClicked.connect(self._clicked)
@@ -144,11 +137,19 @@ class ValuesPanel(ThemedTextMixin, Panel):
         po.scene().sigMouseMoved.connect(lambda pos: self._hovered(pos, self.out_plot))
 
     def theme_changed(self, theme) -> None:
-        self.scaled_labels.scale = theme.font_scale
-        self.out_labels.scale = theme.font_scale
+        for pool in (self.scaled_labels, self.out_labels, self.weights):
+            pool.scale = theme.font_scale
         fit_value_axis(self.plot)
 
     # ----- drawing ----------------------------------------------------------------------------
+    def _weights_row(self, span: float) -> float:
+        """How far (in data units) the range reaches below the bars to leave room for the row of weights."""
+        row_px = QtGui.QFontMetricsF(self.weights.font or QtGui.QFont()).height() * self.weights.scale + 2 * MARGIN
+        plot_px = self.vb.height()
+        if plot_px < 3 * row_px:
+            return 0.0
+        return span * row_px / (plot_px - row_px)
+
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         self._result, self._sel = result, (i, j)
@@ -159,15 +160,20 @@ class ValuesPanel(ThemedTextMixin, Panel):
         out = result.output[i]  # d_v
         self.groups.layout(n, d)
         g = self.groups
-        self.faint.setOpts(x0=g.lefts, height=v.reshape(-1), width=1.0)
-        self.scaled.setOpts(x0=g.lefts + 0.15, height=parts.reshape(-1), width=0.7)
-        self.chosen.setOpts(x0=g.lefts[j * d:(j + 1) * d] + 0.15, height=np.array(parts[j]), width=0.7)
         self._parts, self._out = parts, out
         room = 0.24 if n * d <= MAX_VALUE_LABELS else 0.12
-        self.y_range = steady_range(getattr(self, "y_range", None),
-                                    *y_limits(np.concatenate([v.reshape(-1), out]), room=room))
+        lo, hi = y_limits(np.concatenate([v.reshape(-1), out]), room=room)
+        self.y_range = steady_range(self.y_range, lo - self._weights_row(hi - lo), hi)
+        ppu = px_per_unit(self.plot, g.x_range)
+        self._wide = ppu >= 5
+        self.faint.setOpts(x0=g.lefts, height=v.reshape(-1), width=1.0, pen=self.faint_pen if self._wide else None)
+        self.scaled.setOpts(x0=g.lefts + 0.15, height=parts.reshape(-1), width=0.7,
+                            pen=bar_edge(style.INK["value"], ppu))
+        self.chosen.setOpts(x0=g.lefts[j * d:(j + 1) * d] + 0.15, height=np.array(parts[j]), width=0.7)
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
+        left, right = reach(*g.x_range)
+        self.zeros[0].setLine(left, 0.0, right, 0.0)
         self.band.setRect(QtCore.QRectF(j * g.step - g.GAP / 2.0, lo, g.step, hi - lo))
         self.pointer.setText(f"key: {result.key_tokens[j]}")
         masked = np.flatnonzero(~np.asarray(result.allowed[i], dtype=bool))
@@ -177,19 +183,20 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.out_bars.setOpts(x0=np.arange(d, dtype=float) + 0.1, height=np.array(out), width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
         self.out_vb.setXRange(*self.out_x_range, padding=0)
+        left, right = reach(*self.out_x_range)
+        self.zeros[1].setLine(left, 0.0, right, 0.0)
 
         qink, vink = style.INK["query"], style.INK["output"]
-        coords = ", ".join(style.fmt(c, 2) for c in out[:8]) + (", …" if d > 8 else "")
+        coords = ", ".join(style.fmt(c, 2) for c in out[:8].tolist()) + (", …" if d > 8 else "")
         every = "every source token" if result.scenario.is_cross else "every token"
-        caption = (f"Query <b style='color:{qink}'>{_html(result.tokens[i])}</b> takes weight × value from {every}; "
-                   f"the sum is its <b style='color:{vink}'>output</b> [{coords}]")
+        caption = (f"Query <b style='color:{qink}'>{html.escape(result.tokens[i])}</b> takes weight × value "
+                   f"from {every}; the sum is its <b style='color:{vink}'>output</b> [{coords}]")
         if no_keys(result, i):
-            caption = f"<b>{_html(no_keys_note(result, i))}</b> Output [{coords}]"
+            caption = f"<b>{html.escape(no_keys_note(result, i))}</b> Output [{coords}]"
         self.caption.setText(caption)
         self.plot.setToolTip(
             "Faint bars: each token's value v. Solid bars: the part the query takes (weight × v).\n"
-            "Under each group: the token and its weight. Click a token's bars to make it the key."
-        )
+            "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
         self.out_plot.setToolTip("The output is the sum of all the solid bars, coordinate by coordinate.\n"
                                  "Point at a bar to see its sum worked out below.")
         self._place_labels()
@@ -202,27 +209,26 @@ class ValuesPanel(ThemedTextMixin, Panel):
         i, j = self._sel
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
-        allowed = result.allowed[i]
-        percents = (100.0 * np.asarray(result.weights[i], dtype=np.float64)).tolist()  # all keys at once
-        texts = [f"{tok} {explain.fixed(p, 1)}%" if ok else f"{tok} masked"
-                 for tok, p, ok in zip(result.key_tokens, percents, allowed.tolist())]
-        widths = self._text_widths(texts)
-        shown = thin_labels(g.centres, widths, ppu, keep=(j,))
-        self._ticks = [(float(g.centres[k]), texts[k]) for k in shown]
-        place_pointer(self.pointer, g, j, self.y_range[1], ppu)
+        names = result.key_tokens
+        shown = thin_labels(g.centres, self._widths(tick_font(self.plot), names), ppu, keep=(j,))
+        self._ticks = [(float(g.centres[k]), names[k]) for k in shown]
         set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
+        self._place_weights(result, i, j, ppu, shown)
+        place_pointer(self.pointer, g, j, self.y_range[1], ppu)
         solid = self._parts.reshape(-1)
         place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
         self.pointer.setVisible(self.scaled_labels.shown == 0)  # numbers on the bars leave it no room
         wide = ppu >= 5
-        self.faint.setOpts(pen=self.faint_pen if wide else None)
-        self.scaled.setOpts(pen=pg.mkPen(style.INK["value"], width=1) if wide else None)
+        if wide != self._wide:  # a resize made the bars wide or narrow
+            self._wide = wide
+            self.faint.setOpts(pen=self.faint_pen if wide else None)
+            self.scaled.setOpts(pen=bar_edge(style.INK["value"], ppu))
 
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
         names = [f"out{c + 1}" for c in range(d)]
-        owidths = [tick_metrics(self.out_plot).horizontalAdvance(t) for t in names]
-        oshown = thin_labels(np.arange(d) + 0.5, owidths, oppu, keep=(self._coord,), pad_px=4)
+        oshown = thin_labels(np.arange(d) + 0.5, self._widths(tick_font(self.out_plot), names), oppu,
+                             keep=(self._coord,), pad_px=4)
         self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
         set_ticks(self.out_plot.getPlotItem().getAxis("bottom"), [self._out_ticks])
         if d <= MAX_VALUE_LABELS:
@@ -230,23 +236,35 @@ class ValuesPanel(ThemedTextMixin, Panel):
         else:
             self.out_labels.take(0)
 
-    def _text_widths(self, texts) -> list:
-        """Pixel widths of tick texts in the tick font as drawn now, remembered: most names and
-        percentages are the same from one edit to the next."""
-        fm = tick_metrics(self.plot)
-        key = QtGui.QFont(self.plot.getPlotItem().getAxis("bottom").style.get("tickFont")
-                          or self.plot.getPlotItem().getAxis("bottom").font()).key()
-        cache = getattr(self, "_width_cache", None)
-        if cache is None or cache[0] != key or len(cache[1]) > 8192:
-            cache = self._width_cache = (key, {})
-        known = cache[1]
-        widths = []
-        for t in texts:
-            w = known.get(t)
-            if w is None:
-                w = known[t] = fm.horizontalAdvance(t)
-            widths.append(w)
-        return widths
+    def _place_weights(self, result, i: int, j: int, ppu: float, named: list) -> None:
+        """The weight (or "masked") of each key ``named`` on the axis, at the foot of its group where it fits;
+        flush with the plot's edge at either end rather than sticking out."""
+        g = self.groups
+        allowed = np.asarray(result.allowed[i], dtype=bool)
+        percents = 100.0 * np.asarray(result.weights[i], dtype=np.float64)
+        texts = [f"{explain.fixed(float(percents[k]), 1)}%" if allowed[k] else "masked" for k in named]
+        font = QtGui.QFont(self.weights.font or QtGui.QFont())
+        font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * self.weights.scale)
+        widths = self._widths(font, texts)
+        room = self._weights_row(1.0) > 0.0
+        keep = [named.index(j)] if j in named else []
+        fits = thin_labels(g.centres[named], widths, ppu, keep=keep) if room and named else []
+        lo = self.y_range[0]
+        x0, x1 = g.x_range
+        self._weight_labels = []
+        for item, n in zip(self.weights.take(len(fits)), fits):
+            x, half = float(g.centres[named[n]]), (widths[n] / 2 + MARGIN) / max(ppu, 1e-9)
+            if x - half < x0:
+                item.setAnchor((0.0, 1.0))
+                item.setPos(x0, lo)
+            elif x + half > x1:
+                item.setAnchor((1.0, 1.0))
+                item.setPos(x1, lo)
+            else:
+                item.setAnchor((0.5, 1.0))
+                item.setPos(x, lo)
+            item.setText(texts[n])
+            self._weight_labels.append((x, texts[n]))
 
     def _write_worked(self) -> None:
         result = self._result
@@ -311,6 +329,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             "output": np.array(self.out_bars.opts["height"], dtype=float),
             "band": self.band.rect(),
             "ticks": list(self._ticks),
+            "weights": list(self._weight_labels),
             "out_ticks": list(self._out_ticks),
             "value_labels": self.scaled_labels.texts(),
             "output_labels": self.out_labels.texts(),
@@ -318,7 +337,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             "coordinate": self._coord,
             "caption": self.caption.text(),
             "masked": [int(k) for k in self._masked],
-            "pointer": self.pointer.textItem.toPlainText() if self.pointer.isVisible() else "",
+            "pointer": self.pointer.text() if self.pointer.isVisible() else "",
         }
 
     def group_point(self, j: int) -> QtCore.QPoint:

@@ -133,3 +133,17 @@ def test_exercises_in_cross_attention_ask_about_source_keys(kind):
     assert "'maintenant'" in out.given  # the weights and values are labelled with the source's tokens
     with pytest.raises(ScenarioError, match="source sentence"):
         pick_exercise(compute(s.with_source("")), kind, 0)
+
+
+@pytest.mark.parametrize("kind", EXERCISE_KINDS)
+def test_hints_after_a_wrong_answer_never_give_the_number_away(kind):
+    from qkv_engine.lesson_numbers import exercise_hint
+
+    r = compute(presets.load("seed-the-cat-sat"))
+    ex = make_exercise(r, kind, i=2, j=1, c=1)
+    shown = [explain.fixed(ex.value, d) for d in range(1, 5)]
+    hints = [exercise_hint(ex, ex.value + 0.5, tries) for tries in (1, 2, 3, 4)]
+    for hint in hints:
+        assert not any(number in hint for number in shown), hint
+    assert "Hint" in hints[0] and "too high" in hints[1] and "Show answer" in hints[2]
+    assert "too low" in exercise_hint(ex, ex.value - 0.5, 2)

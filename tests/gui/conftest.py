@@ -1,9 +1,13 @@
-"""GUI fixtures: a main window shown offscreen with throw-away settings.
+"""GUI fixtures: a main window shown offscreen with throw-away settings; one panel or editor on its
+own Session; a Session alone.
 
     def test_something(window, qtbot):
         window.session.set_text("a b c")
         settle(qtbot)                      # let the coalesced recompute and repaint happen
         panel = window.panels["heatmapPanel"]
+
+    def test_one_panel(make_panel):        # a panel (or an editor) without a window: much faster
+        panel = make_panel(HeatmapPanel, preset="pronoun")
 """
 import pytest
 from PySide6 import QtCore, QtWidgets
@@ -31,7 +35,7 @@ def make_window(qtbot, settings, tmp_path):
     from qkv_gui.main_window import MainWindow
 
     def make(preset=None):
-        kwargs = {"settings": settings, "recovery": tmp_path / "recovery.qkv.json"}
+        kwargs = {"settings": settings, "recovery": tmp_path / "recovery"}  # the test's own recovery folder
         w = MainWindow(**kwargs) if preset is None else MainWindow(preset=preset, **kwargs)
         w.errors = []
         w.ask_unsaved = lambda: "discard"
@@ -53,24 +57,47 @@ def window(make_window):
 
 
 @pytest.fixture
-def make_panel(qtbot):
+def make_session(qapp):
+    """A Session on a preset (default: the app's default), with no widget at all: ``make_session("pronoun")``.
+    For tests about the edits and results themselves; ``session.messages`` collects what it says."""
+    from qkv_engine import presets
+    from qkv_gui.session import Session
+
+    made = []
+
+    def make(preset=None):
+        name = preset or presets.DEFAULT
+        session = Session(presets.load(name))
+        session.preset_name = name
+        session.messages = []
+        session.message.connect(session.messages.append)
+        made.append(session)
+        return session
+
+    yield make
+    for session in made:
+        session.deleteLater()
+
+
+@pytest.fixture
+def make_panel(qtbot, make_session):
     """Build one panel on its own Session (no window): ``make_panel(HeatmapPanel, preset="pronoun")``.
 
+    Any widget made from a Session alone works the same way (the editors: ``make_panel(WeightGridsWidget)``).
     The panel is shown offscreen at ``size`` and settled; ``panel.session`` is its Session. Tests about
     one panel use this instead of a whole window (a window is ~440 widgets and 0.4-0.7 s to build).
     """
-    from qkv_engine import presets
     from qkv_gui import style
-    from qkv_gui.session import Session
+
+    kept = []  # the test may drop its own reference; the panel stays until the test ends
 
     def make(cls, preset=None, size=(640, 420), session=None):
         style.configure_pyqtgraph()
         if session is None:
-            name = preset or presets.DEFAULT
-            session = Session(presets.load(name))
-            session.preset_name = name
+            session = make_session(preset)
         panel = cls(session)
-        session.setParent(panel)  # the session lives as long as the panel
+        panel.session = session
+        kept.append(panel)
         qtbot.addWidget(panel)
         panel.resize(*size)
         panel.show()

@@ -7,6 +7,7 @@ from PySide6 import QtCore, QtWidgets
 
 from qkv_engine import MAX_TOKENS
 from qkv_gui import app as app_module
+from qkv_gui.editors import SentenceOptionsWidget
 
 from .conftest import settle
 
@@ -42,26 +43,28 @@ def test_dimensions_at_their_limits(window, spin, value):
 
 
 @pytest.mark.parametrize("t", [0.05, 20.0])
-def test_temperature_at_its_limits(window, t):
-    spin = window.findChild(QtWidgets.QDoubleSpinBox, "temperatureSpin")
+def test_temperature_at_its_limits(make_panel, t):
+    options = make_panel(SentenceOptionsWidget, size=(400, 400))
+    spin = options.findChild(QtWidgets.QDoubleSpinBox, "temperatureSpin")
     spin.setValue(t)
     settle()
-    r = window.session.result
+    r = options.session.result
     assert r.scenario.temperature == t
     assert np.all(np.isfinite(r.weights))
     np.testing.assert_allclose(r.weights.sum(axis=1), 1.0)
 
 
-def test_huge_values_keep_every_panel_finite(window):
+def test_huge_values_keep_every_result_finite(make_session):
+    session = make_session()
     for r in range(3):
         for c in range(4):
-            window.session.set_cell("x", r, c, "1e6" if (r + c) % 2 else "-1e6")
+            session.set_cell("x", r, c, "1e6" if (r + c) % 2 else "-1e6")
     settle()
-    res = window.session.result
+    res = session.result
     for name in ("q", "k", "v", "scores", "weights", "output"):
         assert np.all(np.isfinite(getattr(res, name))), name
     np.testing.assert_allclose(res.weights.sum(axis=1), 1.0)
-    assert window.session.scenario.x[0, 1] == 1e6
+    assert session.scenario.x[0, 1] == 1e6
 
 
 @pytest.mark.qt_no_exception_capture

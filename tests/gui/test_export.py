@@ -6,9 +6,6 @@ of the PNG's own mean distance from a blank page. Measured for the default prese
 is 0.04 to 2.3 (anti-aliasing of text edges), while the PNG is 12 to 80 levels away from blank and
 a figure of another panel is > 15 away; so the check passes only for the same picture.
 """
-import csv
-import io
-import json
 import re
 import xml.etree.ElementTree as ET
 
@@ -16,7 +13,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
 
-from qkv_engine import compute, presets, session_format
+from qkv_engine import presets
 from qkv_gui import export
 from qkv_gui.session import Session
 
@@ -137,66 +134,6 @@ def test_deck_has_a_title_page_and_one_page_per_panel(session, tmp_path):
     assert not list(tmp_path.glob(".qkv-export-*"))  # no temporary file left
     part = export.deck_bytes(session, export.ExportOptions(), names=["heatmap", "softmax"])
     assert pdf_pages(part) == 3
-
-
-def read_csv(path):
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
-    return rows[0], [r[0] for r in rows[1:]], np.array([[float(v) for v in r[1:]] for r in rows[1:]])
-
-
-def test_data_export_of_cross_attention_with_heads_names_source_tokens_and_adds_w_o(tmp_path):
-    from qkv_engine import Scenario, compute_heads
-
-    scenario = (Scenario.from_sentence("the black cat", seed=2).with_heads(2).with_source("le chat noir dort")
-                .with_padding(3))
-    full = compute_heads(scenario)
-    result = full.heads[1]
-    written = {p.name for p in export.export_data(result, tmp_path, preset=None, full=full)}
-    assert {"x_source.csv", "concat.csv", "w_o.csv", "projected.csv"} <= written
-    keys = ["le", "chat", "noir", "dort"]
-    header, rows, values = read_csv(tmp_path / "weights.csv")
-    assert header[1:] == keys and rows == ["the", "black", "cat"]
-    assert values[:, 3].tolist() == [0.0, 0.0, 0.0]  # 'dort' is padding
-    _, rows, values = read_csv(tmp_path / "v.csv")
-    dv = scenario.d_v
-    assert rows == keys and np.allclose(values, scenario.source_x @ scenario.w_v[:, dv:2 * dv])
-    _, _, concat = read_csv(tmp_path / "concat.csv")
-    _, _, projected = read_csv(tmp_path / "projected.csv")
-    assert np.allclose(projected, concat @ scenario.w_o)
-    doc = json.loads((tmp_path / "attention.json").read_text(encoding="utf-8"))
-    assert doc["key_tokens"] == keys and doc["settings"]["head"] == 1 and doc["settings"]["n_heads"] == 2
-    back, view = session_format.from_dict(doc["session"])
-    assert back == scenario and view["head"] == 1  # the whole scenario, every head, not only the shown one
-    assert any("Cross-attention" in line for line in doc["about"])
-    assert any("padding ('dort')" in line for line in doc["about"])
-
-
-def test_data_export_equals_compute(tmp_path):
-    scenario = presets.load("repeated-word").with_options(causal=True)
-    result = compute(scenario)
-    written = export.export_data(result, tmp_path)
-    assert {p.name for p in written} == {f"{s}.csv" for s in export.DATA_FILES} | {"attention.json"}
-    ref = compute(scenario)  # independent recomputation
-    labels = ["The", "dog", "saw", "the", "other", "dog (2)", "."]
-    assert list(scenario.tokens) == ["The", "dog", "saw", "the", "other", "dog", "."]
-    for stem, expected in [("x", scenario.x), ("w_q", scenario.w_q), ("w_k", scenario.w_k), ("w_v", scenario.w_v),
-                           ("q", ref.q), ("k", ref.k), ("v", ref.v), ("scores", ref.scores),
-                           ("scaled", ref.scaled), ("weights", ref.weights), ("output", ref.output)]:
-        header, rows, values = read_csv(tmp_path / f"{stem}.csv")
-        assert np.array_equal(values, expected), stem  # exact: full precision, -inf kept
-        if stem in ("scores", "scaled", "weights"):
-            assert header[1:] == labels and rows == labels
-        elif stem in ("x", "q", "k", "v", "output"):
-            assert rows == labels
-    assert np.isneginf(read_csv(tmp_path / "scaled.csv")[2][0, 1])  # the causal mask
-    doc = json.loads((tmp_path / "attention.json").read_text(encoding="utf-8"))
-    assert doc["tokens"] == list(scenario.tokens)
-    m = doc["matrices"]
-    assert np.array_equal(np.array(m["weights"]), ref.weights)
-    assert np.array_equal(np.array(m["output"]), ref.output)
-    assert m["scaled"][0][1] is None and m["scaled"][1][0] == ref.scaled[1, 0]
-    reopened, _view = session_format.from_dict(doc["session"])
-    assert reopened == scenario
 
 
 def test_menu_actions_export_copy_and_remember_options(window, tmp_path, qtbot):
@@ -369,3 +306,73 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     ex.actions["panel"].trigger()
     assert asked == ["compare.png"] and (tmp_path / "compare.png").stat().st_size > 1000
     assert panel.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
+
+
+@pytest.mark.parametrize("name", ["heads", "concat", "compare", "heatmap"])
+def test_a_staged_copy_is_deaf_once_its_export_is_done(qapp, name):
+    """The copy made for an export stops following the session (heads and concat also follow the
+    shown head, compare the pinned result): it must not repaint, or raise, after the export."""
+    from qkv_gui import style
+
+    style.configure_pyqtgraph()
+    s = Session(presets.load("seed-the-cat-sat"))
+    s.set_heads(3)
+    s.pin()
+    settle()
+    with export.StagedPanel(export.all_panel_classes()[name], s, export.ExportOptions(width=480)) as panel:
+        panel.deleteLater = lambda: None  # keep the copy alive, to listen to it afterwards
+    heard = []
+    panel.refresh = lambda: heard.append("refresh")
+    panel._show_chosen = lambda: heard.append("head")
+    panel.show()
+    settle()
+    s.set_head(2)
+    settle()
+    s.set_cell("x", 0, 0, "0.5")
+    s.select(2, 1)
+    s.unpin()
+    settle()
+    assert heard == []
+    panel.close()
+    QtCore.QObject.deleteLater(panel)
+    s.deleteLater()
+
+
+def test_the_mixing_figure_has_no_tab_bar(session):
+    # The switch between the three grids is for the screen; the figure says which grid in its heading.
+    opts = export.ExportOptions(width=960)
+    with export.StagedPanel(export.panel_classes()["mixing"], session, opts) as panel:
+        tabs = panel.findChild(QtWidgets.QTabBar)
+        assert tabs is not None and not tabs.isVisible()
+        heading = panel.canvas  # the picture starts at the top of the figure, where the tabs were
+        assert heading.mapTo(panel, QtCore.QPoint(0, 0)).y() <= 4
+
+
+def test_every_deck_page_is_titled_with_its_panel(session, monkeypatch):
+    titles = []
+
+    class Recording(export.StagedPanel):
+        def __enter__(self):
+            panel = super().__enter__()
+            label = self.title_label
+            titles.append(label.text())
+            assert label.isVisible() and label.y() <= 2  # at the top of the page ...
+            assert panel.mapTo(self.widget, QtCore.QPoint(0, 0)).y() >= label.height()  # ... above the panel
+            page = grey(export.image_of(self.widget, self.options))
+            band = page[: label.height() * page.shape[0] // self.options.size[1]]
+            assert (band < 128).mean() > 0.01  # the title is drawn: dark ink in the band
+            return panel
+
+    monkeypatch.setattr(export, "StagedPanel", Recording)
+    data = export.deck_bytes(session, export.ExportOptions(), names=["embedding", "heatmap", "scaling-lab"])
+    assert pdf_pages(data) == 4
+    classes = export.all_panel_classes()
+    assert titles == [classes[n].title for n in ("embedding", "heatmap", "scaling-lab")]
+    heads = Session(presets.load("seed-the-cat-sat"))
+    heads.set_heads(2)
+    heads.set_head(1)
+    settle()
+    titles.clear()
+    export.deck_bytes(heads, export.ExportOptions(), names=["softmax", "heads"])
+    assert titles == [f"{classes['softmax'].title} \u00b7 head 2 of 2", classes["heads"].title]
+    heads.deleteLater()

@@ -80,8 +80,10 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     assert [s[2] for s in seen] == EXPECTED_PANELS
     assert seen[3][3] == "Step 4 of 12"
     frame = w.grid.frames["summaryPanel"]
-    assert frame.property("lessonHighlight") is True and "border" in frame.styleSheet()
-    assert w.grid.frames["heatmapPanel"].property("lessonHighlight") is False
+    assert w.grid.highlighted == "summaryPanel"  # the lesson asks the grid to outline its panel
+    assert frame.property("highlighted") is True and frame.outline == style.INK.get(lesson.step.role or "",
+                                                                                      style.SELECTED)
+    assert w.grid.frames["heatmapPanel"].property("highlighted") is False
     assert not pane.nextButton.isEnabled()
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_PageUp)
@@ -95,7 +97,9 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     # all panels shown, the step's panel outlined
     pane.aloneButton.setChecked(False)
     assert w.grid.focused is None and w.panels["embeddingPanel"].isVisible()
-    assert w.grid.frames["mixingPanel"].property("lessonHighlight") is True
+    assert w.grid.frames["mixingPanel"].property("highlighted") is True
+    lesson.leave()
+    assert w.grid.highlighted is None and not any(f.property("highlighted") for f in w.grid.frames.values())
 
 
 def test_lesson_keys_leave_typing_and_table_editing_alone(lesson_window, qtbot):
@@ -218,17 +222,53 @@ def test_exercise_accepts_right_and_rejects_wrong(make_window, qtbot):
     assert lesson.cover.isVisible() and page.worked.text() == ""
     qtbot.keyClicks(page.answer, "0.5")
     qtbot.keyClick(page.answer, Qt.Key.Key_Return)
-    assert page.feedback.text().startswith("\u2718") and "Not quite" in page.feedback.text()
-    assert explain.score(w.session.result, 0, 0).text in page.worked.text()
+    assert page.feedback.text().startswith("\u2718") and "Hint" in page.feedback.text()
     assert lesson.check("0.047") is True  # 0.0471 to the 3 decimals shown
+    assert explain.score(w.session.result, 0, 0).text in page.worked.text()
 
     lesson.new_exercise("weight", i=0, j=0)
     assert lesson.check("1") is True
     lesson.new_exercise("output", i=0, c=1)
-    assert lesson.check(explain.fixed(w.session.result.output[0, 1], 2)) is True
     assert lesson.check(explain.fixed(w.session.result.output[0, 1] + 0.02, 2)) is False
+    assert lesson.check(explain.fixed(w.session.result.output[0, 1], 2)) is True
     lesson.set_exercise(False)
     assert lesson.pane.stack.currentWidget() is lesson.pane.text and not lesson.cover.isVisible()
+
+
+def test_an_exercise_gives_nothing_away_until_it_is_solved_or_shown(make_window, qtbot):
+    w = make_window("seed-the-cat-sat")
+    lesson = w.lesson
+    lesson.set_exercise(True)
+    lesson.new_exercise("score", i=1, j=2)
+    page = lesson.pane.exercise
+    r = w.session.result
+    answer = explain.fixed(r.scores[1, 2], 3)
+    selection = w.session.selection
+
+    def hidden():
+        shown = page.question.text() + page.given.text() + page.feedback.text() + page.worked.text()
+        return lesson.cover.isVisible() and not page.worked.isVisible() and answer not in shown \
+            and explain.score(r, 1, 2).text not in shown
+
+    qtbot.keyClicks(page.answer, "abc")
+    qtbot.keyClick(page.answer, Qt.Key.Key_Return)
+    assert page.feedback.text() == "That is not a number."
+    assert hidden() and w.session.selection == selection
+    wrong = float(r.scores[1, 2]) + 0.4
+    for tries in range(1, 5):  # a hint and another try, as often as the student wants
+        page.answer.clear()
+        qtbot.keyClicks(page.answer, explain.fixed(wrong, 3))
+        qtbot.mouseClick(page.checkButton, Qt.MouseButton.LeftButton)
+        assert page.feedback.text().startswith("\u2718"), tries
+        assert hidden(), tries
+    assert "too high" in page.feedback.text() and "Show answer" in page.feedback.text()
+    qtbot.mouseClick(page.showButton, Qt.MouseButton.LeftButton)
+    assert answer in page.feedback.text() and explain.score(r, 1, 2).text in page.worked.text()
+    assert page.worked.isVisible() and not lesson.cover.isVisible()
+    assert (w.session.selection.query, w.session.selection.key) == (1, 2)  # the panels show that pair
+    assert not page.showButton.isEnabled()
+    lesson.new_exercise("q", i=0, c=0)  # a new question hides everything again
+    assert lesson.cover.isVisible() and page.showButton.isEnabled() and page.feedback.text() == ""
 
 
 def test_exercise_cover_hides_the_panels_on_a_small_screen_and_stays_in_the_window(make_window, qtbot):
@@ -397,3 +437,41 @@ def test_softmax_direction_demo_in_cross_attention(make_window, source):
     for total in views.row_sums(bug):
         assert f"{explain.fixed(total, 2)} " in text
     assert explain.fixed(float(good.weights[0, s.n_keys - 1]), 2) in text
+
+
+def _cells_with(doc, start: str) -> list:
+    """(text, number of lines) of every table cell that holds a word beginning ``start``."""
+    found, cursor = [], doc.find(start)
+    while not cursor.isNull():
+        block = cursor.block()
+        if cursor.currentTable() is not None:
+            found.append((block.text(), block.layout().lineCount()))
+        cursor = doc.find(start, cursor)
+    return found
+
+
+@pytest.mark.parametrize("size", [(1024, 740), (1600, 1000)])
+def test_the_softmax_tables_never_break_a_token_name(make_window, size):
+    # In a narrow lesson pane the tables broke long names over two lines ("stude / nts"). A name is
+    # now whole, or shortened with "…" when even one table of whole names is wider than the pane.
+    w = make_window()
+    w.resize(*size)
+    w.session.set_text("students understand everything")
+    w.enter_lesson_mode()
+    w.lesson.go(8)
+    settle(rounds=6)
+    doc = w.lesson.pane.text.document()
+    for word in ("students", "understand", "everything"):
+        cells = _cells_with(doc, word[:5])
+        assert len(cells) == 4, (word, cells)  # the row and column names of both tables
+        for text, lines in cells:
+            assert lines == 1 and (text == word or (text.endswith("\u2026") and word.startswith(text[:-1]))), \
+                (word, text, lines)
+    if size[0] >= 1600:  # room enough: every name whole
+        assert all(text == word for word in ("students", "understand", "everything")
+                   for text, _lines in _cells_with(doc, word[:5]))
+    from PySide6 import QtGui
+
+    tables = [f for f in doc.rootFrame().childFrames() if isinstance(f, QtGui.QTextTable)]
+    assert tables and max(doc.documentLayout().frameBoundingRect(f).right() for f in tables) \
+        <= w.lesson.pane.text.viewport().width() + 4  # no table wider than the pane

@@ -11,6 +11,7 @@ mode with three experiments open.
 import random
 
 import numpy as np
+import pytest
 from PySide6 import QtWidgets
 
 from qkv_engine import compute, presets
@@ -52,10 +53,12 @@ def check_invariants(window):
     assert 0 <= sel.query < max(n, 1) and 0 <= sel.key < max(m, 1)
 
 
+@pytest.mark.slow
 def test_two_thousand_random_actions(window):
     run_monkey(window, random.Random(20261129))
 
 
+@pytest.mark.slow
 def test_random_actions_on_a_small_screen_in_lesson_mode_beside_experiments(window):
     # A 1024 x 768 projector: the grid scrolls, the docks share tabs, the lesson text follows every
     # change (it once raised IndexError with cross-attention's source cleared).

@@ -125,5 +125,6 @@ def test_512_tokens_label_only_what_fits(window, qtbot):
     rest = w.sum() - sum(w[int(t.split()[0][1:])] for t in d["labels"])
     assert f"{unlabelled} unlabelled: {pct(rest)}" in d["note"]
     # the shown labels do not overlap
-    rects = [item.sceneBoundingRect() for item in panel.labels if item.isVisible()]
+    rects = [item.view_rect(panel.view) for item in panel.labels.items if item.isVisible()]
+    assert len(rects) == len(d["labels"]) and all(r.width() > 20 for r in rects)
     assert all(not a.intersects(b) for n, a in enumerate(rects) for b in rects[n + 1:])

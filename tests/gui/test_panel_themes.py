@@ -78,7 +78,8 @@ def text_boxes(panel):
         origin = view.viewport().mapTo(panel, QtCore.QPoint(0, 0))
         shift = (float(origin.x()), float(origin.y()))
         area = QtCore.QRectF(view.viewport().rect()).translated(*shift)
-        rect = QtCore.QRectF(view.mapFromScene(item.sceneTransform().mapRect(ink)).boundingRect()).translated(*shift)
+        # through the device transform: right for labels that ignore the plot's scale, as for the others
+        rect = item.deviceTransform(view.viewportTransform()).mapRect(ink).translated(*shift)
         vb = _viewbox_of(item)
         if vb is not None:
             plot = QtCore.QRectF(view.mapFromScene(vb.sceneBoundingRect()).boundingRect()).translated(*shift)

@@ -34,7 +34,10 @@ def test_bars_are_values_scaled_by_the_weights_and_add_up_to_the_output(window, 
     np.testing.assert_allclose(d["output"], parts.sum(axis=0), atol=1e-12)
     np.testing.assert_allclose(d["output"], s.result.output[2], atol=1e-15)
     np.testing.assert_allclose(d["selected"], parts[1], atol=1e-12)
-    assert [t for _, t in d["ticks"]] == [f"{tok} {100 * a[2, k]:.1f}%" for k, tok in enumerate(s.scenario.tokens)]
+    assert [t for _, t in d["ticks"]] == list(s.scenario.tokens)
+    # each token's weight at the foot of its group, in percent
+    assert [t for _, t in d["weights"]] == [f"{100 * a[2, k]:.1f}%" for k in range(s.scenario.n)]
+    assert [x for x, _ in d["weights"]] == [x for x, _ in d["ticks"]]
     assert [t for _, t in d["out_ticks"]] == ["out1", "out2", "out3"]
     assert d["value_labels"] == [f"{p:.2f}" for p in parts.reshape(-1)]
     assert d["output_labels"] == [f"{o:.2f}" for o in parts.sum(axis=0)]
@@ -96,7 +99,8 @@ def test_512_tokens_and_empty(window, qtbot):
     d = panel.drawn()
     np.testing.assert_allclose(d["solid"], (a[7][:, None] * v).reshape(-1), atol=1e-12)
     np.testing.assert_allclose(d["output"], (a[7][:, None] * v).sum(axis=0), atol=1e-12)
-    assert any(t.startswith("w300 ") for _, t in d["ticks"])
+    assert any(t == "w300" for _, t in d["ticks"])
+    assert (float(panel.groups.centres[300]), f"{100 * a[7, 300]:.1f}%") in d["weights"]
     assert d["value_labels"] == []
     assert d["worked"] == explain.output(s.result, 7, d["coordinate"], decimals=3).text
     s.set_text("")

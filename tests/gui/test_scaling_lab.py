@@ -68,7 +68,8 @@ def test_moving_the_slider_to_512_updates_the_numbers_shown(lab, qtbot):
     assert numbers(raw_text)[:2] == [float(style.fmt(expected.raw_variance, 0)), 512.0]
     assert numbers(scaled_text.replace("√d_k", ""))[:2] == [float(style.fmt(expected.scaled_variance, 2)), 1.0]
     np.testing.assert_array_equal(lab.raw_bars.opts["height"], expected.raw_counts)
-    assert lab.dk_marks["weight"].value() == pytest.approx(9.0)  # log2(512): the sweep marks the chosen d_k
+    mark = lab.dk_marks["weight"].line()  # log2(512): the sweep marks the chosen d_k, top to bottom
+    assert mark.x1() == mark.x2() == pytest.approx(9.0) and mark.y1() < 0.0 and mark.y2() > 1.0
 
 
 def test_caption_and_table_numbers_equal_the_engine_result(lab):

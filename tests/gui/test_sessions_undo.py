@@ -176,14 +176,16 @@ def test_autosave_and_recovery(make_window, tmp_path):
     assert w.autosave()
     recovered, view = session_format.load_file(w.recovery_file)
     assert recovered == w.session.scenario
-    # Simulate a crash: the window goes away without closing normally; the recovery file stays.
-    w.autosaveTimer.stop()
+    # A crash: the window's lock is let go (its process ended) without the window closing; the file stays.
+    w.recovery.lock.unlock()
     w2 = make_window()
     w2.ask_restore = lambda: True
     assert w2.offer_recovery()
     settle()
     assert w2.session.scenario == recovered
     assert w2.isWindowModified()
+    assert not w.recovery_file.exists()  # the crashed window's file is taken over ...
+    assert session_format.load_file(w2.recovery_file)[0] == recovered  # ... into this window's own
     path = tmp_path / "saved.qkv.json"
     assert w2.save_as(str(path))
     assert not w2.recovery_file.exists()
@@ -195,9 +197,74 @@ def test_declining_recovery_removes_the_file(make_window):
     w.session.set_text("Another try")
     settle()
     assert w.autosave()
+    w.recovery.lock.unlock()  # as after a crash
     w2 = make_window()
     assert not w2.offer_recovery()  # the fixture declines
-    assert not w2.recovery_file.exists()
+    assert not w.recovery_file.exists()
+    assert list(w.recovery.folder.iterdir()) == [w2.recovery._lock_path(w2.recovery_file)]  # w2's own lock
+
+
+def test_a_second_window_never_offers_the_work_of_one_still_running(make_window):
+    first = make_window()
+    first.autosaveTimer.stop()
+    first.session.set_text("Work in the first window")
+    settle()
+    assert first.autosave()
+    second = make_window()
+    asked = []
+    second.ask_restore = lambda: asked.append(True) or True
+    assert not second.offer_recovery()
+    assert asked == [] and first.recovery_file.is_file()  # not offered, not removed
+    assert second.recovery_file != first.recovery_file
+    second.session.set_text("Work in the second window")
+    settle()
+    assert second.autosave()
+    assert session_format.load_file(first.recovery_file)[0].text == "Work in the first window"
+
+
+#: A window in its own process that keeps unsaved work and then waits, until the test kills it.
+CRASHING_WINDOW = """
+import sys
+from PySide6 import QtCore, QtWidgets
+app = QtWidgets.QApplication([])
+from qkv_gui.main_window import MainWindow
+w = MainWindow(settings=QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat), recovery=sys.argv[2])
+w.session.set_text("Work of a window that will crash")
+for _ in range(4):
+    app.processEvents()
+assert w.autosave()
+print("saved", flush=True)
+sys.stdin.readline()  # the test kills the process here
+"""
+
+
+def test_only_a_crashed_window_s_work_is_offered(make_window, tmp_path):
+    # Two processes: while the other window runs its file is not offered; once its process is killed
+    # (a crash), the next window offers it and restores it.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)}
+    other = subprocess.Popen([sys.executable, "-c", CRASHING_WINDOW, str(tmp_path / "other.ini"),
+                              str(tmp_path / "recovery")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, cwd=str(root), env=env)
+    try:
+        assert other.stdout.readline().strip() == "saved"
+        asked = []
+        alive = make_window()
+        alive.ask_restore = lambda: asked.append(True) or True
+        assert not alive.offer_recovery() and asked == []
+    finally:
+        other.kill()
+        other.wait(timeout=30)
+    after = make_window()
+    after.ask_restore = lambda: asked.append(True) or True
+    assert after.offer_recovery() and asked == [True]
+    settle()
+    assert after.session.scenario.text == "Work of a window that will crash"
+    assert not after.offer_recovery()  # offered once only
 
 
 def test_closing_with_unsaved_changes_asks_first(window):

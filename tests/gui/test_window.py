@@ -8,6 +8,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from qkv_engine import compute, presets
+from qkv_gui.editors import InputsWidget, SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from qkv_gui.session import Selection
 
 from .conftest import settle
@@ -57,60 +58,97 @@ def test_load_preset_switches_everything(window):
     assert "One token" in window.windowTitle()
 
 
-def test_typing_a_sentence_retokenises_and_keeps_embeddings_of_tokens_that_stay(window, qtbot):
-    before = dict(zip(window.session.scenario.tokens, window.session.scenario.x))
-    edit = window.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+def test_typing_a_sentence_retokenises_and_keeps_embeddings_of_tokens_that_stay(make_panel, qtbot):
+    editors = make_panel(InputsWidget, size=(400, 900))
+    session = editors.session
+    before = dict(zip(session.scenario.tokens, session.scenario.x))
+    edit = editors.findChild(QtWidgets.QLineEdit, "sentenceEdit")
     edit.end(False)
     qtbot.keyClicks(edit, " on the mat.")
     settle()
-    s = window.session.scenario
+    s = session.scenario
     assert s.tokens == ("The", "cat", "sat", "on", "the", "mat", ".")
     for tok in ("The", "cat", "sat"):
         np.testing.assert_array_equal(s.x[s.tokens.index(tok)], before[tok])
-    table = window.findChild(QtWidgets.QTableView, "tokenTable")
+    table = editors.findChild(QtWidgets.QTableView, "tokenTable")
     assert table.model().rowCount() == 7
     assert table.model().index(5, 0).data() == "mat"
-    assert window.session.result.weights.shape == (7, 7)
-    np.testing.assert_allclose(window.session.result.weights, numpy_weights(s), atol=1e-12)
+    assert session.result.weights.shape == (7, 7)
+    np.testing.assert_allclose(session.result.weights, numpy_weights(s), atol=1e-12)
 
 
-def test_editing_an_embedding_cell_recomputes(window, qtbot):
-    table = window.findChild(QtWidgets.QTableView, "tokenTable")
+def test_editing_an_embedding_cell_recomputes(make_panel, qtbot):
+    tokens = make_panel(TokenTableWidget, size=(400, 300))
+    table = tokens.findChild(QtWidgets.QTableView, "tokenTable")
     type_into_cell(qtbot, table, 1, 2, "-0.75")  # token 'cat', dial x2
-    s = window.session.scenario
+    s = tokens.session.scenario
     assert s.x[1, 1] == -0.75
     assert table.model().index(1, 2).data() == "-0.75"
-    np.testing.assert_allclose(window.session.result.weights, numpy_weights(s), atol=1e-12)
-    np.testing.assert_allclose(window.session.result.q, s.x @ s.w_q, atol=1e-12)
+    np.testing.assert_allclose(tokens.session.result.weights, numpy_weights(s), atol=1e-12)
+    np.testing.assert_allclose(tokens.session.result.q, s.x @ s.w_q, atol=1e-12)
 
 
 @pytest.mark.parametrize("typed, value", [("-0.5", -0.5), ("\u22120.5", -0.5), (".5", 0.5), ("1e-3", 0.001),
                                           (" 2 ", 2.0), ("0,25", 0.25)])
-def test_weight_cell_accepts_the_usual_ways_of_typing_numbers(window, qtbot, typed, value):
-    grid = window.findChild(QtWidgets.QTableView, "weightsK")
+def test_weight_cell_accepts_the_usual_ways_of_typing_numbers(make_panel, qtbot, typed, value):
+    grids = make_panel(WeightGridsWidget, size=(400, 700))
+    session = grids.session
+    grid = grids.findChild(QtWidgets.QTableView, "weightsK")
     type_into_cell(qtbot, grid, 2, 1, typed)
-    assert window.session.scenario.w_k[2, 1] == value
-    np.testing.assert_allclose(window.session.result.k, window.session.scenario.x @ window.session.scenario.w_k)
+    assert session.scenario.w_k[2, 1] == value
+    np.testing.assert_allclose(session.result.k, session.scenario.x @ session.scenario.w_k)
 
 
 @pytest.mark.parametrize("typed", ["abc", "", "nan", "inf", "1e400", "5e6"])
-def test_bad_text_in_a_number_cell_keeps_the_old_value_and_says_why(window, qtbot, typed):
-    grid = window.findChild(QtWidgets.QTableView, "weightsQ")
-    old = window.session.scenario.w_q.copy()
-    old_result = window.session.result
+def test_bad_text_in_a_number_cell_keeps_the_old_value_and_says_why(make_panel, qtbot, typed):
+    grids = make_panel(WeightGridsWidget, size=(400, 700))
+    session = grids.session
+    grid = grids.findChild(QtWidgets.QTableView, "weightsQ")
+    old = session.scenario.w_q.copy()
+    old_result = session.result
     type_into_cell(qtbot, grid, 0, 0, typed)
-    np.testing.assert_array_equal(window.session.scenario.w_q, old)
-    np.testing.assert_array_equal(window.session.result.weights, old_result.weights)
-    label = window.findChild(QtWidgets.QLabel, "messageLabel")
-    assert label.isVisible() and "Kept the old value" in label.text()
-    assert "Kept the old value" in window.statusBar().currentMessage()
+    np.testing.assert_array_equal(session.scenario.w_q, old)
+    np.testing.assert_array_equal(session.result.weights, old_result.weights)
+    assert "Kept the old value" in session.messages[-1]  # the window puts it on its status line
+    note = grid.findChild(QtWidgets.QLabel, "cellNote")
+    assert note.isVisible() and note.text() == session.messages[-1]
     tip = grid.model().index(0, 0).data(Qt.ItemDataRole.ToolTipRole)
     assert "refused" in tip
 
 
-def test_negative_cells_look_different(window):
-    model = window.findChild(QtWidgets.QTableView, "weightsK").model()
-    s = window.session.scenario
+def test_a_refused_cell_says_why_at_the_cell_and_nothing_moves(window, qtbot):
+    # The note came under the sentence box, far from the cell, and pushed the dock's widgets down.
+    options = window.docks["dockSentence"].widget()
+    places = {w.objectName(): w.geometry() for w in options.findChildren(QtWidgets.QWidget) if w.objectName()}
+    grid = window.findChild(QtWidgets.QTableView, "weightsQ")
+    type_into_cell(qtbot, grid, 1, 1, "abc")
+    assert not window.findChild(QtWidgets.QLabel, "messageLabel").isVisible()
+    assert {w.objectName(): w.geometry() for w in options.findChildren(QtWidgets.QWidget) if w.objectName()} \
+        == places
+    assert "Kept the old value" in window.statusBar().currentMessage()
+    note = grid.findChild(QtWidgets.QLabel, "cellNote")
+    assert note.isVisible() and "Kept the old value" in note.text()
+    cell = grid.visualRect(grid.model().index(1, 1))
+    corner = grid.viewport().mapTo(grid, cell.bottomLeft())
+    assert 0 <= note.y() - corner.y() < 4  # just under the cell ...
+    assert note.x() <= corner.x() + cell.width() and note.geometry().right() >= corner.x()  # ... beside it
+    assert grid.rect().contains(note.geometry())  # whole, inside the grid
+    type_into_cell(qtbot, grid, 1, 1, "0.5")  # a good entry: the note goes
+    assert not note.isVisible()
+    # A message about the sentence itself still shows under the sentence box.
+    edit = window.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    text = " ".join(f"w{i}" for i in range(600))
+    edit.setText(text)
+    edit.textEdited.emit(text)
+    settle()
+    label = window.findChild(QtWidgets.QLabel, "messageLabel")
+    assert label.isVisible() and "Kept the first 512 tokens" in label.text()
+
+
+def test_negative_cells_look_different(make_panel):
+    grids = make_panel(WeightGridsWidget, size=(400, 700))
+    model = grids.findChild(QtWidgets.QTableView, "weightsK").model()
+    s = grids.session.scenario
     r, c = map(int, np.argwhere(s.w_k < 0)[0])
     rp, cp = map(int, np.argwhere(s.w_k >= 0)[0])
     assert model.index(r, c).data(Qt.ItemDataRole.BackgroundRole) is not None
@@ -118,56 +156,59 @@ def test_negative_cells_look_different(window):
     assert model.index(r, c).data().startswith("-")
 
 
-def test_weight_grid_headers_name_input_dial_and_output_column(window):
-    model = window.findChild(QtWidgets.QTableView, "weightsV").model()
+def test_weight_grid_headers_name_input_dial_and_output_column(make_panel):
+    model = make_panel(WeightGridsWidget, size=(400, 700)).findChild(QtWidgets.QTableView, "weightsV").model()
     assert model.headerData(0, Qt.Orientation.Vertical) == "x1 \u2192"
     assert model.headerData(2, Qt.Orientation.Horizontal) == "\u2192 v3"
     assert "value" in model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
 
 
-def test_changing_a_dimension_resizes_grids_and_keeps_values(window):
-    old = window.session.scenario
-    spin = window.findChild(QtWidgets.QSpinBox, "dModelSpin")
+def test_changing_a_dimension_resizes_grids_and_keeps_values(make_panel):
+    editors = make_panel(InputsWidget, size=(400, 900))
+    session = editors.session
+    old = session.scenario
+    spin = editors.findChild(QtWidgets.QSpinBox, "dModelSpin")
     spin.setValue(6)
     settle()
-    s = window.session.scenario
+    s = session.scenario
     assert s.x.shape == (3, 6) and s.w_q.shape == (6, 2) and s.w_v.shape == (6, 3)
     np.testing.assert_array_equal(s.x[:, :4], old.x)
     np.testing.assert_array_equal(s.w_q[:4], old.w_q)
-    assert window.findChild(QtWidgets.QTableView, "tokenTable").model().columnCount() == 7
-    assert window.findChild(QtWidgets.QTableView, "weightsQ").model().rowCount() == 6
-    window.findChild(QtWidgets.QSpinBox, "dKSpin").setValue(1)
+    assert editors.findChild(QtWidgets.QTableView, "tokenTable").model().columnCount() == 7
+    assert editors.findChild(QtWidgets.QTableView, "weightsQ").model().rowCount() == 6
+    editors.findChild(QtWidgets.QSpinBox, "dKSpin").setValue(1)
     settle()
-    assert window.session.result.q.shape == (3, 1)
-    np.testing.assert_array_equal(window.session.scenario.w_k[:, 0], s.w_k[:, 0])
+    assert session.result.q.shape == (3, 1)
+    np.testing.assert_array_equal(session.scenario.w_k[:, 0], s.w_k[:, 0])
 
 
-def test_options_change_the_weights_as_the_maths_says(window):
-    s0 = window.session.scenario
-    window.findChild(QtWidgets.QCheckBox, "scaleCheck").setChecked(False)
+def test_options_change_the_weights_as_the_maths_says(make_panel):
+    options = make_panel(SentenceOptionsWidget, size=(400, 400))
+    s0 = options.session.scenario
+    options.findChild(QtWidgets.QCheckBox, "scaleCheck").setChecked(False)
     settle()
-    assert not window.session.scenario.scale
-    np.testing.assert_allclose(window.session.result.weights, numpy_weights(window.session.scenario), atol=1e-12)
-    window.findChild(QtWidgets.QCheckBox, "causalCheck").setChecked(True)
+    assert not options.session.scenario.scale
+    np.testing.assert_allclose(options.session.result.weights, numpy_weights(options.session.scenario), atol=1e-12)
+    options.findChild(QtWidgets.QCheckBox, "causalCheck").setChecked(True)
     settle()
-    w = window.session.result.weights
+    w = options.session.result.weights
     assert np.all(np.triu(w, 1) == 0)
-    np.testing.assert_allclose(w, numpy_weights(window.session.scenario), atol=1e-12)
-    window.findChild(QtWidgets.QDoubleSpinBox, "temperatureSpin").setValue(0.5)
+    np.testing.assert_allclose(w, numpy_weights(options.session.scenario), atol=1e-12)
+    options.findChild(QtWidgets.QDoubleSpinBox, "temperatureSpin").setValue(0.5)
     settle()
-    assert window.session.scenario.temperature == 0.5
-    np.testing.assert_allclose(window.session.result.weights, numpy_weights(window.session.scenario), atol=1e-12)
-    combo = window.findChild(QtWidgets.QComboBox, "softmaxOverCombo")
+    assert options.session.scenario.temperature == 0.5
+    np.testing.assert_allclose(options.session.result.weights, numpy_weights(options.session.scenario), atol=1e-12)
+    combo = options.findChild(QtWidgets.QComboBox, "softmaxOverCombo")
     combo.setCurrentIndex(combo.findData("queries"))
     settle()
-    w = window.session.result.weights
+    w = options.session.result.weights
     np.testing.assert_allclose(w.sum(axis=0), 1.0)
-    np.testing.assert_allclose(w, numpy_weights(window.session.scenario), atol=1e-12)
-    assert window.session.scenario.tokens == s0.tokens
+    np.testing.assert_allclose(w, numpy_weights(options.session.scenario), atol=1e-12)
+    assert options.session.scenario.tokens == s0.tokens
 
 
-def test_a_burst_of_edits_is_one_recompute(window):
-    session = window.session
+def test_a_burst_of_edits_is_one_recompute(make_session):
+    session = make_session()
     settle()
     seen = []
     session.resultChanged.connect(seen.append)
@@ -181,12 +222,13 @@ def test_a_burst_of_edits_is_one_recompute(window):
     assert seen[0].scenario.x[0, 0] == 0.4 and seen[0].scenario.causal
 
 
-def test_clicking_a_token_row_selects_it_everywhere(window, qtbot):
-    table = window.findChild(QtWidgets.QTableView, "tokenTable")
+def test_clicking_a_token_row_selects_it_everywhere(make_panel, qtbot):
+    tokens = make_panel(TokenTableWidget, size=(400, 300))
+    table = tokens.findChild(QtWidgets.QTableView, "tokenTable")
     rect = table.visualRect(table.model().index(2, 1))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     settle()
-    assert window.session.selection.query == 2
+    assert tokens.session.selection.query == 2
 
 
 def test_empty_sentence_shows_hints_and_nothing_breaks(window):
@@ -202,32 +244,36 @@ def test_empty_sentence_shows_hints_and_nothing_breaks(window):
         assert not panel.showing_hint(), panel.object_name
 
 
-def test_only_punctuation_and_other_scripts(window):
+def test_only_punctuation_and_other_scripts(make_session):
+    session = make_session()
     for text in ("...!?", "東京 は 大きい", "مرحبا بالعالم", "naïve cafe\u0301 👍🏽"):
-        window.session.set_text(text)
+        session.set_text(text)
         settle()
-        r = window.session.result
+        r = session.result
         assert r.n >= 1
         assert np.all(np.isfinite(r.weights))
         np.testing.assert_allclose(r.weights.sum(axis=1), 1.0)
 
 
-def test_512_tokens(window):
+def test_512_tokens(make_panel):
+    tokens = make_panel(TokenTableWidget, size=(400, 300))
+    session = tokens.session
     text = " ".join(f"w{i}" for i in range(600))
-    window.session.set_text(text)
+    session.set_text(text)
     settle()
-    r = window.session.result
-    assert r.n == 512 and window.session.scenario.dropped == 88
-    assert "Kept the first 512 tokens" in window.statusBar().currentMessage()
+    r = session.result
+    assert r.n == 512 and session.scenario.dropped == 88
+    assert "Kept the first 512 tokens" in session.messages[-1]
     np.testing.assert_allclose(r.weights.sum(axis=1), 1.0)
-    assert window.findChild(QtWidgets.QTableView, "tokenTable").model().rowCount() == 512
+    assert tokens.findChild(QtWidgets.QTableView, "tokenTable").model().rowCount() == 512
 
 
-def test_selection_is_clamped_when_the_sentence_shrinks(window):
-    window.session.select(2, 2)
-    window.session.set_text("Hi")
+def test_selection_is_clamped_when_the_sentence_shrinks(make_session):
+    session = make_session()
+    session.select(2, 2)
+    session.set_text("Hi")
     settle()
-    assert window.session.selection == Selection(0, 0)
+    assert session.selection == Selection(0, 0)
 
 
 def test_full_screen_toggles_with_f11(window, qtbot):
@@ -295,21 +341,75 @@ def test_hidden_panel_catches_up_when_shown(window):
     assert panel.paint_count == count + 1
 
 
-def test_layout_is_remembered_between_runs(make_window, settings):
-    w = make_window()
+#: One run of the app in its own process: ``first`` changes the layout and closes the window, ``second``
+#: prints what it finds. Run twice on one settings file, as a teacher closes the app and opens it again.
+RESTART = """
+import json, sys
+from PySide6 import QtCore, QtWidgets
+app = QtWidgets.QApplication([])
+from qkv_gui.main_window import MainWindow
+settings = QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat)
+w = MainWindow(settings=settings, recovery=sys.argv[2])
+w.resize(1400, 900)
+w.show()
+for _ in range(6):
+    app.processEvents()
+if sys.argv[3] == "first":
     w.docks["dockWeights"].hide()
-    w.resize(1300, 900)
-    settle()
+    w.open_experiment("dockScalingLab")
+    w.grid.setSizes([600, 150, 150])
+    for _ in range(6):
+        app.processEvents()
+    sizes = w.grid.sizes()
+    print(json.dumps({"top_row_share": sizes[0] / sum(sizes)}))
     w.close()
-    settle()
-    from qkv_gui.main_window import MainWindow
+else:
+    sizes = w.grid.sizes()
+    print(json.dumps({"weights": w.docks["dockWeights"].isVisible(), "tokens": w.docks["dockTokens"].isVisible(),
+                      "experiments": [n for n, d in w.experiment_docks.items() if d.isVisible()],
+                      "top_row_share": sizes[0] / sum(sizes)}))
+w.deleteLater()  # before Python tears down the application (it crashed now and then without)
+QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+"""
 
-    w2 = MainWindow(settings=settings)
-    w2.show()
+
+def test_layout_is_remembered_across_a_real_restart(tmp_path):
+    # Two processes, one settings file: in one process QSettings hands back the very values it was
+    # given, so only a real restart shows what the file gives back (every number as text).
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)}
+    runs = []
+    for which in ("first", "second"):
+        out = subprocess.run([sys.executable, "-c", RESTART, str(tmp_path / "settings.ini"), str(tmp_path / "rec"),
+                              which], capture_output=True, text=True, timeout=120, cwd=str(root), env=env)
+        assert out.returncode == 0, out.stderr
+        runs.append(out.stdout)
+    before, seen = (json.loads(run.strip().splitlines()[-1]) for run in runs)
+    assert seen["weights"] is False and seen["tokens"] is True  # the hidden dock stays hidden
+    assert seen["experiments"] == ["dockScalingLab"]  # the open experiment is back
+    assert before["top_row_share"] > 0.36  # a third each at the start
+    assert seen["top_row_share"] == pytest.approx(before["top_row_share"], abs=0.02)  # the rows keep their sizes
+    # Only plain values in the file: a Python object would be stored pickled, and opening the file
+    # would unpickle it.
+    assert "PyObjectWrapper" not in (tmp_path / "settings.ini").read_text(encoding="utf-8", errors="replace")
+
+
+def test_closing_in_presenter_mode_keeps_the_teacher_s_layout(make_window):
+    first = make_window()
+    first.lesson.enter_presenter()
     settle()
-    assert not w2.docks["dockWeights"].isVisible()
-    assert w2.docks["dockTokens"].isVisible()
-    w2.close()
+    assert not first.docks["dockSentence"].isVisible()
+    first.close()
+    settle()
+    second = make_window()
+    assert all(dock.isVisible() for dock in second.docks.values())
+    assert second.menuBar().isVisible() and not second.isFullScreen()
 
 
 def test_panel_titles_shorten_instead_of_widening_the_grid(window):
@@ -414,6 +514,7 @@ def test_first_start_fits_the_window_to_a_small_screen():
         assert size.width() >= 0.95 * w - 16 or size.width() == 1600
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("experiments", [False, True])
 def test_the_layout_settles_at_every_window_size(window, experiments):
     """Panels ask for more height when they get narrower and the grid scrolls when they do not fit; a
@@ -422,11 +523,9 @@ def test_the_layout_settles_at_every_window_size(window, experiments):
     app = QtWidgets.QApplication.instance()
     window.session.set_text("the quick brown fox jumps over the lazy dog while the cat sleeps")
     if experiments:
-        from qkv_gui.experiments import open_experiment
-
         window.session.set_heads(3)
-        open_experiment(window, "dockHeads")
-        open_experiment(window, "dockCompare")
+        window.open_experiment("dockHeads")
+        window.open_experiment("dockCompare")
         window.findChild(QtWidgets.QPushButton, "pinButton").click()
         window.session.set_cell("w_q", 0, 0, "0.9")
     settle()
@@ -450,3 +549,28 @@ def test_the_layout_settles_at_every_window_size(window, experiments):
             assert resized[0] == 0, (width, height)
     finally:
         app.removeEventFilter(counter)
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1024, 740)])
+def test_hiding_the_weight_grids_leaves_no_gaps_in_the_sentence_dock(window, size):
+    # The room of a hidden dock went to the sentence dock, whose boxes then stood far apart.
+    window.resize(*size)
+    window.docks["dockWeights"].hide()
+    settle(rounds=6)
+    options = window.docks["dockSentence"].widget()
+    boxes = [w for w in _laid_out_widgets(options.layout())]
+    spacing = options.layout().spacing()
+    tops = sorted(((w.mapTo(options, QtCore.QPoint(0, 0)).y(), w) for w in boxes), key=lambda t: t[0])
+    rows = []  # [top, bottom, tallest size hint] of each row of boxes (the options' grids put several in one)
+    for y, w in tops:
+        if rows and y < rows[-1][0] + 2:
+            rows[-1][1] = max(rows[-1][1], y + w.height())
+            rows[-1][2] = max(rows[-1][2], w.sizeHint().height())
+        else:
+            rows.append([y, y + w.height(), w.sizeHint().height()])
+    gaps = [b[0] - a[1] for a, b in zip(rows, rows[1:])]
+    assert max(gaps) <= spacing + 8, gaps
+    heights = [(bottom - top, hint) for top, bottom, hint in rows]
+    assert all(h <= hint + 6 for h, hint in heights), heights  # no box taller than it needs
+    tokens = window.docks["dockTokens"]
+    assert tokens.height() > window.docks["dockSentence"].height()  # the table gets the room

@@ -1,0 +1,100 @@
+"""A home for a label whose text changes on every edit, so that a new text asks for a new layout only
+when it needs a different size.
+
+``QLabel.setText`` always tells the layout that its size may have changed, and Qt then lays out again
+every widget from the label up to the window: the panel, its frame, the splitters and the scrolling
+grid (dozens of layout requests for one edit in the nine panels). Placed in a ``SteadyBox``, the
+label tells only its box; the box compares the size the label needs now (a wrapped label: its height
+at the width it has; another label: its size hints) with what the layout was last told, and passes the
+news on only when it differs. A new number of the same length is then repainted, and nothing is laid
+out.
+
+    self.caption = QtWidgets.QLabel(body)       # set up as usual; the panel keeps talking to the label
+    layout.addWidget(steady_box(self.caption))  # ... but the layout holds its box
+
+Showing or hiding the label shows or hides its box.
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+QEvent = QtCore.QEvent
+
+
+class SteadyBox(QtWidgets.QWidget):
+    """Holds one QLabel, as large as itself; see the module's docstring."""
+
+    def __init__(self, label: QtWidgets.QLabel, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent if parent is not None else label.parentWidget())
+        self.label = label
+        self.setObjectName(f"{label.objectName() or 'label'}Box")
+        visible = not label.isHidden()
+        label.setParent(self)
+        label.move(0, 0)
+        label.setVisible(True)
+        self.setSizePolicy(label.sizePolicy())
+        self._told = None  # the label's needs as the layout last heard them
+        label.installEventFilter(self)
+        self.setVisible(visible)
+
+    # ----- what the layout asks ------------------------------------------------------------------------
+    # The label's own answers, asked only when the layout asks (for a wrapped label its minimum size is
+    # slow to work out). Only the height a wrapped text needs at the width it has is followed at every new
+    # text: a new minimum alone does not lay the window out again (it is taken up at the next layout).
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        return self.label.sizeHint()
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return self.label.minimumSizeHint()
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return self.label.sizePolicy().hasHeightForWidth()
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        return self.label.heightForWidth(width)
+
+    # ----- keeping the layout informed, only of changes ----------------------------------------------
+    def _needs(self) -> tuple:
+        """What the layout uses: a wrapped label's height at the width the box has, else its size hints."""
+        label, policy = self.label, self.label.sizePolicy()
+        if self.hasHeightForWidth():
+            return label.heightForWidth(self.width()), policy
+        return label.sizeHint(), label.minimumSizeHint(), policy
+
+    def _check(self) -> None:
+        needs = self._needs()
+        if needs != self._told:
+            self._told = needs
+            if self.sizePolicy() != needs[-1]:
+                self.setSizePolicy(needs[-1])  # word wrap switched on or off
+            self.updateGeometry()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:  # from the label: its text or font changed
+            self._check()
+            return True
+        return super().event(event)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if obj is self.label:
+            kind = event.type()
+            if kind == QEvent.Type.HideToParent and not self.isHidden():
+                self.setVisible(False)
+            elif kind == QEvent.Type.ShowToParent and self.isHidden():
+                self.setVisible(True)
+        return False
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self.label.resize(event.size())
+        if event.size().width() != event.oldSize().width():
+            self._check()  # a new width: the wrapped text may need another height
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        self._told = self._needs()  # shown: the layout asks the box afresh
+
+
+def steady_box(label: QtWidgets.QLabel) -> SteadyBox:
+    """``label`` placed in a ``SteadyBox`` (to be added to the layout instead of the label)."""
+    return SteadyBox(label)
