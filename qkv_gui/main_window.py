@@ -18,6 +18,7 @@ from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .experiments import Experiments
 from .export_actions import ExportController
 from .lesson import LessonController
+from .model_actions import ModelActions
 from .panel_grid import PanelGrid
 from .panels import PANEL_CLASSES
 from .recovery import Recovery, default_folder
@@ -134,8 +135,12 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.statusBar().setObjectName("statusBar")
         self._build_menus()
+        # Trained models: File → Open model…, Models on this computer…, the model view dock.
+        self.models = ModelActions(self)
         self.session.message.connect(self._show_status)
         self.session.scenarioChanged.connect(self._update_title)
+        self.session.modelChanged.connect(self._update_title)
+        self.session.modelViewChanged.connect(self._update_title)
         self.session.undo_stack.cleanChanged.connect(self._update_title)
         self._update_title()
         self._restore_settings()
@@ -258,10 +263,20 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         path = Path(path)
         try:
-            scenario, view = session_format.load_file(path)
+            loaded = session_format.load_any(path)
+            if isinstance(loaded, session_format.ModelSession):
+                # the session of a trained model: the model must still be where it was
+                model = session_format.open_model(loaded.ref)
         except ScenarioError as exc:
             self.notify_error("Could not open the session", f"{path.name}: {exc}")
             return False
+        if isinstance(loaded, session_format.ModelSession):
+            self.models.show_model(model, text=loaded.text, view=loaded.view, edits=loaded.edits)
+            self.file_path = path
+            self._add_recent(path)
+            self._update_title()
+            return True
+        scenario, view = loaded
         preset = view.get("preset") if view.get("preset") in presets.names() else None
         self.session.set_scenario(scenario, view=view, preset=preset)
         self.file_path = path
@@ -283,7 +298,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _write(self, path: Path) -> bool:
         try:
-            session_format.save_file(path, self.session.scenario, self.view_state())
+            self._save_document(path, self.view_state())
         except OSError as exc:
             self.notify_error("Could not save", f"Could not save to {path}: {exc.strerror or exc}. "
                                                 "Your work is still here; try another folder.")
@@ -295,6 +310,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(f"Saved {path.name}", 5000)
         self._update_title()
         return True
+
+    def _save_document(self, path: Path, view: dict) -> None:
+        """Write the document: the hand-made scenario, or where the trained model is and its edits."""
+        doc = self.session.model_doc
+        if doc is None:
+            session_format.save_file(path, self.session.scenario, view)
+        else:
+            session_format.save_model_file(path, doc.model.info, doc.text, doc.edits, view)
 
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario: selection, preset, lesson step."""
@@ -340,7 +363,7 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             self.recovery_file.parent.mkdir(parents=True, exist_ok=True)
             view = dict(self.view_state(), file=str(self.file_path) if self.file_path else None)
-            session_format.save_file(self.recovery_file, self.session.scenario, view)
+            self._save_document(self.recovery_file, view)
         except OSError as exc:
             self.statusBar().showMessage(f"Autosave failed: {exc.strerror or exc}", 8000)
             return False
@@ -366,15 +389,22 @@ class MainWindow(QtWidgets.QMainWindow):
         once this window has kept the work in its own file."""
         while (orphan := self.recovery.claim_orphan()) is not None:
             try:
-                scenario, view = session_format.load_file(orphan.path)
+                loaded = session_format.load_any(orphan.path)
+                model = (session_format.open_model(loaded.ref)
+                         if isinstance(loaded, session_format.ModelSession) else None)
             except ScenarioError:
                 self.recovery.let_go(orphan, delete=True)
                 continue
             if not self.ask_restore():
                 self.recovery.let_go(orphan, delete=True)
                 continue
-            self.session.apply(scenario, "restore unsaved work", preset=None)
-            self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+            if model is not None:
+                view = loaded.view
+                self.models.show_model(model, text=loaded.text, view=view, edits=loaded.edits)
+            else:
+                scenario, view = loaded
+                self.session.apply(scenario, "restore unsaved work", preset=None)
+                self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
             file = view.get("file")
             self.file_path = Path(file) if isinstance(file, str) else None
             self._update_title()
@@ -405,8 +435,12 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _update_title(self, *_args) -> None:
         name = self.session.preset_name
+        doc = self.session.model_doc
         if self.file_path is not None:
             title = self.file_path.name
+        elif doc is not None:
+            title = (f"{doc.model.info.name} \u00b7 layer {self.session.model_layer + 1} "
+                     f"head {self.session.model_head + 1}")
         else:
             title = presets.get(name).title if name in presets.names() else "Untitled"
         self.setWindowTitle(f"{title}[*] — QKV Visualizer")
@@ -430,7 +464,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.recentMenu = file_menu.addMenu("Open &Recent")
         self._fill_recent_menu()
         file_menu.addSeparator()
-        preset_menu = file_menu.addMenu("Open &preset")
+        self.presetMenu = preset_menu = file_menu.addMenu("Open &preset")
         self.presetCombo = QtWidgets.QComboBox(self)
         self.presetCombo.setObjectName("presetCombo")
         for p in presets.all_presets():

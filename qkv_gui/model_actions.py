@@ -12,9 +12,16 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine.models import ModelError, find_models, load_model
 
+from .experiments import dock_width
+from .panels.model_view import ModelViewPanel
+
 #: How many model folders File → Models on this computer remembers.
 MAX_RECENT_MODELS = 8
 RECENT_KEY = "models/recent"
+#: How wide the model view dock opens (pixels), at most.
+MODEL_VIEW_WIDTH = 420
+#: The sentence a model opens with when the example had none.
+DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
 
 
 class ModelsDialog(QtWidgets.QDialog):
@@ -83,7 +90,9 @@ class ModelActions(QtCore.QObject):
         self.window = window
         session = window.session
         menu = window.fileMenu
-        first = menu.actions()[3] if len(menu.actions()) > 3 else None  # after Open, Save, Save As
+        actions = menu.actions()
+        at = actions.index(window.presetMenu.menuAction()) + 1  # after Open preset
+        first = actions[at] if at < len(actions) else None
         self.openAction = QtGui.QAction("Open &model\u2026", window)
         self.openAction.setObjectName("openModelAction")
         self.openAction.setToolTip("Open a trained model from a folder (config.json, model.safetensors, tokenizer)")
@@ -101,13 +110,47 @@ class ModelActions(QtCore.QObject):
             menu.insertAction(first, act)
         menu.insertSeparator(first)
         window.editMenu.addAction(self.resetAction)
+        # The model view: every layer's and head's weights; a click steps into a head. Made on first use.
+        self.dock: QtWidgets.QDockWidget | None = None
+        self.viewAction = QtGui.QAction("&Model view", window)
+        self.viewAction.setObjectName("modelViewAction")
+        self.viewAction.setToolTip("Every layer and head of the open model at once")
+        self.viewAction.triggered.connect(self.show_view)
+        window.viewMenu.addAction(self.viewAction)
         session.modelChanged.connect(self._follow)
         self._follow()
 
     def _follow(self, *_):
         doc = self.window.session.model_doc
         self.backAction.setEnabled(doc is not None)
+        self.viewAction.setEnabled(doc is not None)
         self.resetAction.setEnabled(doc is not None and not doc.edits.is_empty())
+        if doc is None and self.dock is not None:
+            self.dock.hide()
+
+    def show_view(self) -> QtWidgets.QDockWidget:
+        """Show the model view dock (made the first time), on the right, beside the panels."""
+        window = self.window
+        if self.dock is None:
+            dock = QtWidgets.QDockWidget(ModelViewPanel.title, window)
+            dock.setObjectName("dockModelView")
+            dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+            self.panel = ModelViewPanel(window.session)
+            dock.setWidget(self.panel)
+            window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            window.tab_on_a_short_screen(dock)
+            self.dock = dock
+            window.make_room()
+            dock.show()
+            # narrower than an experiment: its tiles read at ~30 px, and the nine panels keep the room
+            width = max(dock.minimumSizeHint().width(), min(MODEL_VIEW_WIDTH, dock_width(window),
+                                                            window.room_on_the_right()))
+            window.resizeDocks([dock], [width], QtCore.Qt.Orientation.Horizontal)
+        self.dock.show()
+        self.dock.raise_()
+        return self.dock
 
     # ----- remembered folders -----------------------------------------------------------------
     def recent_folders(self) -> list[str]:
@@ -146,18 +189,23 @@ class ModelActions(QtCore.QObject):
         try:
             model = load_model(Path(path))
         except ModelError as exc:
-            QtWidgets.QApplication.restoreOverrideCursor()
             window.notify_error("Could not open the model", str(exc))
             return False
-        try:
-            window.session.open_model(model, text=text, view=view)
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
+        self.show_model(model, text=text, view=view)
         window.file_path = None
-        self._remember(model.info.path)
         window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
                                        "as you type.", 8000)
         return True
+
+    def show_model(self, model, text: str | None = None, view: dict | None = None, edits=None) -> None:
+        """Make an opened model the document and show the model view beside the panels."""
+        if text is None and self.window.session.model_doc is None:
+            text = self.window.session.scenario.text or DEFAULT_TEXT
+        self.window.session.open_model(model, text=text, view=view, edits=edits)
+        self._remember(model.info.path)
+        self.show_view()
 
     def back(self) -> bool:
         if self.window.session.model_doc is None or not self.window.maybe_keep_changes():

@@ -97,10 +97,16 @@ class PanelFrame(QtWidgets.QFrame):
         self.setProperty("highlighted", self.outline is not None)
 
     def _follow_head(self, *_) -> None:
-        """With several heads, the title says which one the panel shows."""
+        """With several heads, the title says which one the panel shows (with a trained model: which layer
+        and head)."""
         session = self.panel.session
         heads = session.scenario.n_heads
-        text = self.panel.title if heads == 1 else f"{self.panel.title} \u00b7 head {session.head + 1} of {heads}"
+        if session.model_doc is not None:
+            text = f"{self.panel.title} \u00b7 L{session.model_layer + 1} H{session.model_head + 1}"
+        elif heads == 1:
+            text = self.panel.title
+        else:
+            text = f"{self.panel.title} \u00b7 head {session.head + 1} of {heads}"
         if self.titleLabel.text() != text:
             self.titleLabel.setText(text)
 

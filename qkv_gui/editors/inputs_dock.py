@@ -11,6 +11,7 @@ from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
 from .. import style
 from ..session import Session
+from .model_box import ModelBox
 from .grid_models import GRID_ROLE, GRID_SYMBOL, OUT_SYMBOL, TokenTableModel, WeightGridModel
 
 Qt = QtCore.Qt
@@ -119,10 +120,18 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.messageLabel.setStyleSheet(f"color: {REFUSED_INK};")
         self.messageLabel.hide()
         layout.addWidget(self.messageLabel)
+        # In the trained-model mode: the model, its layer and head. The hand-made options hide then.
+        self.modelBox = ModelBox(session, self)
+        layout.addWidget(self.modelBox)
+        self.handMadeBox = QtWidgets.QWidget(self)
+        self.handMadeBox.setObjectName("handMadeOptions")
+        hand = QtWidgets.QVBoxLayout(self.handMadeBox)
+        hand.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.handMadeBox)
 
         form = QtWidgets.QGridLayout()
         form.setHorizontalSpacing(8)
-        layout.addLayout(form)
+        hand.addLayout(form)
 
         def spin(name, lo, hi, tip):
             s = QtWidgets.QSpinBox(self)
@@ -158,14 +167,14 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.causalCheck = QtWidgets.QCheckBox("Causal mask: no looking ahead", self)
         self.causalCheck.setObjectName("causalCheck")
         # one per line: side by side they made the dock too wide for a 1024-pixel projector
-        layout.addWidget(self.scaleCheck)
-        layout.addWidget(self.causalCheck)
-        layout.addWidget(QtWidgets.QLabel("Softmax runs along", self))  # above its choice: narrower dock
+        hand.addWidget(self.scaleCheck)
+        hand.addWidget(self.causalCheck)
+        hand.addWidget(QtWidgets.QLabel("Softmax runs along", self))  # above its choice: narrower dock
         self.softmaxOverCombo = QtWidgets.QComboBox(self)
         self.softmaxOverCombo.setObjectName("softmaxOverCombo")
         for key, text in SOFTMAX_CHOICES:
             self.softmaxOverCombo.addItem(text, key)
-        layout.addWidget(self.softmaxOverCombo)
+        hand.addWidget(self.softmaxOverCombo)
 
         # heads: how many, and which one every panel shows
         heads = QtWidgets.QHBoxLayout()
@@ -180,20 +189,20 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.headCombo.setObjectName("headCombo")
         self.headCombo.setToolTip("Every panel shows this head")
         heads.addWidget(self.headCombo, 1)
-        layout.addLayout(heads)
+        hand.addLayout(heads)
 
         # cross-attention: a second sentence gives keys and values
         self.crossCheck = QtWidgets.QCheckBox("Cross-attention from a source sentence", self)
         self.crossCheck.setObjectName("crossCheck")
         self.crossCheck.setToolTip("Keys and values come from a second sentence, the source. Like a translation "
                                    "model: the sentence above asks (queries); the source answers (keys and values)")
-        layout.addWidget(self.crossCheck)
+        hand.addWidget(self.crossCheck)
         self.sourceEdit = SentenceEdit(self)
         self.sourceEdit.setObjectName("sourceEdit")
         self.sourceEdit.setPlaceholderText("Source sentence, e.g. le chat noir")
         self.sourceEdit.setMaxLength(2_000_000)
         self.sourceEdit.setToolTip("The source sentence: its tokens give the keys and values")
-        layout.addWidget(self.sourceEdit)
+        hand.addWidget(self.sourceEdit)
         # Never taller than it needs: with a dock below it hidden, the room goes to the token table, and
         # any height it must still take stays under the last box instead of between the boxes.
         layout.addStretch(1)
@@ -216,6 +225,7 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.sourceEdit.textEdited.connect(own(session.set_source))
         session.headChanged.connect(lambda _h: self.follow(session.scenario))
         session.scenarioChanged.connect(self.follow)
+        session.modelChanged.connect(lambda _doc: self.follow(session.scenario))
         session.message.connect(self.show_message)
         self.follow(session.scenario)
 
@@ -248,6 +258,14 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
 
     def follow(self, s) -> None:
         """Show the Session's scenario without sending anything back."""
+        model_mode = self.session.model_doc is not None
+        self.handMadeBox.setVisible(not model_mode)
+        if model_mode:  # only the sentence: sizes and options belong to the model
+            if self.sentenceEdit.text() != self.session.model_doc.text:
+                self.sentenceEdit.blockSignals(True)
+                self.sentenceEdit.setText(self.session.model_doc.text)
+                self.sentenceEdit.blockSignals(False)
+            return
         widgets = [self.sentenceEdit, self.dModelSpin, self.dKSpin, self.dVSpin, self.seedSpin,
                    self.temperatureSpin, self.scaleCheck, self.causalCheck, self.softmaxOverCombo,
                    self.headsSpin, self.headCombo, self.crossCheck, self.sourceEdit]
