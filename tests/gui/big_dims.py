@@ -1,0 +1,33 @@
+"""A trained model's sizes without a model: d_model 384, d_k = d_v = 32, 30 tokens, biases (random numbers,
+seeded), and the check that a panel drawing them stays readable: how many texts it shows, and no two of
+them on each other or sticking out of their picture (``test_panel_themes.layout_problems``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from qkv_engine.scenario import Scenario
+
+from .test_panel_themes import layout_problems, painted_boxes, text_boxes
+
+BIG = {"n": 30, "d_model": 384, "d_k": 32}
+
+
+def big_scenario(n: int = 30, d_model: int = 384, d_k: int = 32, seed: int = 3, **options) -> Scenario:
+    """Tokens "w1".."wn" (a few longer), embeddings and grids of a real model's spread, and biases."""
+    rng = np.random.default_rng(seed)
+    tokens = tuple(f"w{m + 1}" if m % 7 else f"word{m + 1}" for m in range(n))
+    scale = 1.0 / np.sqrt(d_model)
+    return Scenario(tokens=tokens, x=rng.normal(size=(n, d_model)),
+                    w_q=rng.normal(size=(d_model, d_k)) * 3 * scale, w_k=rng.normal(size=(d_model, d_k)) * 3 * scale,
+                    w_v=rng.normal(size=(d_model, d_k)) * scale, b_q=rng.normal(size=d_k) * 0.5,
+                    b_k=rng.normal(size=d_k) * 0.5, b_v=rng.normal(size=d_k) * 0.1, **options)
+
+
+def texts_shown(panel) -> int:
+    """How many separate texts the panel's pictures show (scene texts and painted words)."""
+    return len(text_boxes(panel)) + len(painted_boxes(panel))
+
+
+def problems(panel) -> list:
+    """Texts that overlap or stick out, and cut labels (empty when all is well)."""
+    return layout_problems(panel)
