@@ -156,9 +156,16 @@ def largest_entries(values, count: int) -> tuple[np.ndarray, int]:
     return order, int(values.size - order.size)
 
 
-def symmetric_level(values) -> float:
-    """The largest size |v| among ``values`` (1 when all are 0): a diverging colour scale runs from minus
-    this to plus this, so 0 is its middle colour."""
-    values = np.asarray(values, dtype=np.float64)
-    top = float(np.max(np.abs(values), initial=0.0, where=np.isfinite(values)))
-    return top if top > 0 else 1.0
+def diverging_limit(values, share: float = 0.98) -> float:
+    """Where a diverging colour scale (minus this to plus this, 0 its middle colour) ends: the size |v| that
+    ``share`` of the finite ``values`` do not pass. A real model's embeddings have a few huge numbers; a
+    scale to the largest would leave every other cell pale, so those few get the end colours. 1 when every
+    value is 0."""
+    sizes = np.abs(np.asarray(values, dtype=np.float64))
+    sizes = sizes[np.isfinite(sizes)]
+    if sizes.size == 0:
+        return 1.0
+    top = float(np.quantile(sizes, share))
+    if top <= 0.0:
+        top = float(sizes.max())
+    return top if top > 0.0 else 1.0

@@ -71,6 +71,13 @@ def test_largest_entries_are_ordered_by_size():
     assert sorted(order.tolist()) == list(range(6)) and left == 0
 
 
-def test_symmetric_level_is_the_largest_size():
-    assert views.symmetric_level([[0.5, -2.0], [1.0, 0.0]]) == 2.0
-    assert views.symmetric_level(np.zeros((2, 3))) == 1.0
+def test_the_diverging_limit_leaves_the_few_largest_sizes_out():
+    values = np.concatenate([np.linspace(-1.0, 1.0, 98), [50.0, -80.0]])  # two outliers among 100 numbers
+    limit = views.diverging_limit(values, share=0.98)
+    sizes = sorted(abs(v) for v in values)
+    assert sizes[97] - 1e-12 <= limit <= sizes[98]  # 98 of the 100 sizes are at most the limit
+    assert sum(abs(v) <= limit for v in values) == 98
+    assert views.diverging_limit([[0.5, -2.0], [1.0, 0.0]], share=1.0) == 2.0
+    assert views.diverging_limit(np.zeros((2, 3))) == 1.0
+    assert views.diverging_limit([0.0] * 99 + [3.0]) == 3.0  # mostly zeros: the largest, not 0
+    assert views.diverging_limit([np.nan, 2.0, -1.0], share=1.0) == 2.0
