@@ -1,14 +1,19 @@
 """3–5 · Query, key and their dot product: two arrows from the origin and the angle between them.
 
 The selected query q_i (lavender) and key k_j (coral) are drawn tail to tail
-on one plane (``qkv_engine.geometry.plane_view``), with equal scales on both
-axes so angles look true. The angle θ between them is shaded in grey. The
+on one plane, with equal scales on both axes so angles look true. With d_k = 2
+that plane is the two coordinates themselves (named by the scenario's q and k
+column names when it has them). With more coordinates it is the plane through
+q and k (``qkv_engine.geometry.pair_plane``): q points right, q, k and the angle
+between them are drawn true, and every other key's dot sits as far right as its
+score with q (divided by |q|); a note says how much of the other keys' squared
+length the plane keeps. The angle θ between them is shaded in grey. The
 other keys are faint dots (labelled when there are few); clicking one makes
 it key j. Beside the plane: |q|, |k|, cos θ, θ and the score q·k (from
 ``qkv_engine.explain``) and a relevance meter whose needle swings left for a
-negative score, up for zero and right for a positive one. When d_k > 2 the
-plane is a flat view of higher-dimensional arrows; a note says how much of
-their squared length it keeps, and that only the printed numbers are exact.
+negative score, up for zero and right for a positive one. Under the plane the
+dot product is worked out term by term, q_d k_d; with many coordinates its
+largest terms are named and the others summed (``qkv_engine.explain.score``).
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqt
 import numpy as np
 import pyqtgraph as pg
 
-from qkv_engine import explain, geometry
+from qkv_engine import explain, feature_names, geometry
 
 from .. import style
 from .base import Panel
@@ -242,7 +247,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         pi.getAxis("left").setStyle(autoReduceTextSpace=False)
         self._left_scale = None
         row.addWidget(self.plot, 3)
-        self.plot.getPlotItem().getViewBox().sigResized.connect(lambda *_: self._declutter())
+        self.plot.getPlotItem().getViewBox().sigResized.connect(lambda *_: (self._declutter(), self._name_axes()))
 
         grey = _qcolor(style.MUTED, 160)
         self.axis_x = line_item(self.plot, pg.mkPen(grey, width=1))  # the plane's axes through the origin
@@ -308,6 +313,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._fit_side()
+        self._write_note()
+
+    def _write_note(self) -> None:
+        """The note over the plane: in full, or shorter in a narrow panel (the full one as its tooltip)."""
+        full, short = getattr(self, "_notes", ("", ""))
+        text = full if self.width() >= 480 else short
+        if text != self.note.text():
+            self.note.setText(text)
+        self.note.setToolTip(full if text != full else "")
 
     def theme_changed(self, theme) -> None:
         self._fit_side()
@@ -407,7 +421,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
-        view = geometry.plane_view(result.q, result.k)
+        view = geometry.pair_plane(result.q, result.k, i, j)
         q2 = (float(view.queries[i, 0]), float(view.queries[i, 1]))
         k2 = (float(view.keys[j, 0]), float(view.keys[j, 1]))
         tok, ktok = result.tokens, result.key_tokens
@@ -501,12 +515,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         if not view.exact:
             kept = view.kept
             pct = "100%" if kept >= 0.9995 else f"{min(kept * 100, 99.9):.1f}%"
-            notes.append(f"d_k = {d_k}: a flat shadow of {d_k}-number arrows, keeping {pct} of their squared "
-                         f"length. The drawing is approximate; the printed numbers are exact.")
+            notes.append((f"d_k = {d_k}, drawn on the plane of q and k: both are true to length and angle, and a "
+                          f"key's dot is as far right as its score ÷ |q|. The other keys keep {pct} of their "
+                          f"squared length here.",
+                          f"Plane of q and k (d_k = {d_k}): q, k and θ true; the further right a key, the higher "
+                          f"its score. Other keys keep {pct} of their length²."))
         if not defined:
-            notes.append(ex_cos.text)
-
-        self.note.setText(" ".join(notes))
+            notes.append((ex_cos.text, ex_cos.text))
+        self._notes = (" ".join(n[0] for n in notes), " ".join(n[1] for n in notes))
+        self._write_note()
         self.note.setVisible(bool(notes))
 
         # relevance meter: the score against the biggest |score| of this query's row
@@ -536,21 +553,51 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.axis_x.setLine(0.0, y0, 0.0, y1)
         self.axis_y.setLine(x0, 0.0, x1, 0.0)
         pi = self.plot.getPlotItem()
-        axis_word = "coordinate" if view.exact else "direction"
-        set_plot_label(pi, "bottom", f"{axis_word} 1")
-        set_plot_label(pi, "left", f"{axis_word} 2")
+        if view.exact:
+            names = [self._coordinate_name(result.scenario, c) for c in range(2)]
+        else:
+            names = ["along q", "at right angles to q, towards k"]
+        self._axis_names = names
+        self._name_axes()
 
         self._drawn = {
             "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
             "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
             "other_labels": self.other_labels.texts(),
-            "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self.note.text() if notes else "",
+            "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self._notes[0],
             "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.text() if wedge is not None else None,
             "key_label": self.arrows["key"][2].text(),
             "masked": [int(m) for m in others if not allowed[m]],
+            "axes": tuple(self._axis_names),
         }
         self._declutter()
+
+    @staticmethod
+    def _coordinate_name(s, c: int) -> str:
+        """"coordinate 1", or what the scenario calls that column of q and of k ("1: looks for animate /
+        is animate")."""
+        if c >= s.d_k:
+            return f"coordinate {c + 1}"
+        names = [feature_names.name(s, kind, c) for kind in ("q", "k")]
+        said = " / ".join(dict.fromkeys(n for n in names if n))  # each name once
+        return f"{c + 1}: {said}" if said else f"coordinate {c + 1}"
+
+    def _name_axes(self) -> None:
+        """The axis names, shortened with "…" where the plot is too small for them (full in the tooltip)."""
+        names = getattr(self, "_axis_names", None)
+        if not names:
+            return
+        pi = self.plot.getPlotItem()
+        vb = pi.getViewBox()
+        for name, text, room in (("bottom", names[0], vb.width()), ("left", names[1], vb.height())):
+            fm = QtGui.QFontMetricsF(pi.getAxis(name).label.font())
+            shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, room - 8))
+            if shown != pi.getAxis(name).labelText:
+                set_plot_label(pi, name, shown)
+                pi.getAxis(name).resizeEvent()  # centres the new wording
+        self.plot.getPlotItem().getAxis("bottom").setToolTip(names[0])
+        self.plot.getPlotItem().getAxis("left").setToolTip(names[1])
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:
