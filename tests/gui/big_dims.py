@@ -31,3 +31,13 @@ def texts_shown(panel) -> int:
 def problems(panel) -> list:
     """Texts that overlap or stick out, and cut labels (empty when all is well)."""
     return layout_problems(panel)
+
+
+def reference(s: Scenario) -> dict:
+    """q, k, v (biases added), the weights (row-wise softmax of the scaled scores, no masks) and the outputs,
+    written out here with numpy, independently of the engine."""
+    q, k, v = s.x @ s.w_q + s.b_q, s.x @ s.w_k + s.b_k, s.x @ s.w_v + s.b_v
+    z = q @ k.T / np.sqrt(s.d_k)
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    a = e / e.sum(axis=1, keepdims=True)
+    return {"q": q, "k": k, "v": v, "scores": q @ k.T, "weights": a, "output": a @ v}
