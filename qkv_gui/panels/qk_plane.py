@@ -247,7 +247,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         pi.getAxis("left").setStyle(autoReduceTextSpace=False)
         self._left_scale = None
         row.addWidget(self.plot, 3)
-        self.plot.getPlotItem().getViewBox().sigResized.connect(lambda *_: (self._declutter(), self._name_axes()))
+        vb = self.plot.getPlotItem().getViewBox()
+        vb.sigResized.connect(lambda *_: (self._declutter(), self._name_axes()))
+        vb.sigRangeChanged.connect(lambda *_: self._declutter())  # equal scales: a resize can move the range after
 
         grey = _qcolor(style.MUTED, 160)
         self.axis_x = line_item(self.plot, pg.mkPen(grey, width=1))  # the plane's axes through the origin
@@ -381,23 +383,32 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                 placed.append(rect)
 
     def _part_arrow_names(self, box: QtCore.QRectF) -> None:
-        """The key's name moves to another corner of its arrow tip when it would sit on the query's name
-        (arrows pointing nearly the same way): the first corner that is clear and inside the plot."""
-        qlabel, klabel = self.arrows["query"][2], self.arrows["key"][2]
-        tip = self._drawn.get("k_tip")
-        if tip is None:
-            return
-        home = self._outside_anchor(*tip)
-        klabel.setAnchor(home)
-        qrect = self._text_rect(qlabel).adjusted(1, 1, -1, -1)  # touching is fine, overlapping is not
-        if not self._text_rect(klabel).intersects(qrect):
-            return
-        for anchor in ((home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
-            klabel.setAnchor(anchor)
-            rect = self._text_rect(klabel)
-            if not rect.intersects(qrect) and box.contains(rect):
-                return
-        klabel.setAnchor(home)
+        """Each arrow's name at a corner of its tip: the outward one when it is inside the plot (and, for the
+        key, clear of the query's name), else the first other corner that is (arrows pointing nearly the same
+        way, or a tip near the plot's edge in a narrow panel)."""
+        placed = []
+        for role, tip in (("query", self._drawn.get("q_tip")), ("key", self._drawn.get("k_tip"))):
+            if tip is None:
+                continue
+            label = self.arrows[role][2]
+            label.setPos(*tip)
+            home = self._outside_anchor(*tip)
+            for anchor in (home, (home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
+                label.setAnchor(anchor)
+                rect = self._text_rect(label)
+                if box.contains(rect) and not any(rect.intersects(r) for r in placed):
+                    break
+            else:  # no corner is inside (a name wider than the room either side of its tip): slid inside
+                label.setAnchor(home)
+                rect = self._text_rect(label)
+                dx = max(0.0, box.left() - rect.left()) - max(0.0, rect.right() - box.right())
+                dy = max(0.0, box.top() - rect.top()) - max(0.0, rect.bottom() - box.bottom())
+                if dx or dy:
+                    vb = self.plot.getPlotItem().getViewBox()
+                    at = vb.mapViewToScene(QtCore.QPointF(*tip)) + QtCore.QPointF(dx, dy)
+                    label.setPos(vb.mapSceneToView(at))
+                    rect = self._text_rect(label)
+            placed.append(rect.adjusted(1, 1, -1, -1))  # touching is fine, overlapping is not
 
     def _fit_side(self) -> None:
         """The number column as wide as its widest line (fonts as the theme made them), within reason."""

@@ -265,3 +265,22 @@ def test_named_columns_name_the_axes(make_panel):
     settle()
     label = panel.plot.getPlotItem().getAxis("bottom").labelText
     assert label.endswith("…") and d["axes"][0].startswith(label[:-1])  # shortened, never cut
+
+
+@pytest.mark.parametrize("preset,pair", [("seed-the-cat-sat", (0, 0)), ("pronoun", ("it", "animal"))])
+def test_arrow_names_stay_inside_a_narrow_plot(make_panel, preset, pair):
+    """At a projector's share of the window the names at the arrow tips were cut at the plot's edge."""
+    from qkv_gui.panels import QKPlanePanel
+
+    from .big_dims import problems
+
+    panel = make_panel(QKPlanePanel, preset=preset, size=(330, 230))
+    tokens = panel.session.scenario.tokens
+    i, j = (tokens.index(p) if isinstance(p, str) else p for p in pair)
+    panel.session.select(query=i, key=j)
+    settle()
+    box = panel.plot.getPlotItem().getViewBox().sceneBoundingRect().adjusted(-1, -1, 1, 1)
+    for role in ("query", "key"):
+        label = panel.arrows[role][2]
+        assert label.isVisible() and box.contains(panel._text_rect(label)), role
+    assert not problems(panel), problems(panel)
