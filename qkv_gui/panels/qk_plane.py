@@ -31,7 +31,7 @@ from .decorations import line_item, path_item, reach, segments_path
 from .lazy_axes import set_plot_label, steady_range
 from .masked import mask_reason, no_keys_note
 from .steady_label import steady_box
-from .text_label import TextLabel
+from .text_label import MARGIN, TextLabel
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -162,19 +162,25 @@ class NumbersTable(QtWidgets.QWidget):
         bold.setBold(True)
         return self.font(), bold
 
-    def _need(self) -> int:
+    def _need(self, rule: bool = True) -> int:
+        """The width the rows need (and the rule under them, unless ``rule`` is False)."""
         plain, bold = self._fonts()
         fm, fmb = QtGui.QFontMetricsF(plain), QtGui.QFontMetricsF(bold)
         names = max((fmb if b else fm).horizontalAdvance(f"{name} = ") for name, _r, b in self.ROWS)
         values = max((fmb if b else fm).horizontalAdvance(v) for (_n, _r, b), v in zip(self.ROWS, self.values))
-        return int(max(names + values, fm.horizontalAdvance(self.RULE))) + 2
+        return int(max(names + values, fm.horizontalAdvance(self.RULE) if rule else 0.0)) + 2
+
+    def need_for_numbers(self) -> int:
+        """The width the names and numbers need: never less (the rule under them may be shortened)."""
+        return self._need(rule=False)
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
         lh = QtGui.QFontMetricsF(self.font()).height()
         return QtCore.QSize(max(self._width, self._need()), int(lh * (len(self.ROWS) + 1)) + 1)
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
-        return self.sizeHint()
+        hint = self.sizeHint()
+        return QtCore.QSize(self.need_for_numbers(), hint.height())
 
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
@@ -202,7 +208,8 @@ class NumbersTable(QtWidgets.QWidget):
             p.drawText(QtCore.QRectF(names, y, width - names - 1, lh), right, value)
         p.setFont(plain)
         p.setPen(QtGui.QColor(style.FAINT_TEXT))
-        p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, self.RULE)
+        rule = fm.elidedText(self.RULE, Qt.TextElideMode.ElideRight, width)  # a hint: shortened, never cut
+        p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, rule)
         p.end()
 
 
@@ -212,6 +219,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def build(self, body):
         self._drawn = {}
+        self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(4, 2, 4, 4)
@@ -392,6 +400,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                 continue
             label = self.arrows[role][2]
             label.setPos(*tip)
+            name = self._arrow_names.get(role, label.text())
+            room = box.width() - 2 * MARGIN
+            fm = QtGui.QFontMetricsF(label.font())
+            label.setText(name if fm.horizontalAdvance(name) <= room else  # a plot narrower than the name
+                          fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0.0, room)))
             home = self._outside_anchor(*tip)
             for anchor in (home, (home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
                 label.setAnchor(anchor)
@@ -403,6 +416,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                 rect = self._text_rect(label)
                 dx = max(0.0, box.left() - rect.left()) - max(0.0, rect.right() - box.right())
                 dy = max(0.0, box.top() - rect.top()) - max(0.0, rect.bottom() - box.bottom())
+                clash = next((r for r in placed if rect.translated(dx, dy).intersects(r)), None)
+                if clash is not None:  # slid onto the other name: above or below it, whichever stays inside
+                    below = clash.bottom() + 1 - (rect.top() + dy)
+                    above = clash.top() - 1 - (rect.bottom() + dy)
+                    dy += below if rect.bottom() + dy + below <= box.bottom() else above
                 if dx or dy:
                     vb = self.plot.getPlotItem().getViewBox()
                     at = vb.mapViewToScene(QtCore.QPointF(*tip)) + QtCore.QPointF(dx, dy)
@@ -414,7 +432,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         """The number column as wide as its widest line (fonts as the theme made them), within reason."""
         lh = QtGui.QFontMetricsF(self.numbers.font()).height()
         need = max(self.numbers.sizeHint().width(), self.meter_title.sizeHint().width(), 9.0 * lh) + 4
-        self.side.setFixedWidth(int(max(120.0, min(0.45 * max(self.width(), 1), need))))
+        numbers = self.numbers.need_for_numbers() + 4  # the numbers themselves are never cut
+        self.side.setFixedWidth(int(max(120.0, numbers, min(0.45 * max(self.width(), 1), need))))
         self.meter.setFixedHeight(int(7.5 * lh))
 
     # ----- clicks ------------------------------------------------------------------------------
@@ -439,6 +458,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         allowed = np.asarray(result.allowed[i], dtype=bool)
 
         # arrows
+        self._arrow_names = {"query": f"q '{tok[i]}'", "key": f"k '{ktok[j]}'"}
         for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{ktok[j]}'")):
             line, head, label = self.arrows[role]
             line.setLine(0.0, 0.0, tip[0], tip[1])

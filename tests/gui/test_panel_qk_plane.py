@@ -284,3 +284,20 @@ def test_arrow_names_stay_inside_a_narrow_plot(make_panel, preset, pair):
         label = panel.arrows[role][2]
         assert label.isVisible() and box.contains(panel._text_rect(label)), role
     assert not problems(panel), problems(panel)
+
+
+def test_the_numbers_beside_the_plane_are_never_cut(make_panel):
+    """In a narrow panel with big text (presenter mode) "0.360" used to show for 0.3606: the column of
+    numbers is as wide as its numbers need; only the rule under them is shortened."""
+    from qkv_gui import style
+    from qkv_gui.panels import QKPlanePanel
+
+    from .big_dims import problems
+
+    panel = make_panel(QKPlanePanel, preset="seed-the-cat-sat", size=(330, 230))
+    for theme in (style.SCREEN, style.presenter(1.4), style.SLIDE):
+        panel.set_theme(theme)
+        settle()
+        table = panel.numbers
+        assert table.width() >= table.need_for_numbers(), theme.name
+        assert not problems(panel), (theme.name, problems(panel))
