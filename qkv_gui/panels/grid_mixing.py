@@ -67,12 +67,13 @@ class MixingData:
     from_source: bool = False  # the token is the source sentence's (cross-attention keys and values)
     rest: tuple | None = None  # (how many dials are not drawn, what their products add up to)
     bias: np.ndarray | None = None  # the bias of every output cell, or None when the grid has none
+    out_names: tuple = ()  # each output cell's header when the scenario names its columns ("q1 · looks for ...")
 
     def key(self) -> tuple:
         """Everything drawn, for telling a new picture from the one shown."""
         arrays = tuple(None if a is None else (a.shape, a.tobytes()) for a in (self.x, self.grid, self.out, self.bias))
         return (self.names, arrays, self.which, self.grid_name, self.role, self.token, self.col, self.from_source,
-                self.rest)
+                self.rest, self.out_names)
 
 
 @dataclass
@@ -544,7 +545,9 @@ class MixingCanvas(QtWidgets.QWidget):
             row = min(lay.inputs, key=lambda d: abs(d["y"] - pos.y()))
             tip = row["full_name"] + (f" = {row['text']}" if row["kind"] == "dial" else "")
         elif lay.outputs and pos.x() >= lay.outputs[0]["rect"].left() - 6:
-            tip = "Click to show how this number is made"
+            c = self.cell_at(pos)
+            name = self.data.out_names[c] if c is not None and self.data.out_names else ""
+            tip = (f"{name}\n" if name else "") + "Click to show how this number is made"
         self.setToolTip(tip)
         c = self.cell_at(pos)
         if c != self._hover:
@@ -688,7 +691,8 @@ class MixingPanel(Panel):
         self.canvas.set_data(MixingData(
             names=tuple(feature_names.header(s, "x", r) for r in dials), x=rows[i][dials], grid=grid[dials],
             out=np.array(out[i]), which=which, grid_name=name, role=role, token=token, col=self._col,
-            from_source=which != "q" and s.is_cross, rest=rest, bias=np.array(bias) if np.any(bias) else None))
+            from_source=which != "q" and s.is_cross, rest=rest, bias=np.array(bias) if np.any(bias) else None,
+            out_names=tuple(feature_names.header_names(s, which)) if feature_names.any_named(s, which) else ()))
         empty = no_keys(result, selection.query)
         self.note.setText(no_keys_note(result, selection.query) if empty else "")
         self.note.setVisible(empty)

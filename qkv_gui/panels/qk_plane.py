@@ -28,6 +28,7 @@ from qkv_engine import explain, feature_names, geometry
 from .. import style
 from .base import Panel
 from .decorations import line_item, path_item, reach, segments_path
+from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, steady_range
 from .masked import mask_reason, no_keys_note
 from .steady_label import steady_box
@@ -38,6 +39,8 @@ Qt = QtCore.Qt
 
 #: Other keys get a name label when there are at most this many tokens.
 MAX_KEY_LABELS = 12
+#: Narrower than this (pixels), the panel shortens its note, its worked sum and its rule (whole in tooltips).
+NARROW = 480
 #: Wedge radius as a fraction of the shorter drawn arrow.
 WEDGE_FRACTION = 0.35
 
@@ -46,6 +49,31 @@ def _qcolor(hex_str: str, alpha: int = 255) -> QtGui.QColor:
     c = QtGui.QColor(hex_str)
     c.setAlpha(alpha)
     return c
+
+
+def elide_lines(text: str, font: QtGui.QFont, width: float, lines: int) -> str:
+    """``text`` as it wraps at ``width``, shortened with "…" to ``lines`` lines (whole when it fits). Its end
+    from the last " = " on (the result of a worked sum) is always kept."""
+    fm = QtGui.QFontMetricsF(font)
+    flags = int(Qt.TextFlag.TextWordWrap)
+    room = lines * fm.lineSpacing() + 1
+
+    def height(t: str) -> float:
+        return fm.boundingRect(QtCore.QRectF(0, 0, max(1.0, width), 1e6), flags, t).height()
+
+    if height(text) <= room:
+        return text
+    cut = text.rfind(" = ")
+    head, tail = (text[:cut], text[cut:]) if cut > 0 else (text, "")
+    words = head.split(" ")
+    lo, hi = 0, len(words)  # the most words that fit with " …" and the end after them
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if height(" ".join(words[:mid]) + " …" + tail) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return " ".join(words[:lo]) + " …" + tail
 
 
 def wedge_angles(q2, k2):
@@ -64,8 +92,8 @@ class RelevanceMeter(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("relevanceMeter")
-        self.setMinimumSize(90, 70)
-        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.setMinimumSize(90, 50)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.value = 0.0
         self.limit = 1.0
         self.fraction = 0.0  # value / limit, clipped to -1..1
@@ -148,6 +176,13 @@ class NumbersTable(QtWidgets.QWidget):
         super().__init__(parent)
         self.values = ("",) * len(self.ROWS)
         self._width = 0  # the widest the rows have needed at this font
+        self.show_rule = True  # the rule under the numbers (a narrow panel keeps it in the tooltip)
+
+    def set_show_rule(self, on: bool) -> None:
+        if on != self.show_rule:
+            self.show_rule = on
+            self.updateGeometry()
+            self.update()
 
     def set_values(self, values) -> None:
         self.values = tuple(values)
@@ -176,7 +211,8 @@ class NumbersTable(QtWidgets.QWidget):
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
         lh = QtGui.QFontMetricsF(self.font()).height()
-        return QtCore.QSize(max(self._width, self._need()), int(lh * (len(self.ROWS) + 1)) + 1)
+        rows = len(self.ROWS) + (1 if self.show_rule else 0)
+        return QtCore.QSize(max(self._width, self._need(rule=self.show_rule)), int(lh * rows) + 1)
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
         hint = self.sizeHint()
@@ -206,10 +242,11 @@ class NumbersTable(QtWidgets.QWidget):
             p.setPen(QtGui.QColor(style.FOREGROUND))
             p.drawText(QtCore.QRectF(0, y, names, lh), right, "= ")
             p.drawText(QtCore.QRectF(names, y, width - names - 1, lh), right, value)
-        p.setFont(plain)
-        p.setPen(QtGui.QColor(style.FAINT_TEXT))
-        rule = fm.elidedText(self.RULE, Qt.TextElideMode.ElideRight, width)  # a hint: shortened, never cut
-        p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, rule)
+        if self.show_rule:
+            p.setFont(plain)
+            p.setPen(QtGui.QColor(style.FAINT_TEXT))
+            rule = fm.elidedText(self.RULE, Qt.TextElideMode.ElideRight, width)  # a hint: shortened, never cut
+            p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, rule)
         p.end()
 
 
@@ -219,6 +256,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def build(self, body):
         self._drawn = {}
+        self._worked = ""
+        self._result_dk = 2
         self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         outer = QtWidgets.QVBoxLayout(body)
@@ -311,6 +350,10 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         side.addStretch(1)
         row.addWidget(self.side, 0)
 
+        self.terms = DotTerms(body)  # q, k and q_d k_d per coordinate (more than two coordinates, room allowing)
+        self.terms.setVisible(False)
+        outer.addWidget(self.terms)
+
         self.worked = QtWidgets.QLabel(body)
         self.worked.setObjectName("qkPlaneWorked")
         self.worked.setWordWrap(True)
@@ -324,14 +367,30 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         super().resizeEvent(event)
         self._fit_side()
         self._write_note()
+        self._show_terms()
+
+    def _show_terms(self) -> None:
+        """The row of terms with more than two coordinates, when the panel is wide enough to spare the room (a
+        narrow panel is short too, on a small screen; the sum under the plane names the same terms)."""
+        want = self._result_dk > 2 and self.width() >= NARROW
+        if self.terms.isHidden() == want:
+            self.terms.setVisible(want)
 
     def _write_note(self) -> None:
-        """The note over the plane: in full, or shorter in a narrow panel (the full one as its tooltip)."""
+        """The note over the plane, the worked sum under it and the rule beside it: in full, or (a narrow
+        panel) a shorter note, the sum to three lines and no rule, each whole in its tooltip."""
+        narrow = self.width() < NARROW
         full, short = getattr(self, "_notes", ("", ""))
-        text = full if self.width() >= 480 else short
+        text = short if narrow else full
         if text != self.note.text():
             self.note.setText(text)
         self.note.setToolTip(full if text != full else "")
+        worked = getattr(self, "_worked", "")
+        shown = elide_lines(worked, self.worked.font(), self.worked.width() or self.width(), 3) if narrow else worked
+        if shown != self.worked.text():
+            self.worked.setText(shown)
+        self.worked.setToolTip(worked if shown != worked else "")
+        self.numbers.set_show_rule(not narrow)
 
     def theme_changed(self, theme) -> None:
         self._fit_side()
@@ -343,6 +402,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.body.setFont(font)
         for widget in (self.note, self.meter_title, self.meter, self.numbers, self.worked):
             widget.setFont(font)  # labels with a style sheet do not take the parent's font
+        small_terms = QtGui.QFont(font)
+        small_terms.setPointSizeF(font.pointSizeF() * 0.85)
+        self.terms.setFont(small_terms)
         small = QtGui.QFont(font)
         small.setPointSizeF(font.pointSizeF() * 0.85)
         bold = QtGui.QFont(font)
@@ -434,7 +496,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         need = max(self.numbers.sizeHint().width(), self.meter_title.sizeHint().width(), 9.0 * lh) + 4
         numbers = self.numbers.need_for_numbers() + 4  # the numbers themselves are never cut
         self.side.setFixedWidth(int(max(120.0, numbers, min(0.45 * max(self.width(), 1), need))))
-        self.meter.setFixedHeight(int(7.5 * lh))
+        self.meter.setMinimumHeight(int(3.0 * lh))  # a short panel gets a smaller dial, not cut words
+        self.meter.setMaximumHeight(int(7.5 * lh))
 
     # ----- clicks ------------------------------------------------------------------------------
     def _on_key_clicked(self, _item, points, _ev=None):
@@ -451,6 +514,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
+        self._result_dk = d_k
         view = geometry.pair_plane(result.q, result.k, i, j)
         q2 = (float(view.queries[i, 0]), float(view.queries[i, 1]))
         k2 = (float(view.keys[j, 0]), float(view.keys[j, 1]))
@@ -518,7 +582,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         elif not allowed[j]:
             mask_note = (f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
                          f"this score is worked out but not used.")
-        self.worked.setText(ex_score.text + ("\n" + mask_note if mask_note else ""))
+        self._worked = ex_score.text + ("\n" + mask_note if mask_note else "")
+        self._write_note()
+        products = [t.value for t in ex_score.terms]
+        shortened = d_k > explain.MAX_SHOWN_TERMS  # the sum names only its largest terms: outline those
+        self.terms.set_terms(result.q[i], result.k[j], products,
+                             explain.largest(products)[0] if shortened else [])
+        self._show_terms()
         self._fit_side()
 
         # the angle wedge, on the arrows as drawn
@@ -549,8 +619,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             notes.append((f"d_k = {d_k}, drawn on the plane of q and k: both are true to length and angle, and a "
                           f"key's dot is as far right as its score ÷ |q|. The other keys keep {pct} of their "
                           f"squared length here.",
-                          f"Plane of q and k (d_k = {d_k}): q, k and θ true; the further right a key, the higher "
-                          f"its score. Other keys keep {pct} of their length²."))
+                          f"Plane of q and k (d_k = {d_k}): q, k, θ true; other keys keep {pct} of length²."))
         if not defined:
             notes.append((ex_cos.text, ex_cos.text))
         self._notes = (" ".join(n[0] for n in notes), " ".join(n[1] for n in notes))
@@ -634,6 +703,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def drawn(self) -> dict:
         """What is on screen: arrow tips (plane coordinates), other keys, the wedge, the numbers and notes."""
         drawn = dict(self._drawn)
+        drawn["terms"] = None if self.terms.isHidden() else (list(self.terms.products), list(self.terms.largest))
         if "others" in drawn:
             others, pts = drawn["others"]
             drawn["others"] = {int(m): (float(p[0]), float(p[1])) for m, p in zip(others, pts)}

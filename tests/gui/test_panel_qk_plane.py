@@ -242,12 +242,24 @@ def test_a_real_models_size_on_the_plane_of_q_and_k(make_panel, make_session):
     for c in top:
         assert f"[d{c + 1}]" in d["worked"]
     assert "(the other 27 terms)" in d["worked"] and d["worked"] == explain.score(r, 4, 17).text
+    # the same terms as a row of cells, q_d k_d per coordinate (BertViz's neuron view), the named ones outlined
+    products_shown, outlined = d["terms"]
+    np.testing.assert_allclose(products_shown, products, atol=1e-12)
+    assert sorted(outlined) == sorted(top)
     assert d["other_labels"] == []  # 29 other keys: dots, not names
     assert texts_shown(panel) < 40
     assert not problems(panel), problems(panel)
     panel.resize(330, 230)
     settle()
     assert panel.note.text() != d["note"] and "d_k = 32" in panel.note.text()  # the short note
+    assert panel.drawn()["terms"] is None  # no room for the row of terms: the sum below says them
+    # the worked sum to three lines at most, its result kept, whole in its tooltip
+    shown = panel.worked.text()
+    assert shown != d["worked"] and "…" in shown and shown.endswith(f"= {explain.fixed(float(q @ k), 4)}")
+    assert panel.worked.toolTip() == d["worked"]
+    from PySide6 import QtGui
+    lines = panel.worked.heightForWidth(panel.worked.width()) / QtGui.QFontMetricsF(panel.worked.font()).lineSpacing()
+    assert lines <= 3.2
     assert panel.note.toolTip() == d["note"]
     assert not problems(panel), problems(panel)
 
