@@ -359,11 +359,19 @@ class MixingCanvas(QtWidgets.QWidget):
             tw = fm.horizontalAdvance(ln["text"]) + 6
             return QtCore.QRectF(cx - tw / 2, cy - lh / 2, tw, lh)
 
-        strong_only = np.where(np.array([ln["strong"] for ln in lines], dtype=bool)[:, None], segments, np.nan)
+        is_strong = np.array([ln["strong"] for ln in lines], dtype=bool)[:, None]
+        strong_only = np.where(is_strong, segments, np.nan)
+        faint_only = np.where(is_strong, np.nan, segments)
 
         def clear(rect, number, placed, crossing=segments) -> bool:
-            """On no label placed, and crossed by none of the ``crossing`` lines but its own."""
-            return not any(rect.intersects(r) for r in placed) and not _crossed(rect, crossing, number)
+            """On no label placed, and none of the ``crossing`` lines but its own through it: no strong line
+            through its box, no faint one through its words (a faint line grazing the box's margin leaves no
+            doubt which line the label sits on)."""
+            if any(rect.intersects(r) for r in placed):
+                return False
+            strong = np.where(np.isnan(strong_only), np.nan, crossing)
+            faint = np.where(np.isnan(faint_only), np.nan, crossing)
+            return not _crossed(rect, strong, number) and not _crossed(rect.adjusted(3, 3, -3, -3), faint, number)
 
         by_col = {c: [(m, ln) for m, ln in enumerate(lines) if ln["c"] == c and not ln["rest"]] for c in range(d_out)}
         # the chosen fan: near the dials, where its lines are spread widest; nearer or further where that is
@@ -384,7 +392,7 @@ class MixingCanvas(QtWidgets.QWidget):
         for c in (c for c in range(d_out) if c != col):
             trial, rects = list(taken), []
             for m, ln in by_col[c]:  # each line at the first clear place along it, the middle first
-                rect = next((r for r in (rect_at(ln, t) for t in (0.55, 0.15, 0.75, 0.45, 0.65, 0.1, 0.85))
+                rect = next((r for r in (rect_at(ln, t) for t in (0.55, 0.15, 0.75, 0.45, 0.65, 0.1, 0.25, 0.35, 0.85))
                              if clear(r, m, trial)), None)
                 if rect is None:
                     break

@@ -41,3 +41,18 @@ def reference(s: Scenario) -> dict:
     e = np.exp(z - z.max(axis=1, keepdims=True))
     a = e / e.sum(axis=1, keepdims=True)
     return {"q": q, "k": k, "v": v, "scores": q @ k.T, "weights": a, "output": a @ v}
+
+
+def big_panel(make_panel, make_session, cls, query: int | None = None, key: int | None = None,
+              size=(520, 330), **sizes):
+    """``cls`` built on a Session holding ``big_scenario(**sizes)`` at a 1600 x 1000 window's share, the query
+    and key selected: (panel, scenario)."""
+    from .conftest import settle
+
+    s = big_scenario(**sizes)
+    session = make_session()
+    session.set_scenario(s)
+    panel = make_panel(cls, session=session, size=size)
+    session.select(query=query, key=key)
+    settle()
+    return panel, s

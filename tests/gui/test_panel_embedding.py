@@ -108,14 +108,10 @@ def test_512_tokens_thin_the_names_without_overlap(window, qtbot):
 def test_a_real_models_size_is_drawn_as_colour_strips(make_panel, make_session, qtbot):
     from qkv_gui.panels import EmbeddingPanel
 
-    from .big_dims import big_scenario, problems, texts_shown
+    from .big_dims import big_panel, problems, texts_shown
 
-    s = big_scenario()
-    session = make_session()
-    session.set_scenario(s)
-    panel = make_panel(EmbeddingPanel, session=session, size=(520, 330))
-    session.select(query=9)
-    settle(qtbot)
+    panel, s = big_panel(make_panel, make_session, EmbeddingPanel, query=9)
+    session = panel.session
     d = panel.drawn()
     strips = d["strips"]
     assert strips is not None and panel.plot.isHidden() and not panel.strip_view.plot.isHidden()

@@ -153,12 +153,10 @@ def test_empty_sentence_shows_hint(window, qtbot):
 
 # ----- a trained model's sizes ----------------------------------------------------------------------------
 def test_a_real_models_grids_are_colour_with_their_biases_said(make_panel, make_session):
-    from .big_dims import big_scenario, problems, reference, texts_shown
+    from .big_dims import big_panel, problems, reference, texts_shown
 
-    s = big_scenario()
-    session = make_session()
-    session.set_scenario(s)
-    panel = make_panel(MatricesPanel, session=session, size=(520, 330))
+    panel, s = big_panel(make_panel, make_session, MatricesPanel)
+    session = panel.session
     ref = reference(s)
     for name, want in (("x", s.x), ("q", ref["q"]), ("k", ref["k"]), ("v", ref["v"]), ("kt", ref["k"].T),
                        ("scores", ref["scores"]), ("weights", ref["weights"])):

@@ -179,14 +179,10 @@ def test_edits_to_other_tokens_leave_the_picture_alone_and_edits_to_this_token_r
 def test_a_real_models_size_shows_a_few_dials_the_rest_and_the_bias(make_panel, make_session):
     from qkv_gui.panels import MixingPanel
 
-    from .big_dims import big_scenario, texts_shown
+    from .big_dims import big_panel, texts_shown
 
-    s = big_scenario()
-    session = make_session()
-    session.set_scenario(s)
-    panel = make_panel(MixingPanel, session=session, size=(520, 330))
-    session.select(query=12)
-    settle()
+    panel, s = big_panel(make_panel, make_session, MixingPanel, query=12)
+    session = panel.session
     panel.set_output(7)
     d = panel.drawn()
     x, w = s.x[12], s.w_q[:, 7]
@@ -219,11 +215,10 @@ def test_an_edit_at_a_real_models_size_does_not_rebuild_the_picture_for_another_
     """The canvas compares the few numbers it draws, not d_model x d_k of them."""
     from qkv_gui.panels import MixingPanel
 
-    from .big_dims import big_scenario
+    from .big_dims import big_panel
 
-    session = make_session()
-    session.set_scenario(big_scenario())
-    panel = make_panel(MixingPanel, session=session, size=(520, 330))
+    panel, _s = big_panel(make_panel, make_session, MixingPanel)
+    session = panel.session
     layout = panel.canvas.layout_now()
     assert session.set_cell("x", 5, 3, "0.25")  # token 5 is not the one shown
     settle()
@@ -257,16 +252,20 @@ def test_named_features_and_a_bias_in_a_small_grid(make_panel):
     assert not problems(panel), problems(panel)
 
 
-def test_no_two_line_labels_sit_where_lines_cross(make_panel):
+@pytest.mark.parametrize("preset", ["seed-the-cat-sat", "seed-cat", "pronoun"])
+def test_no_two_line_labels_sit_where_lines_cross(make_panel, preset):
     """At start-up the second cell's labels used to pile up where its lines cross the first cell's."""
     from qkv_gui.panels import MixingPanel
     from qkv_gui.panels.grid_mixing import _crossed
 
-    panel = make_panel(MixingPanel, preset="seed-the-cat-sat", size=(520, 330))
+    panel = make_panel(MixingPanel, preset=preset, size=(520, 330))
     lay = panel.canvas.layout_now()
     segments = np.array([[ln["p0"].x(), ln["p0"].y(), ln["p1"].x(), ln["p1"].y()] for ln in lay.lines])
     labelled = [(m, ln) for m, ln in enumerate(lay.lines) if ln["label_rect"] is not None]
     assert labelled
-    for m, ln in labelled:
-        assert not _crossed(ln["label_rect"], segments, m), ln["text"]
+    strong = np.array([ln["strong"] for ln in lay.lines])[:, None]
+    for m, ln in labelled:  # no other strong line through a label, no faint one through its words
+        box = ln["label_rect"]
+        assert not _crossed(box, np.where(strong, segments, np.nan), m), ln["text"]
+        assert not _crossed(box.adjusted(3, 3, -3, -3), np.where(strong, np.nan, segments), m), ln["text"]
     _no_overlap([ln["label_rect"] for _, ln in labelled])

@@ -222,14 +222,10 @@ def test_arrow_names_do_not_sit_on_each_other(window):
 def test_a_real_models_size_on_the_plane_of_q_and_k(make_panel, make_session):
     from qkv_gui.panels import QKPlanePanel
 
-    from .big_dims import big_scenario, problems, texts_shown
+    from .big_dims import big_panel, problems, texts_shown
 
-    s = big_scenario()
-    session = make_session()
-    session.set_scenario(s)
-    panel = make_panel(QKPlanePanel, session=session, size=(520, 330))
-    session.select(query=4, key=17)
-    settle()
+    panel, s = big_panel(make_panel, make_session, QKPlanePanel, query=4, key=17)
+    session = panel.session
     d = panel.drawn()
     r = session.result
     q, k = np.asarray(r.q[4]), np.asarray(r.k[17])

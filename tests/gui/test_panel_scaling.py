@@ -178,14 +178,10 @@ def test_thirty_keys_are_named_as_fit_and_nothing_runs_off(make_panel, make_sess
 
     from qkv_gui.panels import ScalingPanel
 
-    from .big_dims import big_scenario, problems, reference, texts_shown
+    from .big_dims import big_panel, problems, reference, texts_shown
 
-    s = big_scenario()
-    session = make_session()
-    session.set_scenario(s)
-    panel = make_panel(ScalingPanel, session=session, size=(520, 330))
-    session.select(query=6, key=21)
-    settle()
+    panel, s = big_panel(make_panel, make_session, ScalingPanel, query=6, key=21)
+    session = panel.session
     d = panel.drawn()
     ref = reference(s)
     assert d["raw_bars"] == pytest.approx({m: ref["scores"][6, m] for m in range(30)})

@@ -136,14 +136,10 @@ def test_512_tokens_label_only_what_fits(window, qtbot):
 def test_forty_keys_group_their_small_slices_and_a_click_there_picks_no_key(make_panel, make_session, qtbot):
     from qkv_gui.panels import SoftmaxPanel
 
-    from .big_dims import big_scenario, problems, reference, texts_shown
+    from .big_dims import big_panel, problems, reference, texts_shown
 
-    s = big_scenario(n=40)
-    session = make_session()
-    session.set_scenario(s)
-    panel = make_panel(SoftmaxPanel, session=session, size=(520, 330))
-    session.select(query=2, key=5)
-    settle(qtbot)
+    panel, s = big_panel(make_panel, make_session, SoftmaxPanel, query=2, key=5, n=40)
+    session = panel.session
     w = reference(s)["weights"][2]
     d = panel.drawn()
     small = [k for k in range(40) if k != 5 and w[k] < 0.02]

@@ -128,13 +128,9 @@ def test_no_arrow_crosses_a_word(make_panel, make_session):
 def test_a_real_models_sizes_are_named_and_its_vectors_shortened(make_panel, make_session):
     from qkv_gui.panels import SummaryPanel
 
-    from .big_dims import big_scenario, reference
+    from .big_dims import big_panel, reference
 
-    s = big_scenario()
-    session = make_session()
-    session.set_scenario(s)
-    session.select(query=3, key=9)
-    panel = make_panel(SummaryPanel, session=session, size=(520, 330))
+    panel, s = big_panel(make_panel, make_session, SummaryPanel, query=3, key=9)
     ref = reference(s)
     q = ref["q"][3]
     assert text(panel, "q_caption") == f"query of '{s.tokens[3]}'\n[{q[0]:.2f}, …, {q[-1]:.2f}]"

@@ -112,14 +112,10 @@ def test_512_tokens_and_empty(window, qtbot):
 def test_a_real_models_size_shows_one_coordinate_at_a_time(make_panel, make_session, qtbot):
     from qkv_gui.panels import ValuesPanel
 
-    from .big_dims import big_scenario, problems, reference, texts_shown
+    from .big_dims import big_panel, problems, reference, texts_shown
 
-    s = big_scenario()
-    session = make_session()
-    session.set_scenario(s)
-    panel = make_panel(ValuesPanel, session=session, size=(520, 330))
-    session.select(query=3, key=11)
-    settle(qtbot)
+    panel, s = big_panel(make_panel, make_session, ValuesPanel, query=3, key=11)
+    session = panel.session
     ref = reference(s)
     v, a = ref["v"], ref["weights"]
     out = a[3] @ v
