@@ -9,7 +9,9 @@ MultiHeadResult) adds the heads' joined outputs, W^O and the final output when
 the scenario has several heads or a W^O. Every matrix is listed once, in
 ``MATRICES``: the CSV files and the JSON document are both made from it.
 Floats keep their full precision; a masked scaled score is ``-inf`` in the CSV
-and ``null`` in the JSON.
+and ``null`` in the JSON. Columns and rows of embedding dimensions and of q, k,
+v and output coordinates carry the scenario's names as the app shows them
+("x3 · animate", "q1 · looks for animate"; ``feature_names.header_names``).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import session_format
+from . import feature_names, session_format
 from .attention import AttentionResult
 
 DATA_JSON = "attention.json"
@@ -94,7 +96,8 @@ def data_tables(result: AttentionResult, full=None) -> dict:
                "w_o": with_heads and whole.w_o is not None}
     joined = [] if whole is None else [f"h{h + 1}.v{c + 1}" for h in range(whole.n_heads) for c in range(whole.d_v)]
     labels = {"tokens": token_labels(result.tokens), "keys": token_labels(result.key_tokens),
-              "x": _dims("x", s.d_model), "joined": joined, "bias": ["bias"]}
+              "joined": joined, "bias": ["bias"]}
+    labels.update({kind: feature_names.header_names(s, kind) for kind in ("x", "q", "k", "v", "out")})
     head = f" (head {result.head + 1})" if result.n_heads > 1 else ""
     tables = {}
     for stem, (when, rows, corner, columns, values) in MATRICES.items():
@@ -103,7 +106,9 @@ def data_tables(result: AttentionResult, full=None) -> dict:
         a = np.asarray(values(result, s, full))
         if stem in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v"):
             corner += head
-        names = labels.get(columns) or _dims(columns, a.shape[1])
+        names = labels.get(columns)
+        if names is None or len(names) != a.shape[1]:
+            names = _dims(columns, a.shape[1])
         tables[stem] = Table([corner] + list(names), list(labels[rows]), a)
     return tables
 
