@@ -31,6 +31,8 @@ SETTINGS_VERSION = 2
 MAX_RECENT = 8
 AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
+#: The heading of the designed examples in the preset menu and combo.
+DESIGNED_SECTION = "Designed examples"
 
 
 #: Help → Keyboard and mouse (a test checks every shortcut named here is a real one).
@@ -83,6 +85,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings = settings if settings is not None else QtCore.QSettings()
         self.session = Session(presets.load(preset), parent=self)
         self.session.preset_name = preset
+        self.session.select_promised_pair(preset)  # a designed example: the pair its note speaks of
         self.resize(first_size(QtGui.QGuiApplication.primaryScreen()))
         self.setDockNestingEnabled(True)
 
@@ -465,16 +468,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self._fill_recent_menu()
         file_menu.addSeparator()
         self.presetMenu = preset_menu = file_menu.addMenu("Open &preset")
+        preset_menu.setToolTipsVisible(True)
         self.presetCombo = QtWidgets.QComboBox(self)
         self.presetCombo.setObjectName("presetCombo")
-        for p in presets.all_presets():
-            act = preset_menu.addAction(p.title + (" (random weights)" if p.random_weights else ""))
-            act.setToolTip(p.description)
-            act.triggered.connect(lambda _=False, n=p.name: self.load_preset(n))
-            self.presetCombo.addItem(p.title, p.name)
-            self.presetCombo.setItemData(self.presetCombo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
+        self._fill_presets(preset_menu, self.presetCombo)
         self.presetCombo.setCurrentIndex(max(0, self.presetCombo.findData(self.session.preset_name)))
-        self.presetCombo.currentIndexChanged.connect(lambda i: self.load_preset(self.presetCombo.itemData(i)))
+        self.presetCombo.currentIndexChanged.connect(self._preset_chosen)
         file_menu.addSeparator()
         file_menu.addMenu(self.exporter.menu)
         file_menu.addSeparator()
@@ -528,6 +527,34 @@ class MainWindow(QtWidgets.QMainWindow):
         tb.setObjectName("presetToolbar")
         tb.addWidget(QtWidgets.QLabel(" Preset: ", self))
         tb.addWidget(self.presetCombo)
+
+    def _fill_presets(self, menu: QtWidgets.QMenu, combo: QtWidgets.QComboBox) -> None:
+        """The presets in the menu and the combo: the designed examples (features and weights chosen by
+        hand, with a note) in a section of their own, under a heading that cannot be chosen."""
+        ordered = sorted(presets.all_presets(), key=lambda p: p.designed)  # stable: menu order within each
+        headed = False
+        for p in ordered:
+            if p.designed and not headed:
+                headed = True
+                menu.addSection(DESIGNED_SECTION)
+                combo.insertSeparator(combo.count())
+                combo.addItem(DESIGNED_SECTION)
+                heading = combo.model().item(combo.count() - 1)
+                heading.setFlags(heading.flags() & ~(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled))
+                font = heading.font()
+                font.setBold(True)
+                heading.setFont(font)
+            act = menu.addAction(p.title + (" (random weights)" if p.random_weights else ""))
+            act.setObjectName(f"preset:{p.name}")
+            act.setToolTip(p.description)
+            act.triggered.connect(lambda _=False, n=p.name: self.load_preset(n))
+            combo.addItem(p.title, p.name)
+            combo.setItemData(combo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
+
+    def _preset_chosen(self, index: int) -> None:
+        name = self.presetCombo.itemData(index)
+        if name in presets.names():  # not the section's heading
+            self.load_preset(name)
 
     def show_all_panels(self) -> None:
         for act in self.panel_actions.values():
