@@ -48,6 +48,7 @@ FOREGROUND = "#222222"
 MUTED = "#8A8A8A"  # faint items: other keys, guide lines
 GRID = "#D9D9D9"
 SELECTED = "#111111"  # outline of the selected token / cell
+TARGET = "#C2185B"  # dashed outline of a cell the training target asks for ("Learn the weights")
 NEGATIVE_BG = "#FDE8E8"  # table cells holding a negative number
 WARN = "#B00020"  # something is wrong or missing: a column-wise softmax, a row with no key left
 SOFT_TEXT = "#333333"  # notes under a picture (in italics)

@@ -22,7 +22,8 @@ label works too); "Causal" switches the causal mask and "Clear" removes the
 padding and blocked cells. Every edit is one undo step of the session. A new
 sentence or preset puts the click back to "select".
 
-The selected pair is outlined, hovering a cell shows its softmax arithmetic
+The selected pair is outlined; the cells the training target asks for ("Learn the weights") get a
+dashed outline in the target colour. Hovering a cell shows its softmax arithmetic
 (or why it is masked) and wheel zooms, dragging pans, a double-click or
 "Reset view" shows all.
 """
@@ -43,6 +44,7 @@ from .base import _BASE_FONT, Panel
 from .items import CellGridItem, Outline, label_step, mask_icon, short_token
 from .items.captions import info_label
 from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
+from .items.target_look import show_target
 from .lazy_axes import set_ticks
 from .turned_axis import TurnableAxis, stand_upright
 from .theming import TextPool, ThemedTextMixin
@@ -226,6 +228,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.scenarioChanged, self._on_scenario_changed)
+        self.listen(self.session.trainTargetChanged, lambda target: show_target(self.image, target))
         self.vb.sigRangeChanged.connect(lambda *_: self._update_labels())
         self.vb.sigResized.connect(lambda *_: self._update_labels())
 
@@ -329,6 +332,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
         self._update_row_warn(result)
         self._update_selection(result, selection)
+        show_target(self.image, self.session.train_target)
         self._update_axes(result, has_masks)
         self._sync_buttons(result)
 

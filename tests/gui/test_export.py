@@ -201,7 +201,7 @@ def test_panel_context_menu_offers_export(window):
         assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
 
 
-EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare"]
+EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare", "train"]
 
 
 def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
@@ -216,6 +216,7 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     style.configure_pyqtgraph()
     s = Session(presets.load("seed-the-cat-sat"))
     s.lab_state["scaling_lab"] = {"d_k": 256, "seed": 3}
+    s.lab_state["train"] = {"losses": [2.0, 1.2, 0.7], "steps": 3, "lr": 0.05, "loss_start": 2.0}
     if name in ("heads", "concat"):
         s.set_heads(3)
         settle()
@@ -239,6 +240,8 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     elif name == "concat":
         assert "W^O" in text or "Wᴼ" in text or "W" in text
         assert "3 × 4" in text  # Y: 3 tokens x d_out 4
+    elif name == "train":
+        assert "Learn the weights" in text and "(3 steps)" in text  # the curve of the run on screen
     else:
         assert "B − A" in text and "Largest changes" in text
     assert pdf_pages(export.render_panel(cls, s, "pdf", opts)) == 1
@@ -283,6 +286,7 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     assert ex.export_names() == NAMES + ["scaling-lab", "compare"]
     window.open_experiment("dockHeads")
     window.open_experiment("dockConcat")
+    window.open_experiment("dockTrain")
     settle()
     assert ex.export_names() == NAMES + EXPERIMENTS
     (tmp_path / "all").mkdir()
@@ -291,6 +295,7 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     window.experiment_docks["dockHeads"].close()
     window.experiment_docks["dockConcat"].close()
     window.experiment_docks["dockScalingLab"].close()
+    window.experiment_docks["dockTrain"].close()
     settle()
     assert ex.export_names() == NAMES + ["compare"]
     deck = ex.export_deck(tmp_path / "deck.pdf")
