@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number
+from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number, training, training_text
 
 from .. import style
 from . import markdown
 from .demo import softmax_direction_html
+from .notes import example_note_html, open_experiment_html
 from .pane import BODY_PX, CONTROL_PX, SCALES, LessonPane
 from .steps import Step, load_steps
 
@@ -28,6 +29,7 @@ LARGER_KEYS = {Qt.Key.Key_Plus, Qt.Key.Key_Equal}
 SMALLER_KEYS = {Qt.Key.Key_Minus}
 PRESENTER_SCALE = 1.5
 PANE_SHARE = 0.42  # of the screen width, for the lesson pane in presenter mode
+EXPERIMENT_SHARE = 0.6  # of the height the lesson pane and a step's experiment share, for the experiment
 
 
 def _is_editing(widget) -> bool:
@@ -191,8 +193,9 @@ class LessonController(QtCore.QObject):
         self.cover = _Cover(window, window.gridScroll)
 
         p = self.pane
+        self.numbered = sum(1 for st in self.steps if not st.appendix)
         for st in self.steps:
-            p.stepCombo.addItem(f"{st.number}. {st.title}")
+            p.stepCombo.addItem(f"Appendix: {st.title}" if st.appendix else f"{st.number}. {st.title}")
         p.stepCombo.currentIndexChanged.connect(self.go)
         p.nextButton.clicked.connect(self.next)
         p.previousButton.clicked.connect(self.previous)
@@ -216,6 +219,7 @@ class LessonController(QtCore.QObject):
         ex.closeButton.clicked.connect(lambda: self.set_exercise(False))
         self.session.resultChanged.connect(self._live_update)
         self.session.selectionChanged.connect(self._live_update)
+        self.session.trainTargetChanged.connect(self._live_update)
         p.set_scale(self.scale)
         self.menu = self._build_menu()
 
@@ -319,7 +323,7 @@ class LessonController(QtCore.QObject):
         p.stepCombo.blockSignals(True)
         p.stepCombo.setCurrentIndex(index)
         p.stepCombo.blockSignals(False)
-        p.stepLabel.setText(f"Step {index + 1} of {len(self.steps)}")
+        p.stepLabel.setText("Appendix" if self.step.appendix else f"Step {index + 1} of {self.numbered}")
         p.previousButton.setEnabled(index > 0)
         p.nextButton.setEnabled(index < len(self.steps) - 1)
         self.pane.text.verticalScrollBar().setValue(0)
@@ -340,6 +344,12 @@ class LessonController(QtCore.QObject):
     def _show_step_panel(self) -> None:
         if not self.active:
             return
+        if self._open_experiment(self.step.panel, keep_text=True):  # the step's panel is an experiment: its dock, beside all panels
+            self.window.grid.focus(None)
+            self._set_highlight(None)
+            if self.step.panel == "trainPanel":
+                self._default_target()
+            return
         name = self.step.panel if self.step.panel in self.window.panels else None
         grid = self.window.grid
         if name is not None and not grid.wanted.get(name, True):
@@ -350,6 +360,39 @@ class LessonController(QtCore.QObject):
             grid.focus(None)
         self._set_highlight(name)
 
+    def _open_experiment(self, panel: str | None, keep_text: bool = False) -> bool:
+        """Open the experiment dock whose panel is ``panel`` (e.g. "trainPanel"); False if none is.
+        Beside the lesson it takes the larger share of the height; sharing a tab with the lesson (a short
+        screen), the lesson's text stays in front if ``keep_text``."""
+        from ..experiments import EXPERIMENTS
+
+        for name, (_text, cls, _title) in EXPERIMENTS.items():
+            if cls.object_name == panel:
+                w = self.window
+                dock = w.open_experiment(name)
+                right = Qt.DockWidgetArea.RightDockWidgetArea
+                if not self.presenter and not dock.isFloating() and not w.tabifiedDockWidgets(dock) \
+                        and w.dockWidgetArea(dock) == right and w.dockWidgetArea(self.dock) == right:
+                    total = self.dock.height() + dock.height()
+                    share = int(total * EXPERIMENT_SHARE)
+                    w.resizeDocks([self.dock, dock], [total - share, share], Qt.Orientation.Vertical)
+                elif keep_text and self.dock in w.tabifiedDockWidgets(dock):
+                    self.dock.raise_()
+                return True
+        return False
+
+    def _default_target(self) -> None:
+        """No training target yet: the selected pair becomes one (the appendix then has live numbers)."""
+        session = self.session
+        if session.train_target is not None or session.model_doc is not None:
+            return
+        sel = session.selection
+        try:
+            session.set_train_target(training.target_from_cells(session.scenario, [(sel.query, sel.key)]))
+        except ScenarioError:  # a masked pair: the teacher chooses one in the experiment
+            pass
+        self.render()
+
     def _set_highlight(self, name: str | None) -> None:
         self.window.grid.highlight(name, style.INK.get(self.step.role or "", style.SELECTED))
 
@@ -359,7 +402,23 @@ class LessonController(QtCore.QObject):
     # ----- the text -----------------------------------------------------------------------------
     def values(self) -> dict:
         sel = self.session.selection
-        return lesson_numbers.placeholder_values(self.session.result, sel.query, sel.key)
+        values = lesson_numbers.placeholder_values(self.session.result, sel.query, sel.key)
+        if self.step.appendix:
+            values.update(self.training_values())
+        return values
+
+    def training_values(self) -> dict:
+        """The appendix's live numbers: the experiment's target (``Session.train_target``) and its last
+        run (kept by the experiment in ``session.lab_state["train"]``)."""
+        from ..panels.train_panel import DEFAULT_LR, LAB_STATE_KEY
+
+        state = self.session.lab_state.get(LAB_STATE_KEY) or {}
+        steps, lr, start = state.get("steps"), state.get("lr", DEFAULT_LR), state.get("loss_start")
+        try:
+            return training_text.placeholder_values(self.session.result, self.session.train_target,
+                                                    steps=steps, lr=lr, loss_start=start)
+        except ScenarioError:  # a target the scenario no longer allows (a mask came): as if none
+            return training_text.placeholder_values(self.session.result, None, steps=steps, lr=lr)
 
     def body_px(self) -> int:
         return round(BODY_PX * self.current_scale())
@@ -371,7 +430,9 @@ class LessonController(QtCore.QObject):
         st = self.step
         px = self.body_px()
         opts = markdown.RenderOptions(px=px, role=st.role, revealed=frozenset(self.revealed))
-        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room())}
+        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room()),
+                  "open-experiment": lambda: open_experiment_html(st.panel, px),
+                  "example-note": lambda: example_note_html(self.session, px)}
         return markdown.render(st.body, self.values(), opts, blocks)
 
     def _text_room(self) -> int:
@@ -417,6 +478,9 @@ class LessonController(QtCore.QObject):
 
     def _anchor(self, url: QtCore.QUrl) -> None:
         kind, _, num = url.toString().partition(":")
+        if kind == "open":
+            self._open_experiment(num)
+            return
         try:
             k = int(num)
         except ValueError:
