@@ -228,7 +228,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.scenarioChanged, self._on_scenario_changed)
-        self.listen(self.session.trainTargetChanged, lambda target: show_target(self.image, target))
+        self.listen(self.session.trainTargetChanged, self._on_target)
         self.vb.sigRangeChanged.connect(lambda *_: self._update_labels())
         self.vb.sigResized.connect(lambda *_: self._update_labels())
 
@@ -663,13 +663,22 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             self.resetButton.setText("Reset" if narrow or self.width() < 640 else "Reset view")
         note = getattr(self, "_note", None)
         if note is not None:
-            self.sumNote.setText(note[1] if narrow else note[0])
+            target = "" if self.session.train_target is None else (
+                f" <span style='color:{style.TARGET}'>" + ("Dashed: the target." if narrow else
+                                                            "Dashed outlines: where the training target wants "
+                                                            "each query to look.") + "</span>")
+            self.sumNote.setText((note[1] if narrow else note[0]) + target)
         info = getattr(self, "_info", None)
         if info is not None:
             self.info.setText(info[1] if narrow else info[0])
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        self._apply_texts()
+
+    def _on_target(self, target) -> None:
+        """The training target changed ("Learn the weights"): outline its cells and say what they are."""
+        show_target(self.image, target)
         self._apply_texts()
 
     def theme_changed(self, theme) -> None:

@@ -33,6 +33,7 @@ from .base import Panel
 from .items import CellGridItem, label_step, short_token
 from .items.target_look import show_target, target_cells
 from .lazy_axes import set_ticks
+from .steady_label import steady_box
 from .turned_axis import TurnableAxis
 
 Qt = QtCore.Qt
@@ -158,8 +159,10 @@ class TrainPanel(Panel):
         self.lossPlot.showGrid(x=False, y=True, alpha=0.25)
         self.lossPlot.getAxis("left").enableAutoSIPrefix(False)
         self.lossPlot.getAxis("bottom").enableAutoSIPrefix(False)
-        self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_PEN, width=2), symbol="o", symbolSize=4,
-                                     symbolBrush=CURVE_PEN, symbolPen=None)
+        # a plain line through one point per step (dots for a hundred points cost more than all the rest)
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_PEN, width=2))
+        self._drawn = None  # (which list of losses, how many points) the curve draws now
+        self.lossPlot.setTitle("Loss before each step", size="9pt")
         self.lossPlot.addItem(self.curve)
         layout.addWidget(self.canvas, 1)
 
@@ -246,7 +249,7 @@ class TrainPanel(Panel):
         self.status = QtWidgets.QLabel(body)
         self.status.setObjectName("trainStatus")
         self.status.setWordWrap(True)
-        layout.addWidget(self.status)
+        layout.addWidget(steady_box(self.status))  # a new number each step: laid out only for a new height
 
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(TICK_MS)
@@ -545,13 +548,16 @@ class TrainPanel(Panel):
         bottom.set_turned(True, longest)
 
     def _show_curve(self) -> None:
+        """The loss of every step taken, as a line (set again only when there are new points)."""
+        drawn = (id(self.losses), len(self.losses))  # a new run starts a new list
+        if self._drawn == drawn:
+            return
+        self._drawn = drawn
         if self.losses:
             steps = np.arange(1, len(self.losses) + 1, dtype=float)
             self.curve.setData(steps, np.asarray(self.losses, dtype=float))
         else:
             self.curve.setData([], [])
-        self.lossPlot.setTitle(f"Loss before each step ({len(self.losses)} steps)" if self.losses
-                               else "Loss before each step (press Train)", size="9pt")
 
     def _update_status(self) -> None:
         s = self.session.scenario

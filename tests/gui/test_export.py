@@ -241,7 +241,8 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
         assert "W^O" in text or "Wᴼ" in text or "W" in text
         assert "3 × 4" in text  # Y: 3 tokens x d_out 4
     elif name == "train":
-        assert "Learn the weights" in text and "(3 steps)" in text  # the curve of the run on screen
+        words = " ".join(text.split())
+        assert "Loss before each step" in words and "3.0 step" in words  # the 3 steps of the run on screen
     else:
         assert "B − A" in text and "Largest changes" in text
     assert pdf_pages(export.render_panel(cls, s, "pdf", opts)) == 1

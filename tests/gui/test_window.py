@@ -526,6 +526,7 @@ def test_the_layout_settles_at_every_window_size(window, experiments):
         window.session.set_heads(3)
         window.open_experiment("dockHeads")
         window.open_experiment("dockCompare")
+        window.open_experiment("dockTrain")
         window.findChild(QtWidgets.QPushButton, "pinButton").click()
         window.session.set_cell("w_q", 0, 0, "0.9")
     settle()
