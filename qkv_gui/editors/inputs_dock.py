@@ -333,6 +333,11 @@ class TokenTableWidget(QtWidgets.QWidget):
             for c in range(1, view.model().columnCount()):
                 header.resizeSection(c, WIDE_COLUMN_PX)
 
+    def showEvent(self, event):  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        # laid out now: the selected row (chosen before the table was shown) can be scrolled into view
+        QtCore.QTimer.singleShot(0, self, lambda: self._follow_selection(self.session.selection))
+
     def _follow_selection(self, sel) -> None:
         if self.model.rowCount() > sel.query:
             self.view.blockSignals(True)

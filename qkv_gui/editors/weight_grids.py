@@ -204,7 +204,12 @@ class WeightGridsWidget(QtWidgets.QWidget):
                                      f"{OUT_SYMBOL[matrix]} after the grid")
                 self.bias_models[bias], self.bias_views[bias] = bias_model, bias_view
                 layout.addWidget(bias_view)
+        layout.addStretch(0)  # what small grids leave over goes under the last one, not between them
         self._big = None
+        self._fit_timer = QtCore.QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self._fit_heights)
         session.scenarioChanged.connect(self._follow)
         session.modelChanged.connect(lambda _doc: self._follow(session.scenario))
         self._follow(session.scenario)
@@ -231,6 +236,24 @@ class WeightGridsWidget(QtWidgets.QWidget):
         shown = self.biases_shown()
         for bias_view in self.bias_views.values():
             bias_view.show_under_grid(shown)
+        self._fit_timer.start()  # once the rows have their heights
+
+    def _fit_heights(self) -> None:
+        """A small grid is never taller than its rows (its bias row then sits right under them); a big one
+        takes the room there is and scrolls."""
+        for view in self.views.values():
+            if self._big or not view.isVisibleTo(self):
+                view.setMaximumHeight(QWIDGETSIZE_MAX)
+                continue
+            bar = view.horizontalScrollBar()
+            bar_height = bar.sizeHint().height() \
+                if view.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff \
+                and view.horizontalHeader().length() > view.viewport().width() else 0
+            rows = view.horizontalHeader().sizeHint().height() + view.verticalHeader().length()
+            height = rows + 2 * view.frameWidth() + bar_height + 2
+            if view.model().rowCount() <= 5:
+                view.setMinimumHeight(height)  # every row shows: no more room than they take
+            view.setMaximumHeight(max(view.minimumHeight(), height))
 
     def _set_big(self, big: bool) -> None:
         """Big grids: fixed column widths and row heights (measuring 384 rows at each edit is slow);

@@ -108,3 +108,12 @@ def test_the_lesson_shows_the_note_of_a_designed_example(make_window):
     w.load_preset("seed-cat")
     settle()
     assert "About this example" not in w.lesson.text()
+
+
+def test_a_window_opened_on_a_designed_example_shows_the_promised_query_in_the_token_table(make_window):
+    w = make_window("designed-it")
+    settle()
+    assert (w.session.selection.query, w.session.selection.key) == (7, 1)  # 'it' -> 'animal'
+    view = w.findChild(QtWidgets.QTableView, "tokenTable")
+    assert view.verticalScrollBar().maximum() > 0  # not every row fits: the table had to scroll to it
+    assert view.viewport().rect().intersects(view.visualRect(view.model().index(7, 1)))
