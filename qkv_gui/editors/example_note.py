@@ -23,6 +23,8 @@ Qt = QtCore.Qt
 LABEL_CHARS = 12
 #: The note's text box is at most this many lines high; longer notes scroll.
 MAX_LINES = 9
+#: ... and at least this many lines high (unfolded), so that a teacher reads it without scrolling at once.
+MIN_LINES = 6
 #: In a window (or on a screen) lower than this (pixels) a newly opened note starts folded.
 ROOMY_HEIGHT = 900
 
@@ -78,7 +80,7 @@ class ExampleNoteBox(QtWidgets.QWidget):
         self.text.document().setDocumentMargin(4)
         line = self.text.fontMetrics().lineSpacing()
         self.text.setMaximumHeight(MAX_LINES * line + 12)
-        self.text.setMinimumHeight(3 * line + 12)
+        self.text.setMinimumHeight(MIN_LINES * line + 12)
         lay.addWidget(self.text)
         self._shown_preset = None
         session.scenarioChanged.connect(lambda _s: self.follow())
@@ -99,8 +101,9 @@ class ExampleNoteBox(QtWidgets.QWidget):
         if preset.name == self._shown_preset:
             return
         self._shown_preset = preset.name
-        self.toggle.setText(f"About this example: {preset.title}")
-        self.text.setHtml(note_html(preset.note))
+        # the title goes in the text, which wraps: on the button a long title would widen the dock
+        self.toggle.setText("About this example")
+        self.text.setHtml(f"<p><b>{html.escape(preset.title)}</b></p>" + note_html(preset.note))
         self.toggle.setChecked(self._roomy())  # a newly opened example shows its note, if there is room
 
     def _roomy(self) -> bool:

@@ -106,9 +106,13 @@ class RowJumpBar(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         self.jump = jump
-        lay = QtWidgets.QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        # two short lines, so that the bar never makes the docks on the left wider than they are
+        lines = QtWidgets.QVBoxLayout(self)
+        lines.setContentsMargins(0, 0, 0, 0)
+        lines.setSpacing(0)
+        lay = QtWidgets.QHBoxLayout()
         lay.setSpacing(4)
+        lines.addLayout(lay)
         lay.addWidget(QtWidgets.QLabel("Go to row x", self))
         self.rowSpin = QtWidgets.QSpinBox(self)
         self.rowSpin.setObjectName("gridRowSpin")
@@ -116,6 +120,10 @@ class RowJumpBar(QtWidgets.QWidget):
         self.rowSpin.setToolTip("Show this row (input dial) at the top of every grid")
         self.rowSpin.valueChanged.connect(lambda v: self.jump(v - 1))
         lay.addWidget(self.rowSpin)
+        lay.addStretch(1)
+        lay = QtWidgets.QHBoxLayout()
+        lay.setSpacing(4)
+        lines.addLayout(lay)
         self.largestLabel = QtWidgets.QLabel(self)
         lay.addWidget(self.largestLabel)
         self.dialButtons: list[QtWidgets.QToolButton] = []
@@ -151,7 +159,7 @@ class RowJumpBar(QtWidgets.QWidget):
             row = s.x[i]
             keep, _rest = explain.largest(row, LARGEST_DIALS)
             self._dials = sorted(keep, key=lambda d: -abs(float(row[d])))
-            self.largestLabel.setText(f"  '{short_token(s.tokens[i], 8)}' is largest at")
+            self.largestLabel.setText(f"'{short_token(s.tokens[i], 8)}' is largest at")
         self.largestLabel.setVisible(bool(self._dials))
         for k, b in enumerate(self.dialButtons):
             if k < len(self._dials):
