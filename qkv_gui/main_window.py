@@ -39,6 +39,7 @@ DESIGNED_SECTION = "Designed examples"
 KEYS_HELP = (
     "Click a token row, a bar, a heatmap cell or a pie slice to select it everywhere.\n"
     "Double-click a number to edit it; Enter keeps it, Esc cancels.\n"
+    "Double-click a table's header to name that feature or column.\n"
     "Double-click a panel's title (or its \u2922 button) to show it alone.\n"
     "Right-click a panel to export or copy it.\n\n"
     "Ctrl+Z / Ctrl+Shift+Z: undo / redo.   Ctrl+S: save.   Ctrl+O: open.\n"
