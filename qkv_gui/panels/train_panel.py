@@ -149,7 +149,7 @@ class TrainPanel(Panel):
             axis = self.plot.getAxis(name)
             axis.setStyle(tickLength=-3)
             axis.setTextPen(pg.mkPen(style.INK[role]))
-        self.plot.setTitle("Weights now (click a cell: where its query should look)", size="9pt")
+        self.plot.setTitle("Weights now (click a cell to aim at it)", size="9pt")
         self.image = CellGridItem("weights")
         self.plot.addItem(self.image)
         self.image.cellClicked.connect(self.toggle_cell)
