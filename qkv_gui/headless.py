@@ -5,9 +5,9 @@
                           [--panels all|heatmap,softmax,...] [--query I --key J] [--transparent]
 
 Writes ``<panel>.<format>`` for each panel and format (embedding, mixing, qk-plane, scaling,
-softmax, values, heatmap, matrices, summary; "all" means these nine; the √d_k lab is exported
-when named: ``--panels scaling-lab``, with its default d_k and seed, as there is no window
-to take them from), the numbers as CSV files plus ``attention.json``
+softmax, values, heatmap, matrices, summary; "all" means these nine; the experiments are
+exported when named: ``--panels scaling-lab,heads,concat``, the lab with its default d_k and
+seed, as there is no window to take them from), the numbers as CSV files plus ``attention.json``
 for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0.
 
 Any problem with the arguments, the preset, the session file or the output folder is one line
@@ -193,12 +193,14 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
     classes = export.all_panel_classes()
     written = []
     try:
+        figures = [fmt for fmt in args.formats if fmt in export.FIGURE_FORMATS]
         for name in names:
-            for fmt in args.formats:
-                if fmt in export.FIGURE_FORMATS:
-                    data = export.render_panel(classes[name], session, fmt, options)
-                    (staging / f"{name}.{fmt}").write_bytes(data)
-                    written.append(f"{name}.{fmt}")
+            if not figures:
+                break
+            files = export.render_formats(classes[name], session, figures, options)  # one staging per panel
+            for fmt in figures:
+                (staging / f"{name}.{fmt}").write_bytes(files[fmt])
+                written.append(f"{name}.{fmt}")
         if "deck" in args.formats:
             title = presets.get(args.preset).title if args.preset else None
             (staging / "deck.pdf").write_bytes(export.deck_bytes(session, options, names, title))
