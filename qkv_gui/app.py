@@ -27,6 +27,30 @@ NO_WINDOW = (
 )
 
 
+EPILOG = (
+    "commands without a window:\n"
+    f"  {PROG} export --preset NAME --out DIR   figures (PNG, SVG, PDF) and numbers (CSV) for slides;\n"
+    f"  {' ' * len(PROG)}                                  '{PROG} export --help' lists its options"
+)
+#: The name of the Linux desktop entry (resources/qkv-visualizer.desktop), without ".desktop".
+DESKTOP_ID = "qkv-visualizer"
+ICON_SIZES = (16, 32, 48, 64, 128, 256)
+
+
+def app_icon():
+    """The app's icon (window, taskbar), from the PNG sizes in resources/icons."""
+    from PySide6 import QtGui
+
+    from .resources import resource
+
+    icon = QtGui.QIcon()
+    for size in ICON_SIZES:
+        path = resource("icons", f"qkv-visualizer-{size}.png")
+        if path.is_file():
+            icon.addFile(str(path))
+    return icon
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line, exit code 2."""
 
@@ -38,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog=PROG,
         description="See how attention turns tokens into queries, keys and values.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("session", nargs="?", help="a session file (.qkv.json) to open")
     p.add_argument("--preset", metavar="NAME", help="open a preset scenario (see --list-presets)")
@@ -151,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0]])
     app.setApplicationName("QKV Visualizer")
     app.setOrganizationName("QKV Visualizer")
+    app.setDesktopFileName(DESKTOP_ID)  # Wayland docks find the icon through the .desktop entry
+    app.setWindowIcon(app_icon())
     from .main_window import MainWindow
 
     window = MainWindow(preset=args.preset or presets.DEFAULT)
@@ -161,7 +189,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.lesson:
         window.enter_lesson_mode()
     if scenario is None and args.quit_after is None:
-        QtCore.QTimer.singleShot(0, window.offer_recovery)
+        def start_up():
+            window.offer_recovery()
+            if not args.lesson and not args.screenshot:
+                from .welcome import maybe_welcome
+
+                maybe_welcome(window)  # the first start only
+        QtCore.QTimer.singleShot(0, start_up)
     if args.screenshot:
         def grab():
             window.grab().save(args.screenshot)

@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, presets, session_format
 
-from . import style
+from . import panel_help, style, welcome
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .experiments import Experiments
 from .export_actions import ExportController
@@ -43,7 +43,7 @@ KEYS_HELP = (
     "Ctrl+E: export the panel.   Ctrl+Shift+C: copy it as a picture.\n"
     "Ctrl+L: lesson.   \u2192 / \u2190 (or Space, Page Down / Page Up): next / previous step.\n"
     "Ctrl+Shift+E: exercise.   F5: presenter (Esc leaves).\n"
-    "F11: full screen.   Ctrl+Q: quit."
+    "F1: what the panel under the mouse shows.   F11: full screen.   Ctrl+Q: quit."
 )
 
 
@@ -519,10 +519,20 @@ class MainWindow(QtWidgets.QMainWindow):
         mb.addMenu(self.experiments.menu)
         mb.addMenu(self.lesson.menu)
         self.helpMenu = help_menu = mb.addMenu("&Help")
-        about = help_menu.addAction("&About QKV Visualizer")
-        about.triggered.connect(self._about)
+        self.panelHelpAction = help_menu.addAction(panel_help.TITLE)
+        self.panelHelpAction.setObjectName("panelHelpAction")
+        self.panelHelpAction.setShortcut(QtGui.QKeySequence(Qt.Key.Key_F1))
+        self.panelHelpAction.setToolTip("Explain the panel under the mouse (or the one you clicked last)")
+        self.panelHelpAction.triggered.connect(lambda: self.show_panel_help())
+        self.addAction(self.panelHelpAction)  # F1 works with the menu bar hidden (full screen, presenter)
+        self.welcomeAction = help_menu.addAction("&Welcome…")
+        self.welcomeAction.setObjectName("welcomeAction")
+        self.welcomeAction.triggered.connect(lambda: welcome.show_welcome(self))
         keys = help_menu.addAction("&Keyboard and mouse")
         keys.triggered.connect(self._keys_help)
+        help_menu.addSeparator()
+        about = help_menu.addAction("&About QKV Visualizer")
+        about.triggered.connect(self._about)
 
         tb = self.addToolBar("Presets")
         tb.setObjectName("presetToolbar")
@@ -549,6 +559,21 @@ class MainWindow(QtWidgets.QMainWindow):
             "scores every pair, scales, applies softmax and mixes the values. Every number can be edited; "
             "every picture follows.</p>",
         )
+
+    def show_panel_help(self, widget: QtWidgets.QWidget | None = None) -> str | None:
+        """Help → What am I looking at? (F1): explain the panel under the mouse, else the one with the
+        keyboard focus, else the one shown alone or clicked last. Returns the text shown."""
+        panel = panel_help.panel_at(widget) if widget is not None else None
+        at = None  # where the bubble points: the mouse, when the panel is the one under it
+        if panel is None:
+            mouse = QtGui.QCursor.pos()
+            panel = panel_help.panel_at(QtWidgets.QApplication.widgetAt(mouse))
+            at = mouse if panel is not None else None
+        if panel is None:
+            panel = panel_help.panel_at(QtWidgets.QApplication.focusWidget())
+        if panel is None:
+            panel = self.exporter.panel(self.exporter.current_panel())
+        return panel_help.show_help(panel, at)
 
     def _keys_help(self) -> None:
         QtWidgets.QMessageBox.information(self, "Keyboard and mouse", KEYS_HELP)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from . import style
+from . import panel_help, style
 from .panels.base import Panel
 
 Qt = QtCore.Qt
@@ -44,7 +44,7 @@ class ElidedLabel(QtWidgets.QLabel):
 
 
 class PanelFrame(QtWidgets.QFrame):
-    """A panel with a title bar and a focus button."""
+    """A panel with a title bar, a help button (?) and a focus button."""
 
     focusRequested = QtCore.Signal(str)
 
@@ -63,6 +63,13 @@ class PanelFrame(QtWidgets.QFrame):
         self.outline: str | None = None  # the colour of the outline that singles it out, if any
         self.title_px: int | None = None  # the title's size in pixels, when not the window's own
         bar.addWidget(self.titleLabel, 1)
+        self.helpButton = QtWidgets.QToolButton(self)
+        self.helpButton.setObjectName("panelHelpButton")
+        self.helpButton.setText("?")
+        self.helpButton.setToolTip("What am I looking at? (F1)")
+        self.helpButton.setAutoRaise(True)
+        self.helpButton.clicked.connect(self.show_help)
+        bar.addWidget(self.helpButton)
         self.focusButton = QtWidgets.QToolButton(self)
         self.focusButton.setText("\u2922")
         self.focusButton.setToolTip("Show this panel alone (again to show all)")
@@ -76,6 +83,10 @@ class PanelFrame(QtWidgets.QFrame):
         session.scenarioChanged.connect(self._follow_head)
         self._follow_head()
         self._restyle()
+
+    def show_help(self) -> str:
+        """The panel's "What am I looking at?" bubble, under the ? button; returns its text."""
+        return panel_help.show_help(self.panel, self.helpButton.mapToGlobal(self.helpButton.rect().bottomLeft()))
 
     def set_outline(self, colour: str | None) -> None:
         """Single the panel out with a coloured outline (None: no outline)."""
