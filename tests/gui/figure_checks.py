@@ -3,6 +3,7 @@
     widest_stroke(svg)             # the widest line a reader that ignores vector-effect draws (page units)
     emptied_clips(svg)             # clip regions that hide every shape and text they hold
     render_with("rsvg", svg, 960, 600)  # librsvg's picture of an SVG (None when rsvg-convert is missing)
+    svg_to_image(svg, size)        # Qt's own picture of an SVG (it honours vector-effect)
     differs(png_a, png_b)          # (share of 4 x 4 blocks that differ strongly, mean difference)
 
 The pure-Python checks run everywhere (CI installs nothing but Python packages); the renderers run
@@ -18,7 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
-from PySide6 import QtGui
+from PySide6 import QtCore, QtGui, QtSvg
 
 from qkv_gui.svg_strokes import IDENTITY, compose, parse_transform, stroke_widths
 
@@ -138,6 +139,19 @@ def differs(a: QtGui.QImage, b: QtGui.QImage) -> tuple:
 
     diff = np.abs(blocks(x) - blocks(y)).max(axis=2)
     return float((diff > STRONG).mean()), float(diff.mean())
+
+
+def svg_to_image(data: bytes, size: QtCore.QSize) -> QtGui.QImage:
+    """Qt's own picture of an SVG, ``size`` pixels, on white."""
+    renderer = QtSvg.QSvgRenderer(QtCore.QByteArray(data))
+    assert renderer.isValid()
+    image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QtGui.QColor("white"))
+    p = QtGui.QPainter(image)
+    p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+    renderer.render(p)
+    p.end()
+    return image
 
 
 RENDERERS = {

@@ -8,11 +8,11 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui, QtSvg
+from PySide6 import QtCore, QtGui
 
 from qkv_gui import svg_strokes
 
-from .figure_checks import differs, widest_stroke
+from .figure_checks import differs, svg_to_image, widest_stroke
 
 NS = "{http://www.w3.org/2000/svg}"
 NSS = 'vector-effect="non-scaling-stroke"'
@@ -43,16 +43,8 @@ PLOT = f"""<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 """.encode()
 
 
-def render_qt(data: bytes, size=(500, 300)) -> QtGui.QImage:
-    renderer = QtSvg.QSvgRenderer(QtCore.QByteArray(data))
-    assert renderer.isValid()
-    image = QtGui.QImage(*size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(QtGui.QColor("white"))
-    p = QtGui.QPainter(image)
-    p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-    renderer.render(p)
-    p.end()
-    return image
+def render_qt(data: bytes) -> QtGui.QImage:
+    return svg_to_image(data, QtCore.QSize(500, 300))
 
 
 def test_shapes_are_mapped_to_page_units_and_keep_their_place(qapp):
