@@ -117,3 +117,16 @@ def test_reasons_from_allowed_agree_with_the_scenario_masks():
     why = reasons_from_allowed(ok)
     assert why[1, 0] == MASK_BLOCKED and (why[ok] == MASK_OPEN).all()
     assert {MASK_CAUSAL, MASK_PADDING}.isdisjoint(set(why.ravel().tolist()))
+
+
+def test_pooled_takes_the_largest_of_each_block():
+    from qkv_engine.views import pooled
+
+    a = np.arange(2 * 5 * 7, dtype=float).reshape(2, 5, 7)
+    p = pooled(a, 3)
+    assert p.shape == (2, 2, 3)
+    for b in range(2):
+        for i in range(2):
+            for j in range(3):
+                assert p[b, i, j] == a[b, 3 * i:3 * i + 3, 3 * j:3 * j + 3].max()
+    assert pooled(a, 1) is not None and np.array_equal(pooled(a, 1), a)
