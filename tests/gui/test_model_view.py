@@ -161,7 +161,7 @@ def test_a_long_sentence_shrinks_each_tile_to_its_block_maxima(model_view, qtbot
     from qkv_engine.views import pooled
 
     data = fake_data(2, 3, 120, causal=True)
-    panel = model_view(data, size=(520, 400), query=100)
+    panel = model_view(data, size=(520, 400), query=50)
     L, H, n, m, _gap = panel._shape
     assert n <= 48 and m <= 48 and panel._factor == 3
     r = panel.tile_rect(1, 2)
@@ -169,7 +169,7 @@ def test_a_long_sentence_shrinks_each_tile_to_its_block_maxima(model_view, qtbot
     np.testing.assert_allclose(panel.grid.values[y:y + n, x:x + m],
                                pooled(np.where(data.allowed, data.weights[1, 2], 0.0), 3))
     # the selected query's row is outlined in the current head's tile, where its block is drawn
-    assert panel.grid.outlines["query"].rect.top() == panel.tile_rect(0, 0).top() + 100 // 3
+    assert panel.grid.outlines["query"].rect.top() == panel.tile_rect(0, 0).top() + 50 // 3
     asked = []
     panel.session.select_model_head = lambda layer, head: asked.append((layer, head))
     view = panel.canvas
