@@ -114,6 +114,14 @@ def pooled(stack, factor: int, fill: float = -np.inf) -> np.ndarray:
     return padded.reshape(*lead, n2, factor, m2, factor).max(axis=(-3, -1))
 
 
+def strongest_heads(weights, query: int, key: int, count: int = 3) -> list:
+    """The ``count`` (layer, head, weight) where query row ``query`` gives key ``key`` the most weight, largest
+    first, from an L x H x n x m stack: which heads link these two tokens."""
+    w = np.asarray(weights, dtype=np.float64)[..., query, key]
+    order = np.argsort(-w, axis=None, kind="stable")[:count]
+    return [(int(l), int(h), float(w[l, h])) for l, h in zip(*np.unravel_index(order, w.shape))]
+
+
 def most_attended(weights, query: int) -> tuple[np.ndarray, np.ndarray]:
     """For an L x H x n x m stack: (key index, weight) that query row ``query`` gives most weight to, per head
     (two L x H arrays; the first key wins a tie)."""

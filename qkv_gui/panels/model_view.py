@@ -22,7 +22,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine.mask_view import reasons_from_allowed
-from qkv_engine.views import colour_levels, most_attended, pooled, tile_grid
+from qkv_engine.views import colour_levels, most_attended, pooled, strongest_heads, tile_grid
 
 from .. import style
 from .base import Panel
@@ -201,6 +201,14 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             text += " (knocked out: its output is set to zero)"
         return text
 
+    def linking_words(self) -> str:
+        """Which heads give the selected key the most weight from the selected query."""
+        data, i = self._data, self.query
+        j = min(self.session.selection.key, len(data.tokens) - 1)
+        best = strongest_heads(data.weights, i, j)
+        where = ", ".join(f"layer {l + 1} head {h + 1} ({style.fmt(w, 2)})" for l, h, w in best)
+        return (f"'{short_token(data.tokens[i])}' \u2192 '{short_token(data.tokens[j])}' is strongest in {where}.")
+
     # ----- names of layers and heads ---------------------------------------------------------------
     def _fit(self) -> None:
         """Square cells, as large as the view allows, the grid in its top left corner (by the names)."""
@@ -236,7 +244,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def _show_current(self) -> None:
         layer, head = self._current()
         text = self.tile_words(layer, head)
-        self._info = (f"Shown in every panel: {text}.", text)
+        linking = self.linking_words()
+        self._info = (f"Shown in every panel: {text}.\n{linking}", f"{text}\n{linking}")
         self.canvas.setToolTip(text)
         self._apply_texts()
 

@@ -130,3 +130,14 @@ def test_pooled_takes_the_largest_of_each_block():
             for j in range(3):
                 assert p[b, i, j] == a[b, 3 * i:3 * i + 3, 3 * j:3 * j + 3].max()
     assert pooled(a, 1) is not None and np.array_equal(pooled(a, 1), a)
+
+
+def test_strongest_heads_are_the_largest_weights_of_one_pair():
+    from qkv_engine.views import strongest_heads
+
+    rng = np.random.default_rng(4)
+    w = rng.uniform(size=(3, 4, 5, 5))
+    best = strongest_heads(w, 2, 3, count=3)
+    flat = sorted(((w[l, h, 2, 3], l, h) for l in range(3) for h in range(4)), reverse=True)[:3]
+    assert [(l, h) for l, h, _ in best] == [(l, h) for _, l, h in flat]
+    assert [v for _, _, v in best] == [v for v, _, _ in flat]
