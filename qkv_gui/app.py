@@ -4,6 +4,8 @@
     python main.py --preset NAME        open a preset
     python main.py --list-presets       print the presets and exit
     python main.py FILE.qkv.json        open a session file
+    python main.py --model PATH         open a trained model (a folder with config.json, model.safetensors)
+    python main.py --list-models        print the trained models found on this computer and exit
 
 Errors in the arguments print one line and exit with code 2. When Qt cannot
 open a window (no display, missing system libraries) one clear line says so
@@ -69,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", metavar="NAME", help="open a preset scenario (see --list-presets)")
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
     p.add_argument("--lesson", action="store_true", help="open straight into the classroom lesson")
+    p.add_argument("--model", metavar="PATH",
+                   help="open a trained model from its folder (config.json, model.safetensors, tokenizer.json)")
+    p.add_argument("--text", metavar="TEXT", help="with --model: the sentence to start with")
+    p.add_argument("--list-models", action="store_true",
+                   help="print the trained models found on this computer (nothing is downloaded) and exit")
     p.add_argument("--quit-after", type=int, metavar="MS", help=argparse.SUPPRESS)
     p.add_argument("--screenshot", metavar="PNG", help=argparse.SUPPRESS)
     return p
@@ -81,6 +88,22 @@ def _list_presets() -> int:
     for p in presets.all_presets():
         tag = " (random weights)" if p.random_weights else ""
         print(f"{p.name:<{width}}  {p.title}{tag}")
+    return 0
+
+
+def _list_models() -> int:
+    from qkv_engine.models import find_models
+
+    found = find_models()
+    if not found:
+        print("No trained model found on this computer (looked in the Hugging Face cache). "
+              "Open a model's folder with --model PATH.")
+        return 0
+    width = max(len(m.name) for m in found)
+    for m in found:
+        what = {"bert": "BERT", "gpt2": "GPT-2"}.get(m.family or "", m.family or "?")
+        note = f"cannot open: {m.problem}" if m.problem else what
+        print(f"{m.name:<{width}}  {note}  {m.path}")
     return 0
 
 
@@ -149,17 +172,27 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list_presets:
         return _list_presets()
+    if args.list_models:
+        return _list_models()
     from qkv_engine import ScenarioError, presets, session_format
 
     scenario = None
-    view: dict = {}
+    model = None
     try:
-        if args.preset:
-            if args.session:
-                raise ScenarioError("give either a session file or --preset, not both")
+        if args.text is not None and not args.model:
+            raise ScenarioError("--text goes with --model")
+        if sum(bool(a) for a in (args.preset, args.session, args.model)) > 1:
+            raise ScenarioError("give one of a session file, --preset or --model")
+        if args.model:
+            from qkv_engine.models import load_model
+
+            model = load_model(args.model)
+        elif args.preset:
             presets.get(args.preset)
         elif args.session:
-            scenario, view = session_format.load_file(args.session)
+            scenario = session_format.load_any(args.session)
+            if isinstance(scenario, session_format.ModelSession):
+                session_format.open_model(scenario.ref)  # says which model is missing, before any window
     except ScenarioError as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         return 2
@@ -185,10 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     _install_exception_dialog(window)
     if scenario is not None:
         window.open_file(args.session)
+    if model is not None:
+        window.models.show_model(model, text=args.text)
     window.show()
     if args.lesson:
         window.enter_lesson_mode()
-    if scenario is None and args.quit_after is None:
+    if scenario is None and model is None and args.quit_after is None:
         def start_up():
             window.offer_recovery()
             if not args.lesson and not args.screenshot:

@@ -69,7 +69,7 @@ def test_default_is_every_panel_as_png_svg_pdf_from_a_session_file(tmp_path):
     (["--preset", "seed-cat", "--query", "5"], "--query 5 is out of range: the sentence has 1 token"),
     (["--preset", "seed-cat", "--key", "0"], "--key 0: tokens are counted from 1"),
     (["--preset", "seed-cat", "--session", "x.qkv.json"], "not allowed with argument"),
-    (["--width", "800"], "one of the arguments --preset --session is required"),
+    (["--width", "800"], "one of the arguments --preset --session --model is required"),
     (["--preset", "seed-cat", "--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bad_arguments_one_line_exit_2_nothing_written(tmp_path, args, message):

@@ -153,3 +153,15 @@ def test_models_on_this_computer_lists_the_cache_and_greys_what_cannot_open(qtbo
     assert "cannot open" in pickled.text() and not pickled.flags() & Qt.ItemFlag.ItemIsEnabled
     dialog._open()
     assert dialog.chosen == snap
+
+
+def test_the_model_view_names_the_heads_that_link_the_selected_pair(model_window):
+    w = model_window
+    s = w.session
+    s.select(3, 2)  # 'sat' -> 'cat'
+    settle()
+    trace = s.model_trace
+    pairs = sorted(((trace.weights[l, h, 3, 2], l, h) for l in range(2) for h in range(2)), reverse=True)
+    _, l, h = pairs[0]
+    text = w.models.panel.info.text()
+    assert f"'sat' \u2192 'cat' is strongest in layer {l + 1} head {h + 1}" in text
