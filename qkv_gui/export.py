@@ -472,7 +472,7 @@ def export_panels(session, folder, formats=("png",), names=None, options: Export
 
 # ----- the deck ----------------------------------------------------------------------------------------
 def _paint_title_page(painter: QtGui.QPainter, result, selection, options: ExportOptions, titles: list,
-                      preset_title: str | None, model: str | None = None) -> None:
+                      preset_title: str | None, model: str | None = None, source=None) -> None:
     w, h = options.size
     if not options.transparent:
         painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background())
@@ -503,7 +503,7 @@ def _paint_title_page(painter: QtGui.QPainter, result, selection, options: Expor
     sentence = s.text if s.text is not None else " ".join(s.tokens)
     block("\u201c" + (sentence if sentence.strip() else "(empty sentence)") + "\u201d", 16 * min(fs, 1.3),
           color=QtGui.QColor(style.INK["x"]), gap=16)
-    block("\n".join(data_export.settings_lines(result, selection)), 10 * min(fs, 1.3), gap=16)
+    block("\n".join(data_export.settings_lines(result, selection, source)), 10 * min(fs, 1.3), gap=16)
     block("\n".join(f"page {n + 2}:  {t}" for n, t in enumerate(titles)), 8.5 * min(fs, 1.2),
           color=QtGui.QColor(style.MUTED))
 
@@ -523,7 +523,7 @@ def deck_bytes(session, options: ExportOptions | None = None, names=None, preset
     painter.setRenderHints(_hints())
     _fit(painter, writer, options)
     _paint_title_page(painter, session.result, session.selection, options, [page_title(c, session) for c in chosen],
-                      preset_title, model)
+                      preset_title, model, session.model_source())
     for cls in chosen:
         staged = StagedPanel(cls, session, options, title=page_title(cls, session))
         with staged:

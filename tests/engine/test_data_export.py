@@ -108,3 +108,18 @@ def test_biases_are_written_when_there_are_some(tmp_path):
     v = read(tmp_path, "v")
     np.testing.assert_allclose(v.values, x.values @ read(tmp_path, "w_v").values + read(tmp_path, "b_v").values,
                                atol=1e-12)
+
+
+def test_a_trained_heads_settings_name_the_model_and_no_seed():
+    from pathlib import Path
+
+    from qkv_engine.data_export import ModelSource, settings_lines
+    from qkv_engine.models import load_model
+
+    model = load_model(Path(__file__).resolve().parents[1] / "data" / "tiny-gpt2")
+    trace = model.run("the cat sat")
+    result = compute(model.head_scenario(trace, 1, 0))
+    lines = settings_lines(result, model=ModelSource(model.info, "the cat sat", trace.edits, 1, 0))
+    assert lines[0] == "Trained model tiny-gpt2, layer 2 of 2, head 1 of 2."
+    assert not any("seed" in line for line in lines)
+    assert any("causal" in line for line in lines)

@@ -86,14 +86,15 @@ def test_the_deck_names_the_model_on_its_title_page_and_pages(model_session, mon
     seen = {}
     real = export._paint_title_page
 
-    def recording(painter, result, selection, options, titles, preset_title, model=None):
-        seen.update(titles=titles, model=model)
-        return real(painter, result, selection, options, titles, preset_title, model)
+    def recording(painter, result, selection, options, titles, preset_title, model=None, source=None):
+        seen.update(titles=titles, model=model, source=source)
+        return real(painter, result, selection, options, titles, preset_title, model, source)
 
     monkeypatch.setattr(export, "_paint_title_page", recording)
     data = export.deck_bytes(session, export.ExportOptions(width=480), names=["softmax", "heatmap"],
                              preset_title="not shown with a model")
     assert seen["model"] == f"{name} \u00b7 layer 2, head 1"
+    assert (seen["source"].layer, seen["source"].head) == (1, 0)  # the settings name the model, no seed
     classes = export.panel_classes()
     assert seen["titles"] == [f"{classes[n].title} \u00b7 layer 2, head 1" for n in ("softmax", "heatmap")]
     assert name in pdf_title(data)
