@@ -56,6 +56,7 @@ def reader_folder(tmp_path):
 
     for name in SAVED:
         session_format.save_file(tmp_path / name, presets.load("seed-the-cat-sat"), {"query": 1, "key": 2})
+    (tmp_path / "tests").symlink_to(ROOT / "tests")  # the README's test model, tests/data/tiny-bert
     home = tmp_path / "home"
     home.mkdir()
     env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
