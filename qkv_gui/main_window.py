@@ -54,6 +54,8 @@ CENTRAL_MIN_WIDTH = 260
 NARROW_WINDOW = 1400
 #: A window lower than this (pixels) is a short screen: docks opening on the right share tabs.
 SHORT_WINDOW = 900
+#: A dock on the right is never stacked lower than this (pixels): it shares a tab instead.
+DOCK_MIN_HEIGHT = 360
 #: The window's size on a first start, when the screen has room for it.
 FIRST_SIZE = (1600, 1000)
 #: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
@@ -127,6 +129,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gridScroll.setWidget(self.grid)
         self.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
         self.setCentralWidget(self.gridScroll)
+        self.grid.watch(self.gridScroll)  # as many panels a row as fit at their readable widths
 
         # The window's parts, each with its own menu: the export actions, the experiment docks, the lesson.
         self.exporter = ExportController(self)
@@ -190,14 +193,18 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def tab_on_a_short_screen(self, dock: QtWidgets.QDockWidget) -> None:
-        """On a short screen (lower than ``SHORT_WINDOW``) a dock opening on the right shares a tab with
-        one already there: stacked, their pictures would make the window taller than the screen."""
+        """A dock opening on the right shares a tab with one already there when stacking would squeeze
+        them: on a short screen (lower than ``SHORT_WINDOW``) their pictures would make the window taller
+        than the screen, and on any screen no dock is stacked lower than ``DOCK_MIN_HEIGHT`` (three
+        experiments at 1920 x 1080 left the third a strip)."""
         right = Qt.DockWidgetArea.RightDockWidgetArea
-        if self.height() >= SHORT_WINDOW or dock.isFloating() or self.tabifiedDockWidgets(dock) \
-                or self.dockWidgetArea(dock) != right:
+        if dock.isFloating() or self.tabifiedDockWidgets(dock) or self.dockWidgetArea(dock) != right:
             return
         there = self.docks_on(right, but=dock)
-        if there:
+        # the docks that stand one above the other: one per group of tabs
+        stacks = [d for d in there if not any(t in there and there.index(t) < there.index(d)
+                                              for t in self.tabifiedDockWidgets(d))]
+        if there and (self.height() < SHORT_WINDOW or self.height() / (len(stacks) + 1) < DOCK_MIN_HEIGHT):
             self.tabifyDockWidget(there[-1], dock)
 
     def room_on_the_right(self) -> int:
