@@ -36,7 +36,20 @@ class ExercisePage(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("exercisePage")
-        lay = QtWidgets.QVBoxLayout(self)
+        # The page scrolls: at a large text size in a short pane (presenter mode below the panel) it
+        # would otherwise hold the pane taller than it can be.
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QtWidgets.QScrollArea(self)
+        self.scroll.setObjectName("exerciseScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(self.scroll)
+        inner = QtWidgets.QWidget(self.scroll)
+        inner.setObjectName("exerciseInner")
+        self.scroll.setWidget(inner)
+        lay = QtWidgets.QVBoxLayout(inner)
         lay.setContentsMargins(8, 8, 8, 8)
         top = QtWidgets.QHBoxLayout()
         self.title = QtWidgets.QLabel("<b>Your turn</b>", self)

@@ -34,12 +34,17 @@ READABLE_WIDTH = 280
 PICTURE_MARGIN = 8
 #: The lowest plot: a few lines of a chart, its axis and its labels.
 PICTURE_MIN_PX = 120
-#: A grid of cells (a heatmap): this many pixels a row and a column (the token names fit, at 8 pt or a little smaller) ...
-CELL_PX = 11
+#: A grid of cells (a heatmap): this many pixels a row and a column (a token's name fits, at 8 pt or a
+#: little smaller) ...
+CELL_PX = 14
+#: ... or in a drawing scaled to fit its view (the matrices, named along one side only) ...
+FITTED_CELL_PX = 8
 #: ... for up to this many rows and columns (beyond, zooming and hovering name the rest) ...
 CELL_LINES_ASKED = 24
-#: ... plus room for the axes of each band of grids: the names beside, the names standing below, a title.
-CELL_AXES_PX = (100, 70)
+#: ... plus room for their axes: the names beside, the names standing below, the colour bar, a title ...
+CELL_AXES_PX = (100, 85)
+#: ... and for a title between two bands of grids, one above the other.
+CELL_BAND_GAP = 30
 #: A drawing scaled to fit its view is shown at least at this share of its own size (its texts stay readable).
 FIT_MIN_ZOOM = 0.8
 
@@ -60,6 +65,7 @@ class Panel(QtWidgets.QWidget):
         self.theme = style.SCREEN
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
         self._text_room = False  # ask for the room to read (the scrolling panel grid sets it)
+        self._pictures_stale = False  # the pictures' readable sizes are to be worked out when shown
         self._stack = QtWidgets.QStackedLayout(self)
         self._stack.setContentsMargins(0, 0, 0, 0)
         self.body = QtWidgets.QWidget(self)
@@ -215,6 +221,8 @@ class Panel(QtWidgets.QWidget):
         super().showEvent(event)
         if self._stale:
             self.refresh()
+        elif self._pictures_stale:
+            self.fit_pictures()
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
         """In the panel grid, at least the readable width, and the height the pictures (at their readable
@@ -276,15 +284,16 @@ class Panel(QtWidgets.QWidget):
     def picture_need(self, view: QtWidgets.QGraphicsView) -> QtCore.QSize:
         """The smallest size at which ``view``'s picture reads, at the panel's theme.
 
-        A grid of cells (a heatmap, a matrix) asks for ``CELL_PX`` a row and a column (up to
-        ``CELL_LINES_ASKED`` of each) and room for its axes; grids stacked above one another (or side by
-        side) add up. A drawing that scales itself to fit the view (a layout that shrinks when it has less
+        A grid of cells (a heatmap, a matrix) asks for ``CELL_PX`` a row and a column and room for its
+        axes; the rows of grids stacked above one another, and the columns of grids side by side, add up
+        (to ``CELL_LINES_ASKED`` at most). A drawing that scales itself to fit the view (a layout that shrinks when it has less
         than its minimum, or a whole scene fitted in) asks for at least ``FIT_MIN_ZOOM`` of its own size.
         Any other plot asks for ``PICTURE_MIN_PX`` of height."""
         from .fit_view import FitLayoutWidget
 
         k = self.theme.font_scale
-        need = self._cells_need(view)
+        fitted = isinstance(view, FitLayoutWidget) or callable(getattr(view, "fit", None))
+        need = self._cells_need(view, FITTED_CELL_PX if fitted else CELL_PX)
         if isinstance(view, FitLayoutWidget):
             own = view.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
         elif callable(getattr(view, "fit", None)) and view.scene() is not None:
@@ -294,11 +303,11 @@ class Panel(QtWidgets.QWidget):
         # The drawing is made at the theme's text size already; it asks for the room it needs on screen (a
         # larger theme makes it larger where there is room: fitted, it grows with the view).
         zoom = FIT_MIN_ZOOM / max(1.0, k)
-        fitted = QtCore.QSize(math.ceil(own.width() * zoom), math.ceil(own.height() * zoom))
-        return fitted.expandedTo(need)
+        return QtCore.QSize(math.ceil(own.width() * zoom), math.ceil(own.height() * zoom)).expandedTo(need)
 
-    def _cells_need(self, view: QtWidgets.QGraphicsView) -> QtCore.QSize:
-        """What the grids of cells in ``view`` ask for (an empty size when there are none)."""
+    def _cells_need(self, view: QtWidgets.QGraphicsView, px: int) -> QtCore.QSize:
+        """What the grids of cells in ``view`` ask for, ``px`` pixels a cell (an empty size when there are
+        none)."""
         from .items.cell_grid import CellGridItem
 
         scene = view.scene()
@@ -327,14 +336,20 @@ class Panel(QtWidgets.QWidget):
             return total + most, bands
 
         k = self.theme.font_scale
-        (rows, down), (cols, across) = lines(0), lines(1)
-        return QtCore.QSize(round((cols * CELL_PX + CELL_AXES_PX[0] * across) * k),
-                            round((rows * CELL_PX + CELL_AXES_PX[1] * down) * k))
+        (rows, down), (cols, _across) = lines(0), lines(1)
+        rows, cols = min(rows, CELL_LINES_ASKED), min(cols, CELL_LINES_ASKED)
+        return QtCore.QSize(round((cols * px + CELL_AXES_PX[0]) * k),
+                            round((rows * px + CELL_AXES_PX[1] + CELL_BAND_GAP * (down - 1)) * k))
 
     def fit_pictures(self) -> None:
         """Give every picture at least its readable size (``picture_need``) while the panel has room to
         read (``text_room``); else only the minimum the panel gave it itself. Nothing is laid out again
-        unless a minimum changes."""
+        unless a minimum changes. A hidden panel waits until it is shown: the places of the items its
+        needs are measured from are not kept up to date while it is hidden."""
+        if self._text_room and not self.isVisible():
+            self._pictures_stale = True
+            return
+        self._pictures_stale = False
         for view in self.pictures():
             own = view.property("qkvOwnMinimum")
             if own is None:
