@@ -66,6 +66,7 @@ class Panel(QtWidgets.QWidget):
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
         self._text_room = False  # ask for the room to read (the scrolling panel grid sets it)
         self._pictures_stale = False  # the pictures' readable sizes are to be worked out when shown
+        self._pictures_shape = None  # the tokens and sizes they were worked out for
         self._stack = QtWidgets.QStackedLayout(self)
         self._stack.setContentsMargins(0, 0, 0, 0)
         self.body = QtWidgets.QWidget(self)
@@ -135,7 +136,12 @@ class Panel(QtWidgets.QWidget):
         if self.theme != style.SCREEN:
             self._scale_items()  # items made or restyled by show_result follow the theme too
         if self._text_room:
-            self.fit_pictures()  # a new number of tokens: a grid of cells asks for another height
+            # a new number of tokens (or of dimensions): a grid of cells asks for another size
+            sc = result.scenario
+            shape = (result.tokens, result.key_tokens, sc.d_model, sc.d_k, sc.d_v, result.n_heads)
+            if shape != self._pictures_shape:
+                self._pictures_shape = shape
+                self.fit_pictures()
 
     # ----- themes (slides, presenter mode) -------------------------------------------------------
     def set_theme(self, theme: "style.Theme") -> None:
