@@ -27,7 +27,7 @@ from .lazy_axes import cache_axes
 _BASE_FONT = 0x5146  # QGraphicsItem.data key: the item's font size at theme scale 1
 _BASE_PEN = 0x5147  # ... and its pen width
 
-# What a panel asks for in the panel grid, in pixels at theme scale 1 (times the theme's font scale).
+# What a panel asks for in the panel grid, in pixels (its readable width grows with the theme's text size).
 #: The narrowest panel: its titles, numbers and captions read on a line or two.
 READABLE_WIDTH = 280
 #: Room beside a picture in its panel (margins, a scale on its side).
@@ -294,10 +294,13 @@ class Panel(QtWidgets.QWidget):
         axes; the rows of grids stacked above one another, and the columns of grids side by side, add up
         (to ``CELL_LINES_ASKED`` at most). A drawing that scales itself to fit the view (a layout that shrinks when it has less
         than its minimum, or a whole scene fitted in) asks for at least ``FIT_MIN_ZOOM`` of its own size.
-        Any other plot asks for ``PICTURE_MIN_PX`` of height."""
+        Any other plot asks for ``PICTURE_MIN_PX`` of height.
+
+        These are the needs at the screen's text size. A larger theme (presenter mode) draws a picture
+        larger where there is room but asks for no more: a panel shown alone keeps to a projector's screen
+        at every text size, and names that no longer fit are thinned (hovering names the rest)."""
         from .fit_view import FitLayoutWidget
 
-        k = self.theme.font_scale
         fitted = isinstance(view, FitLayoutWidget) or callable(getattr(view, "fit", None))
         need = self._cells_need(view, FITTED_CELL_PX if fitted else CELL_PX)
         if isinstance(view, FitLayoutWidget):
@@ -305,10 +308,9 @@ class Panel(QtWidgets.QWidget):
         elif callable(getattr(view, "fit", None)) and view.scene() is not None:
             own = view.sceneRect().size()
         else:
-            return need if not need.isEmpty() else QtCore.QSize(0, round(PICTURE_MIN_PX * k))
-        # The drawing is made at the theme's text size already; it asks for the room it needs on screen (a
-        # larger theme makes it larger where there is room: fitted, it grows with the view).
-        zoom = FIT_MIN_ZOOM / max(1.0, k)
+            return need if not need.isEmpty() else QtCore.QSize(0, PICTURE_MIN_PX)
+        # The drawing is made at the theme's text size: it asks for the room it needs at the screen's size.
+        zoom = FIT_MIN_ZOOM / max(1.0, self.theme.font_scale)
         return QtCore.QSize(math.ceil(own.width() * zoom), math.ceil(own.height() * zoom)).expandedTo(need)
 
     def _cells_need(self, view: QtWidgets.QGraphicsView, px: int) -> QtCore.QSize:
@@ -341,11 +343,9 @@ class Panel(QtWidgets.QWidget):
                     end, most = max(end, hi), max(most, count)
             return total + most, bands
 
-        k = self.theme.font_scale
         (rows, down), (cols, _across) = lines(0), lines(1)
         rows, cols = min(rows, CELL_LINES_ASKED), min(cols, CELL_LINES_ASKED)
-        return QtCore.QSize(round((cols * px + CELL_AXES_PX[0]) * k),
-                            round((rows * px + CELL_AXES_PX[1] + CELL_BAND_GAP * (down - 1)) * k))
+        return QtCore.QSize(cols * px + CELL_AXES_PX[0], rows * px + CELL_AXES_PX[1] + CELL_BAND_GAP * (down - 1))
 
     def fit_pictures(self) -> None:
         """Give every picture at least its readable size (``picture_need``) while the panel has room to

@@ -11,6 +11,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from qkv_gui import style
+from qkv_gui.lesson.controller import PRESENTER_SCALE
 from qkv_gui.lesson.pane import SCALES
 
 from .conftest import settle
@@ -39,10 +40,11 @@ def _inside(widget, window) -> bool:
     return widget.isVisible() and window.rect().contains(rect)
 
 
-@pytest.mark.parametrize("size", PROJECTORS)
-def test_every_step_shows_its_panel_large_and_every_text_whole(make_window, size):
+@pytest.mark.parametrize("size, scale", [(size, PRESENTER_SCALE) for size in PROJECTORS] + [((1280, 720), max(SCALES))])
+def test_every_step_shows_its_panel_large_and_every_text_whole(make_window, size, scale):
     w = presenting(make_window, size)
     lesson, pane = w.lesson, w.lesson.pane
+    lesson.set_scale(scale)
     assert w.dockWidgetArea(lesson.dock) == QtCore.Qt.DockWidgetArea.RightDockWidgetArea  # beside: wide screens
     for k, step in enumerate(lesson.steps):
         lesson.go(k)
