@@ -45,7 +45,7 @@ CELL_LINES_ASKED = 24
 CELL_AXES_PX = (100, 85)
 #: ... and for a title between two bands of grids, one above the other.
 CELL_BAND_GAP = 30
-#: A drawing scaled to fit its view is shown at least at this share of its own size (its texts stay readable).
+#: A scene fitted whole into its view is shown at least at this share of its own size (its texts stay readable).
 FIT_MIN_ZOOM = 0.8
 
 
@@ -142,6 +142,9 @@ class Panel(QtWidgets.QWidget):
             if shape != self._pictures_shape:
                 self._pictures_shape = shape
                 self.fit_pictures()
+                # and once more when the new pictures have been laid out: a drawing's minimum size
+                # follows its new shapes and names only then
+                QtCore.QTimer.singleShot(0, self, self.fit_pictures)
 
     # ----- themes (slides, presenter mode) -------------------------------------------------------
     def set_theme(self, theme: "style.Theme") -> None:
@@ -293,7 +296,8 @@ class Panel(QtWidgets.QWidget):
         A grid of cells (a heatmap, a matrix) asks for ``CELL_PX`` a row and a column and room for its
         axes; the rows of grids stacked above one another, and the columns of grids side by side, add up
         (to ``CELL_LINES_ASKED`` at most). A drawing that scales itself to fit the view (a layout that shrinks when it has less
-        than its minimum, or a whole scene fitted in) asks for at least ``FIT_MIN_ZOOM`` of its own size.
+        than its minimum, or a whole scene fitted in) asks for its minimum, or for ``FIT_MIN_ZOOM`` of
+        the scene's size.
         Any other plot asks for ``PICTURE_MIN_PX`` of height.
 
         These are the needs at the screen's text size. A larger theme (presenter mode) draws a picture
@@ -304,13 +308,13 @@ class Panel(QtWidgets.QWidget):
         fitted = isinstance(view, FitLayoutWidget) or callable(getattr(view, "fit", None))
         need = self._cells_need(view, FITTED_CELL_PX if fitted else CELL_PX)
         if isinstance(view, FitLayoutWidget):
-            own = view.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
+            own, zoom = view.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize), 1.0
         elif callable(getattr(view, "fit", None)) and view.scene() is not None:
-            own = view.sceneRect().size()
+            own, zoom = view.sceneRect().size(), FIT_MIN_ZOOM
         else:
             return need if not need.isEmpty() else QtCore.QSize(0, PICTURE_MIN_PX)
         # The drawing is made at the theme's text size: it asks for the room it needs at the screen's size.
-        zoom = FIT_MIN_ZOOM / max(1.0, self.theme.font_scale)
+        zoom /= max(1.0, self.theme.font_scale)
         return QtCore.QSize(math.ceil(own.width() * zoom), math.ceil(own.height() * zoom)).expandedTo(need)
 
     def _cells_need(self, view: QtWidgets.QGraphicsView, px: int) -> QtCore.QSize:
