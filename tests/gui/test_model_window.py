@@ -165,3 +165,14 @@ def test_the_model_view_names_the_heads_that_link_the_selected_pair(model_window
     _, l, h = pairs[0]
     text = w.models.panel.info.text()
     assert f"'sat' \u2192 'cat' is strongest in layer {l + 1} head {h + 1}" in text
+
+
+def test_on_a_projector_the_model_view_is_a_tab_beside_the_weight_grids(make_window):
+    w = make_window()
+    w.resize(1008, 720)
+    settle()
+    assert w.models.open_folder(DATA / "tiny-bert", text=TEXT)
+    settle()
+    dock = w.findChild(QtCore.QObject, "dockModelView")
+    assert dock in w.tabifiedDockWidgets(w.docks["dockWeights"])
+    assert w.gridScroll.width() >= 500  # the panels keep their room
