@@ -468,7 +468,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for url in event.mimeData().urls():
             if url.isLocalFile() and url.toLocalFile().endswith(".json"):
                 event.acceptProposedAction()
-                QtCore.QTimer.singleShot(0, lambda p=url.toLocalFile(): self.open_file(p))
+                QtCore.QTimer.singleShot(0, self, lambda p=url.toLocalFile(): self.open_file(p))
                 return
 
     def toggle_full_screen(self) -> None:

@@ -518,7 +518,7 @@ class LessonController(QtCore.QObject):
         self._sync_button(self.pane.presenterButton, True)
         w.showFullScreen()
         self._fit_presenter()
-        QtCore.QTimer.singleShot(0, lambda: self._fit_presenter(cover_screen=True))
+        QtCore.QTimer.singleShot(0, self, lambda: self._fit_presenter(cover_screen=True))
         self._busy_layout = False
         self._show_step_panel()
         self.render()
@@ -599,7 +599,7 @@ class LessonController(QtCore.QObject):
         self._show_step_panel()
         self.render()
         fit_to_screen(w)
-        QtCore.QTimer.singleShot(0, lambda: fit_to_screen(w))  # once the layout has settled
+        QtCore.QTimer.singleShot(0, w, lambda: fit_to_screen(w))  # once the layout has settled
         self.presenterChanged.emit(False)
 
     @staticmethod
