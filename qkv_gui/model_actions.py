@@ -143,7 +143,7 @@ class ModelActions(QtCore.QObject):
             from .main_window import NARROW_WINDOW
 
             weights = window.docks["dockWeights"]
-            if window.width() < NARROW_WINDOW and weights.isVisible() and not weights.isFloating():
+            if window.width() < NARROW_WINDOW and not weights.isHidden() and not weights.isFloating():
                 # a small screen (a projector): a tab beside the weight grids, so the panels keep the room
                 window.tabifyDockWidget(weights, dock)
             else:

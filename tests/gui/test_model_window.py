@@ -33,7 +33,7 @@ def test_opening_a_model_shows_its_heads_in_every_part_of_the_window(model_windo
     assert s.model_doc is not None and s.scenario.tokens == load_model(DATA / "tiny-bert").run(TEXT).tokens
     box = w.options.modelBox
     assert box.isVisible() and not w.options.handMadeBox.isVisible()
-    assert "tiny-bert" in box.nameLabel.text() and "2 layers" in box.nameLabel.text()
+    assert box.nameLabel.text() == "tiny-bert" and "2 layers" in box.sizesLabel.text()
     assert w.findChild(QtCore.QObject, "dockModelView").isVisible()
     assert "tiny-bert" in w.windowTitle() and "layer 1 head 1" in w.windowTitle()
     assert w.grid.frames["heatmapPanel"].titleLabel.text().endswith("L1 H1")
