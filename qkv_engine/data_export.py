@@ -141,10 +141,33 @@ def _json_matrix(a) -> list:
     return [[None if math.isinf(float(v)) else float(v) for v in row] for row in np.asarray(a)]
 
 
-def settings_lines(result: AttentionResult, selection=None) -> list:
-    """The scenario's settings in plain words (the deck's title page, the JSON export)."""
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a trained model's head came from: the model, its sentence and edits, and the layer and head
+    (0-based) the numbers are of."""
+
+    info: object  # qkv_engine.models.ModelInfo
+    text: str
+    edits: object  # qkv_engine.models.ModelEdits
+    layer: int
+    head: int
+
+    def line(self) -> str:
+        return (f"Trained model {self.info.name}, layer {self.layer + 1} of {self.info.n_layers}, "
+                f"head {self.head + 1} of {self.info.n_heads}.")
+
+    def to_dict(self) -> dict:
+        return {"name": self.info.name, "path": str(self.info.path), "family": self.info.family,
+                "config_sha256": self.info.config_sha256, "layer": self.layer + 1, "head": self.head + 1,
+                "counted_from": 1}
+
+
+def settings_lines(result: AttentionResult, selection=None, model: ModelSource | None = None) -> list:
+    """The scenario's settings in plain words (the deck's title page, the JSON export); with ``model``,
+    which trained model, layer and head they are."""
     s = result.scenario
-    lines = [
+    lines = [model.line()] if model is not None else []
+    lines += [
         f"{s.n} token{'s' if s.n != 1 else ''}; each is a row of d_model = {s.d_model} numbers.",
         f"Queries and keys have d_k = {s.d_k} numbers, values d_v = {s.d_v}.",
         "Scores are divided by \u221ad_k." if s.scale else "Scores are not divided by \u221ad_k.",
@@ -168,7 +191,10 @@ def settings_lines(result: AttentionResult, selection=None) -> list:
     lines.append("Masks: " + "; ".join(masks) + "." if masks else "No mask: every token may look at every token.")
     lines.append("Softmax over each query's row (keys)." if s.softmax_over == "keys"
                  else "Softmax over each key's column (queries) \u2014 the classic mistake, shown on purpose.")
-    lines.append(f"Random seed {s.seed}.")
+    if model is None:
+        lines.append(f"Random seed {s.seed}.")
+    elif not model.edits.is_empty():
+        lines.append("Some of the model's numbers were edited (what-if): these are not the checkpoint's.")
     if selection is not None and s.n and s.n_keys:
         i, j = selection.query, min(selection.key, s.n_keys - 1)
         lines.append(f"Selected pair: query {i + 1} '{s.tokens[i]}' \u2192 key {j + 1} '{s.key_tokens[j]}'.")
@@ -177,11 +203,13 @@ def settings_lines(result: AttentionResult, selection=None) -> list:
     return lines
 
 
-def data_json(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> str:
+def data_json(result: AttentionResult, selection=None, preset: str | None = None, full=None,
+              model: ModelSource | None = None) -> str:
     """Every matrix in one JSON document (masked scaled scores are null), plus the session to reopen it.
 
     ``full`` (the MultiHeadResult) gives the whole scenario for the session entry; without it the
-    shown head's own scenario is written."""
+    shown head's own scenario is written. With ``model`` the document names the trained model, layer and
+    head, and its session entry is the model's (where it is, the sentence and the edits, never weights)."""
     s = result.scenario
     whole = s if full is None else full.scenario
     view = {"preset": preset, "head": result.head}
@@ -199,29 +227,34 @@ def data_json(result: AttentionResult, selection=None, preset: str | None = None
                      "divisor": result.divisor, "head": result.head, "n_heads": result.n_heads,
                      "cross_attention": s.is_cross, "padding": list(s.padding),
                      "blocked": [list(c) for c in s.blocked]},
-        "about": settings_lines(result, selection),
+        "about": settings_lines(result, selection, model),
         "matrices": {stem: _json_matrix(t.values) for stem, t in data_tables(result, full).items()},
         "masked_note": "In 'scaled', null marks a pair a mask blocks (minus infinity): causal, padding or "
                        "blocked by hand. A row whose keys are all masked has weights 0 and output 0.",
-        "session": session_format.to_dict(whole, view),
+        "session": session_format.to_dict(whole, view) if model is None else session_format.model_to_dict(
+            model.info, model.text, model.edits, dict(view, layer=model.layer, head=model.head)),
     }
+    if model is not None:
+        doc["model"] = model.to_dict()
     return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
 
 
-def data_files(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> dict:
+def data_files(result: AttentionResult, selection=None, preset: str | None = None, full=None,
+               model: ModelSource | None = None) -> dict:
     """file name -> bytes for the data export: ``<stem>.csv`` for each matrix, then ``attention.json``."""
     files = {f"{stem}.csv": csv_text(table).encode("utf-8") for stem, table in data_tables(result, full).items()}
-    files[DATA_JSON] = data_json(result, selection, preset, full).encode("utf-8")
+    files[DATA_JSON] = data_json(result, selection, preset, full, model).encode("utf-8")
     return files
 
 
-def write_data(folder, result: AttentionResult, selection=None, preset: str | None = None, full=None) -> list:
+def write_data(folder, result: AttentionResult, selection=None, preset: str | None = None, full=None,
+               model: ModelSource | None = None) -> list:
     """Write every file of ``data_files`` into ``folder`` (made if missing; each file atomically); returns
     their paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, data in data_files(result, selection, preset, full).items():
+    for name, data in data_files(result, selection, preset, full, model).items():
         session_format.write_atomic(folder / name, data)
         written.append(folder / name)
     return written

@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, presets, session_format
 
-from . import style
+from . import panel_help, style, welcome
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .experiments import Experiments
 from .export_actions import ExportController
@@ -46,7 +46,7 @@ KEYS_HELP = (
     "Ctrl+E: export the panel.   Ctrl+Shift+C: copy it as a picture.\n"
     "Ctrl+L: lesson.   \u2192 / \u2190 (or Space, Page Down / Page Up): next / previous step.\n"
     "Ctrl+Shift+E: exercise.   F5: presenter (Esc leaves).\n"
-    "F11: full screen.   Ctrl+Q: quit."
+    "F1: what the panel under the mouse shows.   F11: full screen.   Ctrl+Q: quit."
 )
 
 
@@ -57,6 +57,8 @@ CENTRAL_MIN_WIDTH = 260
 NARROW_WINDOW = 1400
 #: A window lower than this (pixels) is a short screen: docks opening on the right share tabs.
 SHORT_WINDOW = 900
+#: A dock on the right is never stacked lower than this (pixels): it shares a tab instead.
+DOCK_MIN_HEIGHT = 360
 #: The window's size on a first start, when the screen has room for it.
 FIRST_SIZE = (1600, 1000)
 #: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
@@ -131,6 +133,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gridScroll.setWidget(self.grid)
         self.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
         self.setCentralWidget(self.gridScroll)
+        self.grid.watch(self.gridScroll)  # as many panels a row as fit at their readable widths
 
         # The window's parts, each with its own menu: the export actions, the experiment docks, the lesson.
         self.exporter = ExportController(self)
@@ -194,15 +197,56 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def tab_on_a_short_screen(self, dock: QtWidgets.QDockWidget) -> None:
-        """On a short screen (lower than ``SHORT_WINDOW``) a dock opening on the right shares a tab with
-        one already there: stacked, their pictures would make the window taller than the screen."""
+        """A dock opening on the right shares a tab with one already there when stacking would squeeze
+        them: on a short screen (lower than ``SHORT_WINDOW``) their pictures would make the window taller
+        than the screen, and on any screen no dock is stacked lower than ``DOCK_MIN_HEIGHT`` (three
+        experiments at 1920 x 1080 left the third a strip). Stacked, the docks share the height so that
+        each has at least that much."""
         right = Qt.DockWidgetArea.RightDockWidgetArea
-        if self.height() >= SHORT_WINDOW or dock.isFloating() or self.tabifiedDockWidgets(dock) \
-                or self.dockWidgetArea(dock) != right:
+        if dock.isFloating() or self.tabifiedDockWidgets(dock) or self.dockWidgetArea(dock) != right:
             return
-        there = self.docks_on(right, but=dock)
-        if there:
-            self.tabifyDockWidget(there[-1], dock)
+        stacks = self._stacks_on_the_right(but=dock)
+        if not stacks:
+            return
+        wanted = sum(self._dock_wants(d) for d in stacks) + DOCK_MIN_HEIGHT
+        if self.height() < SHORT_WINDOW or wanted > self._right_room():
+            self.tabifyDockWidget(stacks[-1], dock)
+        else:
+            QtCore.QTimer.singleShot(0, self, self.share_the_right_side)  # once the new dock is laid out
+
+    def _stacks_on_the_right(self, but=None) -> list:
+        """The docks shown one above the other on the right: one for each group of tabs."""
+        there = self.docks_on(Qt.DockWidgetArea.RightDockWidgetArea, but=but)
+        stacks = []
+        for d in there:
+            if not any(t in stacks for t in self.tabifiedDockWidgets(d)):
+                stacks.append(d)
+        return stacks
+
+    @staticmethod
+    def _dock_wants(dock: QtWidgets.QDockWidget) -> int:
+        return max(dock.minimumSizeHint().height(), DOCK_MIN_HEIGHT)
+
+    def _right_room(self) -> int:
+        """The height the docks on the right share: the window less its menu, tool and status bars."""
+        central = self.centralWidget()
+        return central.height() if central is not None else self.height()
+
+    def share_the_right_side(self) -> None:
+        """Docks stacked on the right each get at least ``DOCK_MIN_HEIGHT`` (or their own minimum), and
+        an even share of what is left."""
+        try:
+            stacks = [d for d in self._stacks_on_the_right() if not d.visibleRegion().isEmpty()]
+        except RuntimeError:  # the window is gone
+            return
+        if len(stacks) < 2:
+            return
+        wants = [self._dock_wants(d) for d in stacks]
+        total = sum(d.height() for d in stacks)
+        if sum(wants) > total:
+            return
+        extra = (total - sum(wants)) // len(stacks)
+        self.resizeDocks(stacks, [want + extra for want in wants], Qt.Orientation.Vertical)
 
     def room_on_the_right(self) -> int:
         """How wide a dock on the right can be while the panel area keeps its minimum width."""
@@ -428,7 +472,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for url in event.mimeData().urls():
             if url.isLocalFile() and url.toLocalFile().endswith(".json"):
                 event.acceptProposedAction()
-                QtCore.QTimer.singleShot(0, lambda p=url.toLocalFile(): self.open_file(p))
+                QtCore.QTimer.singleShot(0, self, lambda p=url.toLocalFile(): self.open_file(p))
                 return
 
     def toggle_full_screen(self) -> None:
@@ -519,10 +563,20 @@ class MainWindow(QtWidgets.QMainWindow):
         mb.addMenu(self.experiments.menu)
         mb.addMenu(self.lesson.menu)
         self.helpMenu = help_menu = mb.addMenu("&Help")
-        about = help_menu.addAction("&About QKV Visualizer")
-        about.triggered.connect(self._about)
+        self.panelHelpAction = help_menu.addAction(panel_help.TITLE)
+        self.panelHelpAction.setObjectName("panelHelpAction")
+        self.panelHelpAction.setShortcut(QtGui.QKeySequence(Qt.Key.Key_F1))
+        self.panelHelpAction.setToolTip("Explain the panel under the mouse (or the one you clicked last)")
+        self.panelHelpAction.triggered.connect(lambda: self.show_panel_help())
+        self.addAction(self.panelHelpAction)  # F1 works with the menu bar hidden (full screen, presenter)
+        self.welcomeAction = help_menu.addAction("&Welcome…")
+        self.welcomeAction.setObjectName("welcomeAction")
+        self.welcomeAction.triggered.connect(lambda: welcome.show_welcome(self))
         keys = help_menu.addAction("&Keyboard and mouse")
         keys.triggered.connect(self._keys_help)
+        help_menu.addSeparator()
+        about = help_menu.addAction("&About QKV Visualizer")
+        about.triggered.connect(self._about)
 
         tb = self.addToolBar("Presets")
         tb.setObjectName("presetToolbar")
@@ -577,6 +631,21 @@ class MainWindow(QtWidgets.QMainWindow):
             "scores every pair, scales, applies softmax and mixes the values. Every number can be edited; "
             "every picture follows.</p>",
         )
+
+    def show_panel_help(self, widget: QtWidgets.QWidget | None = None) -> str | None:
+        """Help → What am I looking at? (F1): explain the panel under the mouse, else the one with the
+        keyboard focus, else the one shown alone or clicked last. Returns the text shown."""
+        panel = panel_help.panel_at(widget) if widget is not None else None
+        at = None  # where the bubble points: the mouse, when the panel is the one under it
+        if panel is None:
+            mouse = QtGui.QCursor.pos()
+            panel = panel_help.panel_at(QtWidgets.QApplication.widgetAt(mouse))
+            at = mouse if panel is not None else None
+        if panel is None:
+            panel = panel_help.panel_at(QtWidgets.QApplication.focusWidget())
+        if panel is None:
+            panel = self.exporter.panel(self.exporter.current_panel())
+        return panel_help.show_help(panel, at)
 
     def _keys_help(self) -> None:
         QtWidgets.QMessageBox.information(self, "Keyboard and mouse", KEYS_HELP)

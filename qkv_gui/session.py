@@ -29,8 +29,9 @@ import numpy as np
 
 from qkv_engine import (MAX_TOKENS, AttentionResult, MultiHeadResult, Scenario, ScenarioError, compute_heads,
                         parse_number, presets)
-from qkv_engine.new_words import describe as describe_new_words
+from qkv_engine.data_export import ModelSource
 from qkv_engine.models import ModelEdits
+from qkv_engine.new_words import describe as describe_new_words
 from qkv_engine.views import COLOUR_SCALES
 
 from .model_mode import ForwardRunner, ModelDoc
@@ -496,6 +497,13 @@ class Session(QtCore.QObject):
         return ModelViewData(weights=trace.weights, allowed=trace.allowed, tokens=trace.tokens,
                              layer=self._model_layer, head=self._model_head,
                              knocked_out=frozenset(doc.edits.knocked_out), name=doc.model.info.name)
+
+    def model_source(self):
+        """Which trained model, sentence, edits, layer and head the panels show (for exports), or None."""
+        doc = self._model_doc
+        if doc is None:
+            return None
+        return ModelSource(doc.model.info, doc.text, doc.edits, self._model_layer, self._model_head)
 
     def open_model(self, model, text: str | None = None, view: dict | None = None,
                    edits: ModelEdits | None = None) -> None:

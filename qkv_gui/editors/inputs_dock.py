@@ -229,7 +229,7 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
             return
         self.messageLabel.setText(text)
         self.messageLabel.setVisible(bool(text))
-        QtCore.QTimer.singleShot(8000, self.messageLabel.hide)
+        QtCore.QTimer.singleShot(8000, self.messageLabel, self.messageLabel.hide)
 
     def follow(self, s) -> None:
         """Show the Session's scenario without sending anything back."""

@@ -91,10 +91,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         top = QtWidgets.QHBoxLayout()
         top.setContentsMargins(4, 0, 0, 0)
         top.setSpacing(1)
+        # The note has a line of its own under the buttons: beside them it wrapped a word a line.
         self.sumNote = QtWidgets.QLabel(body)
         self.sumNote.setObjectName("heatmapSumNote")
         self.sumNote.setWordWrap(True)
-        top.addWidget(self.sumNote, 1)
+        self.sumNote.setContentsMargins(4, 0, 4, 0)
 
         # The mask editor: what a click on the grid does, the causal switch and "Clear".
         self.mode = "select"
@@ -153,7 +154,9 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.resetButton.clicked.connect(self.reset_view)
         top.addSpacing(4)
         top.addWidget(self.resetButton, 0, Qt.AlignmentFlag.AlignTop)
+        top.addStretch(1)
         layout.addLayout(top)
+        layout.addWidget(self.sumNote)
 
         self.canvas = pg.GraphicsLayoutWidget(body)
         self.canvas.setObjectName("heatmapCanvas")
@@ -420,7 +423,8 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                 continue
             axis = self.colorbar.getAxis("left") if name == "bar" else self.plot.getAxis(name)
             metrics = QtGui.QFontMetricsF(axis.label.font())
-            text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), options[-1])
+            # none fits (a short plot): no title rather than a cut one (the tooltip and the chooser say it)
+            text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), "")
             if self._titles_shown.get(name) != text:
                 self._titles_shown[name] = text
                 axis.setLabel(text, color=colours[name])

@@ -110,6 +110,21 @@ def test_biases_are_written_when_there_are_some(tmp_path):
                                atol=1e-12)
 
 
+def test_a_trained_heads_settings_name_the_model_and_no_seed():
+    from pathlib import Path
+
+    from qkv_engine.data_export import ModelSource, settings_lines
+    from qkv_engine.models import load_model
+
+    model = load_model(Path(__file__).resolve().parents[1] / "data" / "tiny-gpt2")
+    trace = model.run("the cat sat")
+    result = compute(model.head_scenario(trace, 1, 0))
+    lines = settings_lines(result, model=ModelSource(model.info, "the cat sat", trace.edits, 1, 0))
+    assert lines[0] == "Trained model tiny-gpt2, layer 2 of 2, head 1 of 2."
+    assert not any("seed" in line for line in lines)
+    assert any("causal" in line for line in lines)
+
+
 def test_csv_headers_carry_the_feature_and_column_names(tmp_path):
     s = presets.load("designed-it").with_column_name("q", 1, "").with_options(b_q=np.array([0.5, 0.0]))
     data_export.write_data(tmp_path, compute(s))

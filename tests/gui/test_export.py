@@ -11,13 +11,14 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import presets
 from qkv_gui import export
 from qkv_gui.session import Session
 
 from .conftest import settle
+from .figure_checks import svg_to_image
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 NAMES = ["embedding", "mixing", "qk-plane", "scaling", "softmax", "values", "heatmap", "matrices", "summary"]
@@ -27,18 +28,6 @@ def grey(image: QtGui.QImage) -> np.ndarray:
     img = image.convertToFormat(QtGui.QImage.Format.Format_Grayscale8)
     a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
     return a[:, : img.width()].astype(float)
-
-
-def svg_to_image(data: bytes, size: QtCore.QSize) -> QtGui.QImage:
-    renderer = QtSvg.QSvgRenderer(QtCore.QByteArray(data))
-    assert renderer.isValid()
-    image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(QtGui.QColor("white"))
-    p = QtGui.QPainter(image)
-    p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-    renderer.render(p)
-    p.end()
-    return image
 
 
 def pdf_pages(data: bytes) -> int:

@@ -94,7 +94,9 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     qtbot.keyClick(pane.text, Qt.Key.Key_Right)
     settle()
     assert lesson.index == 12 and pane.stepLabel.text() == "Appendix" and not pane.nextButton.isEnabled()
-    assert w.experiment_docks["dockTrain"].isVisible() and w.grid.focused is None
+    # ... and the heatmap, where the target is outlined, alone in the grid
+    assert w.experiment_docks["dockTrain"].isVisible() and w.grid.focused == "heatmapPanel"
+    assert lesson.grid_panel() == "heatmapPanel" and lesson.highlighted_panel() == "heatmapPanel"
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_PageUp)
@@ -473,14 +475,14 @@ def test_the_softmax_tables_never_break_a_token_name(make_window, size):
     settle(rounds=6)
     doc = w.lesson.pane.text.document()
     for word in ("students", "understand", "everything"):
-        cells = _cells_with(doc, word[:5])
+        cells = _cells_with(doc, word[:3])
         assert len(cells) == 4, (word, cells)  # the row and column names of both tables
         for text, lines in cells:
             assert lines == 1 and (text == word or (text.endswith("\u2026") and word.startswith(text[:-1]))), \
                 (word, text, lines)
     if size[0] >= 1600:  # room enough: every name whole
         assert all(text == word for word in ("students", "understand", "everything")
-                   for text, _lines in _cells_with(doc, word[:5]))
+                   for text, _lines in _cells_with(doc, word[:3]))
     from PySide6 import QtGui
 
     tables = [f for f in doc.rootFrame().childFrames() if isinstance(f, QtGui.QTextTable)]
