@@ -82,7 +82,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.file_path: Path | None = None
         # Unsaved work is kept every few seconds in this window's own file, in ``recovery`` (a folder).
         self.recovery = Recovery(recovery if recovery is not None else default_folder())
-        self._autosaved_index = -1
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
         self.settings = settings if settings is not None else QtCore.QSettings()
@@ -406,7 +406,9 @@ class MainWindow(QtWidgets.QMainWindow):
     def autosave(self) -> bool:
         """Keep unsaved work in the recovery file; True when something was written."""
         stack = self.session.undo_stack
-        if stack.isClean() or stack.index() == self._autosaved_index:
+        # a training run merges its steps into one undo step: the index stays, the document changes
+        kept = self._autosaved
+        if stack.isClean() or (kept is not None and kept[0] == stack.index() and kept[1] is self.session.document):
             return False
         try:
             self.recovery_file.parent.mkdir(parents=True, exist_ok=True)
@@ -415,12 +417,12 @@ class MainWindow(QtWidgets.QMainWindow):
         except OSError as exc:
             self.statusBar().showMessage(f"Autosave failed: {exc.strerror or exc}", 8000)
             return False
-        self._autosaved_index = stack.index()
+        self._autosaved = (stack.index(), self.session.document)
         return True
 
     def _drop_recovery(self) -> None:
         self.recovery.drop()
-        self._autosaved_index = -1
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
 
     def ask_restore(self) -> bool:
         answer = QtWidgets.QMessageBox.question(
@@ -685,5 +687,5 @@ class MainWindow(QtWidgets.QMainWindow):
         self.save_settings()
         self.autosaveTimer.stop()
         self.recovery.close()
-        self._autosaved_index = -1
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
         super().closeEvent(event)
