@@ -9,7 +9,9 @@ MultiHeadResult) adds the heads' joined outputs, W^O and the final output when
 the scenario has several heads or a W^O. Every matrix is listed once, in
 ``MATRICES``: the CSV files and the JSON document are both made from it.
 Floats keep their full precision; a masked scaled score is ``-inf`` in the CSV
-and ``null`` in the JSON.
+and ``null`` in the JSON. Columns and rows of embedding dimensions and of q, k,
+v and output coordinates carry the scenario's names as the app shows them
+("x3 · animate", "q1 · looks for animate"; ``feature_names.header_names``).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import session_format
+from . import feature_names, session_format
 from .attention import AttentionResult
 
 DATA_JSON = "attention.json"
@@ -94,7 +96,8 @@ def data_tables(result: AttentionResult, full=None) -> dict:
                "w_o": with_heads and whole.w_o is not None}
     joined = [] if whole is None else [f"h{h + 1}.v{c + 1}" for h in range(whole.n_heads) for c in range(whole.d_v)]
     labels = {"tokens": token_labels(result.tokens), "keys": token_labels(result.key_tokens),
-              "x": _dims("x", s.d_model), "joined": joined, "bias": ["bias"]}
+              "joined": joined, "bias": ["bias"]}
+    labels.update({kind: feature_names.header_names(s, kind) for kind in ("x", "q", "k", "v", "out")})
     head = f" (head {result.head + 1})" if result.n_heads > 1 else ""
     tables = {}
     for stem, (when, rows, corner, columns, values) in MATRICES.items():
@@ -103,7 +106,9 @@ def data_tables(result: AttentionResult, full=None) -> dict:
         a = np.asarray(values(result, s, full))
         if stem in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v"):
             corner += head
-        names = labels.get(columns) or _dims(columns, a.shape[1])
+        names = labels.get(columns)
+        if names is None or len(names) != a.shape[1]:
+            names = _dims(columns, a.shape[1])
         tables[stem] = Table([corner] + list(names), list(labels[rows]), a)
     return tables
 
@@ -136,10 +141,33 @@ def _json_matrix(a) -> list:
     return [[None if math.isinf(float(v)) else float(v) for v in row] for row in np.asarray(a)]
 
 
-def settings_lines(result: AttentionResult, selection=None) -> list:
-    """The scenario's settings in plain words (the deck's title page, the JSON export)."""
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a trained model's head came from: the model, its sentence and edits, and the layer and head
+    (0-based) the numbers are of."""
+
+    info: object  # qkv_engine.models.ModelInfo
+    text: str
+    edits: object  # qkv_engine.models.ModelEdits
+    layer: int
+    head: int
+
+    def line(self) -> str:
+        return (f"Trained model {self.info.name}, layer {self.layer + 1} of {self.info.n_layers}, "
+                f"head {self.head + 1} of {self.info.n_heads}.")
+
+    def to_dict(self) -> dict:
+        return {"name": self.info.name, "path": str(self.info.path), "family": self.info.family,
+                "config_sha256": self.info.config_sha256, "layer": self.layer + 1, "head": self.head + 1,
+                "counted_from": 1}
+
+
+def settings_lines(result: AttentionResult, selection=None, model: ModelSource | None = None) -> list:
+    """The scenario's settings in plain words (the deck's title page, the JSON export); with ``model``,
+    which trained model, layer and head they are."""
     s = result.scenario
-    lines = [
+    lines = [model.line()] if model is not None else []
+    lines += [
         f"{s.n} token{'s' if s.n != 1 else ''}; each is a row of d_model = {s.d_model} numbers.",
         f"Queries and keys have d_k = {s.d_k} numbers, values d_v = {s.d_v}.",
         "Scores are divided by \u221ad_k." if s.scale else "Scores are not divided by \u221ad_k.",
@@ -163,7 +191,10 @@ def settings_lines(result: AttentionResult, selection=None) -> list:
     lines.append("Masks: " + "; ".join(masks) + "." if masks else "No mask: every token may look at every token.")
     lines.append("Softmax over each query's row (keys)." if s.softmax_over == "keys"
                  else "Softmax over each key's column (queries) \u2014 the classic mistake, shown on purpose.")
-    lines.append(f"Random seed {s.seed}.")
+    if model is None:
+        lines.append(f"Random seed {s.seed}.")
+    elif not model.edits.is_empty():
+        lines.append("Some of the model's numbers were edited (what-if): these are not the checkpoint's.")
     if selection is not None and s.n and s.n_keys:
         i, j = selection.query, min(selection.key, s.n_keys - 1)
         lines.append(f"Selected pair: query {i + 1} '{s.tokens[i]}' \u2192 key {j + 1} '{s.key_tokens[j]}'.")
@@ -172,11 +203,13 @@ def settings_lines(result: AttentionResult, selection=None) -> list:
     return lines
 
 
-def data_json(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> str:
+def data_json(result: AttentionResult, selection=None, preset: str | None = None, full=None,
+              model: ModelSource | None = None) -> str:
     """Every matrix in one JSON document (masked scaled scores are null), plus the session to reopen it.
 
     ``full`` (the MultiHeadResult) gives the whole scenario for the session entry; without it the
-    shown head's own scenario is written."""
+    shown head's own scenario is written. With ``model`` the document names the trained model, layer and
+    head, and its session entry is the model's (where it is, the sentence and the edits, never weights)."""
     s = result.scenario
     whole = s if full is None else full.scenario
     view = {"preset": preset, "head": result.head}
@@ -194,29 +227,34 @@ def data_json(result: AttentionResult, selection=None, preset: str | None = None
                      "divisor": result.divisor, "head": result.head, "n_heads": result.n_heads,
                      "cross_attention": s.is_cross, "padding": list(s.padding),
                      "blocked": [list(c) for c in s.blocked]},
-        "about": settings_lines(result, selection),
+        "about": settings_lines(result, selection, model),
         "matrices": {stem: _json_matrix(t.values) for stem, t in data_tables(result, full).items()},
         "masked_note": "In 'scaled', null marks a pair a mask blocks (minus infinity): causal, padding or "
                        "blocked by hand. A row whose keys are all masked has weights 0 and output 0.",
-        "session": session_format.to_dict(whole, view),
+        "session": session_format.to_dict(whole, view) if model is None else session_format.model_to_dict(
+            model.info, model.text, model.edits, dict(view, layer=model.layer, head=model.head)),
     }
+    if model is not None:
+        doc["model"] = model.to_dict()
     return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False)
 
 
-def data_files(result: AttentionResult, selection=None, preset: str | None = None, full=None) -> dict:
+def data_files(result: AttentionResult, selection=None, preset: str | None = None, full=None,
+               model: ModelSource | None = None) -> dict:
     """file name -> bytes for the data export: ``<stem>.csv`` for each matrix, then ``attention.json``."""
     files = {f"{stem}.csv": csv_text(table).encode("utf-8") for stem, table in data_tables(result, full).items()}
-    files[DATA_JSON] = data_json(result, selection, preset, full).encode("utf-8")
+    files[DATA_JSON] = data_json(result, selection, preset, full, model).encode("utf-8")
     return files
 
 
-def write_data(folder, result: AttentionResult, selection=None, preset: str | None = None, full=None) -> list:
+def write_data(folder, result: AttentionResult, selection=None, preset: str | None = None, full=None,
+               model: ModelSource | None = None) -> list:
     """Write every file of ``data_files`` into ``folder`` (made if missing; each file atomically); returns
     their paths."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, data in data_files(result, selection, preset, full).items():
+    for name, data in data_files(result, selection, preset, full, model).items():
         session_format.write_atomic(folder / name, data)
         written.append(folder / name)
     return written

@@ -4,6 +4,8 @@
     python main.py --preset NAME        open a preset
     python main.py --list-presets       print the presets and exit
     python main.py FILE.qkv.json        open a session file
+    python main.py --model PATH         open a trained model (a folder with config.json, model.safetensors)
+    python main.py --list-models        print the trained models found on this computer and exit
 
 Errors in the arguments print one line and exit with code 2. When Qt cannot
 open a window (no display, missing system libraries) one clear line says so
@@ -27,6 +29,30 @@ NO_WINDOW = (
 )
 
 
+EPILOG = (
+    "commands without a window:\n"
+    f"  {PROG} export --preset NAME --out DIR   figures (PNG, SVG, PDF) and numbers (CSV) for slides;\n"
+    f"  {' ' * len(PROG)}                                  '{PROG} export --help' lists its options"
+)
+#: The name of the Linux desktop entry (resources/qkv-visualizer.desktop), without ".desktop".
+DESKTOP_ID = "qkv-visualizer"
+ICON_SIZES = (16, 32, 48, 64, 128, 256)
+
+
+def app_icon():
+    """The app's icon (window, taskbar), from the PNG sizes in resources/icons."""
+    from PySide6 import QtGui
+
+    from .resources import resource
+
+    icon = QtGui.QIcon()
+    for size in ICON_SIZES:
+        path = resource("icons", f"qkv-visualizer-{size}.png")
+        if path.is_file():
+            icon.addFile(str(path))
+    return icon
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad argument in one line, exit code 2."""
 
@@ -38,11 +64,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog=PROG,
         description="See how attention turns tokens into queries, keys and values.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("session", nargs="?", help="a session file (.qkv.json) to open")
     p.add_argument("--preset", metavar="NAME", help="open a preset scenario (see --list-presets)")
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
     p.add_argument("--lesson", action="store_true", help="open straight into the classroom lesson")
+    p.add_argument("--model", metavar="PATH",
+                   help="open a trained model from its folder (config.json, model.safetensors, tokenizer.json)")
+    p.add_argument("--text", metavar="TEXT", help="with --model: the sentence to start with")
+    p.add_argument("--list-models", action="store_true",
+                   help="print the trained models found on this computer (nothing is downloaded) and exit")
     p.add_argument("--quit-after", type=int, metavar="MS", help=argparse.SUPPRESS)
     p.add_argument("--screenshot", metavar="PNG", help=argparse.SUPPRESS)
     return p
@@ -55,6 +88,22 @@ def _list_presets() -> int:
     for p in presets.all_presets():
         tag = " (random weights)" if p.random_weights else ""
         print(f"{p.name:<{width}}  {p.title}{tag}")
+    return 0
+
+
+def _list_models() -> int:
+    from qkv_engine.models import find_models
+
+    found = find_models()
+    if not found:
+        print("No trained model found on this computer (looked in the Hugging Face cache). "
+              "Open a model's folder with --model PATH.")
+        return 0
+    width = max(len(m.name) for m in found)
+    for m in found:
+        what = {"bert": "BERT", "gpt2": "GPT-2"}.get(m.family or "", m.family or "?")
+        note = f"cannot open: {m.problem}" if m.problem else what
+        print(f"{m.name:<{width}}  {note}  {m.path}")
     return 0
 
 
@@ -123,17 +172,27 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.list_presets:
         return _list_presets()
+    if args.list_models:
+        return _list_models()
     from qkv_engine import ScenarioError, presets, session_format
 
     scenario = None
-    view: dict = {}
+    model = None
     try:
-        if args.preset:
-            if args.session:
-                raise ScenarioError("give either a session file or --preset, not both")
+        if args.text is not None and not args.model:
+            raise ScenarioError("--text goes with --model")
+        if sum(bool(a) for a in (args.preset, args.session, args.model)) > 1:
+            raise ScenarioError("give one of a session file, --preset or --model")
+        if args.model:
+            from qkv_engine.models import load_model
+
+            model = load_model(args.model)
+        elif args.preset:
             presets.get(args.preset)
         elif args.session:
-            scenario, view = session_format.load_file(args.session)
+            scenario = session_format.load_any(args.session)
+            if isinstance(scenario, session_format.ModelSession):
+                session_format.open_model(scenario.ref)  # says which model is missing, before any window
     except ScenarioError as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         return 2
@@ -151,17 +210,27 @@ def main(argv: list[str] | None = None) -> int:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([sys.argv[0]])
     app.setApplicationName("QKV Visualizer")
     app.setOrganizationName("QKV Visualizer")
+    app.setDesktopFileName(DESKTOP_ID)  # Wayland docks find the icon through the .desktop entry
+    app.setWindowIcon(app_icon())
     from .main_window import MainWindow
 
     window = MainWindow(preset=args.preset or presets.DEFAULT)
     _install_exception_dialog(window)
     if scenario is not None:
         window.open_file(args.session)
+    if model is not None:
+        window.models.show_model(model, text=args.text)
     window.show()
     if args.lesson:
         window.enter_lesson_mode()
-    if scenario is None and args.quit_after is None:
-        QtCore.QTimer.singleShot(0, window.offer_recovery)
+    if scenario is None and model is None and args.quit_after is None:
+        def start_up():
+            window.offer_recovery()
+            if not args.lesson and not args.screenshot:
+                from .welcome import maybe_welcome
+
+                maybe_welcome(window)  # the first start only
+        QtCore.QTimer.singleShot(0, start_up)
     if args.screenshot:
         def grab():
             window.grab().save(args.screenshot)

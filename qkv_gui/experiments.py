@@ -17,6 +17,7 @@ from .panels.compare_heatmaps import CompareHeatmapsPanel
 from .panels.concat_project import ConcatProjectPanel
 from .panels.heads_grid import HeadsGridPanel
 from .panels.scaling_lab import ScalingLabPanel
+from .panels.train_panel import TrainPanel
 
 Qt = QtCore.Qt
 
@@ -26,6 +27,7 @@ EXPERIMENTS = {
     "dockHeads": ("Heads side by side", HeadsGridPanel, HeadsGridPanel.title),
     "dockConcat": ("Concat and W^O", ConcatProjectPanel, ConcatProjectPanel.title),
     "dockCompare": ("Compare A / B", CompareHeatmapsPanel, CompareHeatmapsPanel.title),
+    "dockTrain": ("Learn the weights", TrainPanel, TrainPanel.title),
 }
 LAB_DOCK_WIDTH = 600
 #: A dock opened on the right takes this share of the window's width, within these bounds (pixels);

@@ -5,6 +5,7 @@ No menus here (see ``export_actions``), no argument parsing (see ``headless``), 
 
     opts = ExportOptions(width=1920, theme="slide")
     data = render_panel(HeatmapPanel, session, "svg", opts)      # bytes of the file
+    files = render_formats(HeatmapPanel, session, ["png", "svg"], opts)   # one staging, several formats
     export_panel(HeatmapPanel, session, "heatmap.svg", opts)     # written atomically
     export_deck(session, "deck.pdf", opts)                       # title page + one page per panel
     all_panel_classes()                    # the nine lesson panels, then 'scaling-lab' and 'compare'
@@ -16,6 +17,12 @@ and theme, shown with ``WA_DontShowOnScreen``, and rendered with
 ``QWidget.render`` onto a QImage (PNG), a QSvgGenerator (SVG) or a QPdfWriter
 (PDF). Qt's own SVG and PDF engines write text as text and shapes as paths;
 pyqtgraph's SVGExporter is not used (it is broken with current PySide6).
+An SVG is made to open the same in every reader (LibreOffice, librsvg, web
+browsers, not only Qt's): see ``_svg_bytes`` and ``svg_strokes``.
+
+With a trained model open, the files' metadata (SVG title and description, PDF
+title, PNG text) and the deck's title page and page titles name the model, the
+layer and the head.
 
 Two things would otherwise turn a vector export into a picture of pixels:
 pyqtgraph views cache their background as a pixmap (``CacheBackground``) and
@@ -33,7 +40,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import data_export, session_format
 
-from . import style
+from . import style, svg_strokes
 
 Qt = QtCore.Qt
 
@@ -229,12 +236,43 @@ class StagedPanel:
         return False
 
 
+def model_line(session) -> str | None:
+    """'MODEL · layer L, head H' when the session shows a head of a trained model, else None."""
+    doc = getattr(session, "model_doc", None)
+    if doc is None:
+        return None
+    return f"{doc.model.info.name} \u00b7 layer {session.model_layer + 1}, head {session.model_head + 1}"
+
+
 def page_title(panel_class, session) -> str:
-    """A deck page's title: the panel's title, and which head it shows when there are several."""
+    """A deck page's title: the panel's title, and which head it shows when there are several (with a
+    trained model: which layer and head)."""
+    lesson_panel = panel_class in panel_classes().values()
+    if getattr(session, "model_doc", None) is not None and lesson_panel:
+        return f"{panel_class.title} \u00b7 layer {session.model_layer + 1}, head {session.model_head + 1}"
     heads = session.scenario.n_heads
-    if heads > 1 and panel_class in panel_classes().values():
+    if heads > 1 and lesson_panel:
         return f"{panel_class.title} \u00b7 head {session.head + 1} of {heads}"
     return panel_class.title
+
+
+def figure_title(panel_class, session) -> str:
+    """The title written into a figure's file (SVG <title>, PDF and PNG metadata)."""
+    model = model_line(session)
+    name = f"{panel_class.title} \u00b7 {model}" if model else panel_class.title
+    return f"{name} \u2014 QKV Visualizer"
+
+
+def figure_description(session) -> str:
+    """What a figure shows, for the file's metadata: the sentence, and the trained model when there is one."""
+    s = session.scenario
+    sentence = s.text if s.text is not None else " ".join(s.tokens)
+    parts = [f"Attention in the sentence \u201c{sentence}\u201d."]
+    model = model_line(session)
+    if model:
+        parts.append(f"Trained model {model}.")
+    parts.append("Made with QKV Visualizer.")
+    return " ".join(parts)
 
 
 def _render_flags(options: ExportOptions):
@@ -295,7 +333,12 @@ def image_of(panel, options: ExportOptions) -> QtGui.QImage:
     return image
 
 
-def _png_bytes(image: QtGui.QImage) -> bytes:
+def _png_bytes(image: QtGui.QImage, title: str | None = None, description: str | None = None) -> bytes:
+    if title:
+        image.setText("Title", title)
+    if description:
+        image.setText("Description", description)
+    image.setText("Software", "QKV Visualizer")
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
     if not image.save(buf, "PNG"):
@@ -303,24 +346,37 @@ def _png_bytes(image: QtGui.QImage) -> bytes:
     return bytes(buf.data().data())
 
 
-def _svg_bytes(panel, options: ExportOptions, title: str) -> bytes:
+def _svg_bytes(panel, options: ExportOptions, title: str, description: str = "Made with QKV Visualizer") -> bytes:
+    """The panel as SVG 1.1 that reads the same in every renderer.
+
+    The panel is first recorded in a QPicture and then played onto the SVG generator: painted
+    straight from ``QWidget.render``, Qt writes each child widget's clipping without the child's
+    offset (a plot clipped to the wrong place loses its labels), while a replay sets every clip in
+    page coordinates. SVG 1.1 (not Tiny) so that the clipping is written at all: a plot's lines end
+    at its frame, as on screen. Then ``svg_strokes.device_strokes`` writes the thin lines in page
+    units (readers other than Qt's ignore ``vector-effect``)."""
     from PySide6 import QtSvg
 
     w, h = options.size
+    picture = QtGui.QPicture()
+    recorder = QtGui.QPainter(picture)
+    recorder.setRenderHints(_hints())
+    _paint_panel(panel, recorder, options)
+    recorder.end()
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-    gen = QtSvg.QSvgGenerator()
+    gen = QtSvg.QSvgGenerator(QtSvg.QSvgGenerator.SvgVersion.Svg11)
     gen.setOutputDevice(buf)
     gen.setSize(QtCore.QSize(w, h))
     gen.setViewBox(QtCore.QRect(0, 0, w, h))
     gen.setResolution(round(screen_dpi()))
     gen.setTitle(title)
-    gen.setDescription("Made with QKV Visualizer")
+    gen.setDescription(description)
     painter = QtGui.QPainter(gen)
     painter.setRenderHints(_hints())
-    _paint_panel(panel, painter, options)
+    picture.play(painter)
     painter.end()
-    return bytes(buf.data().data())
+    return svg_strokes.device_strokes(bytes(buf.data().data()))
 
 
 def _pdf_writer(device, options: ExportOptions, title: str) -> QtGui.QPdfWriter:
@@ -355,19 +411,30 @@ def _pdf_bytes(panel, options: ExportOptions, title: str) -> bytes:
     return bytes(buf.data().data())
 
 
+def render_formats(panel_class, session, formats, options: ExportOptions | None = None) -> dict:
+    """Format -> file contents of one panel, for each of ``formats`` ('png', 'svg', 'pdf'), all drawn
+    from one staged copy of the panel."""
+    options = options or ExportOptions()
+    formats = [f.lower() for f in formats]
+    for fmt in formats:
+        if fmt not in FIGURE_FORMATS:
+            raise ValueError(f"unknown figure format '{fmt}' (known: {', '.join(FIGURE_FORMATS)})")
+    title, description = figure_title(panel_class, session), figure_description(session)
+    files = {}
+    with StagedPanel(panel_class, session, options) as panel:
+        for fmt in formats:
+            if fmt == "png":
+                files[fmt] = _png_bytes(image_of(panel, options), title, description)
+            elif fmt == "svg":
+                files[fmt] = _svg_bytes(panel, options, title, description)
+            else:
+                files[fmt] = _pdf_bytes(panel, options, title)
+    return files
+
+
 def render_panel(panel_class, session, fmt: str, options: ExportOptions | None = None) -> bytes:
     """The file contents of one panel as ``fmt`` ('png', 'svg' or 'pdf')."""
-    options = options or ExportOptions()
-    fmt = fmt.lower()
-    if fmt not in FIGURE_FORMATS:
-        raise ValueError(f"unknown figure format '{fmt}' (known: {', '.join(FIGURE_FORMATS)})")
-    title = f"{panel_class.title} — QKV Visualizer"
-    with StagedPanel(panel_class, session, options) as panel:
-        if fmt == "png":
-            return _png_bytes(image_of(panel, options))
-        if fmt == "svg":
-            return _svg_bytes(panel, options, title)
-        return _pdf_bytes(panel, options, title)
+    return render_formats(panel_class, session, [fmt], options)[fmt.lower()]
 
 
 def render_image(panel_class, session, options: ExportOptions | None = None) -> QtGui.QImage:
@@ -405,7 +472,7 @@ def export_panels(session, folder, formats=("png",), names=None, options: Export
 
 # ----- the deck ----------------------------------------------------------------------------------------
 def _paint_title_page(painter: QtGui.QPainter, result, selection, options: ExportOptions, titles: list,
-                      preset_title: str | None) -> None:
+                      preset_title: str | None, model: str | None = None, source=None) -> None:
     w, h = options.size
     if not options.transparent:
         painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background())
@@ -429,12 +496,14 @@ def _paint_title_page(painter: QtGui.QPainter, result, selection, options: Expor
 
     s = result.scenario
     block("How attention reads a sentence", 20 * min(fs, 1.3), bold=True, gap=6)
-    if preset_title:
+    if model:
+        block(f"Trained model: {model}", 10 * min(fs, 1.3), color=QtGui.QColor(style.MUTED), gap=14)
+    elif preset_title:
         block(f"Example: {preset_title}", 10 * min(fs, 1.3), color=QtGui.QColor(style.MUTED), gap=14)
     sentence = s.text if s.text is not None else " ".join(s.tokens)
     block("\u201c" + (sentence if sentence.strip() else "(empty sentence)") + "\u201d", 16 * min(fs, 1.3),
           color=QtGui.QColor(style.INK["x"]), gap=16)
-    block("\n".join(data_export.settings_lines(result, selection)), 10 * min(fs, 1.3), gap=16)
+    block("\n".join(data_export.settings_lines(result, selection, source)), 10 * min(fs, 1.3), gap=16)
     block("\n".join(f"page {n + 2}:  {t}" for n, t in enumerate(titles)), 8.5 * min(fs, 1.2),
           color=QtGui.QColor(style.MUTED))
 
@@ -447,11 +516,14 @@ def deck_bytes(session, options: ExportOptions | None = None, names=None, preset
     chosen = [classes[n] for n in (names or list(panel_classes()))]
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-    writer = _pdf_writer(buf, options, "QKV Visualizer \u2014 attention, step by step")
+    model = model_line(session)
+    writer = _pdf_writer(buf, options, "QKV Visualizer \u2014 attention, step by step"
+                         + (f" \u2014 {model}" if model else ""))
     painter = QtGui.QPainter(writer)
     painter.setRenderHints(_hints())
     _fit(painter, writer, options)
-    _paint_title_page(painter, session.result, session.selection, options, [c.title for c in chosen], preset_title)
+    _paint_title_page(painter, session.result, session.selection, options, [page_title(c, session) for c in chosen],
+                      preset_title, model, session.model_source())
     for cls in chosen:
         staged = StagedPanel(cls, session, options, title=page_title(cls, session))
         with staged:

@@ -355,7 +355,8 @@ class ExportController(QtCore.QObject):
         folder = Path(folder)
         s = self.window.session
         try:
-            written = data_export.write_data(folder, s.result, s.selection, s.preset_name, s.full_result)
+            written = data_export.write_data(folder, s.result, s.selection, s.preset_name, s.full_result,
+                                             s.model_source())
         except OSError as exc:
             self._fail(f"write the numbers into {folder}", exc)
             return []

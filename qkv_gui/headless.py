@@ -1,13 +1,14 @@
 """The headless export command: figures and numbers for slides, with no window.
 
-    python main.py export (--preset NAME | --session FILE) --out DIR
+    python main.py export (--preset NAME | --session FILE | --model PATH) --out DIR
+                          [--text "..." --layer L --head H]   (with --model)
                           [--format png,svg,pdf,csv,deck] [--width PX] [--theme slide|screen]
                           [--panels all|heatmap,softmax,...] [--query I --key J] [--transparent]
 
 Writes ``<panel>.<format>`` for each panel and format (embedding, mixing, qk-plane, scaling,
-softmax, values, heatmap, matrices, summary; "all" means these nine; the √d_k lab is exported
-when named: ``--panels scaling-lab``, with its default d_k and seed, as there is no window
-to take them from), the numbers as CSV files plus ``attention.json``
+softmax, values, heatmap, matrices, summary; "all" means these nine; the experiments are
+exported when named: ``--panels scaling-lab,heads,concat``, the lab with its default d_k and
+seed, as there is no window to take them from), the numbers as CSV files plus ``attention.json``
 for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0.
 
 Any problem with the arguments, the preset, the session file or the output folder is one line
@@ -51,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--preset", metavar="NAME", help="a preset scenario (see --list-presets)")
     src.add_argument("--session", metavar="FILE", help="a session file (.qkv.json)")
+    src.add_argument("--model", metavar="PATH",
+                     help="a trained model's folder (config.json, model.safetensors, tokenizer.json or vocab.txt)")
+    p.add_argument("--text", metavar="TEXT", help="with --model: the sentence the model reads")
+    p.add_argument("--layer", type=int, metavar="L", help="with --model: the layer, counting from 1 (default 1)")
+    p.add_argument("--head", type=int, metavar="H", help="with --model: the head, counting from 1 (default 1)")
     p.add_argument("--out", metavar="DIR", required=True, help="the folder to write into (made if missing)")
     p.add_argument("--format", default=DEFAULT_FORMATS, metavar="LIST",
                    help=f"comma-separated, from {', '.join(FORMATS)} (default: {DEFAULT_FORMATS}); "
@@ -84,20 +90,64 @@ def parse(argv: list) -> argparse.Namespace:
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise UsageError(f"--{flag} {value}: tokens are counted from 1")
+    for flag in ("text", "layer", "head"):
+        if getattr(args, flag) is not None and not args.model:
+            raise UsageError(f"--{flag} goes with --model")
+    for flag in ("layer", "head"):
+        value = getattr(args, flag)
+        if value is not None and value < 1:
+            raise UsageError(f"--{flag} {value}: {flag}s are counted from 1")
     return args
 
 
-def load_scenario(args):
-    """(scenario, view) from --preset or --session; ScenarioError says what is wrong."""
+#: The sentence a model reads when --text is not given.
+MODEL_TEXT = "The animal didn't cross the street because it was too tired."
+
+
+class Document:
+    """What to export: a hand-made scenario, or a trained model with its sentence, edits and view."""
+
+    def __init__(self, scenario=None, view=None, model=None, text=None, edits=None):
+        self.scenario, self.view = scenario, dict(view or {})
+        self.model, self.text, self.edits = model, text, edits
+
+    def open_in(self, session) -> None:
+        """Make this document the session's (a model runs its forward at once)."""
+        if self.model is None:
+            session.set_scenario(self.scenario, view=self.view, preset=self.view.get("preset"))
+            return
+        session.runner.sync = True
+        session.open_model(self.model, text=self.text, view=self.view, edits=self.edits)
+
+
+def load_document(args) -> Document:
+    """The document from --preset, --session or --model; ScenarioError (or ModelError) says what is wrong,
+    and a layer or head past the model's is refused here, before any work."""
     from qkv_engine import presets, session_format
+    from qkv_engine.models import load_model
 
     if args.preset:
-        return presets.load(args.preset), {"preset": args.preset}
-    return session_format.load_file(args.session)
+        return Document(presets.load(args.preset), {"preset": args.preset})
+    if args.session:
+        loaded = session_format.load_any(args.session)
+        if isinstance(loaded, session_format.ModelSession):
+            return Document(model=session_format.open_model(loaded.ref), text=loaded.text, edits=loaded.edits,
+                            view=loaded.view)
+        return Document(*loaded)
+    model = load_model(args.model)
+    info = model.info
+    view = {}
+    for flag, count, unit in (("layer", info.n_layers, "layers"), ("head", info.n_heads, "heads per layer")):
+        value = getattr(args, flag)
+        if value is not None and value > count:
+            raise UsageError(f"--{flag} {value} is out of range: {info.name} has {count} {unit} (1 to {count})")
+        view[flag] = (value or 1) - 1
+    return Document(model=model, text=MODEL_TEXT if args.text is None else args.text, view=view)
 
 
 def _selection(args, scenario, view) -> tuple:
     n = scenario.n
+    view = view or {}
     picked = []
     for flag in ("query", "key"):
         value = getattr(args, flag)
@@ -169,7 +219,7 @@ def _quiet_qt():
     return QtCore.qInstallMessageHandler(handler)
 
 
-def _write_all(args, scenario, view, names, staging: Path) -> list:
+def _write_all(args, document: Document, names, staging: Path) -> list:
     """Make every requested file inside ``staging``; returns their names in order."""
     if not os.environ.get("QT_QPA_PLATFORM"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # no window is ever shown; no display needed
@@ -186,25 +236,31 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
     from .session import Session
 
     style.configure_pyqtgraph()
-    session = Session(scenario, parent=app)
-    session.preset_name = args.preset
-    session.select(*_selection(args, scenario, view))
+    session = Session(parent=app)
+    document.open_in(session)
+    session.select(*_selection(args, session.scenario, document.view))
     options = export.ExportOptions(width=args.width or 1920, theme=args.theme, transparent=args.transparent)
     classes = export.all_panel_classes()
     written = []
     try:
+        figures = [fmt for fmt in args.formats if fmt in export.FIGURE_FORMATS]
         for name in names:
-            for fmt in args.formats:
-                if fmt in export.FIGURE_FORMATS:
-                    data = export.render_panel(classes[name], session, fmt, options)
-                    (staging / f"{name}.{fmt}").write_bytes(data)
-                    written.append(f"{name}.{fmt}")
+            if not figures:
+                break
+            files = export.render_formats(classes[name], session, figures, options)  # one staging per panel
+            for fmt in figures:
+                (staging / f"{name}.{fmt}").write_bytes(files[fmt])
+                written.append(f"{name}.{fmt}")
         if "deck" in args.formats:
             title = presets.get(args.preset).title if args.preset else None
+            if session.model_doc is not None:
+                title = (f"{session.model_doc.model.info.name}, layer {session.model_layer + 1}, "
+                         f"head {session.model_head + 1}")
             (staging / "deck.pdf").write_bytes(export.deck_bytes(session, options, names, title))
             written.append("deck.pdf")
         if "csv" in args.formats:
-            files = data_export.data_files(session.result, session.selection, args.preset, session.full_result)
+            files = data_export.data_files(session.result, session.selection, args.preset, session.full_result,
+                                          session.model_source())
             for fname, data in files.items():
                 (staging / fname).write_bytes(data)
                 written.append(fname)
@@ -212,6 +268,13 @@ def _write_all(args, scenario, view, names, staging: Path) -> list:
         session.deleteLater()
         QtCore.qInstallMessageHandler(previous)
     return written
+
+
+class _Counted:
+    """Stands for a scenario where only its token count is needed (range checks before any work)."""
+
+    def __init__(self, n: int):
+        self.n = n
 
 
 def run_export(argv: list) -> int:
@@ -222,14 +285,18 @@ def run_export(argv: list) -> int:
         from qkv_engine import ScenarioError
 
         try:
-            scenario, view = load_scenario(args)
+            document = load_document(args)
         except ScenarioError as exc:
             raise UsageError(str(exc)) from None
         out = Path(args.out).expanduser().absolute()
         names = _panel_names(args)
-        _selection(args, scenario, view)  # range errors before any work
+        if document.model is None:
+            _selection(args, document.scenario, document.view)  # range errors before any work
+        else:
+            tokens = document.model.tokenize(document.text)[0]
+            _selection(args, _Counted(len(tokens)), document.view)
         staging = _staging_folder(out)
-        written = _write_all(args, scenario, view, names, staging)
+        written = _write_all(args, document, names, staging)
         try:
             out.mkdir(parents=True, exist_ok=True)
             for fname in written:

@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, presets, session_format
 
-from . import style
+from . import panel_help, style, welcome
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .experiments import Experiments
 from .export_actions import ExportController
@@ -31,19 +31,22 @@ SETTINGS_VERSION = 2
 MAX_RECENT = 8
 AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
+#: The heading of the designed examples in the preset menu and combo.
+DESIGNED_SECTION = "Designed examples"
 
 
 #: Help → Keyboard and mouse (a test checks every shortcut named here is a real one).
 KEYS_HELP = (
     "Click a token row, a bar, a heatmap cell or a pie slice to select it everywhere.\n"
     "Double-click a number to edit it; Enter keeps it, Esc cancels.\n"
+    "Double-click a table's header to name that feature or column.\n"
     "Double-click a panel's title (or its \u2922 button) to show it alone.\n"
     "Right-click a panel to export or copy it.\n\n"
     "Ctrl+Z / Ctrl+Shift+Z: undo / redo.   Ctrl+S: save.   Ctrl+O: open.\n"
     "Ctrl+E: export the panel.   Ctrl+Shift+C: copy it as a picture.\n"
     "Ctrl+L: lesson.   \u2192 / \u2190 (or Space, Page Down / Page Up): next / previous step.\n"
     "Ctrl+Shift+E: exercise.   F5: presenter (Esc leaves).\n"
-    "F11: full screen.   Ctrl+Q: quit."
+    "F1: what the panel under the mouse shows.   F11: full screen.   Ctrl+Q: quit."
 )
 
 
@@ -54,6 +57,8 @@ CENTRAL_MIN_WIDTH = 260
 NARROW_WINDOW = 1400
 #: A window lower than this (pixels) is a short screen: docks opening on the right share tabs.
 SHORT_WINDOW = 900
+#: A dock on the right is never stacked lower than this (pixels): it shares a tab instead.
+DOCK_MIN_HEIGHT = 360
 #: The window's size on a first start, when the screen has room for it.
 FIRST_SIZE = (1600, 1000)
 #: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
@@ -77,12 +82,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.file_path: Path | None = None
         # Unsaved work is kept every few seconds in this window's own file, in ``recovery`` (a folder).
         self.recovery = Recovery(recovery if recovery is not None else default_folder())
-        self._autosaved_index = -1
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
         self.settings = settings if settings is not None else QtCore.QSettings()
         self.session = Session(presets.load(preset), parent=self)
         self.session.preset_name = preset
+        self.session.select_promised_pair(preset)  # a designed example: the pair its note speaks of
         self.resize(first_size(QtGui.QGuiApplication.primaryScreen()))
         self.setDockNestingEnabled(True)
 
@@ -127,6 +133,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.gridScroll.setWidget(self.grid)
         self.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
         self.setCentralWidget(self.gridScroll)
+        self.grid.watch(self.gridScroll)  # as many panels a row as fit at their readable widths
 
         # The window's parts, each with its own menu: the export actions, the experiment docks, the lesson.
         self.exporter = ExportController(self)
@@ -190,15 +197,56 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def tab_on_a_short_screen(self, dock: QtWidgets.QDockWidget) -> None:
-        """On a short screen (lower than ``SHORT_WINDOW``) a dock opening on the right shares a tab with
-        one already there: stacked, their pictures would make the window taller than the screen."""
+        """A dock opening on the right shares a tab with one already there when stacking would squeeze
+        them: on a short screen (lower than ``SHORT_WINDOW``) their pictures would make the window taller
+        than the screen, and on any screen no dock is stacked lower than ``DOCK_MIN_HEIGHT`` (three
+        experiments at 1920 x 1080 left the third a strip). Stacked, the docks share the height so that
+        each has at least that much."""
         right = Qt.DockWidgetArea.RightDockWidgetArea
-        if self.height() >= SHORT_WINDOW or dock.isFloating() or self.tabifiedDockWidgets(dock) \
-                or self.dockWidgetArea(dock) != right:
+        if dock.isFloating() or self.tabifiedDockWidgets(dock) or self.dockWidgetArea(dock) != right:
             return
-        there = self.docks_on(right, but=dock)
-        if there:
-            self.tabifyDockWidget(there[-1], dock)
+        stacks = self._stacks_on_the_right(but=dock)
+        if not stacks:
+            return
+        wanted = sum(self._dock_wants(d) for d in stacks) + DOCK_MIN_HEIGHT
+        if self.height() < SHORT_WINDOW or wanted > self._right_room():
+            self.tabifyDockWidget(stacks[-1], dock)
+        else:
+            QtCore.QTimer.singleShot(0, self, self.share_the_right_side)  # once the new dock is laid out
+
+    def _stacks_on_the_right(self, but=None) -> list:
+        """The docks shown one above the other on the right: one for each group of tabs."""
+        there = self.docks_on(Qt.DockWidgetArea.RightDockWidgetArea, but=but)
+        stacks = []
+        for d in there:
+            if not any(t in stacks for t in self.tabifiedDockWidgets(d)):
+                stacks.append(d)
+        return stacks
+
+    @staticmethod
+    def _dock_wants(dock: QtWidgets.QDockWidget) -> int:
+        return max(dock.minimumSizeHint().height(), DOCK_MIN_HEIGHT)
+
+    def _right_room(self) -> int:
+        """The height the docks on the right share: the window less its menu, tool and status bars."""
+        central = self.centralWidget()
+        return central.height() if central is not None else self.height()
+
+    def share_the_right_side(self) -> None:
+        """Docks stacked on the right each get at least ``DOCK_MIN_HEIGHT`` (or their own minimum), and
+        an even share of what is left."""
+        try:
+            stacks = [d for d in self._stacks_on_the_right() if not d.visibleRegion().isEmpty()]
+        except RuntimeError:  # the window is gone
+            return
+        if len(stacks) < 2:
+            return
+        wants = [self._dock_wants(d) for d in stacks]
+        total = sum(d.height() for d in stacks)
+        if sum(wants) > total:
+            return
+        extra = (total - sum(wants)) // len(stacks)
+        self.resizeDocks(stacks, [want + extra for want in wants], Qt.Orientation.Vertical)
 
     def room_on_the_right(self) -> int:
         """How wide a dock on the right can be while the panel area keeps its minimum width."""
@@ -358,7 +406,9 @@ class MainWindow(QtWidgets.QMainWindow):
     def autosave(self) -> bool:
         """Keep unsaved work in the recovery file; True when something was written."""
         stack = self.session.undo_stack
-        if stack.isClean() or stack.index() == self._autosaved_index:
+        # a training run merges its steps into one undo step: the index stays, the document changes
+        kept = self._autosaved
+        if stack.isClean() or (kept is not None and kept[0] == stack.index() and kept[1] is self.session.document):
             return False
         try:
             self.recovery_file.parent.mkdir(parents=True, exist_ok=True)
@@ -367,12 +417,12 @@ class MainWindow(QtWidgets.QMainWindow):
         except OSError as exc:
             self.statusBar().showMessage(f"Autosave failed: {exc.strerror or exc}", 8000)
             return False
-        self._autosaved_index = stack.index()
+        self._autosaved = (stack.index(), self.session.document)
         return True
 
     def _drop_recovery(self) -> None:
         self.recovery.drop()
-        self._autosaved_index = -1
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
 
     def ask_restore(self) -> bool:
         answer = QtWidgets.QMessageBox.question(
@@ -424,7 +474,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for url in event.mimeData().urls():
             if url.isLocalFile() and url.toLocalFile().endswith(".json"):
                 event.acceptProposedAction()
-                QtCore.QTimer.singleShot(0, lambda p=url.toLocalFile(): self.open_file(p))
+                QtCore.QTimer.singleShot(0, self, lambda p=url.toLocalFile(): self.open_file(p))
                 return
 
     def toggle_full_screen(self) -> None:
@@ -465,16 +515,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self._fill_recent_menu()
         file_menu.addSeparator()
         self.presetMenu = preset_menu = file_menu.addMenu("Open &preset")
+        preset_menu.setToolTipsVisible(True)
         self.presetCombo = QtWidgets.QComboBox(self)
         self.presetCombo.setObjectName("presetCombo")
-        for p in presets.all_presets():
-            act = preset_menu.addAction(p.title + (" (random weights)" if p.random_weights else ""))
-            act.setToolTip(p.description)
-            act.triggered.connect(lambda _=False, n=p.name: self.load_preset(n))
-            self.presetCombo.addItem(p.title, p.name)
-            self.presetCombo.setItemData(self.presetCombo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
+        self._fill_presets(preset_menu, self.presetCombo)
         self.presetCombo.setCurrentIndex(max(0, self.presetCombo.findData(self.session.preset_name)))
-        self.presetCombo.currentIndexChanged.connect(lambda i: self.load_preset(self.presetCombo.itemData(i)))
+        self.presetCombo.currentIndexChanged.connect(self._preset_chosen)
         file_menu.addSeparator()
         file_menu.addMenu(self.exporter.menu)
         file_menu.addSeparator()
@@ -519,15 +565,53 @@ class MainWindow(QtWidgets.QMainWindow):
         mb.addMenu(self.experiments.menu)
         mb.addMenu(self.lesson.menu)
         self.helpMenu = help_menu = mb.addMenu("&Help")
-        about = help_menu.addAction("&About QKV Visualizer")
-        about.triggered.connect(self._about)
+        self.panelHelpAction = help_menu.addAction(panel_help.TITLE)
+        self.panelHelpAction.setObjectName("panelHelpAction")
+        self.panelHelpAction.setShortcut(QtGui.QKeySequence(Qt.Key.Key_F1))
+        self.panelHelpAction.setToolTip("Explain the panel under the mouse (or the one you clicked last)")
+        self.panelHelpAction.triggered.connect(lambda: self.show_panel_help())
+        self.addAction(self.panelHelpAction)  # F1 works with the menu bar hidden (full screen, presenter)
+        self.welcomeAction = help_menu.addAction("&Welcome…")
+        self.welcomeAction.setObjectName("welcomeAction")
+        self.welcomeAction.triggered.connect(lambda: welcome.show_welcome(self))
         keys = help_menu.addAction("&Keyboard and mouse")
         keys.triggered.connect(self._keys_help)
+        help_menu.addSeparator()
+        about = help_menu.addAction("&About QKV Visualizer")
+        about.triggered.connect(self._about)
 
         tb = self.addToolBar("Presets")
         tb.setObjectName("presetToolbar")
         tb.addWidget(QtWidgets.QLabel(" Preset: ", self))
         tb.addWidget(self.presetCombo)
+
+    def _fill_presets(self, menu: QtWidgets.QMenu, combo: QtWidgets.QComboBox) -> None:
+        """The presets in the menu and the combo: the designed examples (features and weights chosen by
+        hand, with a note) in a section of their own, under a heading that cannot be chosen."""
+        ordered = sorted(presets.all_presets(), key=lambda p: p.designed)  # stable: menu order within each
+        headed = False
+        for p in ordered:
+            if p.designed and not headed:
+                headed = True
+                menu.addSection(DESIGNED_SECTION)
+                combo.insertSeparator(combo.count())
+                combo.addItem(DESIGNED_SECTION)
+                heading = combo.model().item(combo.count() - 1)
+                heading.setFlags(heading.flags() & ~(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled))
+                font = heading.font()
+                font.setBold(True)
+                heading.setFont(font)
+            act = menu.addAction(p.title + (" (random weights)" if p.random_weights else ""))
+            act.setObjectName(f"preset:{p.name}")
+            act.setToolTip(p.description)
+            act.triggered.connect(lambda _=False, n=p.name: self.load_preset(n))
+            combo.addItem(p.title, p.name)
+            combo.setItemData(combo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
+
+    def _preset_chosen(self, index: int) -> None:
+        name = self.presetCombo.itemData(index)
+        if name in presets.names():  # not the section's heading
+            self.load_preset(name)
 
     def show_all_panels(self) -> None:
         for act in self.panel_actions.values():
@@ -549,6 +633,21 @@ class MainWindow(QtWidgets.QMainWindow):
             "scores every pair, scales, applies softmax and mixes the values. Every number can be edited; "
             "every picture follows.</p>",
         )
+
+    def show_panel_help(self, widget: QtWidgets.QWidget | None = None) -> str | None:
+        """Help → What am I looking at? (F1): explain the panel under the mouse, else the one with the
+        keyboard focus, else the one shown alone or clicked last. Returns the text shown."""
+        panel = panel_help.panel_at(widget) if widget is not None else None
+        at = None  # where the bubble points: the mouse, when the panel is the one under it
+        if panel is None:
+            mouse = QtGui.QCursor.pos()
+            panel = panel_help.panel_at(QtWidgets.QApplication.widgetAt(mouse))
+            at = mouse if panel is not None else None
+        if panel is None:
+            panel = panel_help.panel_at(QtWidgets.QApplication.focusWidget())
+        if panel is None:
+            panel = self.exporter.panel(self.exporter.current_panel())
+        return panel_help.show_help(panel, at)
 
     def _keys_help(self) -> None:
         QtWidgets.QMessageBox.information(self, "Keyboard and mouse", KEYS_HELP)
@@ -588,5 +687,5 @@ class MainWindow(QtWidgets.QMainWindow):
         self.save_settings()
         self.autosaveTimer.stop()
         self.recovery.close()
-        self._autosaved_index = -1
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
         super().closeEvent(event)

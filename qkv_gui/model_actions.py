@@ -139,15 +139,22 @@ class ModelActions(QtCore.QObject):
                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
             self.panel = ModelViewPanel(window.session)
             dock.setWidget(self.panel)
-            window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
-            window.tab_on_a_short_screen(dock)
             self.dock = dock
-            window.make_room()
-            dock.show()
-            # narrower than an experiment: its tiles read at ~30 px, and the nine panels keep the room
-            width = max(dock.minimumSizeHint().width(), min(MODEL_VIEW_WIDTH, dock_width(window),
-                                                            window.room_on_the_right()))
-            window.resizeDocks([dock], [width], QtCore.Qt.Orientation.Horizontal)
+            from .main_window import NARROW_WINDOW
+
+            weights = window.docks["dockWeights"]
+            if window.width() < NARROW_WINDOW and not weights.isHidden() and not weights.isFloating():
+                # a small screen (a projector): a tab beside the weight grids, so the panels keep the room
+                window.tabifyDockWidget(weights, dock)
+            else:
+                window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+                window.tab_on_a_short_screen(dock)
+                window.make_room()
+                dock.show()
+                # narrower than an experiment: its tiles read at ~30 px, and the nine panels keep the room
+                width = max(dock.minimumSizeHint().width(), min(MODEL_VIEW_WIDTH, dock_width(window),
+                                                                window.room_on_the_right()))
+                window.resizeDocks([dock], [width], QtCore.Qt.Orientation.Horizontal)
         self.dock.show()
         self.dock.raise_()
         return self.dock

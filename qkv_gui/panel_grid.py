@@ -1,14 +1,16 @@
-"""The central area: the nine panels in a 3 x 3 grid of splitters, each in a titled frame.
+"""The central area: the nine panels in rows of splitters (three a row when they fit), each in a titled frame.
 
 Any panel can be focused (shown alone, large) and brought back; any can be
 hidden from the View menu; one can be outlined (``highlight``: the lesson's
-step). Splitter sizes are saved with the window.
+step). A row holds as many panels as fit at their readable widths (three at
+most): on a narrow screen, rows of two or one, and the area scrolls. Splitter
+sizes are saved with the window.
 """
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from . import style
+from . import panel_help, style
 from .panels.base import Panel
 
 Qt = QtCore.Qt
@@ -44,7 +46,7 @@ class ElidedLabel(QtWidgets.QLabel):
 
 
 class PanelFrame(QtWidgets.QFrame):
-    """A panel with a title bar and a focus button."""
+    """A panel with a title bar, a help button (?) and a focus button."""
 
     focusRequested = QtCore.Signal(str)
 
@@ -63,6 +65,13 @@ class PanelFrame(QtWidgets.QFrame):
         self.outline: str | None = None  # the colour of the outline that singles it out, if any
         self.title_px: int | None = None  # the title's size in pixels, when not the window's own
         bar.addWidget(self.titleLabel, 1)
+        self.helpButton = QtWidgets.QToolButton(self)
+        self.helpButton.setObjectName("panelHelpButton")
+        self.helpButton.setText("?")
+        self.helpButton.setToolTip("What am I looking at? (F1)")
+        self.helpButton.setAutoRaise(True)
+        self.helpButton.clicked.connect(self.show_help)
+        bar.addWidget(self.helpButton)
         self.focusButton = QtWidgets.QToolButton(self)
         self.focusButton.setText("\u2922")
         self.focusButton.setToolTip("Show this panel alone (again to show all)")
@@ -76,6 +85,10 @@ class PanelFrame(QtWidgets.QFrame):
         session.scenarioChanged.connect(self._follow_head)
         self._follow_head()
         self._restyle()
+
+    def show_help(self) -> str:
+        """The panel's "What am I looking at?" bubble, under the ? button; returns its text."""
+        return panel_help.show_help(self.panel, self.helpButton.mapToGlobal(self.helpButton.rect().bottomLeft()))
 
     def set_outline(self, colour: str | None) -> None:
         """Single the panel out with a coloured outline (None: no outline)."""
@@ -110,6 +123,16 @@ class PanelFrame(QtWidgets.QFrame):
         if self.titleLabel.text() != text:
             self.titleLabel.setText(text)
 
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        """In the grid, as wide as the panel asks for (``Panel.room_width``), not its layout's minimum now:
+        a panel whose buttons show words when wide and icons when narrow would otherwise hold its row
+        wide once it had been shown wide (alone, say)."""
+        hint = super().minimumSizeHint()
+        if self.panel.text_room:
+            margins = self.layout().contentsMargins()
+            hint.setWidth(self.panel.room_width() + margins.left() + margins.right())
+        return hint
+
     def mouseDoubleClickEvent(self, event):
         if event.position().y() < 28:
             self.focusRequested.emit(self.panel.object_name)
@@ -117,7 +140,12 @@ class PanelFrame(QtWidgets.QFrame):
 
 
 class PanelGrid(QtWidgets.QSplitter):
-    """Rows of three panel frames; ``focus(name)`` shows one panel alone."""
+    """Rows of up to three panel frames; ``focus(name)`` shows one panel alone.
+
+    The rows are packed to the width of the area the grid is shown in (``watch``): a row takes the next
+    panels, in lesson order, while their readable widths fit, at most ``COLUMNS``. A narrow area (a 1024 x
+    768 projector) gets rows of two or one; the area scrolls for the height. Each packing keeps its own
+    splitter sizes: going back to a packing brings back the sizes it had."""
 
     COLUMNS = 3
 
@@ -130,18 +158,100 @@ class PanelGrid(QtWidgets.QSplitter):
         self.wanted: dict[str, bool] = {}
         self.focused: str | None = None
         self.highlighted: str | None = None
-        for idx, panel in enumerate(panels):
-            if idx % self.COLUMNS == 0:
-                row = QtWidgets.QSplitter(Qt.Orientation.Horizontal, self)
-                row.setChildrenCollapsible(False)
-                self.addWidget(row)
-                self.rows.append(row)
-            frame = PanelFrame(panel, self.rows[-1])
+        self.packing: tuple = ()  # how many frames each row holds, e.g. (3, 3, 3)
+        self._sizes: dict[tuple, list] = {}  # packing -> the splitters' sizes it had (as save_state gives them)
+        self._width: int | None = None  # the width of the area the rows are packed to (None: not watched)
+        self._repack = QtCore.QTimer(self)
+        self._repack.setSingleShot(True)
+        self._repack.setInterval(0)
+        self._repack.timeout.connect(self.pack)
+        for panel in panels:
+            frame = PanelFrame(panel)  # not a child of the grid: a splitter takes its children as sections
             frame.focusRequested.connect(self.toggle_focus)
-            self.rows[-1].addWidget(frame)
             self.frames[panel.object_name] = frame
             self.wanted[panel.object_name] = True
-        self.equalize()
+        names = list(self.frames)
+        self._lay_out(tuple(len(names[k:k + self.COLUMNS]) for k in range(0, len(names), self.COLUMNS)))
+
+    # ----- packing the rows ------------------------------------------------------------------------
+    def watch(self, area: QtWidgets.QAbstractScrollArea) -> None:
+        """Pack the rows to the width of ``area`` (the scroll area the grid is shown in), now and whenever
+        it changes size."""
+        self._area = area
+        area.installEventFilter(self)
+        self._follow_area()
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt naming)
+        if obj is getattr(self, "_area", None) and event.type() == QtCore.QEvent.Type.Resize:
+            self._follow_area()
+        return False
+
+    def _follow_area(self) -> None:
+        area = self._area
+        # The room for the rows whether or not a scroll bar shows: the packing never depends on the bar.
+        bar = area.style().pixelMetric(QtWidgets.QStyle.PixelMetric.PM_ScrollBarExtent, None, area)
+        width = area.width() - 2 * area.frameWidth() - bar
+        if width != self._width:
+            self._width = width
+            self.pack()
+
+    def event(self, event) -> bool:
+        if event.type() == QtCore.QEvent.Type.LayoutRequest and self._width is not None:
+            self._repack.start()  # a panel asks for another size: its row may hold fewer or more now
+        return super().event(event)
+
+    def packing_for(self, width: int) -> tuple:
+        """How many frames each row holds in ``width`` pixels: the next frames in order while their
+        minimum widths (and the handles between them) fit, at most ``COLUMNS`` shown; a hidden frame
+        goes with the row it falls in."""
+        rows: list[int] = []
+        count = shown = used = 0
+        handle = self.handleWidth()
+        for name, frame in self.frames.items():
+            if self.wanted[name]:
+                need = frame.minimumSizeHint().width()
+                if shown and (shown >= self.COLUMNS or used + handle + need > width):
+                    rows.append(count)
+                    count = shown = used = 0
+                used += need + (handle if shown else 0)
+                shown += 1
+            count += 1
+        rows.append(count)
+        return tuple(rows)
+
+    def pack(self) -> None:
+        """Pack the rows to the watched width (nothing while one panel is shown alone)."""
+        if self._width is None or self.focused is not None:
+            return
+        packing = self.packing_for(self._width)
+        if packing != self.packing:
+            self._sizes[self.packing] = self.save_state()[1:]
+            self._lay_out(packing)
+
+    def _lay_out(self, packing: tuple) -> None:
+        """Put the frames, in order, into rows of ``packing`` frames; the sizes this packing had before,
+        else equal shares."""
+        frames = list(self.frames.values())
+        while len(self.rows) < len(packing):
+            row = QtWidgets.QSplitter(Qt.Orientation.Horizontal, self)
+            row.setChildrenCollapsible(False)
+            self.addWidget(row)
+            self.rows.append(row)
+        start = 0
+        for row, count in zip(self.rows, packing):
+            for k, frame in enumerate(frames[start:start + count]):
+                if row.indexOf(frame) != k:
+                    row.insertWidget(k, frame)
+            start += count
+        for row in self.rows[len(packing):]:
+            row.hide()
+            row.setParent(None)
+            row.deleteLater()
+        self.rows = self.rows[:len(packing)]
+        self.packing = packing
+        self._apply()
+        if not self._put_back(self._sizes.get(packing)):
+            self.equalize()
 
     def equalize(self) -> None:
         """Give every row, and every panel in a row, the same share of the space."""
@@ -152,6 +262,7 @@ class PanelGrid(QtWidgets.QSplitter):
     def set_panel_visible(self, name: str, visible: bool) -> None:
         self.wanted[name] = visible
         self._apply()
+        self.pack()
 
     def toggle_focus(self, name: str) -> None:
         self.focus(None if self.focused == name else name)
@@ -160,6 +271,7 @@ class PanelGrid(QtWidgets.QSplitter):
         """Show only panel ``name`` (None: show every wanted panel again)."""
         self.focused = name
         self._apply()
+        self.pack()
 
     def highlight(self, name: str | None, colour: str = style.SELECTED) -> None:
         """Outline panel ``name`` in ``colour`` (the lesson's step panel); None: no panel outlined."""
@@ -178,19 +290,43 @@ class PanelGrid(QtWidgets.QSplitter):
         for row in self.rows:
             row.setVisible(any(row.widget(i).isVisibleTo(row) for i in range(row.count())))
 
+    # ----- the sizes, for the settings file ----------------------------------------------------------
     def save_state(self) -> list:
-        """The splitter sizes as text (base64), for the settings file: plain strings, read back as they were
-        written (a list of Python bytes would be stored as a pickled object, and loading it unpickles)."""
+        """The packing and the splitter sizes as text, for the settings file: plain strings, read back as
+        they were written (a list of Python bytes would be stored as a pickled object, and loading it
+        unpickles). The first string names the packing ("rows 3 3 3"), then one base64 string a splitter."""
         states = [self.saveState()] + [row.saveState() for row in self.rows]
-        return [bytes(state.toBase64().data()).decode("ascii") for state in states]
+        return ["rows " + " ".join(str(n) for n in self.packing)] + \
+            [bytes(state.toBase64().data()).decode("ascii") for state in states]
 
     def restore_state(self, states) -> None:
-        """Put back the sizes ``save_state`` gave; anything that is not such a list is ignored."""
+        """Put back the sizes ``save_state`` gave, now if the rows are packed the same way, else when they
+        are; anything that is not such a list is ignored (a list without the packing is of rows of three)."""
         if isinstance(states, str):
             states = [states]
         if not isinstance(states, list) or not states or not all(isinstance(t, str) for t in states):
             return
+        if states[0].startswith("rows "):
+            try:
+                packing = tuple(int(n) for n in states[0][5:].split())
+            except ValueError:
+                return
+            states = states[1:]
+        else:
+            names = list(self.frames)
+            packing = tuple(len(names[k:k + self.COLUMNS]) for k in range(0, len(names), self.COLUMNS))
+        if not states or sum(packing) != len(self.frames):
+            return
+        self._sizes[packing] = states
+        if packing == self.packing:
+            self._put_back(states)
+
+    def _put_back(self, states) -> bool:
+        """Apply splitter sizes kept as base64 text (the grid's, then each row's); False when there are none."""
+        if not states:
+            return False
         arrays = [QtCore.QByteArray.fromBase64(t.encode("ascii", "ignore")) for t in states]
         self.restoreState(arrays[0])
         for row, state in zip(self.rows, arrays[1:]):
             row.restoreState(state)
+        return True

@@ -12,6 +12,11 @@ With a trained model open (``open_model``) the document is a ``ModelDoc`` (the m
 the what-if edits) instead of a Scenario: every change runs the model again (``ForwardRunner``: on a
 worker thread when it is slow), and the chosen layer and head give the one-head Scenario the panels
 draw. Edits of W^Q, W^K, W^V, a bias or x become edits of that layer and head of the checkpoint.
+
+The "Learn the weights" experiment hands the session each step of a run with ``train_to``: every step
+of one run merges into one undo step. Its target (where each query should look) is ``train_target``,
+outlined on the heatmaps. In a designed example, a word typed over another takes that word's features;
+when the typist pauses, ``newWordsNoted`` says so ("'dog' took the features of 'animal'").
 """
 from __future__ import annotations
 
@@ -20,9 +25,13 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui
 
+import numpy as np
+
 from qkv_engine import (MAX_TOKENS, AttentionResult, MultiHeadResult, Scenario, ScenarioError, compute_heads,
                         parse_number, presets)
+from qkv_engine.data_export import ModelSource
 from qkv_engine.models import ModelEdits
+from qkv_engine.new_words import describe as describe_new_words
 from qkv_engine.views import COLOUR_SCALES
 
 from .model_mode import ForwardRunner, ModelDoc
@@ -31,6 +40,7 @@ from .model_mode import ForwardRunner, ModelDoc
 #: Sentence edits closer together than this (seconds) merge into one undo step.
 TYPING_PAUSE = 1.0
 _SENTENCE_ID = 1
+_TRAINING_ID = 2
 
 
 class _Edit(QtGui.QUndoCommand):
@@ -58,6 +68,25 @@ class _Edit(QtGui.QUndoCommand):
 
     def undo(self):
         self.session._set(*self.old)
+
+
+class _TrainingEdit(_Edit):
+    """One step of a training run; the steps of the same run merge into one undo step. A run that
+    ends where it started (reset) leaves no undo step at all."""
+
+    def __init__(self, session: "Session", old, new, label: str, run):
+        super().__init__(session, old, new, label, merge=False)
+        self.run = run
+
+    def id(self):
+        return _TRAINING_ID
+
+    def mergeWith(self, other):
+        if not isinstance(other, _TrainingEdit) or other.run is not self.run:
+            return False
+        self.new = other.new
+        self.setObsolete(self.new[0] is self.old[0] or self.new[0] == self.old[0])
+        return True
 
 
 #: What an edit of each grid is called in the undo history.
@@ -96,6 +125,8 @@ class Session(QtCore.QObject):
     modelChanged = QtCore.Signal(object)  # the ModelDoc now (a model opened, edited, run), or None (hand-made)
     modelViewChanged = QtCore.Signal(object)  # model_view_data, after it changes (a new trace, layer or head)
     busyChanged = QtCore.Signal(bool)  # a slow forward of the model runs (True) or has landed (False)
+    trainTargetChanged = QtCore.Signal(object)  # the training target (n x m, read-only), or None
+    newWordsNoted = QtCore.Signal(str)  # what newly typed words got, once the typist pauses (designed examples)
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
         super().__init__(parent)
@@ -122,6 +153,11 @@ class Session(QtCore.QObject):
         self.runner.failed.connect(self._on_forward_failed)
         self.runner.busyChanged.connect(self.busyChanged)
         self._colour_scale = "auto"
+        self._train_target = None  # n x m: where each query should look ("Learn the weights"), or None
+        self._typing_from: Scenario | None = None  # the scenario before a burst of typing
+        self._words_timer = QtCore.QTimer(self)
+        self._words_timer.setSingleShot(True)
+        self._words_timer.timeout.connect(self._note_new_words)
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -221,6 +257,8 @@ class Session(QtCore.QObject):
         leaving = self._model_doc is not None
         self._model_doc = None
         self._trace = None
+        if (document.tokens, document.key_tokens) != (self._scenario.tokens, self._scenario.key_tokens):
+            self.set_train_target(None)  # its cells named other tokens
         self._scenario = document
         self.preset_name = preset
         if leaving:
@@ -232,6 +270,7 @@ class Session(QtCore.QObject):
 
     def set_scenario(self, scenario: Scenario, view: dict | None = None, preset: str | None = None) -> None:
         """Open a new document: no undo history, nothing unsaved."""
+        self._typing_from = None
         self._set(scenario, preset)
         self.undo_stack.clear()
         self.undo_stack.setClean()
@@ -248,8 +287,17 @@ class Session(QtCore.QObject):
             self.set_colour_scale(view["colour_scale"])
 
     def load_preset(self, name: str) -> None:
-        """Switch to a preset as one undoable step."""
+        """Switch to a preset as one undoable step. A designed example selects the first pair its note
+        speaks of (e.g. 'it' looking at 'animal')."""
+        self._typing_from = None
         self.apply(presets.load(name), f"open preset {name}", preset=name)
+        self.select_promised_pair(name)
+
+    def select_promised_pair(self, name: str) -> None:
+        """Select the first (query, key) pair the note of preset ``name`` speaks of, if it has one."""
+        pairs = presets.get(name).pairs if name in presets.names() else ()
+        if pairs:
+            self.select(*pairs[0])
 
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario."""
@@ -283,12 +331,74 @@ class Session(QtCore.QObject):
             return
         if text == self._scenario.text:
             return
-        if self.try_apply(lambda: self._scenario.with_text(text), "typing in the sentence", merge=True) \
-                and self._scenario.dropped:
+        before = self._scenario
+        if not self.try_apply(lambda: self._scenario.with_text(text), "typing in the sentence", merge=True):
+            return
+        if self._typing_from is None:
+            self._typing_from = before
+        self._words_timer.start(int(TYPING_PAUSE * 1000))
+        if self._scenario.dropped:
             self.message.emit(
                 f"Kept the first {self._scenario.n} tokens; {self._scenario.dropped} more were left out "
                 f"(the limit is {MAX_TOKENS})."
             )
+
+    def _note_new_words(self) -> None:
+        """The typist paused: in a designed example, say what each new word got (``new_words.describe``)."""
+        before, self._typing_from = self._typing_from, None
+        after = self._scenario
+        if before is None or self._model_doc is not None or after.new_tokens == "random":
+            return
+        notes = describe_new_words(before, after)
+        if notes:
+            text = "; ".join(notes) + "."
+            self.newWordsNoted.emit(text)
+            self.message.emit(text)
+
+    def set_feature_name(self, dim: int, name: str) -> bool:
+        """Call embedding dimension ``dim`` (0-based) ``name``, e.g. "animate"; "" goes back to x1, x2, ..."""
+        label = f"name x{dim + 1} '{name.strip()}'" if name.strip() else f"clear the name of x{dim + 1}"
+        return self.try_apply(lambda: self._scenario.with_feature_name(dim, name), label)
+
+    def set_column_name(self, which: str, col: int, name: str) -> bool:
+        """Call column ``col`` of W^Q, W^K or W^V (``which``: "q", "k", "v"; every head's columns counted
+        together) ``name``, e.g. "looks for animate"; "" goes back to q1, q2, ..."""
+        label = f"name {which}{col + 1} '{name.strip()}'" if name.strip() else f"clear the name of {which}{col + 1}"
+        return self.try_apply(lambda: self._scenario.with_column_name(which, col, name), label)
+
+    # ----- learning the weights --------------------------------------------------------------
+    @property
+    def train_target(self):
+        """Where each query should look (n x m, rows summing to 1 or 0), or None: set by the experiment."""
+        return self._train_target
+
+    def set_train_target(self, target) -> None:
+        """Set (or, with None, clear) the training target; the heatmaps outline its cells. A view
+        setting, not an edit: no undo step. It is cleared when the tokens change."""
+        if target is not None:
+            target = np.array(target, dtype=np.float64)
+            if target.shape != (self._scenario.n, self._scenario.n_keys):
+                raise ValueError(f"target: expected {self._scenario.n} x {self._scenario.n_keys}, got {target.shape}")
+            target.setflags(write=False)
+        old = self._train_target
+        if target is None and old is None:
+            return
+        if target is not None and old is not None and np.array_equal(target, old):
+            return
+        self._train_target = target
+        self.trainTargetChanged.emit(target)
+
+    def train_to(self, scenario: Scenario, run, label: str = "learn the weights") -> bool:
+        """Make ``scenario`` (the next step of a training run) current. Every step of the same ``run``
+        (any object, the same one for the whole run) merges into one undo step while nothing else is
+        edited in between; a run brought back to its start leaves no step."""
+        if self._model_doc is not None:
+            self.message.emit("Learning the weights works on the hand-made examples: "
+                              "open one from the File menu first.")
+            return False
+        old = (self.document, self.preset_name)
+        self.undo_stack.push(_TrainingEdit(self, old, (scenario, self.preset_name), label, run))
+        return True
 
     def set_cell(self, matrix: str, row: int, col: int, text_or_value) -> bool:
         """Set one number of x, w_q, w_k or w_v from typed text (or a float).
@@ -306,8 +416,7 @@ class Session(QtCore.QObject):
         if self._model_doc is not None:
             return self._set_model_cell(matrix, row, col, value)
         names = {"x": f"edit x of '{self._scenario.tokens[row]}'" if 0 <= row < self._scenario.n else "edit x",
-                 "w_q": "edit W^Q", "w_k": "edit W^K", "w_v": "edit W^V", "w_o": "edit W^O",
-                 "source_x": "edit x of a source token"}
+                 "source_x": "edit x of a source token", **{m: f"edit {g}" for m, g in GRID_NAMES.items()}}
         return self.try_apply(lambda: self._scenario.with_cell(matrix, row, col, value),
                               f"{names.get(matrix, 'edit')} [{row + 1},{col + 1}]")
 
@@ -388,6 +497,13 @@ class Session(QtCore.QObject):
         return ModelViewData(weights=trace.weights, allowed=trace.allowed, tokens=trace.tokens,
                              layer=self._model_layer, head=self._model_head,
                              knocked_out=frozenset(doc.edits.knocked_out), name=doc.model.info.name)
+
+    def model_source(self):
+        """Which trained model, sentence, edits, layer and head the panels show (for exports), or None."""
+        doc = self._model_doc
+        if doc is None:
+            return None
+        return ModelSource(doc.model.info, doc.text, doc.edits, self._model_layer, self._model_head)
 
     def open_model(self, model, text: str | None = None, view: dict | None = None,
                    edits: ModelEdits | None = None) -> None:

@@ -48,6 +48,7 @@ FOREGROUND = "#222222"
 MUTED = "#8A8A8A"  # faint items: other keys, guide lines
 GRID = "#D9D9D9"
 SELECTED = "#111111"  # outline of the selected token / cell
+TARGET = "#C2185B"  # dashed outline of a cell the training target asks for ("Learn the weights")
 NEGATIVE_BG = "#FDE8E8"  # table cells holding a negative number
 WARN = "#B00020"  # something is wrong or missing: a column-wise softmax, a row with no key left
 SOFT_TEXT = "#333333"  # notes under a picture (in italics)
@@ -111,6 +112,12 @@ class Theme:
     font_scale: float = 1.0  # multiplies every font size
     line_scale: float = 1.0  # multiplies every line width
     background: str = BACKGROUND
+    control_scale: float | None = None  # multiplies the font of buttons and choosers (None: font_scale)
+
+    @property
+    def controls(self) -> float:
+        """The factor on the font of a panel's controls (buttons, choosers, tabs)."""
+        return self.font_scale if self.control_scale is None else self.control_scale
 
 
 SCREEN = Theme("screen")
@@ -118,6 +125,12 @@ SCREEN = Theme("screen")
 SLIDE = Theme("slide", font_scale=1.6, line_scale=1.8)
 
 
+#: In presenter mode a panel's controls grow with the text only up to this factor: a row of buttons at
+#: twice the size would make the panel wider than a small projector's screen.
+PRESENTER_CONTROLS_MAX = 1.25
+
+
 def presenter(font_scale: float) -> Theme:
     """The theme of presenter mode at a given text size."""
-    return Theme("presenter", font_scale=font_scale, line_scale=max(1.0, font_scale * 0.8))
+    return Theme("presenter", font_scale=font_scale, line_scale=max(1.0, font_scale * 0.8),
+                 control_scale=min(font_scale, PRESENTER_CONTROLS_MAX))

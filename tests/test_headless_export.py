@@ -69,7 +69,7 @@ def test_default_is_every_panel_as_png_svg_pdf_from_a_session_file(tmp_path):
     (["--preset", "seed-cat", "--query", "5"], "--query 5 is out of range: the sentence has 1 token"),
     (["--preset", "seed-cat", "--key", "0"], "--key 0: tokens are counted from 1"),
     (["--preset", "seed-cat", "--session", "x.qkv.json"], "not allowed with argument"),
-    (["--width", "800"], "one of the arguments --preset --session is required"),
+    (["--width", "800"], "one of the arguments --preset --session --model is required"),
     (["--preset", "seed-cat", "--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bad_arguments_one_line_exit_2_nothing_written(tmp_path, args, message):
@@ -120,18 +120,18 @@ def test_a_failure_half_way_leaves_nothing_behind(tmp_path, monkeypatch, qapp):
     from qkv_gui import export, headless
 
     calls = []
-    real = export.render_panel
+    real = export.render_formats
 
-    def flaky(cls, session, fmt, options=None):
-        calls.append(fmt)
-        if len(calls) == 3:
+    def flaky(cls, session, formats, options=None):
+        calls.append(cls.object_name)
+        if len(calls) == 2:  # the first panel's three files are made, then the disk is full
             raise OSError(28, "No space left on device")
-        return real(cls, session, fmt, options)
+        return real(cls, session, formats, options)
 
-    monkeypatch.setattr(export, "render_panel", flaky)
+    monkeypatch.setattr(export, "render_formats", flaky)
     out = tmp_path / "out"
     code = headless.run_export(["--preset", "seed-cat", "--out", str(out), "--panels", "softmax,values"])
-    assert code == 2 and len(calls) == 3
+    assert code == 2 and calls == ["softmaxPanel", "valuesPanel"]
     assert leftovers(tmp_path) == []
 
 

@@ -4,13 +4,17 @@ Models read the current Scenario and write edits back through the Session,
 which validates typed text (``-0.5``, ``\u22120.5``, ``.5``, ``1e-3``). Text that
 is not a finite number keeps the old value; the reason is shown at the cell
 (``refused``), in its tooltip and on the status line.
+
+Headers carry the scenario's names ("x3 · animate", "q1 · looks for animate"; see
+``qkv_engine.feature_names``); ``name_target`` says which header section shows which name, so that
+``HeaderNameEditor`` can rename it in place. ``BiasRowModel`` is the one-row grid of a bias (b^Q, b^K, b^V).
 """
 from __future__ import annotations
 
 import numpy as np
 from PySide6 import QtCore, QtGui
 
-from qkv_engine import fixed
+from qkv_engine import feature_names, fixed
 
 from .. import style
 from ..session import Session
@@ -27,6 +31,10 @@ RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 GRID_ROLE = {"w_q": "query", "w_k": "key", "w_v": "value", "w_o": "output"}
 GRID_SYMBOL = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
 OUT_SYMBOL = {"w_q": "q", "w_k": "k", "w_v": "v", "w_o": "out"}
+BIAS_SYMBOL = {"b_q": "b^Q", "b_k": "b^K", "b_v": "b^V"}
+BIAS_KIND = {"b_q": "q", "b_k": "k", "b_v": "v"}
+HORIZONTAL = Qt.Orientation.Horizontal
+VERTICAL = Qt.Orientation.Vertical
 _EMPTY = np.zeros((0, 0))
 
 
@@ -42,8 +50,12 @@ class _NumberModel(QtCore.QAbstractTableModel):
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
         self.session = session
+        #: The scenario the model shows now: headers read it, never ``session.scenario``, which may be a
+        #: newer one of another shape while the views are still being told (mid-reset).
+        self.scenario = session.scenario
         self._shown = self._matrix()
         self._shape = self._shown.shape
+        self._names = self._header_names(session.scenario)
         self._neg_bg = QtGui.QBrush(QtGui.QColor(style.NEGATIVE_BG))
         self._neg_fg = QtGui.QBrush(QtGui.QColor("#A11D1D"))
         self.rejected: dict[tuple[int, int], str] = {}  # cell -> why the last typed text was refused
@@ -53,16 +65,23 @@ class _NumberModel(QtCore.QAbstractTableModel):
         a = getattr(self.session.scenario, self.matrix)
         return _EMPTY if a is None else a
 
-    def _on_scenario(self, _scenario):
+    def _on_scenario(self, scenario):
         new = self._matrix()
         old, self._shown = self._shown, new
-        if new is old:
-            return
+        names = self._header_names(scenario)
         if new.shape != self._shape:
             self.beginResetModel()
-            self._shape = new.shape
+            self.scenario, self._shape, self._names = scenario, new.shape, names
             self.rejected.clear()
             self.endResetModel()
+            return
+        self.scenario = scenario
+        if names != self._names:
+            self._names = names
+            for orientation, count in ((HORIZONTAL, self.columnCount()), (VERTICAL, self.rowCount())):
+                if count:
+                    self.headerDataChanged.emit(orientation, 0, count - 1)
+        if new is old:
             return
         off = self.first_number_column
         if self.text_changed():
@@ -75,6 +94,25 @@ class _NumberModel(QtCore.QAbstractTableModel):
 
     def text_changed(self) -> bool:
         return False
+
+    # ----- names in the headers (renamed in place by HeaderNameEditor) ---------------------------------
+    #: orientation -> the kind of name its header sections show ("x", "q", ...), or None
+    name_kinds: dict = {}
+
+    def _header_names(self, scenario) -> tuple:
+        return tuple(feature_names.names(scenario, k) for k in self.name_kinds.values() if k)
+
+    def name_target(self, orientation, section: int):
+        """``(kind, index)`` of the name that header ``section`` shows, e.g. ("x", 2), or None."""
+        kind = self.name_kinds.get(orientation)
+        index = section - (self.first_number_column if orientation == HORIZONTAL else 0)
+        if kind is None or index < 0 or index >= len(feature_names.names(self.scenario, kind)):
+            return None
+        return kind, index
+
+    def name_of(self, kind: str, index: int) -> str:
+        """The name given now ("" when none)."""
+        return feature_names.name(self.scenario, kind, index)
 
     def rowCount(self, parent=QtCore.QModelIndex()):
         return 0 if parent.isValid() else self._shape[0]
@@ -157,6 +195,8 @@ class TokenTableModel(_NumberModel):
     def text_changed(self) -> bool:
         tokens = self._tokens_of(self.session.scenario)
         changed, self._tokens = tokens != self._tokens, tokens
+        if changed and self.scenario.d_model >= self.WIDE and self.rowCount():
+            self.headerDataChanged.emit(VERTICAL, 0, self.rowCount() - 1)  # the rows name their tokens
         return changed
 
     def _on_scenario(self, scenario):
@@ -173,13 +213,22 @@ class TokenTableModel(_NumberModel):
             return QtGui.QBrush(QtGui.QColor(style.FILL["x"]).lighter(135))
         return None
 
+    name_kinds = {HORIZONTAL: "x"}
+    #: From this many dials on, a row's header names its token too (the token column scrolls away).
+    WIDE = 16
+
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        s = self.scenario
         if role == Qt.ItemDataRole.DisplayRole:
             if orientation == Qt.Orientation.Horizontal:
-                return "token" if section == 0 else f"x{section}"
+                return "token" if section == 0 else feature_names.header(s, "x", section - 1)
+            if s.d_model >= self.WIDE and section < len(self._tokens):
+                return f"{section + 1} {self._tokens[section]}"
             return str(section + 1)
         if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal and section > 0:
-            return f"Dial {section} of each token's embedding"
+            given = feature_names.name(s, "x", section - 1)
+            what = f": {given}" if given else ""
+            return f"Dial {section} of each token's embedding{what}. Double-click to name it."
         if role == Qt.ItemDataRole.ForegroundRole and orientation == Qt.Orientation.Horizontal:
             return QtGui.QBrush(QtGui.QColor(style.INK["x"]))
         return None
@@ -203,35 +252,69 @@ class WeightGridModel(_NumberModel):
             if self.rowCount():
                 self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
 
-    def _column_name(self, c: int) -> str:
-        """'q2', or 'h2·q1' (head 2's first coordinate) when there are several heads."""
-        s = self.session.scenario
-        sym = OUT_SYMBOL[self.matrix]
-        if self.matrix == "w_o" or s.n_heads == 1:
-            return f"{sym}{c + 1}"
-        d = s.d_v if self.matrix == "w_v" else s.d_k
-        return f"h{c // d + 1}\u00b7{sym}{c % d + 1}"
+    @property
+    def name_kinds(self) -> dict:
+        if self.matrix == "w_o":
+            return {VERTICAL: "v"}  # rows: every head's value coordinates
+        return {VERTICAL: "x", HORIZONTAL: OUT_SYMBOL[self.matrix]}
 
-    def _row_name(self, r: int) -> str:
-        if self.matrix != "w_o":
-            return f"x{r + 1}"
-        s = self.session.scenario
-        return f"h{r // s.d_v + 1}\u00b7v{r % s.d_v + 1}"
+    def _column_name(self, c: int, named: bool = False) -> str:
+        """'q2', or 'h2·q1' (head 2's first coordinate) when there are several heads; ``named``:
+        with its name, 'q2 · looks for a noun'."""
+        s = self.scenario
+        if self.matrix == "w_o":
+            return f"out{c + 1}"
+        kind = OUT_SYMBOL[self.matrix]
+        return (feature_names.header if named else feature_names.symbol)(s, kind, c)
+
+    def _row_name(self, r: int, named: bool = False) -> str:
+        s = self.scenario
+        kind = "v" if self.matrix == "w_o" else "x"
+        return (feature_names.header if named else feature_names.symbol)(s, kind, r)
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         role_name = GRID_ROLE[self.matrix]
         if role == Qt.ItemDataRole.DisplayRole:
-            if orientation == Qt.Orientation.Horizontal:
-                return f"\u2192 {self._column_name(section)}"
-            return f"{self._row_name(section)} \u2192"
+            if orientation == Qt.Orientation.Horizontal:  # a name goes on a second line: narrower columns
+                given = "" if self.matrix == "w_o" else feature_names.name(self.scenario,
+                                                                           OUT_SYMBOL[self.matrix], section)
+                return f"\u2192 {self._column_name(section)}" + (f" \u00b7\n{given}" if given else "")
+            return f"{self._row_name(section, named=True)} \u2192"
         if role == Qt.ItemDataRole.ToolTipRole:
+            rename = " Double-click to name it."
             if orientation == Qt.Orientation.Horizontal:
-                return f"Column {section + 1} makes {role_name} coordinate {self._column_name(section)}"
+                return (f"Column {section + 1} makes {role_name} coordinate {self._column_name(section, named=True)}."
+                        + ("" if self.matrix == "w_o" else rename))
             if self.matrix == "w_o":
-                return f"Row {section + 1} is how much {self._row_name(section)} (a head's output) feeds each final output"
-            return f"Row {section + 1} is how much input dial x{section + 1} feeds each output"
+                return (f"Row {section + 1} is how much {self._row_name(section, named=True)} (a head's output) "
+                        f"feeds each final output.{rename}")
+            return (f"Row {section + 1} is how much input dial {self._row_name(section, named=True)} feeds each "
+                    f"output.{rename}")
         if role == Qt.ItemDataRole.ForegroundRole:
             ink = (style.INK["value"] if self.matrix == "w_o" else style.INK["x"]) \
                 if orientation == Qt.Orientation.Vertical else style.INK[role_name]
             return QtGui.QBrush(QtGui.QColor(ink))
+        return None
+
+
+class BiasRowModel(_NumberModel):
+    """A bias as a grid of one row (b^Q, b^K or b^V): added to every token's q, k or v."""
+
+    def __init__(self, session: Session, matrix: str, parent=None):
+        self.matrix = matrix
+        super().__init__(session, parent)
+
+    def _matrix(self):
+        return np.asarray(getattr(self.session.scenario, self.matrix)).reshape(1, -1)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        kind = BIAS_KIND[self.matrix]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{BIAS_SYMBOL[self.matrix]} +" if orientation == VERTICAL \
+                else f"\u2192 {feature_names.symbol(self.scenario, kind, section)}"
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == VERTICAL:
+            return (f"The bias {BIAS_SYMBOL[self.matrix]}: added to every token's {GRID_ROLE['w_' + kind]} "
+                    f"after the grid ({kind} = x W + {BIAS_SYMBOL[self.matrix]})")
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QtGui.QBrush(QtGui.QColor(style.INK[GRID_ROLE["w_" + kind]]))
         return None

@@ -1,7 +1,12 @@
 """The editor widgets: sentence and options, the token table, the weight grids.
 
 They write every change to the Session and follow it back (with their own
-signals blocked, so nothing echoes).
+signals blocked, so nothing echoes). Under the sentence box: what newly typed
+words got in a designed example ("'dog' took the features of 'animal'") and
+the example's note ("About this example"). The token table's feature names are
+renamed in place (double-click a column header); with many dials (a trained
+model's 384) its columns keep a fixed width, each row names its token, and the
+selected token's row is scrolled into view.
 """
 from __future__ import annotations
 
@@ -11,77 +16,27 @@ from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
 from .. import style
 from ..session import Session
+from .example_note import ExampleNoteBox
+from .grid_models import TokenTableModel
+from .header_names import HeaderNameEditor
 from .model_box import ModelBox
-from .grid_models import GRID_ROLE, GRID_SYMBOL, OUT_SYMBOL, TokenTableModel, WeightGridModel
+from .number_table import REFUSED_INK, NumberTableView
+from .weight_grids import WeightGridsWidget
+
+__all__ = ["InputsWidget", "NumberTableView", "SentenceOptionsWidget", "TokenTableWidget", "WeightGridsWidget"]
 
 Qt = QtCore.Qt
 MAX_GUI_DIM = 64
-#: Ink of a refused entry's note (the same red as the messages under the sentence box).
-REFUSED_INK = "#A11D1D"
+#: Ink of the note on newly typed words (what they got): a plain remark, not an error.
+NOTE_INK = "#4A4A4A"
+#: How long that note stays (ms).
+NOTE_MS = 15000
+#: A token table with this many dials or more keeps its columns this wide (pixels).
+WIDE_COLUMN_PX = 52
 SOFTMAX_CHOICES = [
     ("keys", "Each row, over the keys (correct)"),
     ("queries", "Each column, over the queries (a classic bug)"),
 ]
-
-
-class CellNote(QtWidgets.QLabel):
-    """A short note laid over a table, just under one cell (why typed text was refused). It is in no
-    layout, so nothing moves when it shows; it goes after a few seconds, or at the next click or scroll."""
-
-    SHOWN_MS = 8000
-
-    def __init__(self, view: QtWidgets.QTableView):
-        super().__init__(view)
-        self.view = view
-        self.setObjectName("cellNote")
-        self.setWordWrap(True)
-        self.setStyleSheet(f"background: #FFF4F4; color: {REFUSED_INK}; border: 1px solid {REFUSED_INK}; "
-                           "border-radius: 3px; padding: 2px 4px;")
-        self.timer = QtCore.QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.timeout.connect(self.hide)
-        view.verticalScrollBar().valueChanged.connect(self.hide)
-        view.horizontalScrollBar().valueChanged.connect(self.hide)
-        view.pressed.connect(self.hide)
-        self.hide()
-
-    def show_at(self, index: QtCore.QModelIndex, text: str) -> None:
-        cell = self.view.visualRect(index)
-        if not cell.isValid():
-            return
-        self.setText(text)
-        corner = self.view.viewport().mapTo(self.view, cell.bottomLeft())
-        width = min(max(cell.width() * 3, 220), self.view.width() - 4)
-        self.setFixedWidth(max(60, width))
-        height = self.heightForWidth(self.width())
-        x = max(2, min(corner.x(), self.view.width() - self.width() - 2))
-        y = corner.y() + 1
-        if y + height > self.view.height():  # no room under the cell: above it
-            y = max(0, corner.y() - cell.height() - height - 1)
-        self.setGeometry(x, y, self.width(), height)
-        self.show()
-        self.raise_()
-        self.timer.start(self.SHOWN_MS)
-
-
-class NumberTableView(QtWidgets.QTableView):
-    """A compact table of numbers; a refused entry is reported at its cell."""
-
-    def __init__(self, model, object_name: str, parent=None):
-        super().__init__(parent)
-        self.setObjectName(object_name)
-        self.setModel(model)
-        self.note = CellNote(self)
-        model.refused.connect(lambda r, c, why: self.note.show_at(self.model().index(r, c), why))
-        model.modelReset.connect(self.note.hide)
-        model.dataChanged.connect(self.note.hide)  # a new value (a refused one shows its note after this)
-    def fit_height(self, max_rows: int | None = None) -> None:
-        rows = self.model().rowCount()
-        if max_rows is not None:
-            rows = min(rows, max_rows)
-        h = self.horizontalHeader().height() + rows * self.verticalHeader().defaultSectionSize() + 4
-        self.setMinimumHeight(h)
-        self.setMaximumHeight(h)
 
 
 class SentenceEdit(QtWidgets.QLineEdit):
@@ -120,6 +75,20 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.messageLabel.setStyleSheet(f"color: {REFUSED_INK};")
         self.messageLabel.hide()
         layout.addWidget(self.messageLabel)
+        # What newly typed words got, in a designed example (after the typist pauses).
+        self.newWordsLabel = QtWidgets.QLabel(self)
+        self.newWordsLabel.setObjectName("newWordsLabel")
+        self.newWordsLabel.setWordWrap(True)
+        self.newWordsLabel.setStyleSheet(f"color: {NOTE_INK}; font-style: italic;")
+        self.newWordsLabel.hide()
+        layout.addWidget(self.newWordsLabel)
+        self._note_timer = QtCore.QTimer(self)
+        self._note_timer.setSingleShot(True)
+        self._note_timer.timeout.connect(self.newWordsLabel.hide)
+        session.newWordsNoted.connect(self.show_new_words)
+        # A designed example: why each of its numbers is there.
+        self.exampleNote = ExampleNoteBox(session, self)
+        layout.addWidget(self.exampleNote)
         # In the trained-model mode: the model, its layer and head. The hand-made options hide then.
         self.modelBox = ModelBox(session, self)
         layout.addWidget(self.modelBox)
@@ -249,12 +218,18 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
                 self._editing = False
         return run
 
+    def show_new_words(self, text: str) -> None:
+        """Say what newly typed words got (``Session.newWordsNoted``) for a while."""
+        self.newWordsLabel.setText(text)
+        self.newWordsLabel.setVisible(bool(text))
+        self._note_timer.start(NOTE_MS)
+
     def show_message(self, text: str) -> None:
         if not self._editing:
             return
         self.messageLabel.setText(text)
         self.messageLabel.setVisible(bool(text))
-        QtCore.QTimer.singleShot(8000, self.messageLabel.hide)
+        QtCore.QTimer.singleShot(8000, self.messageLabel, self.messageLabel.hide)
 
     def follow(self, s) -> None:
         """Show the Session's scenario without sending anything back."""
@@ -318,6 +293,7 @@ class TokenTableWidget(QtWidgets.QWidget):
         self.view = NumberTableView(self.model, "tokenTable", self)
         self.view.horizontalHeader().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.namer = HeaderNameEditor(self.view)
         layout.addWidget(self.view)
         self.view.clicked.connect(lambda index: session.select(query=index.row()))
         session.selectionChanged.connect(self._follow_selection)
@@ -329,62 +305,47 @@ class TokenTableWidget(QtWidgets.QWidget):
             0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.sourceView.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.sourceView.clicked.connect(lambda index: session.select(key=index.row()))
+        self.sourceNamer = HeaderNameEditor(self.sourceView)
         layout.addWidget(self.sourceView)
+        self._wide = None
         session.scenarioChanged.connect(self._follow_source)
         self._follow_source(session.scenario)
 
     def _follow_source(self, s) -> None:
         self.sourceLabel.setVisible(s.is_cross)
         self.sourceView.setVisible(s.is_cross)
+        wide = s.d_model >= TokenTableModel.WIDE
+        if wide != self._wide:
+            self._wide = wide
+            for view in (self.view, self.sourceView):
+                self._set_wide(view, wide)
+
+    @staticmethod
+    def _set_wide(view: QtWidgets.QTableView, wide: bool) -> None:
+        """Many dials: every number column keeps one narrow width (the table scrolls sideways); the
+        row headers name the tokens. Few dials: the columns fit their names ("x3 · animate")."""
+        header = view.horizontalHeader()
+        Mode = QtWidgets.QHeaderView.ResizeMode
+        header.setSectionResizeMode(Mode.Interactive if wide else Mode.ResizeToContents)
+        header.setSectionResizeMode(0, Mode.ResizeToContents)
+        if wide:
+            header.setDefaultSectionSize(WIDE_COLUMN_PX)
+            for c in range(1, view.model().columnCount()):
+                header.resizeSection(c, WIDE_COLUMN_PX)
+
+    def showEvent(self, event):  # noqa: N802 (Qt naming)
+        super().showEvent(event)
+        # laid out now: the selected row (chosen before the table was shown) can be scrolled into view
+        QtCore.QTimer.singleShot(0, self, lambda: self._follow_selection(self.session.selection))
 
     def _follow_selection(self, sel) -> None:
         if self.model.rowCount() > sel.query:
             self.view.blockSignals(True)
             self.view.selectRow(sel.query)
             self.view.blockSignals(False)
-
-
-class WeightGridsWidget(QtWidgets.QWidget):
-    """The three grids W^Q, W^K, W^V, each titled in its role's colour."""
-
-    def __init__(self, session: Session, parent=None):
-        super().__init__(parent)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(6, 2, 6, 6)
-        self.models: dict[str, WeightGridModel] = {}
-        self.views: dict[str, NumberTableView] = {}
-        names = {"w_q": "weightsQ", "w_k": "weightsK", "w_v": "weightsV", "w_o": "weightsO"}
-        words = {"w_q": "query", "w_k": "key", "w_v": "value"}
-        self.titles: dict[str, QtWidgets.QLabel] = {}
-        for matrix, obj in names.items():
-            role = GRID_ROLE[matrix]
-            if matrix == "w_o":
-                text = (f"<b style='color:{style.INK[role]}'>W^O</b>: mixes the heads' outputs (rows: every "
-                        f"head's v coordinates side by side) into the final output (columns)")
-            else:
-                text = (f"<b style='color:{style.INK[role]}'>{GRID_SYMBOL[matrix]}</b>: each x dial (row) "
-                        f"feeds each {words[matrix]} coordinate {OUT_SYMBOL[matrix]}1, {OUT_SYMBOL[matrix]}2, ... "
-                        f"(column)")
-            title = QtWidgets.QLabel(text, self)
-            title.setWordWrap(True)
-            model = WeightGridModel(session, matrix, self)
-            view = NumberTableView(model, obj, self)
-            view.verticalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-            self.models[matrix], self.views[matrix], self.titles[matrix] = model, view, title
-            layout.addWidget(title)
-            layout.addWidget(view, 1)
-        session.scenarioChanged.connect(self._follow)
-        self._follow(session.scenario)
-
-    def _follow(self, s) -> None:
-        has_o = s.w_o is not None
-        self.titles["w_o"].setVisible(has_o)
-        self.views["w_o"].setVisible(has_o)
-        for view in self.views.values():
-            # Room for a few rows each; the dock scrolls when the grids do not all fit.
-            rows = min(view.model().rowCount(), 5)
-            view.setMinimumHeight(view.horizontalHeader().sizeHint().height() + rows * 22 + 6
-                                  + view.horizontalScrollBar().sizeHint().height())
+            # keep the row in view, without scrolling sideways away from the dials being read
+            column = max(0, self.view.columnAt(0))
+            self.view.scrollTo(self.model.index(sel.query, column))
 
 
 class InputsWidget(QtWidgets.QWidget):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from ..panel_grid import ElidedLabel
 from ..session import GRID_NAMES, Session
 
 #: How many edits the box names one by one before it only counts the rest.
@@ -16,9 +17,13 @@ LISTED_EDITS = 3
 
 def describe_model(info) -> str:
     """One line about a model: its name, family and sizes."""
+    return f"{info.name} ({describe_sizes(info)})"
+
+
+def describe_sizes(info) -> str:
+    """The model's family and sizes in a few words."""
     family = {"bert": "BERT", "gpt2": "GPT-2"}.get(info.family, info.family)
-    return (f"{info.name} ({family}: {info.n_layers} layers \u00d7 {info.n_heads} heads, "
-            f"d_model {info.d_model}, d_k {info.d_head})")
+    return f"{family}, {info.n_layers} layers \u00d7 {info.n_heads} heads, d_model {info.d_model}, d_k {info.d_head}"
 
 
 def describe_edits(edits) -> str:
@@ -45,10 +50,15 @@ class ModelBox(QtWidgets.QGroupBox):
         self.session = session
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        self.nameLabel = QtWidgets.QLabel(self)
+        # one line each, shortened with "…" when narrow (the whole text is the tooltip): a wrapped label in
+        # a short dock was cut at its top
+        self.nameLabel = ElidedLabel("", self)
         self.nameLabel.setObjectName("modelNameLabel")
-        self.nameLabel.setWordWrap(True)
+        self.nameLabel.setStyleSheet("font-weight: bold;")
         layout.addWidget(self.nameLabel)
+        self.sizesLabel = ElidedLabel("", self)
+        self.sizesLabel.setObjectName("modelSizesLabel")
+        layout.addWidget(self.sizesLabel)
 
         row = QtWidgets.QHBoxLayout()
         self.layerSpin = QtWidgets.QSpinBox(self)
@@ -111,8 +121,9 @@ class ModelBox(QtWidgets.QGroupBox):
         for w in widgets:
             w.blockSignals(True)
         try:
-            self.nameLabel.setText(describe_model(info))
-            self.nameLabel.setToolTip(str(info.path))
+            self.nameLabel.setText(info.name)
+            self.sizesLabel.setText(describe_sizes(info))
+            self.nameLabel.setToolTip(f"{describe_model(info)}\n{info.path}")
             self.layerSpin.setMaximum(info.n_layers)
             self.headSpin.setMaximum(info.n_heads)
             self.layerSpin.setValue(self.session.model_layer + 1)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number
+from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number, training, training_text
 
 from .. import style
 from . import markdown
 from .demo import softmax_direction_html
+from .notes import example_note_html, open_experiment_html
 from .pane import BODY_PX, CONTROL_PX, SCALES, LessonPane
 from .steps import Step, load_steps
 
@@ -27,7 +28,15 @@ PREVIOUS_KEYS = {Qt.Key.Key_Left, Qt.Key.Key_PageUp}
 LARGER_KEYS = {Qt.Key.Key_Plus, Qt.Key.Key_Equal}
 SMALLER_KEYS = {Qt.Key.Key_Minus}
 PRESENTER_SCALE = 1.5
-PANE_SHARE = 0.42  # of the screen width, for the lesson pane in presenter mode
+#: In presenter mode the lesson pane takes this share of the screen, beside the step's panel (or below it
+#: on a screen that is not wide enough: narrower than BESIDE_RATIO times its height) ...
+PANE_SHARE = 0.36
+#: A step about an experiment (its dock opens) brings forward this panel of the grid.
+EXPERIMENT_GRID_PANEL = {"trainPanel": "heatmapPanel"}
+BESIDE_RATIO = 1.15
+#: ... but never less or more than these (pixels): the panel keeps most of the screen at every text size.
+PANE_WIDTH = (300, 560)
+PANE_HEIGHT = (200, 420)
 
 
 def _is_editing(widget) -> bool:
@@ -111,6 +120,26 @@ class _ResizeWatch(QtCore.QObject):
         return False
 
 
+def fit_to_screen(window: QtWidgets.QWidget) -> None:
+    """Move and shrink a normal (not full-screen, not maximised) window so that it lies inside the room its
+    screen has: after presenter mode every edge, Next and A−/A+ included, is on the screen."""
+    screen = window.screen()
+    if screen is None or window.windowState() & (Qt.WindowState.WindowFullScreen | Qt.WindowState.WindowMaximized):
+        return
+    room = screen.availableGeometry()
+    frame = window.frameGeometry()
+    extra_w, extra_h = frame.width() - window.width(), frame.height() - window.height()
+    width = min(window.width(), room.width() - extra_w)
+    height = min(window.height(), room.height() - extra_h)
+    if (width, height) != (window.width(), window.height()):
+        window.resize(width, height)
+        frame = window.frameGeometry()
+    x = min(max(frame.x(), room.left()), room.right() + 1 - frame.width())
+    y = min(max(frame.y(), room.top()), room.bottom() + 1 - frame.height())
+    if (x, y) != (frame.x(), frame.y()):
+        window.move(x, y)
+
+
 class _Cover(QtWidgets.QLabel):
     """Covers the panels while an exercise question is open, so the answer stays hidden.
 
@@ -191,8 +220,9 @@ class LessonController(QtCore.QObject):
         self.cover = _Cover(window, window.gridScroll)
 
         p = self.pane
+        self.numbered = sum(1 for st in self.steps if not st.appendix)
         for st in self.steps:
-            p.stepCombo.addItem(f"{st.number}. {st.title}")
+            p.stepCombo.addItem(f"Appendix: {st.title}" if st.appendix else f"{st.number}. {st.title}")
         p.stepCombo.currentIndexChanged.connect(self.go)
         p.nextButton.clicked.connect(self.next)
         p.previousButton.clicked.connect(self.previous)
@@ -208,6 +238,12 @@ class LessonController(QtCore.QObject):
         self._relayout.setInterval(0)
         self._relayout.timeout.connect(self._relayout_now)
         self._resize_watch = _ResizeWatch(p.text.viewport(), self._pane_resized)
+        # presenter mode: the pane's share follows the window (full screen arriving late, another screen)
+        self._refit = QtCore.QTimer(self)
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(0)
+        self._refit.timeout.connect(self._fit_presenter)
+        self._window_watch = _ResizeWatch(window, self._window_resized)
         ex = p.exercise
         ex.newButton.clicked.connect(lambda: self.new_exercise())
         ex.kindCombo.activated.connect(lambda _i: self.new_exercise())
@@ -216,6 +252,7 @@ class LessonController(QtCore.QObject):
         ex.closeButton.clicked.connect(lambda: self.set_exercise(False))
         self.session.resultChanged.connect(self._live_update)
         self.session.selectionChanged.connect(self._live_update)
+        self.session.trainTargetChanged.connect(self._live_update)
         p.set_scale(self.scale)
         self.menu = self._build_menu()
 
@@ -319,7 +356,7 @@ class LessonController(QtCore.QObject):
         p.stepCombo.blockSignals(True)
         p.stepCombo.setCurrentIndex(index)
         p.stepCombo.blockSignals(False)
-        p.stepLabel.setText(f"Step {index + 1} of {len(self.steps)}")
+        p.stepLabel.setText("Appendix" if self.step.appendix else f"Step {index + 1} of {self.numbered}")
         p.previousButton.setEnabled(index > 0)
         p.nextButton.setEnabled(index < len(self.steps) - 1)
         self.pane.text.verticalScrollBar().setValue(0)
@@ -340,7 +377,13 @@ class LessonController(QtCore.QObject):
     def _show_step_panel(self) -> None:
         if not self.active:
             return
-        name = self.step.panel if self.step.panel in self.window.panels else None
+        # A step about an experiment opens it in its dock (not in presenter mode, which keeps to the lesson
+        # and one panel: there the text's link opens it), and brings forward the panel that shows its work.
+        if self.step.panel not in self.window.panels and not self.presenter:
+            self._open_experiment(self.step.panel, keep_text=True)
+        if self.step.panel == "trainPanel":
+            self._default_target()
+        name = self.grid_panel()
         grid = self.window.grid
         if name is not None and not grid.wanted.get(name, True):
             self.window.panel_actions[name].setChecked(True)  # the View menu's tick follows
@@ -349,6 +392,42 @@ class LessonController(QtCore.QObject):
         else:
             grid.focus(None)
         self._set_highlight(name)
+        if self.presenter:
+            self._refit.start()  # this step's panel may need another share of the screen
+
+    def grid_panel(self, step: Step | None = None) -> str | None:
+        """The panel of the grid that ``step`` (default: the current one) brings forward: its own, or for a
+        step about an experiment, the one that shows what the experiment changes."""
+        step = step or self.step
+        if step.panel in self.window.panels:
+            return step.panel
+        return EXPERIMENT_GRID_PANEL.get(step.panel)
+
+    def _open_experiment(self, panel: str | None, keep_text: bool = False) -> bool:
+        """Open the experiment dock whose panel is ``panel`` (e.g. "trainPanel"); False if none is.
+        Sharing a tab with the lesson (a short screen), the lesson's text stays in front if ``keep_text``."""
+        from ..experiments import EXPERIMENTS
+
+        for name, (_text, cls, _title) in EXPERIMENTS.items():
+            if cls.object_name == panel:
+                w = self.window
+                dock = w.open_experiment(name)  # stacked beside the lesson, or a tab with it (the window says)
+                if keep_text and self.dock in w.tabifiedDockWidgets(dock):
+                    self.dock.raise_()
+                return True
+        return False
+
+    def _default_target(self) -> None:
+        """No training target yet: the selected pair becomes one (the appendix then has live numbers)."""
+        session = self.session
+        if session.train_target is not None or session.model_doc is not None:
+            return
+        sel = session.selection
+        try:
+            session.set_train_target(training.target_from_cells(session.scenario, [(sel.query, sel.key)]))
+        except ScenarioError:  # a masked pair: the teacher chooses one in the experiment
+            pass
+        self.render()
 
     def _set_highlight(self, name: str | None) -> None:
         self.window.grid.highlight(name, style.INK.get(self.step.role or "", style.SELECTED))
@@ -359,7 +438,23 @@ class LessonController(QtCore.QObject):
     # ----- the text -----------------------------------------------------------------------------
     def values(self) -> dict:
         sel = self.session.selection
-        return lesson_numbers.placeholder_values(self.session.result, sel.query, sel.key)
+        values = lesson_numbers.placeholder_values(self.session.result, sel.query, sel.key)
+        if self.step.appendix:
+            values.update(self.training_values())
+        return values
+
+    def training_values(self) -> dict:
+        """The appendix's live numbers: the experiment's target (``Session.train_target``) and its last
+        run (kept by the experiment in ``session.lab_state["train"]``)."""
+        from ..panels.train_panel import DEFAULT_LR, LAB_STATE_KEY
+
+        state = self.session.lab_state.get(LAB_STATE_KEY) or {}
+        steps, lr, start = state.get("steps"), state.get("lr", DEFAULT_LR), state.get("loss_start")
+        try:
+            return training_text.placeholder_values(self.session.result, self.session.train_target,
+                                                    steps=steps, lr=lr, loss_start=start)
+        except ScenarioError:  # a target the scenario no longer allows (a mask came): as if none
+            return training_text.placeholder_values(self.session.result, None, steps=steps, lr=lr)
 
     def body_px(self) -> int:
         return round(BODY_PX * self.current_scale())
@@ -371,7 +466,9 @@ class LessonController(QtCore.QObject):
         st = self.step
         px = self.body_px()
         opts = markdown.RenderOptions(px=px, role=st.role, revealed=frozenset(self.revealed))
-        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room())}
+        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room()),
+                  "open-experiment": lambda: open_experiment_html(st.panel, px),
+                  "example-note": lambda: example_note_html(self.session, px)}
         return markdown.render(st.body, self.values(), opts, blocks)
 
     def _text_room(self) -> int:
@@ -417,6 +514,9 @@ class LessonController(QtCore.QObject):
 
     def _anchor(self, url: QtCore.QUrl) -> None:
         kind, _, num = url.toString().partition(":")
+        if kind == "open":
+            self._open_experiment(num)
+            return
         try:
             k = int(num)
         except ValueError:
@@ -438,6 +538,7 @@ class LessonController(QtCore.QObject):
         if self.presenter:
             self.presenter_scale = scale
             self._apply_presenter_theme(scale)
+            self._refit.start()  # the panel's text grew or shrank: the pane keeps its share, or gives way
         else:
             self.scale = scale
         self.pane.set_scale(scale)
@@ -451,7 +552,8 @@ class LessonController(QtCore.QObject):
         self.set_scale(options[idx])
 
     def enter_presenter(self) -> None:
-        """Full screen: this pane and the step's panel, large; every text scaled; everything else hidden."""
+        """Full screen: the step's panel large, the lesson pane beside it (or below it); every text scaled;
+        everything else hidden."""
         if self.presenter:
             return
         if not self.active:
@@ -461,6 +563,7 @@ class LessonController(QtCore.QObject):
         self._busy_layout = True
         self._saved_layout = {
             "state": w.saveState(),
+            "geometry": w.saveGeometry(),
             "window_state": w.windowState(),
             "focused": grid.focused,
             "menu": w.menuBar().isVisible(),
@@ -481,7 +584,7 @@ class LessonController(QtCore.QObject):
         self._sync_button(self.pane.presenterButton, True)
         w.showFullScreen()
         self._fit_presenter()
-        QtCore.QTimer.singleShot(0, self._fit_presenter)
+        QtCore.QTimer.singleShot(0, self, lambda: self._fit_presenter(cover_screen=True))
         self._busy_layout = False
         self._show_step_panel()
         self.render()
@@ -496,20 +599,60 @@ class LessonController(QtCore.QObject):
         if scale is not None:
             self.pane.set_scale(scale)
 
-    def _fit_presenter(self) -> None:
-        if self.presenter:
-            self.window.resizeDocks([self.dock], [int(self.window.width() * PANE_SHARE)], Qt.Orientation.Horizontal)
+    def presenter_side(self) -> Qt.DockWidgetArea:
+        """Where the lesson pane goes in presenter mode: beside the panel on a wide screen, else below it."""
+        w = self.window
+        wide = w.width() >= BESIDE_RATIO * w.height()
+        return Qt.DockWidgetArea.RightDockWidgetArea if wide else Qt.DockWidgetArea.BottomDockWidgetArea
+
+    def _fit_presenter(self, cover_screen: bool = False) -> None:
+        """Give the lesson pane its share of the screen, beside or below the step's panel, whatever the text
+        size. ``cover_screen``: a window that full screen did not make as large as its screen (a desktop
+        with no window manager) is made so."""
+        if not self.presenter:
+            return
+        w = self.window
+        if cover_screen and w.screen() is not None and w.geometry() != w.screen().geometry():
+            w.setGeometry(w.screen().geometry())
+        area = self.presenter_side()
+        self._busy_layout = True
+        if w.dockWidgetArea(self.dock) != area:
+            w.addDockWidget(area, self.dock)
+        self._busy_layout = False
+        frame = w.grid.frames.get(w.grid.focused) if w.grid.focused else None
+        # what the panel's own layout needs (buttons, numbers), at least what it asks the grid for
+        panel = (frame.layout().totalMinimumSize().expandedTo(frame.minimumSizeHint()) if frame is not None
+                 else QtCore.QSize(0, 0))
+        room = 12  # the separator beside the dock and the scroll area's edges
+        if area == Qt.DockWidgetArea.RightDockWidgetArea:
+            size = max(PANE_WIDTH[0], min(PANE_WIDTH[1], round(w.width() * PANE_SHARE)))
+            size = min(size, w.width() - panel.width() - room)  # a panel that needs more: the pane gives way
+            size = max(size, self.dock.minimumSizeHint().width())
+            w.resizeDocks([self.dock], [size], Qt.Orientation.Horizontal)
+        else:
+            size = max(PANE_HEIGHT[0], min(PANE_HEIGHT[1], round(w.height() * PANE_SHARE)))
+            size = max(min(size, w.height() - panel.height() - room), self.dock.minimumSizeHint().height())
+            w.resizeDocks([self.dock], [size], Qt.Orientation.Vertical)
+
+    def _window_resized(self) -> None:
+        if self.presenter and not self._refit.isActive():
+            self._refit.start()
 
     def exit_presenter(self) -> None:
-        """Leave presenter mode and put the layout back as it was."""
+        """Leave presenter mode and put the window back as it was, inside its screen."""
         if not self.presenter:
             return
         w = self.window
         saved = self._saved_layout or {}
         self._busy_layout = True
         self.presenter = False
+        # back to the screen's text sizes first: the pane and panels shrink before the layout is put back,
+        # so their presenter sizes cannot hold the window wider than the screen
         self._apply_presenter_theme(None)
+        self.pane.set_scale(self.scale)
         w.setWindowState(saved.get("window_state", Qt.WindowState.WindowNoState))
+        if "geometry" in saved:
+            w.restoreGeometry(saved["geometry"])
         if "state" in saved:
             w.restoreState(saved["state"])
         w.menuBar().setVisible(saved.get("menu", True))
@@ -517,11 +660,12 @@ class LessonController(QtCore.QObject):
         self.dock.setFloating(saved.get("dock_floating", False))
         self.dock.show()
         self._busy_layout = False
-        self.pane.set_scale(self.scale)
         self._sync_button(self.pane.presenterButton, False)
         w.grid.focus(saved.get("focused"))
         self._show_step_panel()
         self.render()
+        fit_to_screen(w)
+        QtCore.QTimer.singleShot(0, w, lambda: fit_to_screen(w))  # once the layout has settled
         self.presenterChanged.emit(False)
 
     @staticmethod

@@ -3,6 +3,8 @@ column-wise bug, side by side, as an HTML block for the lesson text.
 
 Both results come from ``qkv_engine.compute`` on the current scenario with
 ``softmax_over`` set each way; row sums come from ``qkv_engine.views``.
+A table never runs wider than the pane: long names are shortened, then the
+table's text gets smaller (down to ``FLOOR_PX``), then it shows fewer tokens.
 """
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from .. import style
 #: Without a known width, up to this many key columns the two tables stand side by side.
 SIDE_BY_SIDE = 4
 MAX_SHOWN = 6
+#: The table's text is never smaller than this (pixels); a table still too wide shows fewer tokens.
+FLOOR_PX = 11
 
 
 def _cell_colours(w: float) -> tuple[str, str]:
@@ -26,10 +30,10 @@ def _cell_colours(w: float) -> tuple[str, str]:
     return bg, ink
 
 
-def _names(result, px: int, room: int | None) -> tuple[list, list, int]:
-    """Query and key names for the table, whole; shortened with "…" only if a table of whole names is
-    wider than ``room`` (pixels). Also the table's width in pixels."""
-    n, m = min(result.n, MAX_SHOWN), min(result.n_keys, MAX_SHOWN)
+def _names(result, px: int, room: int | None, shown: int = MAX_SHOWN) -> tuple[list, list, int]:
+    """Query and key names for the table (at most ``shown`` of each), whole; shortened with "…" only if a
+    table of whole names is wider than ``room`` (pixels). Also the table's width in pixels."""
+    n, m = min(result.n, shown), min(result.n_keys, shown)
     font = QtGui.QFont()
     font.setPixelSize(px)
     font.setBold(True)
@@ -91,16 +95,23 @@ def softmax_direction_html(scenario, px: int, room: int | None = None) -> str:
         return "<p><i>Type a source sentence to see the two directions.</i></p>"
     rows = compute(scenario.with_options(softmax_over="keys"))
     cols = compute(scenario.with_options(softmax_over="queries"))
-    size = max(10, round(px * 0.8))
-    toks, keys, width = _names(rows, size, room)
+    size, shown = max(10, round(px * 0.8)), MAX_SHOWN
+    toks, keys, width = _names(rows, size, room, shown)
+    # too wide for the pane even with short names: smaller text, down to a floor, then fewer tokens
+    while room is not None and width > room and (size > FLOOR_PX or shown > 2):
+        if size > FLOOR_PX:
+            size -= 1
+        else:
+            shown -= 1
+        toks, keys, width = _names(rows, size, room, shown)
     left = _table(rows, "Softmax along each row", size, True, toks, keys)
     right = _table(cols, "Softmax down each column", size, False, toks, keys)
     note = ""
-    if scenario.is_cross and max(scenario.n, scenario.n_keys) > MAX_SHOWN:
-        note = (f"<p><i>Showing at most {MAX_SHOWN} of the {scenario.n} queries and "
-                f"{MAX_SHOWN} of the {scenario.n_keys} keys.</i></p>")
-    elif scenario.n > MAX_SHOWN:
-        note = f"<p><i>Showing the first {MAX_SHOWN} of {scenario.n} tokens.</i></p>"
+    if scenario.is_cross and max(scenario.n, scenario.n_keys) > shown:
+        note = (f"<p><i>Showing at most {shown} of the {scenario.n} queries and "
+                f"{shown} of the {scenario.n_keys} keys.</i></p>")
+    elif scenario.n > shown:
+        note = f"<p><i>Showing the first {shown} of {scenario.n} tokens.</i></p>"
     if scenario.n == 1 and scenario.n_keys == 1:
         note += ("<p><i>With one token both ways give 1. Open a preset with more tokens "
                  "(e.g. seed-the-cat-sat) to see them differ.</i></p>")
@@ -109,7 +120,7 @@ def softmax_direction_html(scenario, px: int, room: int | None = None) -> str:
                "more or less than all of its attention.</p>")
     # side by side when both fit; else one above the other, so the numbers keep their room
     gap = max(6, px // 2)
-    beside = 2 * width + 3 * gap <= room if room is not None else min(scenario.n_keys, MAX_SHOWN) <= SIDE_BY_SIDE
+    beside = 2 * width + 3 * gap <= room if room is not None else min(scenario.n_keys, shown) <= SIDE_BY_SIDE
     between = "" if beside else "</tr><tr>"
     return (f'<div style="font-size:{size}px;"><table cellspacing="{gap}" cellpadding="0"><tr>'
             f'<td valign="top">{left}</td>{between}<td valign="top">{right}</td></tr></table>{note}</div>'

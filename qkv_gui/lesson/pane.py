@@ -1,7 +1,11 @@
 """The lesson pane: the step text, next / previous, the exercise page and the text-size control.
 
 It only shows things and forwards clicks; the LessonController decides what
-to show (see controller.py).
+to show (see controller.py). The pane stays narrow at every text size: its
+controls grow only a little with the text (``CONTROL_MAX_SCALE``), the step
+chooser and the exercise's choice shorten their texts, and the text-size
+controls move to a row of their own when one row would not fit
+(``TWO_ROWS``), so a larger text never pushes the step's panel aside.
 """
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ SCALES = (1.0, 1.25, 1.5, 1.75, 2.0)
 #: Lesson body text in pixels at scale 1 (so 32 px at the largest setting).
 BODY_PX = 16
 CONTROL_PX = 13
+#: The controls (buttons, choosers) grow with the text size only up to this factor.
+CONTROL_MAX_SCALE = 1.25
 KIND_CHOICES = [
     ("q", "a query coordinate"),
     ("score", "a score"),
@@ -30,22 +36,39 @@ class ExercisePage(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("exercisePage")
-        lay = QtWidgets.QVBoxLayout(self)
+        # The page scrolls: at a large text size in a short pane (presenter mode below the panel) it
+        # would otherwise hold the pane taller than it can be.
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QtWidgets.QScrollArea(self)
+        self.scroll.setObjectName("exerciseScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(self.scroll)
+        inner = QtWidgets.QWidget(self.scroll)
+        inner.setObjectName("exerciseInner")
+        self.scroll.setWidget(inner)
+        lay = QtWidgets.QVBoxLayout(inner)
         lay.setContentsMargins(8, 8, 8, 8)
         top = QtWidgets.QHBoxLayout()
         self.title = QtWidgets.QLabel("<b>Your turn</b>", self)
         top.addWidget(self.title)
         top.addStretch(1)
-        top.addWidget(QtWidgets.QLabel("Hide", self))
-        self.kindCombo = QtWidgets.QComboBox(self)
-        self.kindCombo.setObjectName("exerciseKind")
-        for key, text in KIND_CHOICES:
-            self.kindCombo.addItem(text, key)
-        top.addWidget(self.kindCombo)
         self.newButton = QtWidgets.QPushButton("New question", self)
         self.newButton.setObjectName("exerciseNew")
         top.addWidget(self.newButton)
         lay.addLayout(top)
+        hide = QtWidgets.QHBoxLayout()  # a row of its own: the pane stays narrow
+        hide.addWidget(QtWidgets.QLabel("Hide", self))
+        self.kindCombo = QtWidgets.QComboBox(self)
+        self.kindCombo.setObjectName("exerciseKind")
+        self.kindCombo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.kindCombo.setMinimumContentsLength(10)
+        for key, text in KIND_CHOICES:
+            self.kindCombo.addItem(text, key)
+        hide.addWidget(self.kindCombo, 1)
+        lay.addLayout(hide)
 
         self.question = self._label("exerciseQuestion")
         self.given = self._label("exerciseGiven")
@@ -112,6 +135,9 @@ class LessonPane(QtWidgets.QWidget):
         self.stepCombo = QtWidgets.QComboBox(self)
         self.stepCombo.setObjectName("lessonStepCombo")
         self.stepCombo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # as wide as the pane allows: a long step title never widens the pane
+        self.stepCombo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.stepCombo.setMinimumContentsLength(8)
         head.addWidget(self.stepCombo, 1)
         lay.addLayout(head)
 
@@ -140,15 +166,16 @@ class LessonPane(QtWidgets.QWidget):
         lay.addLayout(nav)
 
         tools = QtWidgets.QHBoxLayout()
+        sizes = QtWidgets.QHBoxLayout()  # the text size: at the end of the tools, or a row of its own
 
-        def tool(text, name, tip, checkable=False):
+        def tool(text, name, tip, checkable=False, row=tools):
             b = QtWidgets.QToolButton(self)
             b.setText(text)
             b.setObjectName(name)
             b.setToolTip(tip)
             b.setCheckable(checkable)
             b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-            tools.addWidget(b)
+            row.addWidget(b)
             return b
 
         self.aloneButton = tool("Panel alone", "lessonPanelAlone",
@@ -160,23 +187,61 @@ class LessonPane(QtWidgets.QWidget):
                                     "Full screen for the classroom: this pane and the step's panel, large (Esc leaves)",
                                     True)
         tools.addStretch(1)
-        self.smallerButton = tool("A\u2212", "lessonSmaller", "Smaller text (-)")
+        sizes.addStretch(1)
+        self.smallerButton = tool("A\u2212", "lessonSmaller", "Smaller text (-)", row=sizes)
         self.sizeCombo = QtWidgets.QComboBox(self)
         self.sizeCombo.setObjectName("lessonTextSize")
         self.sizeCombo.setToolTip("Text size of the lesson (and of every panel in presenter mode)")
         self.sizeCombo.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for s in SCALES:
             self.sizeCombo.addItem(f"{round(s * 100)}%", s)
-        tools.addWidget(self.sizeCombo)
-        self.largerButton = tool("A+", "lessonLarger", "Larger text (+)")
-        lay.addLayout(tools)
+        sizes.addWidget(self.sizeCombo)
+        self.largerButton = tool("A+", "lessonLarger", "Larger text (+)", row=sizes)
+        self.toolsBox = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight)
+        self.toolsBox.setSpacing(4)
+        self.toolsBox.addLayout(tools, 1)
+        self.toolsBox.addLayout(sizes)
+        lay.addLayout(self.toolsBox)
         for b in (self.previousButton, self.nextButton, self.aloneButton, self.exerciseButton,
                   self.presenterButton, self.smallerButton, self.largerButton):
             b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys go to the lesson, not to a focused button
+        self._tools, self._sizes = tools, sizes
+
+    def two_rows(self) -> bool:
+        """True when the text-size controls stand on a row of their own (a narrow pane)."""
+        return self.toolsBox.direction() == QtWidgets.QBoxLayout.Direction.TopToBottom
+
+    def _fit_tools(self) -> None:
+        """One row of tools when they fit the pane's width, else the text size on a row of its own."""
+        margins = self.layout().contentsMargins()
+        one_row = (self._tools.minimumSize().width() + self.toolsBox.spacing() + self._sizes.minimumSize().width()
+                   + margins.left() + margins.right())
+        direction = (QtWidgets.QBoxLayout.Direction.LeftToRight if self.width() >= one_row
+                     else QtWidgets.QBoxLayout.Direction.TopToBottom)
+        if self.toolsBox.direction() != direction:
+            self.toolsBox.setDirection(direction)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        """As narrow as the widest row with the text size on a row of its own (where the pane puts it
+        when it is given less than one row of tools needs)."""
+        hint = super().minimumSizeHint()
+        lay = self.layout()
+        widest = max(self._tools.minimumSize().width(), self._sizes.minimumSize().width())
+        for k in range(lay.count()):
+            item = lay.itemAt(k)
+            if item.layout() is not self.toolsBox:
+                widest = max(widest, item.minimumSize().width())
+        margins = lay.contentsMargins()
+        hint.setWidth(widest + margins.left() + margins.right())
+        return hint
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._fit_tools()
 
     def set_scale(self, scale: float) -> None:
-        """Scale the controls and the exercise page (the text browser gets sizes in its HTML)."""
-        px = round(CONTROL_PX * scale)
+        """Scale the controls (a little) and the exercise page (the text browser gets sizes in its HTML)."""
+        px = control_px(scale)
         self.setStyleSheet(
             f"#lessonPane QPushButton, #lessonPane QToolButton, #lessonPane QComboBox, "
             f"#lessonPane QLabel, #lessonPane QLineEdit {{ font-size: {px}px; }}"
@@ -187,3 +252,9 @@ class LessonPane(QtWidgets.QWidget):
             self.sizeCombo.blockSignals(True)
             self.sizeCombo.setCurrentIndex(idx)
             self.sizeCombo.blockSignals(False)
+        self._fit_tools()
+
+
+def control_px(scale: float) -> int:
+    """The size of the controls' text (pixels) at text size ``scale``."""
+    return round(CONTROL_PX * min(scale, CONTROL_MAX_SCALE))

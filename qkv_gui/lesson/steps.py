@@ -1,7 +1,10 @@
-"""The lesson steps: one Markdown file each in resources/lessons/, read in file-name order.
+"""The lesson steps: one Markdown file each in resources/lessons/, read in file-name order: the
+numbered steps (``01-token.md`` ...), then the appendices (``appendix-*.md``, e.g. "Where do the
+weights come from?", which uses the "Learn the weights" experiment).
 
     steps = load_steps()
     steps[2].title, steps[2].panel, steps[2].body
+    steps[-1].appendix          # True: shown as "Appendix", not as step 13 of 12
 """
 from __future__ import annotations
 
@@ -23,11 +26,17 @@ class Step:
     role: str | None  # colour of the headings
     exercise: str  # default exercise kind
     body: str  # Markdown with placeholders
+    appendix: bool = False  # after the numbered steps ("appendix-*.md")
+
+
+APPENDIX_PREFIX = "appendix-"
 
 
 def lesson_files() -> list[Path]:
+    """The numbered steps' files in order, then the appendices'."""
     folder = resource(*LESSON_FOLDER)
-    return sorted(p for p in folder.glob("*.md") if p.name[:1].isdigit())
+    numbered = sorted(p for p in folder.glob("*.md") if p.name[:1].isdigit())
+    return numbered + sorted(folder.glob(f"{APPENDIX_PREFIX}*.md"))
 
 
 def load_steps() -> list[Step]:
@@ -42,5 +51,6 @@ def load_steps() -> list[Step]:
             role=meta.get("role") or None,
             exercise=meta.get("exercise") or "q",
             body=body,
+            appendix=path.name.startswith(APPENDIX_PREFIX),
         ))
     return steps

@@ -22,7 +22,8 @@ label works too); "Causal" switches the causal mask and "Clear" removes the
 padding and blocked cells. Every edit is one undo step of the session. A new
 sentence or preset puts the click back to "select".
 
-The selected pair is outlined, hovering a cell shows its softmax arithmetic
+The selected pair is outlined; the cells the training target asks for ("Learn the weights") get a
+dashed outline in the target colour. Hovering a cell shows its softmax arithmetic
 (or why it is masked) and wheel zooms, dragging pans, a double-click or
 "Reset view" shows all.
 """
@@ -43,6 +44,7 @@ from .base import _BASE_FONT, Panel
 from .items import CellGridItem, Outline, label_step, mask_icon, short_token
 from .items.captions import info_label
 from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
+from .items.target_look import show_target
 from .lazy_axes import set_ticks
 from .turned_axis import TurnableAxis, stand_upright
 from .theming import TextPool, ThemedTextMixin
@@ -89,10 +91,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         top = QtWidgets.QHBoxLayout()
         top.setContentsMargins(4, 0, 0, 0)
         top.setSpacing(1)
+        # The note has a line of its own under the buttons: beside them it wrapped a word a line.
         self.sumNote = QtWidgets.QLabel(body)
         self.sumNote.setObjectName("heatmapSumNote")
         self.sumNote.setWordWrap(True)
-        top.addWidget(self.sumNote, 1)
+        self.sumNote.setContentsMargins(4, 0, 4, 0)
 
         # The mask editor: what a click on the grid does, the causal switch and "Clear".
         self.mode = "select"
@@ -151,7 +154,9 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.resetButton.clicked.connect(self.reset_view)
         top.addSpacing(4)
         top.addWidget(self.resetButton, 0, Qt.AlignmentFlag.AlignTop)
+        top.addStretch(1)
         layout.addLayout(top)
+        layout.addWidget(self.sumNote)
 
         self.canvas = pg.GraphicsLayoutWidget(body)
         self.canvas.setObjectName("heatmapCanvas")
@@ -226,6 +231,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.scenarioChanged, self._on_scenario_changed)
+        self.listen(self.session.trainTargetChanged, self._on_target)
         self.vb.sigRangeChanged.connect(lambda *_: self._update_labels())
         self.vb.sigResized.connect(lambda *_: self._update_labels())
 
@@ -329,6 +335,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
         self._update_row_warn(result)
         self._update_selection(result, selection)
+        show_target(self.image, self.session.train_target)
         self._update_axes(result, has_masks)
         self._sync_buttons(result)
 
@@ -416,7 +423,8 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                 continue
             axis = self.colorbar.getAxis("left") if name == "bar" else self.plot.getAxis(name)
             metrics = QtGui.QFontMetricsF(axis.label.font())
-            text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), options[-1])
+            # none fits (a short plot): no title rather than a cut one (the tooltip and the chooser say it)
+            text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), "")
             if self._titles_shown.get(name) != text:
                 self._titles_shown[name] = text
                 axis.setLabel(text, color=colours[name])
@@ -659,13 +667,22 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             self.resetButton.setText("Reset" if narrow or self.width() < 640 else "Reset view")
         note = getattr(self, "_note", None)
         if note is not None:
-            self.sumNote.setText(note[1] if narrow else note[0])
+            target = "" if self.session.train_target is None else (
+                f" <span style='color:{style.TARGET}'>" + ("Dashed: the target." if narrow else
+                                                            "Dashed outlines: where the training target wants "
+                                                            "each query to look.") + "</span>")
+            self.sumNote.setText((note[1] if narrow else note[0]) + target)
         info = getattr(self, "_info", None)
         if info is not None:
             self.info.setText(info[1] if narrow else info[0])
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
+        self._apply_texts()
+
+    def _on_target(self, target) -> None:
+        """The training target changed ("Learn the weights"): outline its cells and say what they are."""
+        show_target(self.image, target)
         self._apply_texts()
 
     def theme_changed(self, theme) -> None:

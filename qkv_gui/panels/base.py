@@ -7,8 +7,16 @@ result, ``qkv_engine.explain``, ``qkv_engine.geometry`` or ``qkv_engine.views``.
 
 A hidden panel (say, a closed or tabbed-away dock) is not repainted; it
 catches up when it is shown again.
+
+In the panel grid (which scrolls, ``room_to_read``) a panel is never squeezed
+below the size at which it reads: each picture asks for a readable size
+(``picture_need``: a plot a few lines high, a grid of cells a row of pixels
+per token, a drawing scaled to fit at least most of its own size), the panel
+for a readable width, and its wrapped texts for the height they need.
 """
 from __future__ import annotations
+
+import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -18,6 +26,27 @@ from .lazy_axes import cache_axes
 
 _BASE_FONT = 0x5146  # QGraphicsItem.data key: the item's font size at theme scale 1
 _BASE_PEN = 0x5147  # ... and its pen width
+
+# What a panel asks for in the panel grid, in pixels (its readable width grows with the theme's text size).
+#: The narrowest panel: its titles, numbers and captions read on a line or two.
+READABLE_WIDTH = 280
+#: Room beside a picture in its panel (margins, a scale on its side).
+PICTURE_MARGIN = 8
+#: The lowest plot: a few lines of a chart, its axis and its labels.
+PICTURE_MIN_PX = 120
+#: A grid of cells (a heatmap): this many pixels a row and a column (a token's name fits, at 8 pt or a
+#: little smaller) ...
+CELL_PX = 14
+#: ... or in a drawing scaled to fit its view (the matrices, named along one side only) ...
+FITTED_CELL_PX = 8
+#: ... for up to this many rows and columns (beyond, zooming and hovering name the rest) ...
+CELL_LINES_ASKED = 24
+#: ... plus room for their axes: the names beside, the names standing below, the colour bar, a title ...
+CELL_AXES_PX = (100, 85)
+#: ... and for a title between two bands of grids, one above the other.
+CELL_BAND_GAP = 30
+#: A scene fitted whole into its view is shown at least at this share of its own size (its texts stay readable).
+FIT_MIN_ZOOM = 0.8
 
 
 class Panel(QtWidgets.QWidget):
@@ -35,7 +64,9 @@ class Panel(QtWidgets.QWidget):
         self._listening: list = []  # (signal, slot) pairs connected with ``listen``; ``detach`` undoes them
         self.theme = style.SCREEN
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
-        self.text_room = False  # ask for the wrapped texts' height (the scrolling panel grid sets it)
+        self._text_room = False  # ask for the room to read (the scrolling panel grid sets it)
+        self._pictures_stale = False  # the pictures' readable sizes are to be worked out when shown
+        self._pictures_shape = None  # the tokens and sizes they were worked out for
         self._stack = QtWidgets.QStackedLayout(self)
         self._stack.setContentsMargins(0, 0, 0, 0)
         self.body = QtWidgets.QWidget(self)
@@ -104,6 +135,16 @@ class Panel(QtWidgets.QWidget):
         self.paint_count += 1
         if self.theme != style.SCREEN:
             self._scale_items()  # items made or restyled by show_result follow the theme too
+        if self._text_room:
+            # a new number of tokens (or of dimensions): a grid of cells asks for another size
+            sc = result.scenario
+            shape = (result.tokens, result.key_tokens, sc.d_model, sc.d_k, sc.d_v, result.n_heads)
+            if shape != self._pictures_shape:
+                self._pictures_shape = shape
+                self.fit_pictures()
+                # and once more when the new pictures have been laid out: a drawing's minimum size
+                # follows its new shapes and names only then
+                QtCore.QTimer.singleShot(0, self, self.fit_pictures)
 
     # ----- themes (slides, presenter mode) -------------------------------------------------------
     def set_theme(self, theme: "style.Theme") -> None:
@@ -113,6 +154,8 @@ class Panel(QtWidgets.QWidget):
         self._scale_items(force=True)
         self.theme_changed(theme)
         self.refresh()
+        self.fit_pictures()  # the readable sizes grow with the text
+        self.updateGeometry()
 
     def theme_changed(self, theme: "style.Theme") -> None:
         """Hook for panel-specific changes of theme (the generic scaling has already run)."""
@@ -134,11 +177,13 @@ class Panel(QtWidgets.QWidget):
                     continue
                 w.setProperty("qkvBasePointSize", base)
             bases.append(float(base))
+        controls = (QtWidgets.QAbstractButton, QtWidgets.QComboBox, QtWidgets.QAbstractSpinBox,
+                    QtWidgets.QAbstractSlider, QtWidgets.QTabBar, QtWidgets.QLineEdit)
         for w, base in zip(widgets, bases):
             if base is None:
                 continue
             font = w.font()
-            font.setPointSizeF(base * self.theme.font_scale)
+            font.setPointSizeF(base * (self.theme.controls if isinstance(w, controls) else self.theme.font_scale))
             w.setFont(font)
 
     def _scale_items(self, force: bool = False) -> None:
@@ -185,18 +230,23 @@ class Panel(QtWidgets.QWidget):
         super().showEvent(event)
         if self._stale:
             self.refresh()
+        elif self._pictures_stale:
+            self.fit_pictures()
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
-        """At least the height the picture and its wrapped texts need at the panel's width now.
+        """In the panel grid, at least the readable width, and the height the pictures (at their readable
+        sizes) and the wrapped texts need at the panel's width now.
 
         Splitters ask widgets only for a minimum size, not for a height that suits their width; a
         narrow panel (a small screen) then got less height than its wrapped lines of arithmetic need,
         and they were drawn over the plot. The panel grid scrolls instead. Only where something scrolls
         (``text_room``, set by the grid): in a dock, the window would grow past the screen instead."""
         hint = super().minimumSizeHint()
+        if not self._text_room:
+            return hint
+        hint.setWidth(max(hint.width(), self.readable_width()))
         layout = self.body.layout()
-        if self.text_room and layout is not None and self.width() > 0 and not self.showing_hint() \
-                and layout.hasHeightForWidth():
+        if layout is not None and self.width() > 0 and not self.showing_hint() and layout.hasHeightForWidth():
             hint.setHeight(max(hint.height(), layout.minimumHeightForWidth(self.width())))
         return hint
 
@@ -207,3 +257,115 @@ class Panel(QtWidgets.QWidget):
 
     def showing_hint(self) -> bool:
         return self._stack.currentWidget() is self.hint
+
+    # ----- room to read (the panel grid) ----------------------------------------------------------
+    @property
+    def text_room(self) -> bool:
+        """True where something scrolls around the panel (the panel grid): the panel asks for the size at
+        which it reads (its pictures' readable sizes, a readable width, its wrapped texts' height). In a
+        dock it does not: the window would grow past the screen instead."""
+        return self._text_room
+
+    @text_room.setter
+    def text_room(self, on: bool) -> None:
+        self._text_room = bool(on)
+        self.fit_pictures()
+        self.updateGeometry()
+
+    def readable_width(self) -> int:
+        """The narrowest the panel reads at (pixels), at its theme's text size."""
+        return round(READABLE_WIDTH * self.theme.font_scale)
+
+    def room_width(self) -> int:
+        """The width the panel asks the grid for: its readable width, or more for a wide picture.
+
+        It depends only on the theme and the pictures, not on how the panel is laid out now: a panel
+        that lays itself out differently when narrow (words or only icons on its buttons) asks for the
+        same width either way, so the grid's rows do not change with the panel's last size."""
+        pictures = [v.minimumWidth() + PICTURE_MARGIN for v in self.pictures() if v.isVisibleTo(self)]
+        return max([self.readable_width(), *pictures])
+
+    def pictures(self) -> list:
+        """The panel's pictures: its graphics views (those not inside another one's scene)."""
+        return [v for v in self.body.findChildren(QtWidgets.QGraphicsView)
+                if v.graphicsProxyWidget() is None]
+
+    def picture_need(self, view: QtWidgets.QGraphicsView) -> QtCore.QSize:
+        """The smallest size at which ``view``'s picture reads, at the panel's theme.
+
+        A grid of cells (a heatmap, a matrix) asks for ``CELL_PX`` a row and a column and room for its
+        axes; the rows of grids stacked above one another, and the columns of grids side by side, add up
+        (to ``CELL_LINES_ASKED`` at most). A drawing that scales itself to fit the view (a layout that shrinks when it has less
+        than its minimum, or a whole scene fitted in) asks for its minimum, or for ``FIT_MIN_ZOOM`` of
+        the scene's size.
+        Any other plot asks for ``PICTURE_MIN_PX`` of height.
+
+        These are the needs at the screen's text size. A larger theme (presenter mode) draws a picture
+        larger where there is room but asks for no more: a panel shown alone keeps to a projector's screen
+        at every text size, and names that no longer fit are thinned (hovering names the rest)."""
+        from .fit_view import FitLayoutWidget
+
+        fitted = isinstance(view, FitLayoutWidget) or callable(getattr(view, "fit", None))
+        need = self._cells_need(view, FITTED_CELL_PX if fitted else CELL_PX)
+        if isinstance(view, FitLayoutWidget):
+            own, zoom = view.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize), 1.0
+        elif callable(getattr(view, "fit", None)) and view.scene() is not None:
+            own, zoom = view.sceneRect().size(), FIT_MIN_ZOOM
+        else:
+            return need if not need.isEmpty() else QtCore.QSize(0, PICTURE_MIN_PX)
+        # The drawing is made at the theme's text size: it asks for the room it needs at the screen's size.
+        zoom /= max(1.0, self.theme.font_scale)
+        return QtCore.QSize(math.ceil(own.width() * zoom), math.ceil(own.height() * zoom)).expandedTo(need)
+
+    def _cells_need(self, view: QtWidgets.QGraphicsView, px: int) -> QtCore.QSize:
+        """What the grids of cells in ``view`` ask for, ``px`` pixels a cell (an empty size when there are
+        none)."""
+        from .items.cell_grid import CellGridItem
+
+        scene = view.scene()
+        grids = [item for item in (scene.items() if scene is not None else ())
+                 if isinstance(item, CellGridItem) and item.isVisible() and item.values.size]
+        if not grids:
+            return QtCore.QSize()
+
+        def lines(axis: int) -> tuple[int, int]:
+            """Cells needed along ``axis`` (0: rows, down; 1: columns, across), over the bands of grids
+            that lie beside one another along it, and how many bands there are."""
+            spans = []
+            for g in grids:
+                r = g.sceneBoundingRect()
+                lo, hi = (r.top(), r.bottom()) if axis == 0 else (r.left(), r.right())
+                spans.append((lo, hi, min(g.values.shape[axis], CELL_LINES_ASKED)))
+            spans.sort()
+            total, bands, end, most = 0, 0, None, 0
+            for lo, hi, count in spans:
+                if end is None or lo >= end - 0.5:  # a new band
+                    total += most
+                    bands += 1
+                    end, most = hi, count
+                else:
+                    end, most = max(end, hi), max(most, count)
+            return total + most, bands
+
+        (rows, down), (cols, _across) = lines(0), lines(1)
+        rows, cols = min(rows, CELL_LINES_ASKED), min(cols, CELL_LINES_ASKED)
+        return QtCore.QSize(cols * px + CELL_AXES_PX[0], rows * px + CELL_AXES_PX[1] + CELL_BAND_GAP * (down - 1))
+
+    def fit_pictures(self) -> None:
+        """Give every picture at least its readable size (``picture_need``) while the panel has room to
+        read (``text_room``); else only the minimum the panel gave it itself. Nothing is laid out again
+        unless a minimum changes. A hidden panel waits until it is shown: the places of the items its
+        needs are measured from are not kept up to date while it is hidden."""
+        if self._text_room and not self.isVisible():
+            self._pictures_stale = True
+            return
+        self._pictures_stale = False
+        for view in self.pictures():
+            own = view.property("qkvOwnMinimum")
+            if own is None:
+                own = view.minimumSize()
+                view.setProperty("qkvOwnMinimum", own)
+            target = own.expandedTo(self.picture_need(view)) if self._text_room else own
+            target = target.boundedTo(view.maximumSize())
+            if view.minimumSize() != target:
+                view.setMinimumSize(target)

@@ -393,7 +393,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
 
         if not self._fit_pending:  # later: a resize inside the scene's own layout pass would be undone by it
             self._fit_pending = True
-            QtCore.QTimer.singleShot(0, self._fit_height)
+            QtCore.QTimer.singleShot(0, self, self._fit_height)
 
     @property
     def shown_numbers(self) -> int:

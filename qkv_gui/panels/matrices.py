@@ -395,7 +395,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         pass, so a refit at the time of the edit alone cut V and the weights off at the right)."""
         if not self._refit_pending:
             self._refit_pending = True
-            QtCore.QTimer.singleShot(0, self._refit_now)
+            QtCore.QTimer.singleShot(0, self, self._refit_now)
 
     def _refit_now(self) -> None:
         self._refit_pending = False

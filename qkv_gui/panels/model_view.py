@@ -22,7 +22,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine.mask_view import reasons_from_allowed
-from qkv_engine.views import colour_levels, most_attended, tile_grid
+from qkv_engine.views import colour_levels, most_attended, pooled, strongest_heads, tile_grid
 
 from .. import style
 from .base import Panel
@@ -33,6 +33,8 @@ from .lazy_axes import set_ticks
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
+#: A tile is drawn with at most this many cells a side: a longer sentence's tiles show block maxima.
+MAX_TILE_CELLS = 48
 
 TICK_PT = 8.0
 #: Empty cells between two tiles: about a sixth of a tile, at least one.
@@ -56,7 +58,9 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     # ----- building ---------------------------------------------------------------------------------
     def build(self, body):
         self._data = None
-        self._shape = None  # (L, H, n, m, gap) drawn now
+        self._shape = None  # (L, H, n, m, gap) drawn now (n, m: cells a tile side, after shrinking)
+        self._factor = 1  # how many tokens a drawn cell stands for (long sentences are shrunk)
+        self._built = None  # what the tiles were drawn from: (weights, allowed, colour scale)
         self.hover_tile = None  # (layer, head) under the mouse, or None
         self.hover_text = ""
         self.layer_labels: list = []  # [(position, text)] on the layer axis now
@@ -114,23 +118,17 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection) -> None:
         data = self.session.model_view_data
         self._data = data
-        weights = np.asarray(data.weights, dtype=np.float64)
-        L, H, n, m = weights.shape
-        gap = tile_gap(max(n, m))
-        shape = (L, H, n, m, gap)
-        self._shape = shape
         mode = self.session.colour_scale
-        # auto: each tile from 0 to its own largest weight (every head's pattern shows)
-        levels = colour_levels(weights, mode, per_matrix=True)
-        high = tile_grid(np.broadcast_to(levels.high, weights.shape), gap, fill=1.0)
-        why = reasons_from_allowed(data.allowed)
-        masked = tile_grid(np.broadcast_to(why, weights.shape), gap, fill=0).astype(np.int8)
-        self.grid.setData(tile_grid(weights, gap), (0.0, high), masked_by=masked if why.any() else None)
+        built = (id(data.weights), id(data.allowed), mode)
+        if built != self._built:  # a new trace or colour scale: draw the tiles again (a new head needs not)
+            self._built = built
+            self._build_tiles(data, mode)
+        L, H, n, m, gap = self._shape
         self.grid.set_veils([self.tile_rect(l, h) for l, h in sorted(data.knocked_out) if l < L and h < H])
-        self.query = min(selection.query, n - 1)
+        self.query = min(selection.query, len(data.tokens) - 1)
         layer, head = self._current()
         current = self.tile_rect(layer, head)
-        row = QtCore.QRectF(current.left(), current.top() + self.query, m, 1)
+        row = QtCore.QRectF(current.left(), current.top() + self.query // self._factor, m, 1)
         self.grid.set_outlines({
             "query": Outline(row, style.INK["query"], 1.5, dashed=True),
             "current": Outline(current, style.SELECTED, 2.5, halo=True),
@@ -148,6 +146,26 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             self.hover_tile = None
             self.hover_text = ""
             self._show_current()
+
+    def _build_tiles(self, data, mode: str) -> None:
+        """Every head's weights tiled into one grid; tiles of a long sentence shrunk to at most
+        ``MAX_TILE_CELLS`` cells a side, each cell the largest weight of its block."""
+        weights = np.asarray(data.weights, dtype=np.float64)
+        L, H, n, m = weights.shape
+        self._factor = factor = max(1, -(-max(n, m) // MAX_TILE_CELLS))
+        allowed = np.asarray(data.allowed, dtype=bool)
+        if factor > 1:
+            weights = pooled(np.where(allowed, weights, 0.0), factor)
+            allowed = pooled(allowed.astype(np.float64), factor, fill=0.0) > 0
+        n, m = weights.shape[2:]
+        gap = tile_gap(max(n, m))
+        self._shape = (L, H, n, m, gap)
+        # auto: each tile from 0 to its own largest weight (every head's pattern shows)
+        levels = colour_levels(weights, mode, per_matrix=True)
+        high = tile_grid(np.broadcast_to(levels.high, weights.shape), gap, fill=1.0)
+        why = reasons_from_allowed(allowed)
+        masked = tile_grid(np.broadcast_to(why, weights.shape), gap, fill=0).astype(np.int8)
+        self.grid.setData(tile_grid(weights, gap), (0.0, high), masked_by=masked if why.any() else None)
 
     def _current(self) -> tuple:
         L, H = np.asarray(self._data.weights).shape[:2]
@@ -182,6 +200,14 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         if (layer, head) in data.knocked_out:
             text += " (knocked out: its output is set to zero)"
         return text
+
+    def linking_words(self) -> str:
+        """Which heads give the selected key the most weight from the selected query."""
+        data, i = self._data, self.query
+        j = min(self.session.selection.key, len(data.tokens) - 1)
+        best = strongest_heads(data.weights, i, j)
+        where = ", ".join(f"layer {l + 1} head {h + 1} ({style.fmt(w, 2)})" for l, h, w in best)
+        return (f"'{short_token(data.tokens[i])}' \u2192 '{short_token(data.tokens[j])}' is strongest in {where}.")
 
     # ----- names of layers and heads ---------------------------------------------------------------
     def _fit(self) -> None:
@@ -218,7 +244,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def _show_current(self) -> None:
         layer, head = self._current()
         text = self.tile_words(layer, head)
-        self._info = (f"Shown in every panel: {text}.", text)
+        linking = self.linking_words()
+        self._info = (f"Shown in every panel: {text}.\n{linking}", f"{text}\n{linking}")
         self.canvas.setToolTip(text)
         self._apply_texts()
 

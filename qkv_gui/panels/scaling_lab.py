@@ -290,7 +290,7 @@ class ScalingLabPanel(Panel):
         self._remember()  # at once: an export made before the recompute shows the new d_k and seed too
         if not self._pending:
             self._pending = True
-            QtCore.QTimer.singleShot(0, self._run_pending)
+            QtCore.QTimer.singleShot(0, self, self._run_pending)
 
     def _run_pending(self) -> None:
         if self._pending:

@@ -117,3 +117,27 @@ def test_reasons_from_allowed_agree_with_the_scenario_masks():
     why = reasons_from_allowed(ok)
     assert why[1, 0] == MASK_BLOCKED and (why[ok] == MASK_OPEN).all()
     assert {MASK_CAUSAL, MASK_PADDING}.isdisjoint(set(why.ravel().tolist()))
+
+
+def test_pooled_takes_the_largest_of_each_block():
+    from qkv_engine.views import pooled
+
+    a = np.arange(2 * 5 * 7, dtype=float).reshape(2, 5, 7)
+    p = pooled(a, 3)
+    assert p.shape == (2, 2, 3)
+    for b in range(2):
+        for i in range(2):
+            for j in range(3):
+                assert p[b, i, j] == a[b, 3 * i:3 * i + 3, 3 * j:3 * j + 3].max()
+    assert pooled(a, 1) is not None and np.array_equal(pooled(a, 1), a)
+
+
+def test_strongest_heads_are_the_largest_weights_of_one_pair():
+    from qkv_engine.views import strongest_heads
+
+    rng = np.random.default_rng(4)
+    w = rng.uniform(size=(3, 4, 5, 5))
+    best = strongest_heads(w, 2, 3, count=3)
+    flat = sorted(((w[l, h, 2, 3], l, h) for l in range(3) for h in range(4)), reverse=True)[:3]
+    assert [(l, h) for l, h, _ in best] == [(l, h) for _, l, h in flat]
+    assert [v for _, _, v in best] == [v for v, _, _ in flat]

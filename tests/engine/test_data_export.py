@@ -108,3 +108,40 @@ def test_biases_are_written_when_there_are_some(tmp_path):
     v = read(tmp_path, "v")
     np.testing.assert_allclose(v.values, x.values @ read(tmp_path, "w_v").values + read(tmp_path, "b_v").values,
                                atol=1e-12)
+
+
+def test_a_trained_heads_settings_name_the_model_and_no_seed():
+    from pathlib import Path
+
+    from qkv_engine.data_export import ModelSource, settings_lines
+    from qkv_engine.models import load_model
+
+    model = load_model(Path(__file__).resolve().parents[1] / "data" / "tiny-gpt2")
+    trace = model.run("the cat sat")
+    result = compute(model.head_scenario(trace, 1, 0))
+    lines = settings_lines(result, model=ModelSource(model.info, "the cat sat", trace.edits, 1, 0))
+    assert lines[0] == "Trained model tiny-gpt2, layer 2 of 2, head 1 of 2."
+    assert not any("seed" in line for line in lines)
+    assert any("causal" in line for line in lines)
+
+
+def test_csv_headers_carry_the_feature_and_column_names(tmp_path):
+    s = presets.load("designed-it").with_column_name("q", 1, "").with_options(b_q=np.array([0.5, 0.0]))
+    data_export.write_data(tmp_path, compute(s))
+    features = ["x1 \u00b7 animate", "x2 \u00b7 noun", "x3 \u00b7 pronoun", "x4 \u00b7 verb"]
+    assert read(tmp_path, "x").header == ["token"] + features
+    assert read(tmp_path, "w_q").rows == features and read(tmp_path, "w_k").rows == features
+    assert read(tmp_path, "w_q").header == ["W^Q", "q1 \u00b7 looks for animate", "q2"]  # an empty name: q2
+    assert read(tmp_path, "q").header[1:] == read(tmp_path, "b_q").header[1:] == ["q1 \u00b7 looks for animate",
+                                                                                    "q2"]
+    assert read(tmp_path, "k").header[1:] == ["k1 \u00b7 is animate", "k2 \u00b7 is a noun"]
+    assert read(tmp_path, "v").header[1:] == ["v1 \u00b7 animate", "v2 \u00b7 noun"]
+    assert read(tmp_path, "output").header[1:] == ["out1 \u00b7 animate", "out2 \u00b7 noun"]
+    # the numbers under the named headers are still the computation's
+    np.testing.assert_array_equal(read(tmp_path, "output").values, compute(s).output)
+    # with several heads each head's file names that head's columns
+    two = s.with_heads(2).with_column_name("k", 2, "looks twice")
+    full = compute_heads(two)
+    tables = data_export.data_tables(full.heads[1], full)
+    assert tables["k"].header[1:] == ["k1 \u00b7 looks twice", "k2"]
+    assert tables["w_k"].rows == features

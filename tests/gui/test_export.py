@@ -11,13 +11,14 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import presets
 from qkv_gui import export
 from qkv_gui.session import Session
 
 from .conftest import settle
+from .figure_checks import svg_to_image
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 NAMES = ["embedding", "mixing", "qk-plane", "scaling", "softmax", "values", "heatmap", "matrices", "summary"]
@@ -27,18 +28,6 @@ def grey(image: QtGui.QImage) -> np.ndarray:
     img = image.convertToFormat(QtGui.QImage.Format.Format_Grayscale8)
     a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
     return a[:, : img.width()].astype(float)
-
-
-def svg_to_image(data: bytes, size: QtCore.QSize) -> QtGui.QImage:
-    renderer = QtSvg.QSvgRenderer(QtCore.QByteArray(data))
-    assert renderer.isValid()
-    image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(QtGui.QColor("white"))
-    p = QtGui.QPainter(image)
-    p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-    renderer.render(p)
-    p.end()
-    return image
 
 
 def pdf_pages(data: bytes) -> int:
@@ -201,7 +190,7 @@ def test_panel_context_menu_offers_export(window):
         assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
 
 
-EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare"]
+EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare", "train"]
 
 
 def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
@@ -216,6 +205,7 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     style.configure_pyqtgraph()
     s = Session(presets.load("seed-the-cat-sat"))
     s.lab_state["scaling_lab"] = {"d_k": 256, "seed": 3}
+    s.lab_state["train"] = {"losses": [2.0, 1.2, 0.7], "steps": 3, "lr": 0.05, "loss_start": 2.0}
     if name in ("heads", "concat"):
         s.set_heads(3)
         settle()
@@ -239,6 +229,9 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     elif name == "concat":
         assert "W^O" in text or "Wᴼ" in text or "W" in text
         assert "3 × 4" in text  # Y: 3 tokens x d_out 4
+    elif name == "train":
+        words = " ".join(text.split())
+        assert "Loss before each step" in words and "3.0 step" in words  # the 3 steps of the run on screen
     else:
         assert "B − A" in text and "Largest changes" in text
     assert pdf_pages(export.render_panel(cls, s, "pdf", opts)) == 1
@@ -283,6 +276,7 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     assert ex.export_names() == NAMES + ["scaling-lab", "compare"]
     window.open_experiment("dockHeads")
     window.open_experiment("dockConcat")
+    window.open_experiment("dockTrain")
     settle()
     assert ex.export_names() == NAMES + EXPERIMENTS
     (tmp_path / "all").mkdir()
@@ -291,6 +285,7 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     window.experiment_docks["dockHeads"].close()
     window.experiment_docks["dockConcat"].close()
     window.experiment_docks["dockScalingLab"].close()
+    window.experiment_docks["dockTrain"].close()
     settle()
     assert ex.export_names() == NAMES + ["compare"]
     deck = ex.export_deck(tmp_path / "deck.pdf")

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 
@@ -33,15 +34,19 @@ def lesson_window(make_window):
     return w
 
 
-def test_twelve_steps_in_lesson_order_each_with_a_real_panel(window):
+def test_twelve_steps_in_lesson_order_each_with_a_real_panel_then_the_appendix(window):
     steps = load_steps()
     assert [p.name for p in lesson_files()][0] == "01-token.md"
-    assert [s.panel for s in steps] == EXPECTED_PANELS
-    titles = " | ".join(s.title.lower() for s in steps)
+    numbered = [s for s in steps if not s.appendix]
+    assert [s.panel for s in numbered] == EXPECTED_PANELS
+    titles = " | ".join(s.title.lower() for s in numbered)
     for word in ("token", "grid", "query", "key", "dot product", "√d_k", "softmax", "value", "matrices",
                  "whole picture", "plain words", "quick checks"):
         assert word in titles, word
-    assert all(s.panel in window.panels for s in steps)
+    assert all(s.panel in window.panels for s in numbered)
+    # after the quick checks: the appendix, whose panel is the "Learn the weights" experiment
+    assert steps[len(numbered):] == [s for s in steps if s.appendix] and len(steps) == len(numbered) + 1
+    assert steps[-1].title == "Where do the weights come from?" and steps[-1].panel == "trainPanel"
 
 
 def _words(text):
@@ -84,7 +89,15 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     assert frame.property("highlighted") is True and frame.outline == style.INK.get(lesson.step.role or "",
                                                                                       style.SELECTED)
     assert w.grid.frames["heatmapPanel"].property("highlighted") is False
-    assert not pane.nextButton.isEnabled()
+    # one more: the appendix opens the "Learn the weights" experiment beside every panel
+    assert pane.nextButton.isEnabled()
+    qtbot.keyClick(pane.text, Qt.Key.Key_Right)
+    settle()
+    assert lesson.index == 12 and pane.stepLabel.text() == "Appendix" and not pane.nextButton.isEnabled()
+    # ... and the heatmap, where the target is outlined, alone in the grid
+    assert w.experiment_docks["dockTrain"].isVisible() and w.grid.focused == "heatmapPanel"
+    assert lesson.grid_panel() == "heatmapPanel" and lesson.highlighted_panel() == "heatmapPanel"
+    qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_PageUp)
     assert lesson.index == 9
@@ -177,7 +190,7 @@ def test_unknown_placeholder_shows_visibly_and_values_are_not_markdown():
 
 def test_quick_check_answers_hidden_until_revealed(lesson_window):
     lesson = lesson_window.lesson
-    lesson.go(len(lesson.steps) - 1)
+    lesson.go(next(k for k, st in enumerate(lesson.steps) if st.slug == "12-quick-checks"))
     settle()
     text = lesson.text()
     assert "Is a token always one whole word?" in text
@@ -462,16 +475,49 @@ def test_the_softmax_tables_never_break_a_token_name(make_window, size):
     settle(rounds=6)
     doc = w.lesson.pane.text.document()
     for word in ("students", "understand", "everything"):
-        cells = _cells_with(doc, word[:5])
+        cells = _cells_with(doc, word[:3])
         assert len(cells) == 4, (word, cells)  # the row and column names of both tables
         for text, lines in cells:
             assert lines == 1 and (text == word or (text.endswith("\u2026") and word.startswith(text[:-1]))), \
                 (word, text, lines)
     if size[0] >= 1600:  # room enough: every name whole
         assert all(text == word for word in ("students", "understand", "everything")
-                   for text, _lines in _cells_with(doc, word[:5]))
+                   for text, _lines in _cells_with(doc, word[:3]))
     from PySide6 import QtGui
 
     tables = [f for f in doc.rootFrame().childFrames() if isinstance(f, QtGui.QTextTable)]
     assert tables and max(doc.documentLayout().frameBoundingRect(f).right() for f in tables) \
         <= w.lesson.pane.text.viewport().width() + 4  # no table wider than the pane
+
+
+def test_the_appendix_uses_the_experiment_and_its_live_numbers(make_window, qtbot):
+    from qkv_engine import training
+
+    w = make_window("designed-it")  # opening it selects 'it' -> 'animal'
+    w.lesson.enter()
+    w.lesson.go(len(w.lesson.steps) - 1)
+    settle()
+    assert w.lesson.step.appendix and w.experiment_docks["dockTrain"].isVisible()
+    session = w.session
+    # no target yet: the selected pair becomes it, so the text has numbers to show
+    assert np.array_equal(session.train_target, training.look_at(session.scenario, "it", "animal"))
+    text = w.lesson.text()
+    weight = session.result.weights[7, 1]
+    assert "Here the target is 'it' \u2192 'animal'" in text
+    assert f"a weight of {weight:.2f}" in text and f"L = -log({weight:.4f}) = {-np.log(weight):.4f}" in text
+    assert "(no target yet)" not in text and "unknown placeholder" not in text
+    panel = w.experiment_panels["trainPanel"]
+    panel.stepsSpin.setValue(5)
+    panel.lrSpin.setValue(0.1)
+    panel.train()
+    qtbot.waitUntil(lambda: not panel.running, timeout=10000)
+    settle()
+    text = w.lesson.text()
+    assert "here 0.1." in text and f"After 5 steps the loss went from {panel.losses[0]:.4f} to " in text
+    # the link in the text opens the experiment again
+    w.experiment_docks["dockTrain"].close()
+    settle()
+    assert "Open the experiment" in text
+    w.lesson.pane.text.anchorClicked.emit(QtCore.QUrl("open:trainPanel"))
+    settle()
+    assert w.experiment_docks["dockTrain"].isVisible()

@@ -155,3 +155,36 @@ def test_names_stay_legible_and_the_tiles_inside(model_view, L, H, n, size):
     assert QtCore.QRectF(panel.canvas.viewport().rect()).adjusted(-1, -1, 1, 1).contains(QtCore.QRectF(cells))
     tile = panel.canvas.mapFromScene(panel.grid.mapRectToScene(panel.tile_rect(0, 0))).boundingRect()
     assert tile.width() >= 14  # a tile, not a speck
+
+
+def test_a_long_sentence_shrinks_each_tile_to_its_block_maxima(model_view, qtbot):
+    from qkv_engine.views import pooled
+
+    data = fake_data(2, 3, 120, causal=True)
+    panel = model_view(data, size=(520, 400), query=50)
+    L, H, n, m, _gap = panel._shape
+    assert n <= 48 and m <= 48 and panel._factor == 3
+    r = panel.tile_rect(1, 2)
+    x, y = int(r.left()), int(r.top())
+    np.testing.assert_allclose(panel.grid.values[y:y + n, x:x + m],
+                               pooled(np.where(data.allowed, data.weights[1, 2], 0.0), 3))
+    # the selected query's row is outlined in the current head's tile, where its block is drawn
+    assert panel.grid.outlines["query"].rect.top() == panel.tile_rect(0, 0).top() + 50 // 3
+    asked = []
+    panel.session.select_model_head = lambda layer, head: asked.append((layer, head))
+    view = panel.canvas
+    point = view.mapFromScene(panel.scene_pos_of_tile(0, 1))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+    settle()
+    assert asked == [(0, 1)]
+
+
+def test_choosing_another_head_keeps_the_tiles_drawn(model_view):
+    data = fake_data(2, 2, 6)
+    panel = model_view(data)
+    values = panel.grid.values
+    data.layer, data.head = 1, 1
+    panel.session.modelViewChanged.emit(data)
+    settle()
+    assert panel.grid.values is values  # only the outline moved
+    assert panel.grid.outlines["current"].rect == panel.tile_rect(1, 1)

@@ -33,7 +33,7 @@ def test_opening_a_model_shows_its_heads_in_every_part_of_the_window(model_windo
     assert s.model_doc is not None and s.scenario.tokens == load_model(DATA / "tiny-bert").run(TEXT).tokens
     box = w.options.modelBox
     assert box.isVisible() and not w.options.handMadeBox.isVisible()
-    assert "tiny-bert" in box.nameLabel.text() and "2 layers" in box.nameLabel.text()
+    assert box.nameLabel.text() == "tiny-bert" and "2 layers" in box.sizesLabel.text()
     assert w.findChild(QtCore.QObject, "dockModelView").isVisible()
     assert "tiny-bert" in w.windowTitle() and "layer 1 head 1" in w.windowTitle()
     assert w.grid.frames["heatmapPanel"].titleLabel.text().endswith("L1 H1")
@@ -153,3 +153,26 @@ def test_models_on_this_computer_lists_the_cache_and_greys_what_cannot_open(qtbo
     assert "cannot open" in pickled.text() and not pickled.flags() & Qt.ItemFlag.ItemIsEnabled
     dialog._open()
     assert dialog.chosen == snap
+
+
+def test_the_model_view_names_the_heads_that_link_the_selected_pair(model_window):
+    w = model_window
+    s = w.session
+    s.select(3, 2)  # 'sat' -> 'cat'
+    settle()
+    trace = s.model_trace
+    pairs = sorted(((trace.weights[l, h, 3, 2], l, h) for l in range(2) for h in range(2)), reverse=True)
+    _, l, h = pairs[0]
+    text = w.models.panel.info.text()
+    assert f"'sat' \u2192 'cat' is strongest in layer {l + 1} head {h + 1}" in text
+
+
+def test_on_a_projector_the_model_view_is_a_tab_beside_the_weight_grids(make_window):
+    w = make_window()
+    w.resize(1008, 720)
+    settle()
+    assert w.models.open_folder(DATA / "tiny-bert", text=TEXT)
+    settle()
+    dock = w.findChild(QtCore.QObject, "dockModelView")
+    assert dock in w.tabifiedDockWidgets(w.docks["dockWeights"])
+    assert w.gridScroll.width() >= 500  # the panels keep their room

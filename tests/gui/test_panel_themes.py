@@ -142,12 +142,23 @@ def _drawn_point_size(item) -> float:
     return item.font().pointSizeF()
 
 
-def text_sizes(panel) -> set:
-    """Every distinct point size of visible text: widgets, scene texts and axis tick numbers."""
+#: Widgets whose text is a control's (a button, a chooser): in presenter mode they grow less than texts.
+CONTROLS = (QtWidgets.QAbstractButton, QtWidgets.QComboBox, QtWidgets.QAbstractSpinBox,
+            QtWidgets.QAbstractSlider, QtWidgets.QTabBar, QtWidgets.QLineEdit)
+
+
+def text_sizes(panel, controls: bool | None = None) -> set:
+    """Every distinct point size of visible text: widgets, scene texts and axis tick numbers.
+    ``controls``: True for the controls' text only, False for every text but theirs, None for all."""
     sizes = set()
     for w in [panel, *panel.findChildren(QtWidgets.QWidget)]:
+        if controls is not None and isinstance(w, CONTROLS) != controls:
+            continue
         if w.isVisibleTo(panel) or w is panel:
             sizes.add(round(w.font().pointSizeF(), 1))
+    if controls:
+        sizes.discard(-1.0)
+        return sizes
     for _view, item in _scene_texts(panel):
         sizes.add(round(_drawn_point_size(item), 1))
     for view in panel.findChildren(QtWidgets.QGraphicsView):
@@ -183,10 +194,16 @@ def test_slide_text_is_scaled_once(cls, sessions):
     factor = style.SLIDE.font_scale
     assert factor == pytest.approx(1.6)
     assert slide == {round(s * factor, 1) for s in screen}, (sorted(screen), sorted(slide))
-    # presenter mode at 200%, then back to the screen: the sizes follow, and come back exactly
+    # presenter mode at 200%, then back to the screen: the sizes follow (the controls' only up to
+    # 125%: a row of buttons twice as wide would not fit a projector's screen), and come back exactly
+    panel.set_theme(style.SCREEN)
+    _settle()
+    texts, controls = text_sizes(panel, controls=False), text_sizes(panel, controls=True)
     panel.set_theme(style.presenter(2.0))
     _settle()
-    assert text_sizes(panel) == {round(s * 2.0, 1) for s in screen}
+    assert style.presenter(2.0).controls == pytest.approx(1.25)
+    assert text_sizes(panel, controls=False) == {round(s * 2.0, 1) for s in texts}
+    assert text_sizes(panel, controls=True) == {round(s * 1.25, 1) for s in controls}
     panel.set_theme(style.SCREEN)
     _settle()
     assert text_sizes(panel) == screen

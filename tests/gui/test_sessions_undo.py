@@ -327,3 +327,18 @@ def test_the_lesson_step_is_saved_and_reopened(window, tmp_path):
     assert window.open_file(path)
     settle()
     assert window.lesson.active and window.lesson.index == 5
+
+
+def test_autosave_keeps_the_last_step_of_a_training_run(window):
+    """A run's steps merge into one undo step (the undo index stays): autosave still keeps the newest numbers."""
+    s = window.session
+    run = object()
+    first = s.scenario.with_cell("w_q", 0, 0, 1.5)
+    assert s.train_to(first, run)
+    assert window.autosave()
+    second = first.with_cell("w_k", 0, 0, -0.5)
+    assert s.train_to(second, run)
+    assert window.autosave()  # the same undo index, a newer document
+    kept, _view = session_format.load_file(window.recovery_file)
+    assert kept.w_k[0, 0] == -0.5 and kept.w_q[0, 0] == 1.5
+    assert not window.autosave()  # nothing new since

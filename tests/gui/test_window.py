@@ -350,24 +350,29 @@ app = QtWidgets.QApplication([])
 from qkv_gui.main_window import MainWindow
 settings = QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat)
 w = MainWindow(settings=settings, recovery=sys.argv[2])
-w.resize(1400, 900)
-w.show()
+if sys.argv[3] == "first":
+    w.resize(2400, 1400)  # rows of three, and room for them without scrolling: a row can be given more
+w.show()  # the second run opens at the size the first one closed at
 for _ in range(6):
     app.processEvents()
 if sys.argv[3] == "first":
     w.docks["dockWeights"].hide()
     w.open_experiment("dockScalingLab")
-    w.grid.setSizes([600, 150, 150])
     for _ in range(6):
         app.processEvents()
     sizes = w.grid.sizes()
-    print(json.dumps({"top_row_share": sizes[0] / sum(sizes)}))
+    equal = sizes[0] / sum(sizes)
+    w.grid.setSizes([4 * sizes[0]] + sizes[1:])
+    for _ in range(6):
+        app.processEvents()
+    sizes = w.grid.sizes()
+    print(json.dumps({"top_row_share": sizes[0] / sum(sizes), "equal_share": equal, "packing": w.grid.packing}))
     w.close()
 else:
     sizes = w.grid.sizes()
     print(json.dumps({"weights": w.docks["dockWeights"].isVisible(), "tokens": w.docks["dockTokens"].isVisible(),
                       "experiments": [n for n, d in w.experiment_docks.items() if d.isVisible()],
-                      "top_row_share": sizes[0] / sum(sizes)}))
+                      "top_row_share": sizes[0] / sum(sizes), "packing": w.grid.packing}))
 w.deleteLater()  # before Python tears down the application (it crashed now and then without)
 QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
 """
@@ -383,7 +388,10 @@ def test_layout_is_remembered_across_a_real_restart(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)}
+    screen = tmp_path / "screen.json"  # a screen with room for the window (the default one is 800 x 800)
+    screen.write_text(json.dumps({"screens": [{"name": "wide", "x": 0, "y": 0, "width": 2600, "height": 1600,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "PYTHONPATH": str(root)}
     runs = []
     for which in ("first", "second"):
         out = subprocess.run([sys.executable, "-c", RESTART, str(tmp_path / "settings.ini"), str(tmp_path / "rec"),
@@ -393,7 +401,8 @@ def test_layout_is_remembered_across_a_real_restart(tmp_path):
     before, seen = (json.loads(run.strip().splitlines()[-1]) for run in runs)
     assert seen["weights"] is False and seen["tokens"] is True  # the hidden dock stays hidden
     assert seen["experiments"] == ["dockScalingLab"]  # the open experiment is back
-    assert before["top_row_share"] > 0.36  # a third each at the start
+    assert before["top_row_share"] > before["equal_share"] + 0.1  # the first run gave the top row more
+    assert seen["packing"] == before["packing"]
     assert seen["top_row_share"] == pytest.approx(before["top_row_share"], abs=0.02)  # the rows keep their sizes
     # Only plain values in the file: a Python object would be stored pickled, and opening the file
     # would unpickle it.
@@ -526,6 +535,7 @@ def test_the_layout_settles_at_every_window_size(window, experiments):
         window.session.set_heads(3)
         window.open_experiment("dockHeads")
         window.open_experiment("dockCompare")
+        window.open_experiment("dockTrain")
         window.findChild(QtWidgets.QPushButton, "pinButton").click()
         window.session.set_cell("w_q", 0, 0, "0.9")
     settle()

@@ -1,0 +1,68 @@
+"""A compact table of numbers whose refused entries are reported at their cell (``CellNote``)."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+#: Ink of a refused entry's note (the same red as the messages under the sentence box).
+REFUSED_INK = "#A11D1D"
+
+
+class CellNote(QtWidgets.QLabel):
+    """A short note laid over a table, just under one cell (why typed text was refused). It is in no
+    layout, so nothing moves when it shows; it goes after a few seconds, or at the next click or scroll."""
+
+    SHOWN_MS = 8000
+
+    def __init__(self, view: QtWidgets.QTableView):
+        super().__init__(view)
+        self.view = view
+        self.setObjectName("cellNote")
+        self.setWordWrap(True)
+        self.setStyleSheet(f"background: #FFF4F4; color: {REFUSED_INK}; border: 1px solid {REFUSED_INK}; "
+                           "border-radius: 3px; padding: 2px 4px;")
+        self.timer = QtCore.QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.hide)
+        view.verticalScrollBar().valueChanged.connect(self.hide)
+        view.horizontalScrollBar().valueChanged.connect(self.hide)
+        view.pressed.connect(self.hide)
+        self.hide()
+
+    def show_at(self, index: QtCore.QModelIndex, text: str) -> None:
+        cell = self.view.visualRect(index)
+        if not cell.isValid():
+            return
+        self.setText(text)
+        corner = self.view.viewport().mapTo(self.view, cell.bottomLeft())
+        width = min(max(cell.width() * 3, 220), self.view.width() - 4)
+        self.setFixedWidth(max(60, width))
+        height = self.heightForWidth(self.width())
+        x = max(2, min(corner.x(), self.view.width() - self.width() - 2))
+        y = corner.y() + 1
+        if y + height > self.view.height():  # no room under the cell: above it
+            y = max(0, corner.y() - cell.height() - height - 1)
+        self.setGeometry(x, y, self.width(), height)
+        self.show()
+        self.raise_()
+        self.timer.start(self.SHOWN_MS)
+
+
+class NumberTableView(QtWidgets.QTableView):
+    """A compact table of numbers; a refused entry is reported at its cell."""
+
+    def __init__(self, model, object_name: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.setModel(model)
+        self.note = CellNote(self)
+        model.refused.connect(lambda r, c, why: self.note.show_at(self.model().index(r, c), why))
+        model.modelReset.connect(self.note.hide)
+        model.dataChanged.connect(self.note.hide)  # a new value (a refused one shows its note after this)
+
+    def fit_height(self, max_rows: int | None = None) -> None:
+        rows = self.model().rowCount()
+        if max_rows is not None:
+            rows = min(rows, max_rows)
+        h = self.horizontalHeader().height() + rows * self.verticalHeader().defaultSectionSize() + 4
+        self.setMinimumHeight(h)
+        self.setMaximumHeight(h)
