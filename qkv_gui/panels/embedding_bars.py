@@ -44,8 +44,10 @@ from .theming import ThemedTextMixin
 
 #: In cross-attention (two rows of strips) numbers go on the bars only when a row is this tall (pixels).
 LABELS_MIN_HEIGHT = 130
-#: As colour strips, the caption names this many of the selected token's largest numbers.
+#: As colour strips, the caption names this many of the selected token's largest numbers (fewer in a panel
+#: narrower than ``NARROW`` pixels).
 LARGEST_NAMED = 4
+NARROW = 400
 
 
 class _Strips:
@@ -140,6 +142,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
     def build(self, body):
         self._result = None
         self._query = 0
+        self._narrow = False
         self._features = None
         self.y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
@@ -178,7 +181,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         x = result.scenario.x  # n x d_model
         n, d = x.shape
         i = selection.query
-        self._result, self._query = result, i
+        self._result, self._query, self._selection = result, i, selection
         s = result.scenario
         cross = s.is_cross
         strips = strip_mode(max(n, result.n_keys), d)
@@ -193,6 +196,20 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         else:
             self._show_bars(result, selection)
         self.caption.setText(self._caption(result, selection, strips))
+
+    def _named_count(self) -> int:
+        """How many of a token's largest numbers the caption names: fewer in a narrow panel (with a margin
+        either side of ``NARROW``, so that a caption that lets the grid drop its scroll bar does not switch
+        back and forth)."""
+        margin = 24 if self._narrow else -24
+        self._narrow = self.width() < NARROW + margin
+        return 2 if self._narrow else LARGEST_NAMED
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        was = self._narrow
+        if self.as_strips and self._result is not None and self._named_count() and self._narrow != was:
+            self.caption.setText(self._caption(self._result, self._selection, True))  # more or fewer named
 
     def _show_bars(self, result, selection) -> None:
         s = result.scenario
@@ -217,7 +234,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         largest few and how many more."""
         d = len(row)
         if strips:
-            order, left = views.largest_entries(row, LARGEST_NAMED)
+            order, left = views.largest_entries(row, self._named_count())
             named = ", ".join(f"{html.escape(feature_names.header(s, 'x', int(c)))} = {style.fmt(row[c], 2)}"
                               for c in order.tolist())
             return f"{d} numbers, the largest {named}" + (f" and {left} more" if left else "")

@@ -41,6 +41,8 @@ Qt = QtCore.Qt
 MAX_KEY_LABELS = 12
 #: Narrower than this (pixels), the panel shortens its note, its worked sum and its rule (whole in tooltips).
 NARROW = 480
+#: ... give or take this much (see ``_is_narrow``).
+HYSTERESIS = 24
 #: Wedge radius as a fraction of the shorter drawn arrow.
 WEDGE_FRACTION = 0.35
 
@@ -256,6 +258,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def build(self, body):
         self._drawn = {}
+        self._narrow = False
         self._worked = ""
         self._result_dk = 2
         self._arrow_names = {}
@@ -369,17 +372,24 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._write_note()
         self._show_terms()
 
+    def _is_narrow(self) -> bool:
+        """Whether the panel is narrow, with a margin either side of ``NARROW``: a panel whose shorter texts
+        make it short enough to lose the grid's scroll bar, and so wider, must not switch back (and forth)."""
+        margin = HYSTERESIS if self._narrow else -HYSTERESIS
+        self._narrow = self.width() < NARROW + margin
+        return self._narrow
+
     def _show_terms(self) -> None:
         """The row of terms with more than two coordinates, when the panel is wide enough to spare the room (a
         narrow panel is short too, on a small screen; the sum under the plane names the same terms)."""
-        want = self._result_dk > 2 and self.width() >= NARROW
+        want = self._result_dk > 2 and not self._is_narrow()
         if self.terms.isHidden() == want:
             self.terms.setVisible(want)
 
     def _write_note(self) -> None:
         """The note over the plane, the worked sum under it and the rule beside it: in full, or (a narrow
         panel) a shorter note, the sum to three lines and no rule, each whole in its tooltip."""
-        narrow = self.width() < NARROW
+        narrow = self._is_narrow()
         full, short = getattr(self, "_notes", ("", ""))
         text = short if narrow else full
         if text != self.note.text():

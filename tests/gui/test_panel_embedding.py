@@ -135,6 +135,7 @@ def test_a_real_models_size_is_drawn_as_colour_strips(make_panel, make_session, 
     assert panel.drawn()["strips"]["outlines"]["query"] == QtCore.QRectF(0, 20, 384, 1)
     panel.resize(330, 230)
     settle(qtbot)
+    assert "and 382 more" in panel.drawn()["caption"]  # a narrow panel names the two largest
     assert not problems(panel), problems(panel)
     # back to a hand-made size: bars again
     session.set_dims(4, 2, 3)

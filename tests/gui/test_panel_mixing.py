@@ -59,11 +59,22 @@ def test_seed_cat_reads_clearly_in_the_grid(make_window):
     # the walkthrough's first query coordinate, recomputed by hand: 0.05 - 0.06 - 0.24 + 0.12
     assert d["arithmetic"].startswith("q1 = 0.5(0.1) + (-0.3)(0.2) + 0.8(-0.3) + 0.2(0.6) = ")
     assert d["arithmetic"].endswith(f"= {explain.fixed(0.5 * 0.1 - 0.3 * 0.2 + 0.8 * -0.3 + 0.2 * 0.6, 2)}")
-    # in the 3 x 3 grid every one of the 8 lines carries its label, and no two labels overlap
-    assert all(ln["labelled"] for ln in d["lines"])
+    # in the 3 x 3 grid the chosen cell's four lines carry their labels; the other cell's are labelled all
+    # together or not at all (where they would sit at crossings, none), and no two labels overlap
+    assert all(ln["labelled"] for ln in d["lines"] if ln["strong"])
+    assert len({ln["labelled"] for ln in d["lines"] if not ln["strong"]}) == 1
     _no_overlap(d["label_rects"])
     assert d["input_labels"] == ["x1", "x2", "x3", "x4"]
     assert all(t is not None for _, t in d["outputs"])
+
+
+def test_seed_cat_labels_every_line_where_there_is_room(make_panel):
+    from qkv_gui.panels import MixingPanel
+
+    panel = make_panel(MixingPanel, preset="seed-cat", size=(520, 330))
+    d = panel.drawn()
+    assert len(d["lines"]) == 8 and all(ln["labelled"] for ln in d["lines"])
+    _no_overlap(d["label_rects"])
 
 
 def test_switch_to_values_and_click_a_cell(window, qtbot):
