@@ -128,9 +128,11 @@ def test_no_arrow_crosses_a_word(make_panel, make_session):
 def test_a_real_models_sizes_are_named_and_its_vectors_shortened(make_panel, make_session):
     from qkv_gui.panels import SummaryPanel
 
-    from .big_dims import big_panel, reference
+    from .big_dims import big_panel, problems, reference, texts_shown
 
     panel, s = big_panel(make_panel, make_session, SummaryPanel, query=3, key=9)
+    assert texts_shown(panel) < 30 and not problems(panel), problems(panel)
+    assert _arrows_through_words(panel) == []
     ref = reference(s)
     q = ref["q"][3]
     assert text(panel, "q_caption") == f"query of '{s.tokens[3]}'\n[{q[0]:.2f}, …, {q[-1]:.2f}]"
