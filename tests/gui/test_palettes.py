@@ -8,10 +8,6 @@ palettes yet keep the standard colours, whole.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,6 +30,7 @@ from qkv_gui.panels.text_label import TextLabel
 from qkv_gui.panels.train_panel import TrainPanel
 
 from .conftest import settle
+from .restart import run_twice
 from .test_model_view import StandInSession, fake_data
 
 ARGB = QtGui.QColor.NameFormat.HexArgb
@@ -368,14 +365,7 @@ QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete
 
 
 def test_the_palette_is_remembered_across_a_real_restart(tmp_path):
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)}
-    runs = []
-    for which in ("first", "second"):
-        out = subprocess.run([sys.executable, "-c", RESTART, str(tmp_path / "settings.ini"), str(tmp_path / "rec"),
-                              which], capture_output=True, text=True, timeout=120, cwd=str(root), env=env)
-        assert out.returncode == 0, out.stderr
-        runs.append(out.stdout)
+    runs = run_twice(RESTART, tmp_path)
     seen = json.loads(runs[1].strip().splitlines()[-1])
     assert seen == {"palette": "dark", "checked": ["dark"], "window": style.DARK.chrome["window"].lower(),
                     "heatmap": style.DARK.background.lower()}
