@@ -214,6 +214,7 @@ def paint(item, p: style.Palette, **roles) -> None:
         TextLabel       text, fill, border (its box)
         a Qt shape      pen, brush          (rectangles, paths, ellipses; a line item: pen)
         BarGraphItem    pen, brush
+        ScatterPlotItem pen, brush          (every spot)
         PlotDataItem    pen, symbol_pen, symbol_brush
         ColorBarItem    table (a colour table's name: "weights", "signed", "diff")
     A role is a flat role name ("ink_query") or (name, alpha)."""
@@ -249,9 +250,12 @@ def _apply(item, p: style.Palette, roles: dict) -> None:
         _axis_colours(item, c.get("pen"), c.get("text"), label)
     elif isinstance(item, pg.ColorBarItem):
         if "table" in c:
-            from .panels.items.colour_tables import colour_map
+            from .panels.items.colour_tables import colour_map, spec
 
-            item.setColorMap(colour_map(c["table"], p))
+            made = (c["table"], spec(c["table"], p))
+            if getattr(item, "_qkv_table", None) != made:  # (a new map redraws the whole bar)
+                item.setColorMap(colour_map(c["table"], p))
+                item._qkv_table = made
     elif isinstance(item, pg.LabelItem):
         if "text" in c and qcolor(item.opts.get("color") or "#000000") != c["text"]:
             item.setText(item.text, color=c["text"].name(QtGui.QColor.NameFormat.HexArgb))
@@ -270,6 +274,11 @@ def _apply(item, p: style.Palette, roles: dict) -> None:
         if "brush" in c:
             opts["brush"] = _recoloured_brush(pg.mkBrush(item.opts.get("brush")), c["brush"])
         item.setOpts(**opts)
+    elif isinstance(item, pg.ScatterPlotItem):
+        if "pen" in c:
+            item.setPen(_recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"]))
+        if "brush" in c:
+            item.setBrush(_recoloured_brush(pg.mkBrush(item.opts.get("brush")), c["brush"]))
     elif isinstance(item, pg.PlotDataItem):
         if "pen" in c:
             item.setPen(_recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"]))
@@ -322,12 +331,15 @@ def recolour_scene(scene: QtWidgets.QGraphicsScene, p: style.Palette) -> None:
 
 
 def recolour_views(widget: QtWidgets.QWidget, p: style.Palette) -> None:
-    """The backgrounds and items of every picture in ``widget`` in palette ``p``."""
+    """The backgrounds and items of every picture in ``widget`` in palette ``p`` (a view with no background of
+    its own keeps none)."""
     import pyqtgraph as pg
 
     for view in widget.findChildren(QtWidgets.QGraphicsView):
         if isinstance(view, pg.GraphicsView):
             view.setBackground(qcolor(p.background))
+        elif view.backgroundBrush().style() != QtCore.Qt.BrushStyle.NoBrush:
+            view.setBackgroundBrush(QtGui.QBrush(qcolor(p.background)))
         scene = view.scene()
         if scene is not None:
             recolour_scene(scene, p)

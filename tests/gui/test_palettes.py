@@ -430,3 +430,66 @@ def test_the_export_options_say_which_colours_the_figures_get(window):
     assert "High contrast" in dialog.coloursNote.text() and "View" in dialog.coloursNote.text()
     dialog.deleteLater()
 
+
+
+# ----- the mechanism the panels use -------------------------------------------------------------------------------
+def test_painted_items_of_every_kind_take_a_new_palette_and_give_it_back(qapp):
+    s, d = style.STANDARD, style.DARK
+    view = pg.PlotWidget()
+    plot = view.getPlotItem()
+    axis = plot.getAxis("left")
+    items = {
+        "axis": (axis, {"pen": "muted", "text": "ink_query"}),
+        "title": (plot.titleLabel, {"text": "ink_value"}),
+        "label": (TextLabel("q"), {"text": "ink_key", "fill": "pale_key", "border": "ink_key"}),
+        "rect": (QtWidgets.QGraphicsRectItem(0, 0, 1, 1), {"pen": "selected", "brush": ("fill_x", 120)}),
+        "line": (QtWidgets.QGraphicsLineItem(0, 0, 1, 1), {"pen": "foreground"}),
+        "bars": (pg.BarGraphItem(x=[1], height=[1], width=0.5), {"pen": "edge_x", "brush": "fill_x"}),
+        "dots": (pg.ScatterPlotItem(x=[1], y=[1]), {"pen": "ink_key", "brush": "fill_key"}),
+        "curve": (pg.PlotDataItem([0, 1], [0, 1], symbol="o"), {"pen": "ink_weight", "symbol_pen": "ink_weight",
+                                                                  "symbol_brush": "background"}),
+        "bar": (pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("viridis")), {"table": "signed"}),
+    }
+    for name, (item, roles) in items.items():
+        if name not in ("axis", "title", "bar"):
+            plot.addItem(item)
+        colours.paint(item, s, **roles)
+    before = [describe(item) for item, _ in items.values()]
+    assert _name(axis.textPen().color()) == _name(s.ink["query"]) and _pen(axis.pen()) == _name(s.muted)
+    assert items["rect"][0].brush().color().alpha() == 120
+
+    colours.recolour_scene(view.scene(), d)
+    for item, _ in items.values():
+        colours.repaint(item, d)  # (the colour bar is not in the plot's scene here)
+    assert _name(axis.textPen().color()) == _name(d.ink["query"]) and _pen(axis.pen()) == _name(d.muted)
+    assert axis.labelStyle["color"] == d.ink["query"]
+    assert QtGui.QColor(plot.titleLabel.opts["color"]) == QtGui.QColor(d.ink["value"])
+    label = items["label"][0]
+    assert _name(label.color()) == _name(d.ink["key"]) and _name(label.fill.color()) == _name(d.pale["key"])
+    rect = items["rect"][0]
+    assert _pen(rect.pen()) == _name(d.selected) and rect.brush().color().alpha() == 120
+    assert _name(rect.brush().color().rgb()) == _name(QtGui.QColor(d.fill["x"]).rgb())
+    assert _brush(items["bars"][0].opts["brush"]).startswith(_name(d.fill["x"]))
+    assert _pen(items["dots"][0].opts["pen"]) == _name(d.ink["key"])
+    assert _brush(items["curve"][0].opts["symbolBrush"]).startswith(_name(d.background))
+    assert [describe(item) for item, _ in items.values()] != before
+
+    colours.recolour_scene(view.scene(), s)
+    for item, _ in items.values():
+        colours.repaint(item, s)
+    assert [describe(item) for item, _ in items.values()] == before
+    view.deleteLater()
+
+
+def test_a_label_made_without_a_colour_takes_its_picture_s_palette(qapp):
+    view = pg.PlotWidget()
+    colours.recolour_scene(view.scene(), style.DARK)  # what a panel in the dark palette does to its pictures
+    from qkv_gui.panels.theming import TextPool
+
+    pool = TextPool(view.getPlotItem())
+    first, = pool.take(1)
+    assert _name(first.color()) == _name(style.DARK.foreground)
+    first.setText("mine", color="#123456")  # a colour set by the panel is its own from then on
+    colours.recolour_scene(view.scene(), style.STANDARD)
+    assert _name(first.color()) == _name("#123456")
+    view.deleteLater()

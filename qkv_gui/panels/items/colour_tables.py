@@ -29,7 +29,7 @@ DARK_INK = style.STANDARD.dark_ink
 NAMES = ("weights", "signed", "diff")
 
 
-def _spec(name: str, palette: style.Palette | None) -> tuple:
+def spec(name: str, palette: style.Palette | None) -> tuple:
     """What a table is made from in a palette: a hashable key for the caches."""
     p = palette or style.current()
     if name == "weights":
@@ -50,7 +50,7 @@ def _map_of(spec: tuple) -> pg.ColorMap:
 
 def colour_map(name: str, palette: style.Palette | None = None) -> pg.ColorMap:
     """The pyqtgraph ColorMap of a table (for colour bars), in ``palette`` (default: the one in use)."""
-    return _map_of(_spec(name, palette))
+    return _map_of(spec(name, palette))
 
 
 @functools.lru_cache(maxsize=None)
@@ -63,7 +63,7 @@ def _table(spec: tuple) -> np.ndarray:
 
 def table(name: str, palette: style.Palette | None = None) -> np.ndarray:
     """256 x 4 uint8 RGBA: entry k is the colour of k / 255 (read-only)."""
-    return _table(_spec(name, palette))
+    return _table(spec(name, palette))
 
 
 @functools.lru_cache(maxsize=None)
@@ -78,7 +78,7 @@ def _table_argb(spec: tuple) -> np.ndarray:
 def table_argb(name: str, palette: style.Palette | None = None) -> np.ndarray:
     """256 x 4 uint8: the table's colours as the bytes of QImage.Format_ARGB32_Premultiplied (B, G, R, A in
     memory on little-endian machines; the colours are opaque, so premultiplying changes nothing)."""
-    return _table_argb(_spec(name, palette))
+    return _table_argb(spec(name, palette))
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,4 +95,4 @@ def _ink(spec: tuple, light_ink: str, dark_ink: str) -> np.ndarray:
 def ink(name: str, palette: style.Palette | None = None) -> np.ndarray:
     """256 bool: True where the palette's light ink contrasts more with the table's colour than its dark ink."""
     p = palette or style.current()
-    return _ink(_spec(name, p), p.light_ink, p.dark_ink)
+    return _ink(spec(name, p), p.light_ink, p.dark_ink)
