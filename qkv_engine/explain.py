@@ -105,6 +105,32 @@ def largest(values, count: int = LARGEST_SHOWN) -> tuple[list, float]:
     return keep, rest
 
 
+class _Lazy:
+    """A read-only list whose items are made when first read: a long sum shows only a few of its 384
+    products, so only those are written out (``_shorten`` reads its items by index, slice and length)."""
+
+    def __init__(self, count: int, make):
+        self._count, self._make, self._made = count, make, {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self):
+        return (self._item(k) for k in range(self._count))
+
+    def _item(self, k: int):
+        if not 0 <= k < self._count:
+            raise IndexError(k)
+        if k not in self._made:
+            self._made[k] = self._make(k)
+        return self._made[k]
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self._item(m) for m in range(*k.indices(self._count))]
+        return self._item(k if k >= 0 else self._count + k)
+
+
 def _others(count: int) -> str:
     return f"the other {count} terms"
 
@@ -195,7 +221,8 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
         )
         for r in range(s.d_model)
     )
-    products = [f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms]
+    products = _Lazy(s.d_model, lambda r: f"{_factor(terms[r].factors[0], decimals, True)}"
+                                          f"{_factor(terms[r].factors[1], decimals, False)}")
     bias = float({"q": s.b_q, "k": s.b_k, "v": s.b_v}[which][c])
     bias_name = f"b^{GRID_OF[which][-1]}{c + 1}"
     if bias != 0.0:
@@ -205,13 +232,15 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
     lhs = feature_names.header(s, which, c)
     named = feature_names.any_named(s, "x")
     tags = [feature_names.plain(s, "x", r) for r in range(s.d_model)] if named else None
-    xs = [f"x{r + 1} ({tags[r]})" if named and feature_names.name(s, "x", r) else f"x{r + 1}" for r in range(s.d_model)]
+    xs = _Lazy(s.d_model, lambda r: f"x{r + 1} ({tags[r]})" if named and feature_names.name(s, "x", r)
+               else f"x{r + 1}")
     x_values = [t.value for t in terms[:s.d_model]]
     if s.d_model <= MAX_SHOWN_TERMS:
-        products = _shorten(_tagged(products, tags))
+        products = _shorten(_tagged(products[:], tags))
     else:  # the largest products, each tagged with its dial
-        products = _shorten(products, values=x_values, labels=[f"[{x.replace(' (', ' · ').rstrip(')')}]" for x in xs])
-    symbols = _shorten([f"{xs[r]}·{GRID_OF[which]}[{r + 1},{c + 1}]" for r in range(s.d_model)])
+        products = _shorten(products, values=x_values,
+                            labels=_Lazy(s.d_model, lambda r: f"[{xs[r].replace(' (', ' · ').rstrip(')')}]"))
+    symbols = _shorten(_Lazy(s.d_model, lambda r: f"{xs[r]}·{GRID_OF[which]}[{r + 1},{c + 1}]"))
     if bias != 0.0:  # the bias is named, and stays visible even when a long sum is shortened
         sums = _signed_sum_short([t.value for t in terms[:-1]], decimals)
         sums += " " + _signed_sum([0.0, bias], decimals).split(" ", 1)[1]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .attention import AttentionResult
+from .explain import largest
 
 
 def weighted_values(result: AttentionResult, i: int) -> np.ndarray:
@@ -128,3 +129,65 @@ def most_attended(weights, query: int) -> tuple[np.ndarray, np.ndarray]:
     w = np.asarray(weights, dtype=np.float64)[..., query, :]
     j = np.argmax(w, axis=-1)
     return j, np.take_along_axis(w, j[..., None], axis=-1)[..., 0]
+
+
+# ----- long vectors: what a picture of a real model's sizes shows ----------------------------------------
+@dataclass(frozen=True, eq=False)
+class Contributions:
+    """What makes one coordinate c of a query, key or value: x_r W[r, c] for the dials shown (the largest in
+    size, in dial order), the other products as one sum, and the bias:
+
+        value = products.sum() + rest + bias
+    """
+
+    rows: np.ndarray  # the dials shown (0-based, increasing)
+    x: np.ndarray  # x_r of those dials
+    w: np.ndarray  # W[r, c] of those dials
+    products: np.ndarray  # x_r W[r, c]
+    rest_count: int  # how many products are left out
+    rest: float  # their sum
+    bias: float  # b[c] (0 when the grid has no bias)
+    value: float  # the coordinate, as the result holds it
+
+
+def contributions(result: AttentionResult, which: str, i: int, c: int, count: int) -> Contributions:
+    """Coordinate ``c`` of token ``i``'s ``which`` ("q", "k" or "v") as its ``count`` largest products
+    x_r W[r, c] (by size; ``qkv_engine.explain.largest``), the sum of the others and the bias. Keys and values
+    mix the key token's x (the source sentence's in cross-attention)."""
+    s = result.scenario
+    grid = {"q": s.w_q, "k": s.w_k, "v": s.w_v}[which]
+    bias = {"q": s.b_q, "k": s.b_k, "v": s.b_v}[which]
+    x = (s.x if which == "q" else s.key_x)[i]  # d_model
+    products = x * grid[:, c]  # d_model
+    keep, rest = largest(products, count)
+    rows = np.asarray(keep, dtype=np.intp)
+    value = float({"q": result.q, "k": result.k, "v": result.v}[which][i, c])
+    out = Contributions(rows, x[rows].copy(), grid[rows, c].copy(), products[rows].copy(),
+                        int(products.size - rows.size), float(rest), float(bias[c]), value)
+    for a in (out.rows, out.x, out.w, out.products):
+        a.setflags(write=False)
+    return out
+
+
+def largest_entries(values, count: int) -> tuple[np.ndarray, int]:
+    """The places of the ``count`` entries largest in size, largest first, and how many are left out:
+    "x17 = 1.93, x224 = -1.52, … and 380 more"."""
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
+    order = np.argsort(-np.abs(values), kind="stable")[:max(0, count)]
+    order.setflags(write=False)
+    return order, int(values.size - order.size)
+
+
+def diverging_limit(values, share: float = 0.98) -> float:
+    """Where a diverging colour scale (minus this to plus this, 0 its middle colour) ends: the size |v| that
+    ``share`` of the finite ``values`` do not pass. A real model's embeddings have a few huge numbers; a
+    scale to the largest would leave every other cell pale, so those few get the end colours. 1 when every
+    value is 0."""
+    sizes = np.abs(np.asarray(values, dtype=np.float64))
+    sizes = sizes[np.isfinite(sizes)]
+    if sizes.size == 0:
+        return 1.0
+    top = float(np.quantile(sizes, share))
+    if top <= 0.0:
+        top = float(sizes.max())
+    return top if top > 0.0 else 1.0

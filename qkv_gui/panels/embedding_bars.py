@@ -12,29 +12,42 @@ selected key token outlined; clicking a source strip makes it the key.
 
 The bars, names and numbers are laid out by ``grouped_bars``, shared with the
 values panel.
+
+A real model's hundreds of numbers per token would be hundreds of hair-thin
+bars: then every token is a colour strip instead (``embedding_strips``), and
+the caption names the selected token's largest numbers ("x7 = -3.49, x224 =
+1.52, ... and 380 more"). When the dimensions have names (designed examples),
+the caption and the axis say which bar is which feature.
 """
 from __future__ import annotations
 
 import html
 
 import numpy as np
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
+from qkv_engine import feature_names, views
+
 from .. import style
 from .base import Panel
+from .embedding_strips import StripView, strip_mode
 from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
-from .lazy_axes import set_ticks, steady_range
+from .lazy_axes import set_label, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 from .theming import ThemedTextMixin
 
 #: In cross-attention (two rows of strips) numbers go on the bars only when a row is this tall (pixels).
 LABELS_MIN_HEIGHT = 130
+#: As colour strips, the caption names this many of the selected token's largest numbers (fewer in a panel
+#: narrower than ``NARROW`` pixels).
+LARGEST_NAMED = 4
+NARROW = 400
 
 
 class _Strips:
@@ -129,6 +142,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
     def build(self, body):
         self._result = None
         self._query = 0
+        self._narrow = False
+        self._features = None
         self.y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -149,6 +164,11 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self.source.plot.setObjectName("embeddingSourcePlot")
         layout.addWidget(self.source.plot, 1)
         self.source.clicked.connect(lambda j: self.session.select(key=j))
+        self.strip_view = StripView(body)
+        layout.addWidget(self.strip_view.plot, 1)
+        self.strip_view.clicked.connect(lambda role, m: self.session.select(**{role: m}))
+        self.strip_view.setVisible(False)
+        self.as_strips = False
         for w in (self.target_label, self.source_label, self.source.plot):
             w.setVisible(False)
         self.strips = _Strips(self.plot, style.PALE["x"], style.SELECTED)
@@ -161,44 +181,110 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         x = result.scenario.x  # n x d_model
         n, d = x.shape
         i = selection.query
-        self._result, self._query = result, i
-        cross = result.scenario.is_cross
-        both = np.concatenate([x.reshape(-1), result.scenario.source_x.reshape(-1)]) if cross else x
+        self._result, self._query, self._selection = result, i, selection
+        s = result.scenario
+        cross = s.is_cross
+        strips = strip_mode(max(n, result.n_keys), d)
+        self.as_strips = strips
+        for w in (self.plot, self.target_label, self.source_label, self.source.plot):
+            wanted = not strips and (w is self.plot or cross)
+            if w.isHidden() == wanted:
+                w.setVisible(wanted)
+        self.strip_view.setVisible(strips)
+        if strips:
+            self.strip_view.show(s, i, selection.key)
+        else:
+            self._show_bars(result, selection)
+        self.caption.setText(self._caption(result, selection, strips))
+
+    def _named_count(self) -> int:
+        """How many of a token's largest numbers the caption names: fewer in a narrow panel (with a margin
+        either side of ``NARROW``, so that a caption that lets the grid drop its scroll bar does not switch
+        back and forth)."""
+        margin = 24 if self._narrow else -24
+        self._narrow = self.width() < NARROW + margin
+        return 2 if self._narrow else LARGEST_NAMED
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        was = self._narrow
+        if self.as_strips and self._result is not None and self._named_count() and self._narrow != was:
+            self.caption.setText(self._caption(self._result, self._selection, True))  # more or fewer named
+
+    def _show_bars(self, result, selection) -> None:
+        s = result.scenario
+        x, i = s.x, selection.query
+        n, d = x.shape
+        both = np.concatenate([x.reshape(-1), s.source_x.reshape(-1)]) if s.is_cross else x
         self.y_range = steady_range(self.y_range, *y_limits(both, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12))
         self.strips.groups.layout(n, d)
         self.strips.show(x, i, self.y_range, f"query: {result.tokens[i]}",
                          px_per_unit(self.plot, self.strips.groups.x_range))
+        if s.is_cross:
+            self.source.show(s.source_x, result.key_tokens, selection.key, self.y_range)
+        named = feature_names.any_named(s, "x")
+        self._features = [feature_names.plain(s, "x", c) for c in range(d)] if named else None
+        self.plot.setToolTip(f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right"
+                             + (" (" + ", ".join(feature_names.header_names(s, "x")) + ")" if named else "") + ".\n"
+                             "Bars below the line are negative. Click a token's strip to make it the query.")
+        self._place_labels()
 
+    def _numbers(self, s, row, strips: bool) -> str:
+        """A token's numbers for the caption: all of them (named when the dimensions have names), or its
+        largest few and how many more."""
+        d = len(row)
+        if strips:
+            order, left = views.largest_entries(row, self._named_count())
+            named = ", ".join(f"{html.escape(feature_names.header(s, 'x', int(c)))} = {style.fmt(row[c], 2)}"
+                              for c in order.tolist())
+            return f"{d} numbers, the largest {named}" + (f" and {left} more" if left else "")
+        if feature_names.any_named(s, "x"):
+            return "x = [" + ", ".join(f"{html.escape(feature_names.plain(s, 'x', c))} {style.fmt(row[c], 2)}"
+                                       for c in range(min(d, 8))) + (", …" if d > 8 else "") + "]"
+        return "x = [" + ", ".join(style.fmt(v, 2) for v in row[:8].tolist()) + (", …" if d > 8 else "") + "]"
+
+    def _caption(self, result, selection, strips: bool) -> str:
+        s = result.scenario
+        i = selection.query
+        n = result.n
         ink = style.INK["x"]
-        dials = ", ".join(style.fmt(v, 2) for v in x[i][:8].tolist()) + (", …" if d > 8 else "")
-        caption = f"<b style='color:{ink}'>{html.escape(result.tokens[i])}</b> (token {i + 1} of {n}): x = [{dials}]"
-        for w in (self.target_label, self.source_label, self.source.plot):
-            if w.isHidden() == cross:
-                w.setVisible(cross)
-        if cross:
+        dials = self._numbers(s, s.x[i], strips)
+        caption = f"<b style='color:{ink}'>{html.escape(result.tokens[i])}</b> (token {i + 1} of {n}): {dials}"
+        if s.is_cross:
             j = selection.key
-            sx = result.scenario.source_x
-            kdials = ", ".join(style.fmt(v, 2) for v in sx[j][:8].tolist()) + (", …" if d > 8 else "")
+            kdials = self._numbers(s, s.source_x[j], strips)
             qink, kink = style.INK["query"], style.INK["key"]
             caption = (f"Query <b style='color:{qink}'>{html.escape(result.tokens[i])}</b> "
-                       f"(target token {i + 1} of {n}): x = [{dials}]<br>"
+                       f"(target token {i + 1} of {n}): {dials}<br>"
                        f"Key <b style='color:{kink}'>{html.escape(result.key_tokens[j])}</b> "
-                       f"(source token {j + 1} of {result.n_keys}): x = [{kdials}]")
-            self.source.show(sx, result.key_tokens, j, self.y_range)
+                       f"(source token {j + 1} of {result.n_keys}): {kdials}")
         if no_keys(result, i):
             caption += f"<br><i>{html.escape(no_keys_note(result, i))}</i>"
-        self.caption.setText(caption)
-        self.plot.setToolTip(f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right.\n"
-                             f"Bars below the line are negative. Click a token's strip to make it the query.")
-        self._place_labels()
+        return caption
 
     def _place_labels(self) -> None:
         """Token names on the axis and numbers on the bars, thinned to what fits the width."""
         result = self._result
-        if result is None or result.n == 0:
-            return
+        if result is None or result.n == 0 or self.as_strips or self.strips.groups.shape != result.scenario.x.shape:
+            return  # nothing drawn as bars (yet): ``_show_bars`` places them
         low = result.scenario.is_cross and self.vb.height() < LABELS_MIN_HEIGHT  # two short rows: no numbers
         self.strips.place_labels(result.scenario.x, result.tokens, self._query, self.y_range[1], not low)
+        self._name_bars()
+
+    def _name_bars(self) -> None:
+        """With named dimensions, the axis says which bar of every group is which feature (the longest
+        wording that fits the plot's width, else nothing: the caption says it too)."""
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        text = ""
+        if self._features:
+            names = ", ".join(self._features)
+            fm = QtGui.QFontMetricsF(axis.label.font())
+            room = self.vb.width() - 8
+            text = next((t for t in (f"bars in each group, left to right: {names}", f"each group: {names}", names)
+                         if fm.horizontalAdvance(t) <= room), "")
+        if text != axis.labelText:
+            set_label(axis, text)
+            axis.resizeEvent()  # centres the new wording (pyqtgraph does so only when the axis changes size)
 
     def theme_changed(self, theme) -> None:
         self.strips.values.scale = theme.font_scale
@@ -227,6 +313,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
             "y_range": self.y_range,
             "source": None if self.source.plot.isHidden() else self.source.drawn(),
             "labels": [w.text() for w in (self.target_label, self.source_label) if not w.isHidden()],
+            "strips": self.strip_view.drawn() if self.as_strips else None,
         })
         return drawn
 

@@ -1,12 +1,23 @@
 """2 · A grid mixes the dials: one token's input dials flowing through W^Q, W^K or W^V.
 
 Left: the selected token's embedding x as horizontal bars (butter), one per
-dial x1..x_dmodel, negative bars to the left of the zero line. Right: the
-output cells q1.. (or k, v). Between them a line from every dial to every
-output cell, labelled with the grid entry W[r, c] it passes through; thicker
-and darker for bigger |W[r, c]|, dashed when negative. The lines into the
-chosen output cell are drawn strongest. Below: the worked sum of the hovered
-(or clicked) output cell, from ``qkv_engine.explain.projection``.
+dial x1..x_dmodel, negative bars to the left of the zero line; a dial with a
+name says it ("x3 · animate"). Right: the output cells q1.. (or k, v). Between
+them a line from every dial to every output cell, labelled with the grid entry
+W[r, c] it passes through; thicker and darker for bigger |W[r, c]|, dashed when
+negative. The lines into the chosen output cell are drawn strongest. When the
+grid has a bias, it is one more input (b^Q), its line into each cell labelled
+with that cell's bias. Below: the worked sum of the hovered (or clicked) output
+cell, from ``qkv_engine.explain.projection``.
+
+A real model's token has hundreds of dials. Then only the few whose products
+x_r W[r, c] are largest for the chosen cell are drawn (the same ones as in the
+worked sum, ``qkv_engine.views.contributions``), and one more row says what
+the others add up to: "the other 379 add up to -0.23".
+
+Line labels go where they are clear: on no other label, and where no other line
+crosses them (a label at a crossing could belong to either line). The lines of
+another cell are labelled only when all of them can be.
 
 W^Q always mixes the selected query token. In cross-attention W^K and W^V mix
 the selected key token of the source sentence (keys and values come from it).
@@ -15,9 +26,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import explain
+from qkv_engine import explain, feature_names, views
 
 from .. import style
 from .base import Panel
@@ -26,25 +38,56 @@ from .steady_label import steady_box
 
 Qt = QtCore.Qt
 
-#: With more lines than this (d_model x d_out), only the lines into the chosen output cell are drawn.
+#: With more lines than this (dials x outputs), only the lines into the chosen output cell are drawn.
 MAX_ALL_LINES = 600
+#: With more dials than this, only the dials with the largest products for the chosen cell are drawn.
+MAX_DIALS = 16
+#: How many of those (as many as the worked sum names).
+TOP_DIALS = explain.LARGEST_SHOWN
+#: A dial's name takes at most this share of the canvas's width (longer names are shortened with "…").
+NAME_SHARE = 0.3
 
 #: (which, grid name, role) for the three switch positions.
 GRIDS = (("q", "W^Q", "query"), ("k", "W^K", "key"), ("v", "W^V", "value"))
+
+
+@dataclass(frozen=True, eq=False)
+class MixingData:
+    """What the canvas draws, as the panel hands it over (numbers from the result and the engine)."""
+
+    names: tuple  # one per dial drawn: "x3", "x3 · animate"
+    x: np.ndarray  # the dials' values
+    grid: np.ndarray  # dials x outputs: the grid entries of the dials drawn
+    out: np.ndarray  # every output coordinate
+    which: str  # "q", "k" or "v"
+    grid_name: str  # "W^Q"
+    role: str  # "query"
+    token: str
+    col: int  # the chosen output cell
+    from_source: bool = False  # the token is the source sentence's (cross-attention keys and values)
+    rest: tuple | None = None  # (how many dials are not drawn, what their products add up to)
+    bias: np.ndarray | None = None  # the bias of every output cell, or None when the grid has none
+    out_names: tuple = ()  # each output cell's header when the scenario names its columns ("q1 · looks for ...")
+
+    def key(self) -> tuple:
+        """Everything drawn, for telling a new picture from the one shown."""
+        arrays = tuple(None if a is None else (a.shape, a.tobytes()) for a in (self.x, self.grid, self.out, self.bias))
+        return (self.names, arrays, self.which, self.grid_name, self.role, self.token, self.col, self.from_source,
+                self.rest, self.out_names)
 
 
 @dataclass
 class MixingLayout:
     """Everything the canvas paints, in widget pixels (read-only for tests)."""
 
-    inputs: list = field(default_factory=list)  # dicts: r, value, y, bar (QRectF), name, text, label_visible
+    inputs: list = field(default_factory=list)  # dicts: kind ("dial", "rest", "bias"), r, value, y, bar (QRectF),
+    #                                               name, name_rect, text, label_visible, value_visible
     outputs: list = field(default_factory=list)  # dicts: c, value, rect (QRectF), text, label_visible
-    lines: list = field(default_factory=list)  # dicts: r, c, weight, p0, p1, width, alpha, dashed, strong, text,
-    #                                            label_rect (QRectF or None)
+    lines: list = field(default_factory=list)  # dicts: r (input row), c, weight, p0, p1, width, alpha, dashed,
+    #                                            strong, text, label_rect (QRectF or None)
     headers: list = field(default_factory=list)  # (QRectF, text, colour)
     zero_x: float = 0.0
-    only_chosen: bool = False  # True when there are too many lines to draw them all
-
+    only_chosen: bool = False  # True when only the chosen cell's lines are drawn
 
 
 def _place(rects_in_order, taken=None):
@@ -59,11 +102,27 @@ def _place(rects_in_order, taken=None):
     return keep
 
 
+def _crossed(rect: QtCore.QRectF, segments: np.ndarray, own: int) -> bool:
+    """Whether any segment but number ``own`` (rows x0, y0, x1, y1, each running left to right) passes
+    through ``rect``."""
+    if len(segments) < 2:
+        return False
+    x0, y0, x1, y1 = segments.T
+    left, right = np.maximum(x0, rect.left()), np.minimum(x1, rect.right())
+    span = np.where(x1 > x0, x1 - x0, 1.0)
+    ya = y0 + (y1 - y0) * (left - x0) / span  # the line's height where it enters and leaves the rect
+    yb = y0 + (y1 - y0) * (right - x0) / span
+    hits = (left < right) & (np.maximum(ya, yb) > rect.top()) & (np.minimum(ya, yb) < rect.bottom())
+    hits[own] = False
+    return bool(hits.any())
+
+
 class MixingCanvas(QtWidgets.QWidget):
     """Paints the dials, the lines and the output cells; reports hovered and clicked cells."""
 
     cellHovered = QtCore.Signal(object)  # output index or None
     cellClicked = QtCore.Signal(int)
+    roomChanged = QtCore.Signal()  # a resize changed how many input rows fit (``rows_that_fit``)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -71,109 +130,163 @@ class MixingCanvas(QtWidgets.QWidget):
         self.setMouseTracking(True)
         self.setMinimumSize(160, 90)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
-        self._x = ()
-        self._grid = ()  # rows of the weight grid, d_model x d_out
-        self._out = ()
-        self._which = "q"
-        self._grid_name = "W^Q"
-        self._role = "query"
-        self._token = ""
-        self.from_source = False  # the token is the source sentence's (cross-attention keys and values)
-        self._col = 0
+        self.data: MixingData | None = None
+        self._key = None  # what is drawn now (an edit elsewhere leaves it as it is)
         self._layout: MixingLayout | None = None
         self._hover = None
-        self._data = None  # what is drawn now, as plain numbers (an edit elsewhere leaves it as it is)
+        self._room = None
 
     # ----- data ----------------------------------------------------------------------------
-    def set_data(self, x, grid, out, which, grid_name, role, token, col):
-        data = (tuple(float(v) for v in x), tuple(tuple(float(v) for v in row) for row in grid),
-                tuple(float(v) for v in out), which, grid_name, role, token, col, self.from_source)
-        if data == self._data:
+    def set_data(self, data: MixingData) -> None:
+        key = data.key()
+        if key == self._key:
             return  # an edit elsewhere (another token's numbers): this picture stays as drawn
-        self._data = data
-        self._x, self._grid, self._out = data[0], data[1], data[2]
-        self._which, self._grid_name, self._role, self._token = which, grid_name, role, token
-        self._col = col
+        self._key = key
+        self.data = data
         self._layout = None
         self.update()
+
+    @property
+    def from_source(self) -> bool:
+        return self.data is not None and self.data.from_source
 
     def layout_now(self) -> MixingLayout:
         if self._layout is None:
             self._layout = self._compute_layout(self.width(), self.height())
         return self._layout
 
+    def rows_that_fit(self) -> int:
+        """How many input rows of text fit the canvas's height now (each a line high, under the headers)."""
+        lh = QtGui.QFontMetricsF(self.font()).height()
+        return max(1, int((self.height() - lh - 10) // lh))
+
+    def _check_room(self) -> None:
+        room = self.rows_that_fit()
+        if room != self._room:
+            self._room = room
+            self.roomChanged.emit()
+
     def resizeEvent(self, event):
         self._layout = None
         super().resizeEvent(event)
+        self._check_room()
 
     def changeEvent(self, event):
         if event.type() == QtCore.QEvent.Type.FontChange:
             self._layout = None
             self.update()
+            self._check_room()
         super().changeEvent(event)
+
+    def _bold(self) -> QtGui.QFont:
+        font = QtGui.QFont(self.font())
+        font.setBold(True)
+        return font
 
     # ----- geometry --------------------------------------------------------------------------
     def _compute_layout(self, w: int, h: int) -> MixingLayout:
         lay = MixingLayout()
-        d_in, d_out = len(self._x), len(self._out)
-        if d_in == 0 or d_out == 0:
+        data = self.data
+        if data is None or len(data.x) == 0 or len(data.out) == 0:
             return lay
+        which, col = data.which, data.col
+        d_out = len(data.out)
         fm = QtGui.QFontMetricsF(self.font())
+        fmb = QtGui.QFontMetricsF(self._bold())
         lh = fm.height()
         pad = 4.0
         head_h = lh + 4
         top, bottom = head_h + 2, h - pad
         avail = max(10.0, bottom - top)
 
-        name_w = fm.horizontalAdvance(f"x{d_in}") + 6
-        value_w = max(fm.horizontalAdvance(style.fmt(v, 2)) for v in self._x) + 6
+        # the input rows: the dials, then what the others add up to, then the bias
+        rows = [{"kind": "dial", "r": r, "value": float(v), "name": data.names[r]} for r, v in enumerate(data.x)]
+        if data.rest is not None:
+            count, total = data.rest
+            rows.append({"kind": "rest", "r": None, "value": float(total), "count": count,
+                         "name": f"the other {count} add up to {style.fmt(total, 2)}"})
+        if data.bias is not None:
+            rows.append({"kind": "bias", "r": None, "value": 1.0, "name": f"b^{data.grid_name[-1]}"})
+        dial_rows = [row for row in rows if row["kind"] == "dial"]
+
+        name_cap = max(24.0, NAME_SHARE * w)
+        name_w = min(name_cap, max(fm.horizontalAdvance(row["name"]) for row in rows if row["kind"] != "rest") + 6)
+        value_w = max(fm.horizontalAdvance(style.fmt(row["value"], 2)) for row in dial_rows) + 6
         bar_w = max(30.0, min(12.0 * lh, 0.2 * w))
         in_left = pad
         bar_left = in_left + name_w
         value_left = bar_left + bar_w + 2
         anchor_in = value_left + value_w + 4
 
-        out_texts = [f"{self._which}{c + 1} = {style.fmt(v, 2)}" for c, v in enumerate(self._out)]
-        cell_w = max(fm.horizontalAdvance(t) for t in out_texts) + 14
+        out_texts = [f"{which}{c + 1} = {style.fmt(v, 2)}" for c, v in enumerate(data.out)]
+        cell_w = max(fmb.horizontalAdvance(t) for t in out_texts) + 14
         cell_w = max(44.0, min(cell_w, 0.3 * w))
         out_left = w - pad - cell_w
         anchor_out = out_left - 4
 
-        # headers
+        # headers: the output's rule as wide as it needs (within reason), the lines' name in what is left
         lay.headers.append((QtCore.QRectF(in_left, 1, anchor_in - in_left, head_h),
-                            f"x of '{self._token}'" + (" (source)" if self.from_source else ""), style.INK["x"]))
-        lines_head = f"lines = {self._grid_name}"
-        if d_in * d_out > MAX_ALL_LINES:
-            lines_head += f" (into {self._which}{self._col + 1} only)"
-        lay.headers.append((QtCore.QRectF(anchor_in, 1, max(0.0, out_left - 22 - anchor_in), head_h),
-                            lines_head, style.FOREGROUND))  # ends before the output header begins
-        lay.headers.append((QtCore.QRectF(out_left - 20, 1, cell_w + 20, head_h),
-                            f"{self._which} = x {self._grid_name}", style.INK[self._role]))
+                            f"x of '{data.token}'" + (" (source)" if data.from_source else ""), style.INK["x"]))
+        only_chosen = data.rest is not None or len(dial_rows) * d_out > MAX_ALL_LINES
+        lay.only_chosen = only_chosen
+        rule = f"{which} = x {data.grid_name}" + (f" + b^{data.grid_name[-1]}" if data.bias is not None else "")
+        rule_w = min(max(cell_w + 20, fmb.horizontalAdvance(rule) + 4), 0.45 * w)
+        lines_w = max(0.0, w - pad - rule_w - 6 - anchor_in)  # ends before the output header begins
+        lines_head = ""  # the longest wording that fits, or none
+        for text in ((f"lines = {data.grid_name} (into {which}{col + 1} only)", f"lines = {data.grid_name}",
+                      data.grid_name) if only_chosen else (f"lines = {data.grid_name}", data.grid_name)):
+            if fmb.horizontalAdvance(text) <= lines_w:
+                lines_head = text
+                break
+        lay.headers.append((QtCore.QRectF(anchor_in, 1, lines_w, head_h), lines_head, style.FOREGROUND))
+        lay.headers.append((QtCore.QRectF(w - pad - rule_w, 1, rule_w, head_h), rule, style.INK[data.role]))
 
-        # inputs: one row per dial
-        row_in = avail / d_in
+        # inputs: one row each
+        n_in = len(rows)
+        row_in = avail / n_in
         if row_in < lh:  # crowded: keep the first and last labels inside the canvas
-            top_in, row_in = top + lh / 2, max(0.5, (avail - lh) / d_in)
+            top_in, row_in = top + lh / 2, max(0.5, (avail - lh) / n_in)
         else:
             top_in = top
-        biggest = max(1e-12, max(abs(v) for v in self._x))
+        biggest = max(1e-12, max(abs(row["value"]) for row in dial_rows))
         zero_x = bar_left + bar_w / 2
         lay.zero_x = zero_x
         thick = max(1.0, min(0.7 * row_in, 1.4 * lh))
         name_rects = []
-        for r, v in enumerate(self._x):
-            y = top_in + (r + 0.5) * row_in
-            length = (bar_w / 2 - 1) * abs(v) / biggest
-            x0 = zero_x if v >= 0 else zero_x - length
-            bar = QtCore.QRectF(x0, y - thick / 2, max(length, 0.0), thick)
-            name_rects.append(QtCore.QRectF(in_left, y - lh / 2, name_w, lh))
-            lay.inputs.append({"r": r, "value": v, "y": y, "bar": bar, "name": f"x{r + 1}",
-                               "name_rect": name_rects[-1],
-                               "text": style.fmt(v, 2), "anchor": QtCore.QPointF(anchor_in, y)})
+        elide = Qt.TextElideMode.ElideRight
+        for k, row in enumerate(rows):
+            y = top_in + (k + 0.5) * row_in
+            v = row["value"]
+            if row["kind"] == "dial":
+                length = (bar_w / 2 - 1) * abs(v) / biggest
+                x0 = zero_x if v >= 0 else zero_x - length
+                bar = QtCore.QRectF(x0, y - thick / 2, max(length, 0.0), thick)
+                rect = QtCore.QRectF(in_left, y - lh / 2, name_w, lh)
+                name = fm.elidedText(row["name"], elide, name_w - 4)
+            else:  # a row of words, no bar
+                bar = QtCore.QRectF(zero_x, y, 0.0, 0.0)
+                width = (anchor_in - 6 - in_left) if row["kind"] == "rest" else name_w
+                rect = QtCore.QRectF(in_left, y - lh / 2, width, lh)
+                name = row["name"]
+                if row["kind"] == "rest":  # the sum is never cut: fewer words first
+                    italic = QtGui.QFont(self.font())
+                    italic.setItalic(True)
+                    fmi = QtGui.QFontMetricsF(italic)
+                    total = style.fmt(v, 2)
+                    for text in (name, f"other {row['count']}: {total}", f"+{row['count']}: {total}", total):
+                        name = text
+                        if fmi.horizontalAdvance(text) <= width - 4:
+                            break
+                else:
+                    name = fm.elidedText(name, elide, width - 4)
+            name_rects.append(rect)
+            lay.inputs.append({**row, "y": y, "bar": bar, "name": name, "full_name": row["name"], "name_rect": rect,
+                               "text": style.fmt(v, 2) if row["kind"] == "dial" else "",
+                               "anchor": QtCore.QPointF(anchor_in, y)})
         keep = _place(name_rects)
         for item, ok in zip(lay.inputs, keep):
             item["label_visible"] = ok
-            item["value_visible"] = ok and row_in >= lh  # crowded: the bar length and the sum below say it
+            item["value_visible"] = ok and row_in >= lh and item["kind"] == "dial"  # crowded: the sum below says it
 
         # outputs: one cell per coordinate
         row_out = avail / d_out
@@ -183,76 +296,112 @@ class MixingCanvas(QtWidgets.QWidget):
             top_out = top
         cell_h = max(2.0, min(0.8 * row_out, 2.2 * lh))
         out_rects = []
-        for c, v in enumerate(self._out):
+        for c, v in enumerate(data.out):
             y = top_out + (c + 0.5) * row_out
             rect = QtCore.QRectF(out_left, y - cell_h / 2, cell_w, cell_h)
             out_rects.append(rect)
-            lay.outputs.append({"c": c, "value": v, "rect": rect, "text": out_texts[c],
+            lay.outputs.append({"c": c, "value": float(v), "rect": rect, "text": out_texts[c],
                                 "anchor": QtCore.QPointF(anchor_out, y)})
         fits = cell_h >= lh
         text_rects = [QtCore.QRectF(out_left, r.center().y() - lh / 2, cell_w, lh) for r in out_rects]
-        order = [self._col] + [c for c in range(d_out) if c != self._col]
+        order = [col] + [c for c in range(d_out) if c != col]
         keep = _place([text_rects[c] for c in order]) if not fits else [True] * d_out
         for c, ok in zip(order, keep):
             lay.outputs[c]["label_visible"] = ok
 
-        # lines: every dial to every output
-        biggest_w = max(1e-12, max(abs(v) for row in self._grid for v in row))
-        many = d_in * d_out > 400
-        #: above this many lines only the chosen cell's lines are drawn; the rest would be a grey wash
-        only_chosen = d_in * d_out > MAX_ALL_LINES
-        lay.only_chosen = only_chosen
+        # lines: every input row to every output (or only to the chosen one)
+        weights = np.asarray(data.grid, dtype=np.float64)
+        if data.bias is not None:
+            weights = np.vstack([weights, np.asarray(data.bias, dtype=np.float64)[None, :]])
+        biggest_w = max(1e-12, float(np.max(np.abs(weights))) if weights.size else 0.0)
+        many = n_in * d_out > 400
+        wired = [k for k, row in enumerate(lay.inputs) if row["kind"] != "rest"]  # rows with a grid entry per cell
+        grid_row = {k: m for m, k in enumerate(wired)}
         for c in range(d_out):
-            for r in range(d_in):
-                wv = self._grid[r][c]
-                mag = abs(wv) / biggest_w
-                strong = c == self._col
-                if only_chosen and not strong:
+            strong = c == col
+            if only_chosen and not strong:
+                continue
+            for k, row in enumerate(lay.inputs):
+                if row["kind"] == "rest":
+                    if strong:
+                        lay.lines.append({"r": k, "c": c, "weight": None, "p0": row["anchor"],
+                                          "p1": lay.outputs[c]["anchor"], "width": 1.0, "alpha": 0.6,
+                                          "dashed": True, "strong": False, "rest": True, "text": "",
+                                          "label_rect": None})
                     continue
+                wv = float(weights[grid_row[k], c])
+                mag = abs(wv) / biggest_w
                 lay.lines.append({
-                    "r": r, "c": c, "weight": wv,
-                    "p0": lay.inputs[r]["anchor"], "p1": lay.outputs[c]["anchor"],
+                    "r": k, "c": c, "weight": wv, "p0": row["anchor"], "p1": lay.outputs[c]["anchor"],
                     "width": (0.6 + 3.4 * mag) * (1.0 if strong else (0.5 if many else 0.8)),
                     "alpha": (0.3 + 0.7 * mag) if strong else ((0.03 + 0.1 * mag) if many else (0.15 + 0.35 * mag)),
-                    "dashed": wv < 0 and (strong or not many), "strong": strong,
+                    "dashed": wv < 0 and (strong or not many), "strong": strong, "rest": False,
                     "text": explain.trimmed(wv, 2), "label_rect": None,
                 })
+        self._label_lines(lay, fm, lh, anchor_in, anchor_out, name_rects, d_out, col)
+        return lay
 
-        # line labels: the chosen cell's lines first, then whole other fans while they fit
-        span = anchor_out - anchor_in
-        taken = [r for r in name_rects] + [o["rect"] for o in lay.outputs] + [i["bar"] for i in lay.inputs]
-        taken = [QtCore.QRectF(t) for t in taken]
+    @staticmethod
+    def _label_lines(lay, fm, lh, anchor_in, anchor_out, name_rects, d_out, col) -> None:
+        """Line labels: the chosen cell's lines first, then whole other fans while they fit; never on another
+        label, and (where there is a choice) never where another line crosses."""
+        if anchor_out - anchor_in <= 40:
+            return
+        taken = [QtCore.QRectF(t) for t in name_rects + [o["rect"] for o in lay.outputs]
+                 + [i["bar"] for i in lay.inputs]]
+        lines = lay.lines
+        segments = np.array([[ln["p0"].x(), ln["p0"].y(), ln["p1"].x(), ln["p1"].y()] for ln in lines])
 
-        def rect_at(line, t):
-            p0, p1 = line["p0"], line["p1"]
+        def rect_at(ln, t):
+            p0, p1 = ln["p0"], ln["p1"]
             cx = p0.x() + t * (p1.x() - p0.x())
             cy = p0.y() + t * (p1.y() - p0.y())
-            tw = fm.horizontalAdvance(line["text"]) + 6
+            tw = fm.horizontalAdvance(ln["text"]) + 6
             return QtCore.QRectF(cx - tw / 2, cy - lh / 2, tw, lh)
 
-        by_col = {c: [ln for ln in lay.lines if ln["c"] == c] for c in range(d_out)}
-        if span > 40:
-            # the chosen fan: near the dials, where its lines are spread widest
-            sel = by_col[self._col]
-            t_sel = 0.3 if d_out > 1 else 0.5
-            rects = [rect_at(ln, t_sel) for ln in sel]
-            keep = _place(rects, taken)
-            for ln, rect, ok in zip(sel, rects, keep):
-                if ok:
+        is_strong = np.array([ln["strong"] for ln in lines], dtype=bool)[:, None]
+        strong_only = np.where(is_strong, segments, np.nan)
+        faint_only = np.where(is_strong, np.nan, segments)
+
+        def clear(rect, number, placed, crossing=segments) -> bool:
+            """On no label placed, and none of the ``crossing`` lines but its own through it: no strong line
+            through its box, no faint one through its words (a faint line grazing the box's margin leaves no
+            doubt which line the label sits on)."""
+            if any(rect.intersects(r) for r in placed):
+                return False
+            strong = np.where(np.isnan(strong_only), np.nan, crossing)
+            faint = np.where(np.isnan(faint_only), np.nan, crossing)
+            return not _crossed(rect, strong, number) and not _crossed(rect.adjusted(3, 3, -3, -3), faint, number)
+
+        by_col = {c: [(m, ln) for m, ln in enumerate(lines) if ln["c"] == c and not ln["rest"]] for c in range(d_out)}
+        # the chosen fan: near the dials, where its lines are spread widest; nearer or further where that is
+        # clear of every other line, else of the other strong lines (the faint ones are not what a reader
+        # follows), else of the other labels only
+        tries = (0.3, 0.22, 0.38, 0.15, 0.46) if d_out > 1 else (0.5, 0.35, 0.65, 0.25)
+        for m, ln in by_col[col]:
+            rects = [rect_at(ln, t) for t in tries]
+            rect = next((r for r in rects if clear(r, m, taken)), None) \
+                or next((r for r in rects if clear(r, m, taken, strong_only)), None) \
+                or next((r for r in rects if not any(r.intersects(q) for q in taken)), None)
+            if rect is not None:
+                taken.append(rect)
+                ln["label_rect"] = rect
+        # other fans, each at its own distance along the lines, only if the whole fan fits and is clear
+        if not all(ln["label_rect"] is not None for _m, ln in by_col[col]):
+            return
+        for c in (c for c in range(d_out) if c != col):
+            trial, rects = list(taken), []
+            for m, ln in by_col[c]:  # each line at the first clear place along it, the middle first
+                rect = next((r for r in (rect_at(ln, t) for t in (0.55, 0.15, 0.75, 0.45, 0.65, 0.1, 0.25, 0.35, 0.85))
+                             if clear(r, m, trial)), None)
+                if rect is None:
+                    break
+                trial.append(rect)
+                rects.append(rect)
+            else:
+                taken[:] = trial
+                for (_m, ln), rect in zip(by_col[c], rects):
                     ln["label_rect"] = rect
-            # other fans, each at its own distance along the lines, only if the whole fan fits
-            others = [c for c in range(d_out) if c != self._col]
-            if all(ln["label_rect"] is not None for ln in sel):
-                for k, c in enumerate(others):
-                    for t in (0.55, 0.75, 0.15, 0.45, 0.65):
-                        rects = [rect_at(ln, t) for ln in by_col[c]]
-                        trial = list(taken)
-                        if all(_place(rects, trial)):
-                            taken[:] = trial
-                            for ln, rect in zip(by_col[c], rects):
-                                ln["label_rect"] = rect
-                            break
-        return lay
 
     # ----- painting --------------------------------------------------------------------------
     def paintEvent(self, event):
@@ -262,33 +411,41 @@ class MixingCanvas(QtWidgets.QWidget):
         if not lay.inputs:
             p.end()
             return
+        role = self.data.role
+        col = self.data.col
         many = len(lay.lines) > 400
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, not many)
         fm = QtGui.QFontMetricsF(self.font())
 
-        # headers
-        small = QtGui.QFont(self.font())
-        small.setBold(True)
-        p.setFont(small)
-        for rect, text, colour in lay.headers:
+        # headers, in bold (and measured in bold, so an elided header is never cut)
+        bold = self._bold()
+        fmb = QtGui.QFontMetricsF(bold)
+        p.setFont(bold)
+        aligns = (Qt.AlignmentFlag.AlignLeft, Qt.AlignmentFlag.AlignCenter, Qt.AlignmentFlag.AlignRight)
+        for (rect, text, colour), align in zip(lay.headers, aligns):  # x of ..., lines = ..., q = x W^Q
+            if not text:
+                continue
             p.setPen(QtGui.QColor(colour))
-            align = Qt.AlignmentFlag.AlignCenter if text.startswith("lines") else (
-                Qt.AlignmentFlag.AlignLeft if rect.x() < self.width() / 2 else Qt.AlignmentFlag.AlignRight)
             p.drawText(rect, int(align | Qt.AlignmentFlag.AlignVCenter),
-                       fm.elidedText(text, Qt.TextElideMode.ElideRight, rect.width()))
+                       fmb.elidedText(text, Qt.TextElideMode.ElideRight, rect.width()))
         p.setFont(self.font())
 
         # lines: faint ones first, the chosen fan on top
-        ink = QtGui.QColor(style.INK[self._role])
-        fill = QtGui.QColor(style.FILL[self._role])
+        ink = QtGui.QColor(style.INK[role])
+        fill = QtGui.QColor(style.FILL[role])
         for strong in (False, True):
             for ln in lay.lines:
                 if ln["strong"] != strong:
                     continue
-                colour = QtGui.QColor(ink if strong else fill.darker(130))
+                if ln["rest"]:
+                    colour = QtGui.QColor(style.MUTED)
+                else:
+                    colour = QtGui.QColor(ink if strong else fill.darker(130))
                 colour.setAlphaF(max(0.0, min(1.0, ln["alpha"])))
                 pen = QtGui.QPen(colour, ln["width"])
-                if ln["dashed"]:
+                if ln["rest"]:
+                    pen.setStyle(Qt.PenStyle.DotLine)
+                elif ln["dashed"]:
                     pen.setStyle(Qt.PenStyle.CustomDashLine)
                     pen.setDashPattern([4.0 / max(ln["width"], 1.0) + 1.5, 3.0 / max(ln["width"], 1.0) + 1.0])
                 pen.setCapStyle(Qt.PenCapStyle.FlatCap)
@@ -296,24 +453,35 @@ class MixingCanvas(QtWidgets.QWidget):
                 p.drawLine(ln["p0"], ln["p1"])
 
         # zero line of the dials
+        dials = [item for item in lay.inputs if item["kind"] == "dial"]
         p.setPen(QtGui.QPen(QtGui.QColor(style.MUTED), 1))
-        y0 = lay.inputs[0]["bar"].top() - 2
-        y1 = lay.inputs[-1]["bar"].bottom() + 2
+        y0 = dials[0]["bar"].top() - 2
+        y1 = dials[-1]["bar"].bottom() + 2
         p.drawLine(QtCore.QPointF(lay.zero_x, y0), QtCore.QPointF(lay.zero_x, y1))
 
-        # input bars
+        # input rows: bars and names
         bar_pen = QtGui.QPen(QtGui.QColor(style.INK["x"]), 1)
+        left_mid = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         for item in lay.inputs:
-            p.setPen(bar_pen if item["bar"].height() > 3 else Qt.PenStyle.NoPen)
-            p.setBrush(QtGui.QColor(style.FILL["x"]))
-            p.drawRect(item["bar"])
-            p.setPen(QtGui.QColor(style.INK["x"]))
+            kind = item["kind"]
+            if kind == "dial":
+                p.setPen(bar_pen if item["bar"].height() > 3 else Qt.PenStyle.NoPen)
+                p.setBrush(QtGui.QColor(style.FILL["x"]))
+                p.drawRect(item["bar"])
+            p.setPen(QtGui.QColor(style.MUTED if kind == "rest" else (ink if kind == "bias" else style.INK["x"])))
+            p.setBrush(p.pen().color())
             p.drawEllipse(item["anchor"], 2.0, 2.0)
             if item["label_visible"]:
-                y = item["y"]
-                p.setPen(QtGui.QColor(style.INK["x"]))
-                p.drawText(item["name_rect"], int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                           item["name"])
+                if kind == "rest":
+                    p.setPen(QtGui.QColor(style.SOFT_TEXT))
+                    f = QtGui.QFont(self.font())
+                    f.setItalic(True)
+                    p.setFont(f)
+                    p.drawText(item["name_rect"], left_mid, item["name"])
+                    p.setFont(self.font())
+                else:
+                    p.setPen(QtGui.QColor(style.INK["x"] if kind == "dial" else ink))
+                    p.drawText(item["name_rect"], left_mid, item["name"])
             if item["value_visible"]:
                 y = item["y"]
                 tx = lay.zero_x + (item["bar"].width() + 3 if item["value"] >= 0 else 3)
@@ -323,8 +491,7 @@ class MixingCanvas(QtWidgets.QWidget):
                                           fm.height())
                 if item["value"] < 0:
                     text_rect.moveLeft(lay.zero_x + 3)
-                p.drawText(text_rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                           item["text"])
+                p.drawText(text_rect, left_mid, item["text"])
 
         # line labels: a white box on the line, outlined like the line
         for ln in lay.lines:
@@ -343,27 +510,25 @@ class MixingCanvas(QtWidgets.QWidget):
 
         # output cells
         for item in lay.outputs:
-            chosen = item["c"] == self._col
+            chosen = item["c"] == col
             hovered = item["c"] == self._hover
             p.setBrush(fill.lighter(115) if not chosen else fill)
-            pen = QtGui.QPen(QtGui.QColor(style.SELECTED if chosen else style.INK[self._role]), 2 if chosen else 1)
+            pen = QtGui.QPen(QtGui.QColor(style.SELECTED if chosen else style.INK[role]), 2 if chosen else 1)
             if hovered and not chosen:
                 pen.setStyle(Qt.PenStyle.DashLine)
             p.setPen(pen if item["rect"].height() > 3 else Qt.PenStyle.NoPen)
             p.drawRoundedRect(item["rect"], 3, 3)
         for item in lay.outputs:  # labels after all cells: when crowded they sit on a box over the neighbours
             if item["label_visible"]:
-                chosen = item["c"] == self._col
+                chosen = item["c"] == col
                 box = QtCore.QRectF(item["rect"].left(), item["rect"].center().y() - fm.height() / 2,
                                     item["rect"].width(), fm.height())
                 if item["rect"].height() < fm.height():
-                    p.setPen(QtGui.QPen(QtGui.QColor(style.SELECTED if chosen else style.INK[self._role]), 1))
+                    p.setPen(QtGui.QPen(QtGui.QColor(style.SELECTED if chosen else style.INK[role]), 1))
                     p.setBrush(fill.lighter(120) if not chosen else fill)
                     p.drawRoundedRect(box, 3, 3)
-                p.setPen(QtGui.QColor(style.SELECTED if chosen else style.INK[self._role]))
-                f = QtGui.QFont(self.font())
-                f.setBold(chosen)
-                p.setFont(f)
+                p.setPen(QtGui.QColor(style.SELECTED if chosen else style.INK[role]))
+                p.setFont(bold if chosen else self.font())
                 p.drawText(box, int(Qt.AlignmentFlag.AlignCenter), item["text"])
                 p.setFont(self.font())
         p.end()
@@ -385,10 +550,12 @@ class MixingCanvas(QtWidgets.QWidget):
         lay = self.layout_now()
         tip = ""
         if lay.inputs and pos.x() <= lay.inputs[0]["anchor"].x() + 4:
-            dial = min(lay.inputs, key=lambda d: abs(d["y"] - pos.y()))
-            tip = f"{dial['name']} = {dial['text']}"
+            row = min(lay.inputs, key=lambda d: abs(d["y"] - pos.y()))
+            tip = row["full_name"] + (f" = {row['text']}" if row["kind"] == "dial" else "")
         elif lay.outputs and pos.x() >= lay.outputs[0]["rect"].left() - 6:
-            tip = "Click to show how this number is made"
+            c = self.cell_at(pos)
+            name = self.data.out_names[c] if c is not None and self.data.out_names else ""
+            tip = (f"{name}\n" if name else "") + "Click to show how this number is made"
         self.setToolTip(tip)
         c = self.cell_at(pos)
         if c != self._hover:
@@ -448,6 +615,7 @@ class MixingPanel(Panel):
         self.canvas = MixingCanvas(body)
         self.canvas.cellHovered.connect(self._on_hover)
         self.canvas.cellClicked.connect(self.set_output)
+        self.canvas.roomChanged.connect(self._repaint)
         layout.addWidget(self.canvas, 1)
 
         self.arithmetic = QtWidgets.QLabel(body)
@@ -516,13 +684,23 @@ class MixingPanel(Panel):
         if which != "q" and s.is_cross:  # keys and values come from the source sentence: key token j
             i = selection.key
             rows, token = s.key_x, result.key_tokens[i]
-        self.canvas.from_source = which != "q" and s.is_cross
         self._token_index = i
         d_out = grid.shape[1]
         self._col = max(0, min(self._col, d_out - 1))
         if self._hover is not None and self._hover >= d_out:
             self._hover = None
-        self.canvas.set_data(rows[i], grid, out[i], which, name, role, token, self._col)
+        bias = {"q": s.b_q, "k": s.b_k, "v": s.b_v}[which]
+        if s.d_model > MAX_DIALS:  # a real model's size: the dials that matter most for the chosen cell
+            room = self.canvas.rows_that_fit() - 1 - (1 if np.any(bias) else 0)  # under them, the rest and the bias
+            parts = views.contributions(result, which, i, self._col, max(1, min(TOP_DIALS, room)))
+            dials, rest = parts.rows.tolist(), (parts.rest_count, parts.rest)
+        else:
+            dials, rest = list(range(s.d_model)), None
+        self.canvas.set_data(MixingData(
+            names=tuple(feature_names.header(s, "x", r) for r in dials), x=rows[i][dials], grid=grid[dials],
+            out=np.array(out[i]), which=which, grid_name=name, role=role, token=token, col=self._col,
+            from_source=which != "q" and s.is_cross, rest=rest, bias=np.array(bias) if np.any(bias) else None,
+            out_names=tuple(feature_names.header_names(s, which)) if feature_names.any_named(s, which) else ()))
         empty = no_keys(result, selection.query)
         self.note.setText(no_keys_note(result, selection.query) if empty else "")
         self.note.setVisible(empty)
@@ -542,22 +720,41 @@ class MixingPanel(Panel):
     def drawn(self) -> dict:
         """What is on screen: the dials, the output cells, every line with its label, the sum shown."""
         lay = self.canvas.layout_now()
+        dials = [d for d in lay.inputs if d["kind"] == "dial"]
         return {
             "grid": self._which,
             "token": self._token_index,
             "output": self._col,
             "hover": self._hover,
-            "inputs": [(d["value"], d["bar"].width() * (1 if d["value"] >= 0 else -1)) for d in lay.inputs],
-            "input_labels": [d["name"] if d["label_visible"] else None for d in lay.inputs],
+            "inputs": [(d["value"], d["bar"].width() * (1 if d["value"] >= 0 else -1)) for d in dials],
+            "input_labels": [d["name"] if d["label_visible"] else None for d in dials],
+            "rows": [(d["kind"], d["full_name"]) for d in lay.inputs],
             "outputs": [(d["value"], d["text"] if d["label_visible"] else None) for d in lay.outputs],
             "output_rects": [QtCore.QRectF(d["rect"]) for d in lay.outputs],
             "lines": [{"r": ln["r"], "c": ln["c"], "weight": ln["weight"], "text": ln["text"],
-                       "labelled": ln["label_rect"] is not None, "dashed": ln["dashed"],
-                       "width": ln["width"], "alpha": ln["alpha"], "strong": ln["strong"]}
+                       "labelled": ln["label_rect"] is not None, "dashed": ln["dashed"], "rest": ln["rest"],
+                       "width": ln["width"], "alpha": ln["alpha"], "strong": ln["strong"],
+                       "kind": lay.inputs[ln["r"]]["kind"]}
                       for ln in lay.lines],
             "label_rects": [QtCore.QRectF(ln["label_rect"]) for ln in lay.lines if ln["label_rect"] is not None],
             "arithmetic": self.arithmetic.text(),
             "header": lay.headers[0][1] if lay.headers else "",
             "from_source": self.canvas.from_source,
             "note": self.note.text(),
+            "texts": self.canvas_texts(),
         }
+
+    def canvas_texts(self) -> list:
+        """Every text the canvas paints, as (text, rect in canvas pixels): headers, row names and values, line
+        labels, output cells."""
+        lay = self.canvas.layout_now()
+        fm = QtGui.QFontMetricsF(self.canvas.font())
+        out = [(text, rect) for rect, text, _colour in lay.headers if text]
+        for d in lay.inputs:
+            if d["label_visible"]:
+                rect = QtCore.QRectF(d["name_rect"])
+                rect.setWidth(min(rect.width(), fm.horizontalAdvance(d["name"]) + 2))
+                out.append((d["name"], rect))
+        out += [(ln["text"], ln["label_rect"]) for ln in lay.lines if ln["label_rect"] is not None]
+        out += [(o["text"], o["rect"]) for o in lay.outputs if o["label_visible"]]
+        return out

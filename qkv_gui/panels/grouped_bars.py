@@ -87,9 +87,11 @@ def pointer_label(plot, color: str) -> TextLabel:
     return pointer
 
 
-def place_value_labels(pool: TextPool, xs, heights, ppu: float, decimals: int, rotate: bool = True) -> None:
+def place_value_labels(pool: TextPool, xs, heights, ppu: float, decimals: int, rotate: bool = True,
+                       at=None) -> None:
     """Numbers at the bar tips: upright when bars are wide, turned on their side when narrower
-    (if ``rotate``), none when the bars are narrower still."""
+    (if ``rotate``), none when the bars are narrower still. ``at``: where each number goes instead of its
+    own bar's tip (the tip of a taller bar drawn behind it, so the number crosses no bar's edge)."""
     count = len(heights)
     need = VALUE_LABEL_MIN_PX * pool.scale  # bigger text (slides, presenter mode) needs wider bars
     if count > MAX_VALUE_LABELS or ppu < need / (2.2 if rotate else 1.0):
@@ -97,15 +99,17 @@ def place_value_labels(pool: TextPool, xs, heights, ppu: float, decimals: int, r
         return
     upright = ppu >= need
     fmt = style.fmt
-    for item, x, h in zip(pool.take(count), np.asarray(xs, dtype=float).tolist(),
-                          np.asarray(heights, dtype=float).tolist()):
+    tips = np.asarray(heights if at is None else at, dtype=float).tolist()
+    for item, x, h, tip in zip(pool.take(count), np.asarray(xs, dtype=float).tolist(),
+                               np.asarray(heights, dtype=float).tolist(), tips):
         item.setText(fmt(h, decimals))
         item.setAngle(0 if upright else 90)
+        up = tip > 0 or (tip == 0 and h >= 0)
         if upright:
-            item.setAnchor((0.5, 1.0) if h >= 0 else (0.5, 0.0))
+            item.setAnchor((0.5, 1.0) if up else (0.5, 0.0))
         else:
-            item.setAnchor((0.0, 0.5) if h >= 0 else (1.0, 0.5))
-        item.setPos(x, h)
+            item.setAnchor((0.0, 0.5) if up else (1.0, 0.5))
+        item.setPos(x, tip)
 
 
 def place_pointer(pointer: TextLabel, g: "GroupedBars", k: int, top: float, ppu: float) -> None:

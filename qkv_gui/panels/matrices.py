@@ -27,6 +27,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
+from qkv_engine import views
+
 from .. import style
 from .base import Panel
 from .items import CellGridItem, GridHolder, Outline
@@ -36,6 +38,9 @@ from .fit_view import FitLayoutWidget
 
 Qt = QtCore.Qt
 
+#: Grids of more numbers than this get a colour scale that ends where 98% of them do (the others get the end
+#: colours, ``views.diverging_limit``); smaller grids run to their largest number.
+ROBUST_AFTER = 200
 #: A token name needs this many pixels of strip (wide, tall).
 TOKEN_MIN_PX = (22.0, 11.0)
 #: Font sizes at theme scale 1: grid titles (HTML, so the panel scales them), numbers and names in the grids.
@@ -145,6 +150,9 @@ class MatrixView(GridHolder):
             self.titleItem.setMinimumWidth(0)  # let narrow panels squeeze the title rather than clip the grids
         if self.weights:
             levels = (0.0, 1.0)
+        elif values.size > ROBUST_AFTER:  # a real model's grid: a few huge numbers would leave the rest pale
+            top = views.diverging_limit(values)
+            levels = (-top, top)
         else:
             top = float(np.max(np.abs(values))) if values.size else 1.0
             levels = (-top, top) if top > 0 else (-1.0, 1.0)
@@ -355,6 +363,11 @@ class MatricesPanel(ThemedTextMixin, Panel):
         made = ("Q, K and V are X times W<sup>Q</sup>, W<sup>K</sup>, W<sup>V</sup>." if not cross else
                 f"Q is X times W<sup>Q</sup>; K and V are X source times W<sup>K</sup> and W<sup>V</sup>: "
                 f"{n} target tokens ask, {m} source tokens answer.")
+        if s.has_bias:  # Q = X W^Q + b^Q: the bias row added to every row
+            made += (" Each also gets a bias added to every row: Q = X W<sup>Q</sup> + b<sup>Q</sup>, and K and V "
+                     "alike.")
+            short = ("Q = X W<sup>Q</sup> + b<sup>Q</sup> (b<sup>Q</sup> added to every row), K and V alike<br>"
+                     + short)
         full = (f"<span style='color:{qk}'><b>Q</b> {n} × <b>{d_k}</b></span> times "
                 f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b> × {m}</span> "
                 f"gives <b>Q K<sup>T</sup></b> {n} × {m}: the inner sizes match ({d_k} = {d_k}), "

@@ -1,14 +1,19 @@
 """3–5 · Query, key and their dot product: two arrows from the origin and the angle between them.
 
 The selected query q_i (lavender) and key k_j (coral) are drawn tail to tail
-on one plane (``qkv_engine.geometry.plane_view``), with equal scales on both
-axes so angles look true. The angle θ between them is shaded in grey. The
+on one plane, with equal scales on both axes so angles look true. With d_k = 2
+that plane is the two coordinates themselves (named by the scenario's q and k
+column names when it has them). With more coordinates it is the plane through
+q and k (``qkv_engine.geometry.pair_plane``): q points right, q, k and the angle
+between them are drawn true, and every other key's dot sits as far right as its
+score with q (divided by |q|); a note says how much of the other keys' squared
+length the plane keeps. The angle θ between them is shaded in grey. The
 other keys are faint dots (labelled when there are few); clicking one makes
 it key j. Beside the plane: |q|, |k|, cos θ, θ and the score q·k (from
 ``qkv_engine.explain``) and a relevance meter whose needle swings left for a
-negative score, up for zero and right for a positive one. When d_k > 2 the
-plane is a flat view of higher-dimensional arrows; a note says how much of
-their squared length it keeps, and that only the printed numbers are exact.
+negative score, up for zero and right for a positive one. Under the plane the
+dot product is worked out term by term, q_d k_d; with many coordinates its
+largest terms are named and the others summed (``qkv_engine.explain.score``).
 """
 from __future__ import annotations
 
@@ -18,21 +23,26 @@ from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqt
 import numpy as np
 import pyqtgraph as pg
 
-from qkv_engine import explain, geometry
+from qkv_engine import explain, feature_names, geometry
 
 from .. import style
 from .base import Panel
 from .decorations import line_item, path_item, reach, segments_path
+from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, steady_range
 from .masked import mask_reason, no_keys_note
 from .steady_label import steady_box
-from .text_label import TextLabel
+from .text_label import MARGIN, TextLabel
 from .theming import TextPool, ThemedTextMixin
 
 Qt = QtCore.Qt
 
 #: Other keys get a name label when there are at most this many tokens.
 MAX_KEY_LABELS = 12
+#: Narrower than this (pixels), the panel shortens its note, its worked sum and its rule (whole in tooltips).
+NARROW = 480
+#: ... give or take this much (see ``_is_narrow``).
+HYSTERESIS = 24
 #: Wedge radius as a fraction of the shorter drawn arrow.
 WEDGE_FRACTION = 0.35
 
@@ -41,6 +51,31 @@ def _qcolor(hex_str: str, alpha: int = 255) -> QtGui.QColor:
     c = QtGui.QColor(hex_str)
     c.setAlpha(alpha)
     return c
+
+
+def elide_lines(text: str, font: QtGui.QFont, width: float, lines: int) -> str:
+    """``text`` as it wraps at ``width``, shortened with "…" to ``lines`` lines (whole when it fits). Its end
+    from the last " = " on (the result of a worked sum) is always kept."""
+    fm = QtGui.QFontMetricsF(font)
+    flags = int(Qt.TextFlag.TextWordWrap)
+    room = lines * fm.lineSpacing() + 1
+
+    def height(t: str) -> float:
+        return fm.boundingRect(QtCore.QRectF(0, 0, max(1.0, width), 1e6), flags, t).height()
+
+    if height(text) <= room:
+        return text
+    cut = text.rfind(" = ")
+    head, tail = (text[:cut], text[cut:]) if cut > 0 else (text, "")
+    words = head.split(" ")
+    lo, hi = 0, len(words)  # the most words that fit with " …" and the end after them
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if height(" ".join(words[:mid]) + " …" + tail) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return " ".join(words[:lo]) + " …" + tail
 
 
 def wedge_angles(q2, k2):
@@ -59,8 +94,8 @@ class RelevanceMeter(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("relevanceMeter")
-        self.setMinimumSize(90, 70)
-        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.setMinimumSize(90, 50)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.value = 0.0
         self.limit = 1.0
         self.fraction = 0.0  # value / limit, clipped to -1..1
@@ -143,6 +178,13 @@ class NumbersTable(QtWidgets.QWidget):
         super().__init__(parent)
         self.values = ("",) * len(self.ROWS)
         self._width = 0  # the widest the rows have needed at this font
+        self.show_rule = True  # the rule under the numbers (a narrow panel keeps it in the tooltip)
+
+    def set_show_rule(self, on: bool) -> None:
+        if on != self.show_rule:
+            self.show_rule = on
+            self.updateGeometry()
+            self.update()
 
     def set_values(self, values) -> None:
         self.values = tuple(values)
@@ -157,19 +199,26 @@ class NumbersTable(QtWidgets.QWidget):
         bold.setBold(True)
         return self.font(), bold
 
-    def _need(self) -> int:
+    def _need(self, rule: bool = True) -> int:
+        """The width the rows need (and the rule under them, unless ``rule`` is False)."""
         plain, bold = self._fonts()
         fm, fmb = QtGui.QFontMetricsF(plain), QtGui.QFontMetricsF(bold)
         names = max((fmb if b else fm).horizontalAdvance(f"{name} = ") for name, _r, b in self.ROWS)
         values = max((fmb if b else fm).horizontalAdvance(v) for (_n, _r, b), v in zip(self.ROWS, self.values))
-        return int(max(names + values, fm.horizontalAdvance(self.RULE))) + 2
+        return int(max(names + values, fm.horizontalAdvance(self.RULE) if rule else 0.0)) + 2
+
+    def need_for_numbers(self) -> int:
+        """The width the names and numbers need: never less (the rule under them may be shortened)."""
+        return self._need(rule=False)
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
         lh = QtGui.QFontMetricsF(self.font()).height()
-        return QtCore.QSize(max(self._width, self._need()), int(lh * (len(self.ROWS) + 1)) + 1)
+        rows = len(self.ROWS) + (1 if self.show_rule else 0)
+        return QtCore.QSize(max(self._width, self._need(rule=self.show_rule)), int(lh * rows) + 1)
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
-        return self.sizeHint()
+        hint = self.sizeHint()
+        return QtCore.QSize(self.need_for_numbers(), hint.height())
 
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
@@ -195,9 +244,11 @@ class NumbersTable(QtWidgets.QWidget):
             p.setPen(QtGui.QColor(style.FOREGROUND))
             p.drawText(QtCore.QRectF(0, y, names, lh), right, "= ")
             p.drawText(QtCore.QRectF(names, y, width - names - 1, lh), right, value)
-        p.setFont(plain)
-        p.setPen(QtGui.QColor(style.FAINT_TEXT))
-        p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, self.RULE)
+        if self.show_rule:
+            p.setFont(plain)
+            p.setPen(QtGui.QColor(style.FAINT_TEXT))
+            rule = fm.elidedText(self.RULE, Qt.TextElideMode.ElideRight, width)  # a hint: shortened, never cut
+            p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, rule)
         p.end()
 
 
@@ -207,6 +258,10 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def build(self, body):
         self._drawn = {}
+        self._narrow = False
+        self._worked = ""
+        self._result_dk = 2
+        self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(4, 2, 4, 4)
@@ -242,7 +297,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         pi.getAxis("left").setStyle(autoReduceTextSpace=False)
         self._left_scale = None
         row.addWidget(self.plot, 3)
-        self.plot.getPlotItem().getViewBox().sigResized.connect(lambda *_: self._declutter())
+        vb = self.plot.getPlotItem().getViewBox()
+        vb.sigResized.connect(lambda *_: (self._declutter(), self._name_axes()))
+        vb.sigRangeChanged.connect(lambda *_: self._declutter())  # equal scales: a resize can move the range after
 
         grey = _qcolor(style.MUTED, 160)
         self.axis_x = line_item(self.plot, pg.mkPen(grey, width=1))  # the plane's axes through the origin
@@ -296,6 +353,10 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         side.addStretch(1)
         row.addWidget(self.side, 0)
 
+        self.terms = DotTerms(body)  # q, k and q_d k_d per coordinate (more than two coordinates, room allowing)
+        self.terms.setVisible(False)
+        outer.addWidget(self.terms)
+
         self.worked = QtWidgets.QLabel(body)
         self.worked.setObjectName("qkPlaneWorked")
         self.worked.setWordWrap(True)
@@ -308,6 +369,38 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._fit_side()
+        self._write_note()
+        self._show_terms()
+
+    def _is_narrow(self) -> bool:
+        """Whether the panel is narrow, with a margin either side of ``NARROW``: a panel whose shorter texts
+        make it short enough to lose the grid's scroll bar, and so wider, must not switch back (and forth)."""
+        margin = HYSTERESIS if self._narrow else -HYSTERESIS
+        self._narrow = self.width() < NARROW + margin
+        return self._narrow
+
+    def _show_terms(self) -> None:
+        """The row of terms with more than two coordinates, when the panel is wide enough to spare the room (a
+        narrow panel is short too, on a small screen; the sum under the plane names the same terms)."""
+        want = self._result_dk > 2 and not self._is_narrow()
+        if self.terms.isHidden() == want:
+            self.terms.setVisible(want)
+
+    def _write_note(self) -> None:
+        """The note over the plane, the worked sum under it and the rule beside it: in full, or (a narrow
+        panel) a shorter note, the sum to three lines and no rule, each whole in its tooltip."""
+        narrow = self._is_narrow()
+        full, short = getattr(self, "_notes", ("", ""))
+        text = short if narrow else full
+        if text != self.note.text():
+            self.note.setText(text)
+        self.note.setToolTip(full if text != full else "")
+        worked = getattr(self, "_worked", "")
+        shown = elide_lines(worked, self.worked.font(), self.worked.width() or self.width(), 3) if narrow else worked
+        if shown != self.worked.text():
+            self.worked.setText(shown)
+        self.worked.setToolTip(worked if shown != worked else "")
+        self.numbers.set_show_rule(not narrow)
 
     def theme_changed(self, theme) -> None:
         self._fit_side()
@@ -319,6 +412,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.body.setFont(font)
         for widget in (self.note, self.meter_title, self.meter, self.numbers, self.worked):
             widget.setFont(font)  # labels with a style sheet do not take the parent's font
+        small_terms = QtGui.QFont(font)
+        small_terms.setPointSizeF(font.pointSizeF() * 0.85)
+        self.terms.setFont(small_terms)
         small = QtGui.QFont(font)
         small.setPointSizeF(font.pointSizeF() * 0.85)
         bold = QtGui.QFont(font)
@@ -367,30 +463,51 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                 placed.append(rect)
 
     def _part_arrow_names(self, box: QtCore.QRectF) -> None:
-        """The key's name moves to another corner of its arrow tip when it would sit on the query's name
-        (arrows pointing nearly the same way): the first corner that is clear and inside the plot."""
-        qlabel, klabel = self.arrows["query"][2], self.arrows["key"][2]
-        tip = self._drawn.get("k_tip")
-        if tip is None:
-            return
-        home = self._outside_anchor(*tip)
-        klabel.setAnchor(home)
-        qrect = self._text_rect(qlabel).adjusted(1, 1, -1, -1)  # touching is fine, overlapping is not
-        if not self._text_rect(klabel).intersects(qrect):
-            return
-        for anchor in ((home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
-            klabel.setAnchor(anchor)
-            rect = self._text_rect(klabel)
-            if not rect.intersects(qrect) and box.contains(rect):
-                return
-        klabel.setAnchor(home)
+        """Each arrow's name at a corner of its tip: the outward one when it is inside the plot (and, for the
+        key, clear of the query's name), else the first other corner that is (arrows pointing nearly the same
+        way, or a tip near the plot's edge in a narrow panel)."""
+        placed = []
+        for role, tip in (("query", self._drawn.get("q_tip")), ("key", self._drawn.get("k_tip"))):
+            if tip is None:
+                continue
+            label = self.arrows[role][2]
+            label.setPos(*tip)
+            name = self._arrow_names.get(role, label.text())
+            room = box.width() - 2 * MARGIN
+            fm = QtGui.QFontMetricsF(label.font())
+            label.setText(name if fm.horizontalAdvance(name) <= room else  # a plot narrower than the name
+                          fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0.0, room)))
+            home = self._outside_anchor(*tip)
+            for anchor in (home, (home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
+                label.setAnchor(anchor)
+                rect = self._text_rect(label)
+                if box.contains(rect) and not any(rect.intersects(r) for r in placed):
+                    break
+            else:  # no corner is inside (a name wider than the room either side of its tip): slid inside
+                label.setAnchor(home)
+                rect = self._text_rect(label)
+                dx = max(0.0, box.left() - rect.left()) - max(0.0, rect.right() - box.right())
+                dy = max(0.0, box.top() - rect.top()) - max(0.0, rect.bottom() - box.bottom())
+                clash = next((r for r in placed if rect.translated(dx, dy).intersects(r)), None)
+                if clash is not None:  # slid onto the other name: above or below it, whichever stays inside
+                    below = clash.bottom() + 1 - (rect.top() + dy)
+                    above = clash.top() - 1 - (rect.bottom() + dy)
+                    dy += below if rect.bottom() + dy + below <= box.bottom() else above
+                if dx or dy:
+                    vb = self.plot.getPlotItem().getViewBox()
+                    at = vb.mapViewToScene(QtCore.QPointF(*tip)) + QtCore.QPointF(dx, dy)
+                    label.setPos(vb.mapSceneToView(at))
+                    rect = self._text_rect(label)
+            placed.append(rect.adjusted(1, 1, -1, -1))  # touching is fine, overlapping is not
 
     def _fit_side(self) -> None:
         """The number column as wide as its widest line (fonts as the theme made them), within reason."""
         lh = QtGui.QFontMetricsF(self.numbers.font()).height()
         need = max(self.numbers.sizeHint().width(), self.meter_title.sizeHint().width(), 9.0 * lh) + 4
-        self.side.setFixedWidth(int(max(120.0, min(0.45 * max(self.width(), 1), need))))
-        self.meter.setFixedHeight(int(7.5 * lh))
+        numbers = self.numbers.need_for_numbers() + 4  # the numbers themselves are never cut
+        self.side.setFixedWidth(int(max(120.0, numbers, min(0.45 * max(self.width(), 1), need))))
+        self.meter.setMinimumHeight(int(3.0 * lh))  # a short panel gets a smaller dial, not cut words
+        self.meter.setMaximumHeight(int(7.5 * lh))
 
     # ----- clicks ------------------------------------------------------------------------------
     def _on_key_clicked(self, _item, points, _ev=None):
@@ -407,13 +524,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
-        view = geometry.plane_view(result.q, result.k)
+        self._result_dk = d_k
+        view = geometry.pair_plane(result.q, result.k, i, j)
         q2 = (float(view.queries[i, 0]), float(view.queries[i, 1]))
         k2 = (float(view.keys[j, 0]), float(view.keys[j, 1]))
         tok, ktok = result.tokens, result.key_tokens
         allowed = np.asarray(result.allowed[i], dtype=bool)
 
         # arrows
+        self._arrow_names = {"query": f"q '{tok[i]}'", "key": f"k '{ktok[j]}'"}
         for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{ktok[j]}'")):
             line, head, label = self.arrows[role]
             line.setLine(0.0, 0.0, tip[0], tip[1])
@@ -473,7 +592,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         elif not allowed[j]:
             mask_note = (f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
                          f"this score is worked out but not used.")
-        self.worked.setText(ex_score.text + ("\n" + mask_note if mask_note else ""))
+        self._worked = ex_score.text + ("\n" + mask_note if mask_note else "")
+        self._write_note()
+        products = [t.value for t in ex_score.terms]
+        shortened = d_k > explain.MAX_SHOWN_TERMS  # the sum names only its largest terms: outline those
+        self.terms.set_terms(result.q[i], result.k[j], products,
+                             explain.largest(products)[0] if shortened else [])
+        self._show_terms()
         self._fit_side()
 
         # the angle wedge, on the arrows as drawn
@@ -501,12 +626,14 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         if not view.exact:
             kept = view.kept
             pct = "100%" if kept >= 0.9995 else f"{min(kept * 100, 99.9):.1f}%"
-            notes.append(f"d_k = {d_k}: a flat shadow of {d_k}-number arrows, keeping {pct} of their squared "
-                         f"length. The drawing is approximate; the printed numbers are exact.")
+            notes.append((f"d_k = {d_k}, drawn on the plane of q and k: both are true to length and angle, and a "
+                          f"key's dot is as far right as its score ÷ |q|. The other keys keep {pct} of their "
+                          f"squared length here.",
+                          f"Plane of q and k (d_k = {d_k}): q, k, θ true; other keys keep {pct} of length²."))
         if not defined:
-            notes.append(ex_cos.text)
-
-        self.note.setText(" ".join(notes))
+            notes.append((ex_cos.text, ex_cos.text))
+        self._notes = (" ".join(n[0] for n in notes), " ".join(n[1] for n in notes))
+        self._write_note()
         self.note.setVisible(bool(notes))
 
         # relevance meter: the score against the biggest |score| of this query's row
@@ -536,26 +663,57 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.axis_x.setLine(0.0, y0, 0.0, y1)
         self.axis_y.setLine(x0, 0.0, x1, 0.0)
         pi = self.plot.getPlotItem()
-        axis_word = "coordinate" if view.exact else "direction"
-        set_plot_label(pi, "bottom", f"{axis_word} 1")
-        set_plot_label(pi, "left", f"{axis_word} 2")
+        if view.exact:
+            names = [self._coordinate_name(result.scenario, c) for c in range(2)]
+        else:
+            names = ["along q", "at right angles to q, towards k"]
+        self._axis_names = names
+        self._name_axes()
 
         self._drawn = {
             "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
             "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
             "other_labels": self.other_labels.texts(),
-            "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self.note.text() if notes else "",
+            "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self._notes[0],
             "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.text() if wedge is not None else None,
             "key_label": self.arrows["key"][2].text(),
             "masked": [int(m) for m in others if not allowed[m]],
+            "axes": tuple(self._axis_names),
         }
         self._declutter()
+
+    @staticmethod
+    def _coordinate_name(s, c: int) -> str:
+        """"coordinate 1", or what the scenario calls that column of q and of k ("1: looks for animate /
+        is animate")."""
+        if c >= s.d_k:
+            return f"coordinate {c + 1}"
+        names = [feature_names.name(s, kind, c) for kind in ("q", "k")]
+        said = " / ".join(dict.fromkeys(n for n in names if n))  # each name once
+        return f"{c + 1}: {said}" if said else f"coordinate {c + 1}"
+
+    def _name_axes(self) -> None:
+        """The axis names, shortened with "…" where the plot is too small for them (full in the tooltip)."""
+        names = getattr(self, "_axis_names", None)
+        if not names:
+            return
+        pi = self.plot.getPlotItem()
+        vb = pi.getViewBox()
+        for name, text, room in (("bottom", names[0], vb.width()), ("left", names[1], vb.height())):
+            fm = QtGui.QFontMetricsF(pi.getAxis(name).label.font())
+            shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, room - 8))
+            if shown != pi.getAxis(name).labelText:
+                set_plot_label(pi, name, shown)
+                pi.getAxis(name).resizeEvent()  # centres the new wording
+        self.plot.getPlotItem().getAxis("bottom").setToolTip(names[0])
+        self.plot.getPlotItem().getAxis("left").setToolTip(names[1])
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:
         """What is on screen: arrow tips (plane coordinates), other keys, the wedge, the numbers and notes."""
         drawn = dict(self._drawn)
+        drawn["terms"] = None if self.terms.isHidden() else (list(self.terms.products), list(self.terms.largest))
         if "others" in drawn:
             others, pts = drawn["others"]
             drawn["others"] = {int(m): (float(p[0]), float(p[1])) for m, p in zip(others, pts)}

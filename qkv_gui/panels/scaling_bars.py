@@ -11,6 +11,11 @@ Behind the bars runs the softmax curve of the selected key j
 score, read on the right-hand axis, with its flat, saturated ends shaded
 (``qkv_engine.saturation.flat_edges``). A dot marks where key j's raw and
 scaled scores land on that curve. Clicking a row selects that key.
+
+Words and numbers fit the charts' width: the title of the scaled chart is
+shortened in a narrow panel ("÷ √2 = ÷ 1.414", "÷ 1.414"), and the score axes
+space their numbers so they never run together (one key's tiny scores included).
+With 30 or 40 keys the key names down the side are thinned to what fits.
 """
 from __future__ import annotations
 
@@ -33,6 +38,13 @@ Qt = QtCore.Qt
 
 CURVE_POINTS = 240
 BAR_HEIGHT = 0.62
+
+
+def _step_125(span: float) -> float:
+    """The smallest of 1, 2 or 5 times a power of ten that is at least ``span`` (steps whose numbers print
+    exactly at the decimals they need: 0.025 would print as 0.03)."""
+    power = 10.0 ** np.floor(np.log10(span))
+    return float(next(f * power for f in (1.0, 2.0, 5.0, 10.0) if f * power >= span * (1 - 1e-12)))
 
 
 def _color(hex_str: str, alpha: int = 255) -> QtGui.QColor:
@@ -162,7 +174,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
     def _on_chart_resized(self, *_):
         shown = self._shown_result  # the result the bars show, not a newer one
         if self._drawn and shown is not None and shown.n and not self.showing_hint():
+            self._write_titles()  # the view has its new width now (the panel hears of a resize before it)
             self._set_ticks(shown)  # as many key names as fit the new height
+            self._space_numbers()
         self._fit_labels()
 
     @staticmethod
@@ -277,21 +291,20 @@ class ScalingPanel(ThemedTextMixin, Panel):
         s = result.scenario
         div = explain.trimmed(result.divisor, 3)
         if s.scale and s.temperature != 1.0:
-            scaled_title = f"÷ (√{s.d_k} × T {explain.trimmed(s.temperature, 3)}) = ÷ {div}"
+            wordings = (f"÷ (√{s.d_k} × T {explain.trimmed(s.temperature, 3)}) = ÷ {div}", f"÷ {div}")
         elif s.scale:
-            scaled_title = f"÷ √d_k = ÷ √{s.d_k} = ÷ {div}"
+            wordings = (f"÷ √d_k = ÷ √{s.d_k} = ÷ {div}", f"÷ √{s.d_k} = ÷ {div}", f"÷ {div}")
         elif s.temperature != 1.0:
-            scaled_title = f"÷ T = ÷ {div} (√d_k scaling is off)"
+            wordings = (f"÷ T = ÷ {div} (√d_k scaling is off)", f"÷ T = ÷ {div}", f"÷ {div}")
         else:
-            scaled_title = "÷ 1 (√d_k scaling is off)"
-        titles = ("raw q·k", scaled_title)
+            wordings = ("÷ 1 (√d_k scaling is off)", "÷ 1 (no √d_k)", "÷ 1")
+        self._wordings = wordings
+        titles = ("raw q·k", wordings[0])
 
         drawn = {"query": i, "key": j, "divisor": result.divisor, "titles": titles, "edges": edges,
                  "x_range": (lo, hi), "masked": [int(m) for m in np.flatnonzero(~allowed)]}
-        for chart, values, name, title in ((self.raw, raw, "raw", titles[0]), (self.scaled, scaled, "scaled",
-                                                                                  titles[1])):
+        for chart, values, name in ((self.raw, raw, "raw"), (self.scaled, scaled, "scaled")):
             plot = chart.plot
-            set_title(plot, title, size=f"{self._title_pt:.0f}pt")
             ok = allowed
             vals = np.where(ok, values, 0.0)
             chart.bars.setOpts(x0=np.minimum(vals[ok], 0.0), width=np.abs(vals[ok]), y=rows[ok],
@@ -347,8 +360,56 @@ class ScalingPanel(ThemedTextMixin, Panel):
         drawn["worked"] = self.worked.text()
         drawn["message"] = message
         self._drawn = drawn
+        self._write_titles()
+        drawn["titles"] = ("raw q·k", getattr(self, "_title", titles[1]))
         self._set_ticks(result)
+        self._space_numbers()
         self._fit_labels()
+
+    def _write_titles(self) -> None:
+        """The charts' titles; the scaled one in the longest wording with which both charts fit the view's
+        width (a wider title would hold the charts past the panel's edge)."""
+        wordings = getattr(self, "_wordings", None)
+        if not wordings:
+            return
+        room = self.view.width()
+        key = (wordings, room, self._title_pt)
+        if key == getattr(self, "_titles_for", None):
+            return  # the same words in the same width: nothing to lay out again (the usual edit)
+        self._titles_for = key
+        before = self.scaled.plot.titleLabel.text
+        set_title(self.raw.plot, "raw q·k", size=f"{self._title_pt:.0f}pt")
+        Min = QtCore.Qt.SizeHint.MinimumSize
+        for title in wordings:
+            set_title(self.scaled.plot, title, size=f"{self._title_pt:.0f}pt")
+            self.view.ci.layout.invalidate()
+            if self.view.ci.effectiveSizeHint(Min).width() <= room:
+                break
+        self._title = title
+        if self._drawn:
+            self._drawn["titles"] = ("raw q·k", title)
+        if self.scaled.plot.titleLabel.text != before:
+            # the charts were held as wide as the old title needed: lay them out again in the view's width
+            self.view.ci.setGeometry(self.view.range)
+
+    def _space_numbers(self) -> None:
+        """Numbers along each score axis far enough apart to read: a tidy step whose numbers fit the chart's
+        width (pyqtgraph's own choice let 0.02 and 0.04 run together in a narrow chart)."""
+        lo, hi = self._drawn.get("x_range", (0.0, 1.0))
+        if not hi > lo:
+            return
+        for chart in (self.raw, self.scaled):
+            axis = chart.plot.getAxis("bottom")
+            fm = QtGui.QFontMetricsF(axis.style.get("tickFont") or self.font())
+            width = max(1.0, chart.plot.getViewBox().width())
+            step = _step_125((hi - lo) / 4.0)
+            for _ in range(3):  # the numbers' width depends on the step (its decimals): settle both
+                decimals = max(0, -int(np.floor(np.log10(step) + 1e-9)))
+                widest = max(fm.horizontalAdvance(f"{v:.{decimals}f}") for v in (lo, hi, -step)) + 12
+                step = _step_125(max((hi - lo) * widest / width, 1e-12))
+            if getattr(axis, "_qkv_step", None) != step:
+                axis._qkv_step = step
+                axis.setTickSpacing(levels=[(step, 0.0)])
 
     @staticmethod
     def _message(result, i, j, edges, raw_j, scaled_j, allowed) -> str:

@@ -9,6 +9,12 @@ and draws each weight as a share of the actual sum. Clicking a slice selects
 that key. One slice per KEY: in cross-attention the keys are the source
 sentence's tokens. Masked keys get no slice and are counted in the note; when
 every key of the row is masked there are no slices, and a note says why.
+
+With many keys (a real sentence) the slices under 2% would be slivers: they are
+drawn together as one grey slice at the end of the pie, "17 others 9.5%"
+(``qkv_engine.pie_layout.small_slices``); the selected key always keeps its own.
+The pulled-out slice is always named: when its name does not fit beside it, it
+moves inward on a white box rather than going unnamed.
 """
 from __future__ import annotations
 
@@ -39,8 +45,14 @@ EDGE_MIN_DEG = 2.0
 #: ... and slices narrower than this many pixels at the rim.
 EDGE_MIN_PX = 8.0
 LABEL_RADIUS = 1.13
+#: Slices under this share of the row are drawn together as "others" when there are many keys ...
+OTHERS_SHARE = 0.02
+#: ... more than this many with a weight above 0.
+OTHERS_AFTER = 12
 #: Weights are coloured in this many steps of the colormap (finer than the eye can tell apart).
 SHADES = 256
+#: Stands for the "others" slice where a key's number would.
+OTHERS = -1
 
 
 class SoftmaxPanel(ThemedTextMixin, Panel):
@@ -79,6 +91,12 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self.ring.setZValue(-10)
         self.vb.addItem(self.ring, ignoreBounds=True)
         self.slices: list = []  # pool of QGraphicsEllipseItem
+        self.others = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)  # the small slices, as one
+        self.others.setBrush(QtGui.QBrush(QtGui.QColor(style.GRID)))
+        self.others.setPen(pg.mkPen(style.BACKGROUND, width=1))
+        self.others.setVisible(False)
+        self.vb.addItem(self.others, ignoreBounds=True)
+        self.grouped = np.zeros(0, dtype=int)  # the keys drawn in it
         self.labels = TextPool(self.vb, anchor=(0.0, 0.0), color=style.FOREGROUND)
         self.cmap = style.colormap()
         colors = self.cmap.map(np.linspace(0.0, 1.0, SHADES), mode="qcolor")
@@ -133,7 +151,10 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             for t in result.key_tokens:
                 self._key_repeated[t] = self._key_repeated.get(t, 0) + 1
         row = result.weights[i]  # the weights query i gives every key
-        pie = pie_layout.layout(row)
+        grouped = pie_layout.small_slices(row, keep=(j,), min_share=OTHERS_SHARE, more_than=OTHERS_AFTER)
+        self.grouped = grouped
+        order = pie_layout.others_last(result.n_keys, grouped) if grouped.size else None
+        pie = pie_layout.layout(row, order=order)
         self.pie = pie
         n = result.n_keys
         shade = np.rint(np.clip(row, 0.0, 1.0) * (SHADES - 1)).astype(int).tolist()  # weight -> colour step
@@ -145,12 +166,14 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         rim_px = 1.0 / px if px else 100.0  # the pie's radius on screen
         edge_min = max(EDGE_MIN_DEG, math.degrees(EDGE_MIN_PX / rim_px))
         thin = (np.abs(pie.span) < edge_min).tolist()
+        in_others = np.zeros(n, dtype=bool)
+        in_others[grouped] = True
         for k, item in enumerate(self._slice_items(n)):
-            if spans16[k] == 0:
+            item.setStartAngle(starts16[k])  # set even when hidden: the geometry stays readable (tests)
+            item.setSpanAngle(spans16[k])
+            if spans16[k] == 0 or in_others[k]:
                 item.setVisible(False)
                 continue
-            item.setStartAngle(starts16[k])
-            item.setSpanAngle(spans16[k])
             item.setBrush(self.brushes[shade[k]])
             if k == j:
                 item.setPen(self.selected_pen)
@@ -163,6 +186,11 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
                 item.setPen(self.shade_pens[shade[k]] if thin[k] else self.edge_pen)
                 item.setZValue(0)
                 item.setPos(0.0, 0.0)
+        self.others.setVisible(bool(grouped.size))
+        if grouped.size:  # one slice from where the first grouped key starts to where the last one ends
+            first, last = int(pie.order[-grouped.size]), int(pie.order[-1])
+            self.others.setStartAngle(starts16[first])
+            self.others.setSpanAngle(int(round(-16 * 360.0 * float(pie.shares[grouped].sum()))))
         self._place_labels()
 
     def _redraw(self) -> None:
@@ -180,42 +208,74 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         if not px[0] or not px[1]:
             return
         rect = self.vb.viewRect()
-        order = [k for k in np.argsort(-pie.shares, kind="stable")[:MAX_LABELS] if pie.shares[k] >= MIN_LABEL_SHARE]
-        if j in order:
-            order.remove(j)
-        if pie.weights[j] > 0:
-            order.insert(0, j)
+        grouped = np.zeros(pie.n, dtype=bool)
+        grouped[self.grouped] = True
+        ranked = [int(k) for k in np.argsort(-pie.shares, kind="stable")
+                  if not grouped[k] and pie.shares[k] >= MIN_LABEL_SHARE][:MAX_LABELS]
+        if j in ranked:
+            ranked.remove(j)
+        order = ([j] if pie.weights[j] > 0 else []) + ([OTHERS] if self.grouped.size else []) + ranked
         placed: list = []
         chosen: list = []
         scale = self.theme.font_scale
         metrics = scaled_metrics(self.label_font, scale)
         bold_metrics = scaled_metrics(self.bold_font, scale)
         for k in order:
-            text = f"{self._key_name(k)} {_percent(pie.weights[k])}"
+            if k == OTHERS:
+                share = float(pie.shares[self.grouped].sum())
+                text = f"{self.grouped.size} others {_percent(float(pie.weights[self.grouped].sum()))}"
+                mid = float(pie.start[int(pie.order[-self.grouped.size])]) - 180.0 * share
+            else:
+                text = f"{self._key_name(k)} {_percent(pie.weights[k])}"
+                mid = float(pie.mid[k])
             fm = bold_metrics if k == j else metrics
             w, h = (fm.horizontalAdvance(text) + 6) * px[0], (fm.height() + 2) * px[1]
-            a = math.radians(float(pie.mid[k]))
+            a = math.radians(mid)
             c, s = math.cos(a), math.sin(a)
             r = LABEL_RADIUS + (PULL if k == j and pie.shares[k] < 0.999 else 0.0)
             x, y = r * c, r * s
             ax, ay = 0.5 - 0.5 * _soft_sign(c), 0.5 + 0.5 * _soft_sign(s)
             box = QtCore.QRectF(x - ax * w, y - (1 - ay) * h, w, h)  # y up: anchor 1 puts text above
+            boxed = False
+            if k == j and not rect.contains(box):
+                # the pulled-out slice is always named: moved inward until it fits, on a white box
+                box, text, boxed = self._fit_inside(box, rect, text, fm, px)
+                if box is None:
+                    continue
+                x, y = box.left() + ax * box.width(), box.top() + (1 - ay) * box.height()
             if not rect.contains(box) or any(box.intersects(b) for b in placed):
                 continue
             placed.append(box)
-            chosen.append((k, text, x, y, (ax, ay)))
+            chosen.append((k, text, x, y, (ax, ay), boxed))
         labelled = np.zeros(pie.n, dtype=bool)
         texts = []
-        for item, (k, text, x, y, anchor) in zip(self.labels.take(len(chosen)), chosen):
+        for item, (k, text, x, y, anchor, boxed) in zip(self.labels.take(len(chosen)), chosen):
             item.setText(text)
             set_themed_font(item, self.bold_font if k == j else self.label_font, scale)
             item.setAnchor(anchor)
             item.setPos(x, y)
-            labelled[k] = True
+            item.fill = QtGui.QColor(*style.LABEL_BOX) if boxed else None
+            if k == OTHERS:
+                labelled[self.grouped] = True
+            else:
+                labelled[k] = True
             texts.append(text)
         self._labelled = labelled
         self._label_texts = texts
         self._write_notes()
+
+    @staticmethod
+    def _fit_inside(box: QtCore.QRectF, rect: QtCore.QRectF, text: str, fm, px):
+        """``box`` moved inside ``rect`` (its text shortened with "…" when it is wider than ``rect``), or
+        (None, text, False) when not even a shortened text fits."""
+        if box.width() > rect.width():
+            text = fm.elidedText(text, QtCore.Qt.TextElideMode.ElideMiddle, rect.width() / px[0] - 8)
+            box.setWidth((fm.horizontalAdvance(text) + 6) * px[0])
+        if box.width() > rect.width() or box.height() > rect.height():
+            return None, text, False
+        box.moveLeft(min(max(box.left(), rect.left()), rect.right() - box.width()))
+        box.moveTop(min(max(box.top(), rect.top()), rect.bottom() - box.height()))
+        return box, text, True
 
     def _write_notes(self) -> None:
         result, pie = self._result, self.pie
@@ -275,7 +335,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             return
         p = self.vb.mapSceneToView(ev.scenePos())
         k = pie_layout.slice_at(self.pie, p.x(), p.y(), slack=PULL + 0.05)
-        if k is not None:
+        if k is not None and k not in self.grouped:  # a click on "others" picks no key
             ev.accept()
             self.session.select(key=k)
 
@@ -298,6 +358,8 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             "labels": list(self._label_texts),
             "heading": self.heading.text(),
             "note": self.note.text(),
+            "others": [int(k) for k in self.grouped] if self.others.isVisible() else [],
+            "others_span": -self.others.spanAngle() / 16.0 if self.others.isVisible() else 0.0,
             "tooltip": self.tooltip_text(),
         }
 

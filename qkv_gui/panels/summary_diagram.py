@@ -11,7 +11,10 @@ and the view scales the drawing to fit the panel.
 
 In cross-attention the key and value belong to the source sentence's token j
 (named as such); a masked pair and a query whose keys are all masked say so;
-with several heads a line names the head shown.
+with several heads a line names the head shown. With a real model's sizes the
+vectors are shortened to their first and last numbers and a line under the
+picture names the sizes ("x: 384 numbers; q, k, v: 32 each"). No arrow
+crosses a word: the captions sit clear of the arrows that pass them.
 """
 from __future__ import annotations
 
@@ -34,11 +37,20 @@ MAX_ZOOM = 1.5
 
 
 def vector_text(v, decimals: int = 2, limit: int = 4) -> str:
-    """A short vector: [a, b, c], or [a, b, …, z] when it has more than ``limit`` entries."""
+    """A short vector: [a, b, c], or [a, …, z] (its first and last numbers) when it has more than ``limit``
+    entries (a real model's 32 or 384; a longer line would wrap onto the nodes)."""
     vals = [style.fmt(float(a), decimals) for a in v]
     if len(vals) > limit:
-        vals = vals[: limit - 1] + ["…", vals[-1]]
+        vals = [vals[0], "…", vals[-1]]
     return "[" + ", ".join(vals) + "]"
+
+
+def sizes_text(s) -> str:
+    """"x: 384 numbers; q, k, v: 32 each" (only when some vector is too long to be shown whole)."""
+    if max(s.d_model, s.d_k, s.d_v) <= 4:
+        return ""
+    qkv = f"q, k, v: {s.d_k} each" if s.d_k == s.d_v else f"q, k: {s.d_k} each, v: {s.d_v}"
+    return f"x: {s.d_model} numbers; {qkv}"
 
 
 def short(tok: str, limit: int = 10) -> str:
@@ -215,12 +227,17 @@ class SummaryPanel(Panel):
         self._box(*P["out"], out_w, out_h, style.PALE["output"], I["output"])
 
         # Words and numbers (filled in show_result).
-        self._text("x_caption", P["x"][0], P["x"][1] + r_x + 2, 88, I["x"])
+        # x's words a little low and to the left: the arrow to v leaves x on their right
+        self._text("x_caption", P["x"][0] - 4, P["x"][1] + r_x + 10, 84, I["x"])
         for key, role in (("q", "query"), ("k", "key"), ("v", "value")):
-            self._text(f"{key}_caption", P[key][0], P[key][1] + r + 1, 120, I[role])
-        self._text("dot_title", P["dot"][0], P["dot"][1] - 42, 136, style.FOREGROUND, bold=True,
+            # the query's words above it: below, they sat between the arrows from x to q and from k to the dot
+            top = P[key][1] - r - 34 if key == "q" else P[key][1] + r + 1
+            self._text(f"{key}_caption", P[key][0], top, 130 if key == "q" else 120, I[role])
+        self._text("dot_title", P["dot"][0] + 12, P["dot"][1] - 42, 124, style.FOREGROUND, bold=True,
                    text="dot → relevance")
-        self._text("dot_value", P["dot"][0], P["dot"][1] + 20, 90, style.FOREGROUND)
+        # each number under its step, its name above it; the score a little to the right of the dot (the arrow
+        # from k comes in from the lower left)
+        self._text("dot_value", P["dot"][0] + 10, P["dot"][1] + 20, 80, style.FOREGROUND)
         self._text("scale_title", P["scale"][0], P["scale"][1] - 10, scale_w, style.FOREGROUND, bold=True)
         self._text("scale_value", P["scale"][0], P["scale"][1] + 20, 90, style.FOREGROUND)
         self._text("softmax_title", P["softmax"][0], P["softmax"][1] - 10, soft_w, I["weight"], bold=True,
@@ -245,14 +262,14 @@ class SummaryPanel(Panel):
         tok = result.tokens
         ti, tj = short(tok[i]), short(result.key_tokens[j])
         s = result.scenario
-        if s.is_cross:
-            self._set("x_caption", f"x of '{ti}' and source '{tj}'")
+        if s.is_cross:  # "and ..." on a line of its own: a long first line reached the arrow to v
+            self._set("x_caption", f"x of '{ti}'\nand source '{tj}'")
         else:
-            self._set("x_caption", f"x of '{ti}'" if i == j else f"x of '{ti}' and '{tj}'")
+            self._set("x_caption", f"x of '{ti}'" if i == j else f"x of '{ti}'\nand '{tj}'")
         self._set("q_caption", f"query of '{ti}'\n{vector_text(result.q[i])}")
         self._set("k_caption", f"key of '{tj}'\n{vector_text(result.k[j])}")
         self._set("v_caption", f"value of '{tj}'\n{vector_text(result.v[j])}")
-        self._set("dot_value", f"score {style.fmt(result.scores[i, j], 3)}")
+        self._set("dot_value", f"score\n{style.fmt(result.scores[i, j], 3)}")
         if s.scale and s.temperature == 1.0:
             title = f"÷ √{s.d_k}"
         elif s.scale:
@@ -263,7 +280,7 @@ class SummaryPanel(Panel):
             title = "÷ 1"
         self._set("scale_title", title)
         if result.allowed[i, j]:
-            self._set("scale_value", f"scaled {style.fmt(result.scaled[i, j], 3)}")
+            self._set("scale_value", f"scaled\n{style.fmt(result.scaled[i, j], 3)}")
         else:
             self._set("scale_value", f"masked ({mask_reason(result, i, j)}): −∞")
         if s.softmax_over == "keys":
@@ -278,5 +295,6 @@ class SummaryPanel(Panel):
         if no_keys(result, i):
             pair += "\nevery key is masked: all weights 0, output 0"
             self._set("mix_note", "all weights 0:\nnothing to mix")
-        self._set("pair", pair)
+        sizes = sizes_text(s)
+        self._set("pair", pair + (f"\n{sizes}" if sizes else ""))
         self._set("head", f"head {result.head + 1} of {result.n_heads}" if result.n_heads > 1 else "")

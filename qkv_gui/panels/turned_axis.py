@@ -25,6 +25,7 @@ class TurnableAxis(pg.AxisItem):
         super().__init__(orientation, **kwargs)
         self.turned = False
         self._across = 0.0
+        self._flips = (None, 0)  # (the width and longest name the last flips were at, how many)
         self.turned_texts: list = []  # [(x in axis pixels, text)] drawn upright now
 
     def _text_top(self) -> float:
@@ -102,5 +103,15 @@ def stand_upright(axis: TurnableAxis, plot_height: float, longest_px: float, nam
     shared = plot_height + axis.height()
     upright = (names(True, shared - axis.upright_height(longest_px))
                > names(False, shared - axis.across_height()))
+    if upright != axis.turned:
+        # A layout around the plot can hand it back the height it had before each turn (a panel that asks
+        # for room by its axes, in a grid that gives it): after turning there and back at one width, the
+        # names stay as they are until the width or the names change, so the layout always settles.
+        key = (round(axis.width()), round(longest_px))
+        last, count = axis._flips
+        count = count + 1 if last == key else 1
+        if count > 2:
+            return axis.turned
+        axis._flips = (key, count)
     axis.set_turned(upright, longest_px)
     return upright

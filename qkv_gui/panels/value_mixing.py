@@ -8,6 +8,14 @@ Right: the output for query i (the sum of the solid bars) on the same scale.
 Below: the worked arithmetic of one output coordinate (the one under the
 mouse, else the first). Clicking a token's bars makes it the key.
 
+A real model's values have 32 to 64 numbers each: too many bars to read. Then
+the left chart shows one coordinate c (at first the output's largest): one bar
+per token, v_j[c] faint and a_ij v_j[c] solid, and the output chart shows all
+of the output, coordinate c marked; pointing at another output bar shows that
+one. The numbers over the bars sit at the tip of the faint bar (never across a
+bar's edge). Output coordinates are named by the scenario's value names when it
+has them, shortened to what fits ("out1 · animate", "animate", "out1", "1").
+
 One group per KEY: in cross-attention the values come from the source
 sentence's tokens. A masked key's group is covered by grey hatching and named
 "masked": the query takes nothing from it. When every key is masked the
@@ -22,7 +30,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import explain, views
+from qkv_engine import explain, feature_names, views
 
 from .. import style
 from .base import Panel
@@ -40,6 +48,11 @@ from .theming import TextPool, ThemedTextMixin
 FAINT_ALPHA = 70
 
 
+def one_coordinate(n: int, d_v: int) -> bool:
+    """Whether n tokens' values of d_v numbers are shown one coordinate at a time (too many bars otherwise)."""
+    return d_v > 8 or (d_v >= 6 and n * d_v > 200)
+
+
 class ValuesPanel(ThemedTextMixin, Panel):
     object_name = "valuesPanel"
     title = "8 · Values, mixed by the weights"
@@ -54,6 +67,11 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._masked = np.zeros(0, dtype=int)
         self._parts = np.zeros((0, 1))
         self._out = np.zeros(0)
+        self._shown_v = np.zeros((0, 1))  # the values as drawn (every coordinate, or the one shown)
+        self._one = False  # one coordinate at a time (a real model's size)
+        self._pointed = False  # someone chose the coordinate (by pointing at an output bar)
+        self._shape = None
+        self._selection = None
         self.y_range = (-1.0, 1.0)
         self.out_x_range = (-0.25, 1.25)
         self._wide = None  # whether the bars are wide enough for outlines, as drawn
@@ -152,16 +170,27 @@ class ValuesPanel(ThemedTextMixin, Panel):
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
-        self._result, self._sel = result, (i, j)
+        self._result, self._sel, self._selection = result, (i, j), selection
         v = result.v  # n x d_v
         n, d = v.shape
-        self._coord = min(self._coord, d - 1)
-        parts = views.weighted_values(result, i)  # n x d_v: row j = a_ij v_j
         out = result.output[i]  # d_v
-        self.groups.layout(n, d)
+        one = one_coordinate(n, d)
+        if (n, d) != self._shape:  # a new size: the first coordinate, until someone points at another
+            self._shape = (n, d)
+            self._coord, self._pointed = 0, False
+        if one and not self._pointed:  # one at a time: the output's largest, until someone points at another
+            self._coord = int(views.largest_entries(out, 1)[0][0])
+        self._one = one
+        self._coord = min(self._coord, d - 1)
+        c = self._coord
+        parts = views.weighted_values(result, i)  # n x d_v: row j = a_ij v_j
+        if one:  # the left chart shows coordinate c alone
+            v, parts = v[:, c:c + 1], parts[:, c:c + 1]
+        dg = v.shape[1]  # bars per group
+        self.groups.layout(n, dg)
         g = self.groups
-        self._parts, self._out = parts, out
-        room = 0.24 if n * d <= MAX_VALUE_LABELS else 0.12
+        self._parts, self._out, self._shown_v = parts, out, v
+        room = 0.24 if n * dg <= MAX_VALUE_LABELS else 0.12
         lo, hi = y_limits(np.concatenate([v.reshape(-1), out]), room=room)
         self.y_range = steady_range(self.y_range, lo - self._weights_row(hi - lo), hi)
         ppu = px_per_unit(self.plot, g.x_range)
@@ -169,7 +198,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.faint.setOpts(x0=g.lefts, height=v.reshape(-1), width=1.0, pen=self.faint_pen if self._wide else None)
         self.scaled.setOpts(x0=g.lefts + 0.15, height=parts.reshape(-1), width=0.7,
                             pen=bar_edge(style.INK["value"], ppu))
-        self.chosen.setOpts(x0=g.lefts[j * d:(j + 1) * d] + 0.15, height=np.array(parts[j]), width=0.7)
+        self.chosen.setOpts(x0=g.lefts[j * dg:(j + 1) * dg] + 0.15, height=np.array(parts[j]), width=0.7)
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
         left, right = reach(*g.x_range)
@@ -179,7 +208,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         masked = np.flatnonzero(~np.asarray(result.allowed[i], dtype=bool))
         self._masked = masked
         self.masked_cover.setOpts(x0=masked * g.step - 0.1, y0=np.full(masked.size, lo),
-                                  width=np.full(masked.size, d + 0.2), height=np.full(masked.size, hi - lo))
+                                  width=np.full(masked.size, dg + 0.2), height=np.full(masked.size, hi - lo))
         self.out_bars.setOpts(x0=np.arange(d, dtype=float) + 0.1, height=np.array(out), width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
         self.out_vb.setXRange(*self.out_x_range, padding=0)
@@ -189,13 +218,20 @@ class ValuesPanel(ThemedTextMixin, Panel):
         qink, vink = style.INK["query"], style.INK["output"]
         coords = ", ".join(style.fmt(c, 2) for c in out[:8].tolist()) + (", …" if d > 8 else "")
         every = "every source token" if result.scenario.is_cross else "every token"
-        caption = (f"Query <b style='color:{qink}'>{html.escape(result.tokens[i])}</b> takes weight × value "
-                   f"from {every}; the sum is its <b style='color:{vink}'>output</b> [{coords}]")
+        name = html.escape(feature_names.header(result.scenario, "out", c))
+        if one:
+            caption = (f"Query <b style='color:{qink}'>{html.escape(result.tokens[i])}</b>: its "
+                       f"<b style='color:{vink}'>output</b> has {d} numbers [{coords}]. Shown: <b>{name}</b> = "
+                       f"{style.fmt(out[c], 2)}, weight × value from {every} (point at an output bar for another)")
+        else:
+            caption = (f"Query <b style='color:{qink}'>{html.escape(result.tokens[i])}</b> takes weight × value "
+                       f"from {every}; the sum is its <b style='color:{vink}'>output</b> [{coords}]")
         if no_keys(result, i):
             caption = f"<b>{html.escape(no_keys_note(result, i))}</b> Output [{coords}]"
         self.caption.setText(caption)
+        what = f"its coordinate {name}" if one else "v"
         self.plot.setToolTip(
-            "Faint bars: each token's value v. Solid bars: the part the query takes (weight × v).\n"
+            f"Faint bars: each token's value ({what}). Solid bars: the part the query takes (weight × value).\n"
             "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
         self.out_plot.setToolTip("The output is the sum of all the solid bars, coordinate by coordinate.\n"
                                  "Point at a bar to see its sum worked out below.")
@@ -216,7 +252,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._place_weights(result, i, j, ppu, shown)
         place_pointer(self.pointer, g, j, self.y_range[1], ppu)
         solid = self._parts.reshape(-1)
-        place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2)
+        # each number at the tip of the faint bar (the value itself), which is at least as long as the solid
+        place_value_labels(self.scaled_labels, g.lefts + 0.5, solid, ppu, 2, at=self._shown_v.reshape(-1))
         self.pointer.setVisible(self.scaled_labels.shown == 0)  # numbers on the bars leave it no room
         wide = ppu >= 5
         if wide != self._wide:  # a resize made the bars wide or narrow
@@ -226,9 +263,15 @@ class ValuesPanel(ThemedTextMixin, Panel):
 
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
-        names = [f"out{c + 1}" for c in range(d)]
-        oshown = thin_labels(np.arange(d) + 0.5, self._widths(tick_font(self.out_plot), names), oppu,
-                             keep=(self._coord,), pad_px=4)
+        s = result.scenario
+        wordings = [[feature_names.header(s, "out", c) for c in range(d)],
+                    [feature_names.plain(s, "out", c) for c in range(d)], [f"out{c + 1}" for c in range(d)],
+                    [f"{c + 1}" for c in range(d)]]
+        font = tick_font(self.out_plot)
+        for names in wordings:  # the first wording in which every coordinate is named, else the shortest thinned
+            oshown = thin_labels(np.arange(d) + 0.5, self._widths(font, names), oppu, keep=(self._coord,), pad_px=4)
+            if len(oshown) == d:
+                break
         self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
         set_ticks(self.out_plot.getPlotItem().getAxis("bottom"), [self._out_ticks])
         if d <= MAX_VALUE_LABELS:
@@ -248,23 +291,19 @@ class ValuesPanel(ThemedTextMixin, Panel):
         widths = self._widths(font, texts)
         room = self._weights_row(1.0) > 0.0
         keep = [named.index(j)] if j in named else []
-        fits = thin_labels(g.centres[named], widths, ppu, keep=keep) if room and named else []
         lo = self.y_range[0]
         x0, x1 = g.x_range
+        # where each text's middle goes: under its group, moved in from the plot's edge when it would stick out
+        # (thinned at those places, so a moved text never lands on its neighbour)
+        halves = [(w / 2 + MARGIN) / max(ppu, 1e-9) for w in widths]
+        mids = [min(max(float(g.centres[k]), x0 + h), x1 - h) for k, h in zip(named, halves)]
+        fits = thin_labels(np.array(mids), widths, ppu, keep=keep) if room and named else []
         self._weight_labels = []
         for item, n in zip(self.weights.take(len(fits)), fits):
-            x, half = float(g.centres[named[n]]), (widths[n] / 2 + MARGIN) / max(ppu, 1e-9)
-            if x - half < x0:
-                item.setAnchor((0.0, 1.0))
-                item.setPos(x0, lo)
-            elif x + half > x1:
-                item.setAnchor((1.0, 1.0))
-                item.setPos(x1, lo)
-            else:
-                item.setAnchor((0.5, 1.0))
-                item.setPos(x, lo)
+            item.setAnchor((0.5, 1.0))
+            item.setPos(mids[n], lo)
             item.setText(texts[n])
-            self._weight_labels.append((x, texts[n]))
+            self._weight_labels.append((float(g.centres[named[n]]), texts[n]))
 
     def _write_worked(self) -> None:
         result = self._result
@@ -290,6 +329,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         d = result.v.shape[1]
         if plot is self.out_plot:
             c = int(np.floor(x))
+        elif self._one:  # the left chart shows one coordinate: pointing at it changes nothing
+            return None
         else:
             grp = self.groups.group_at(x)
             if grp is None:
@@ -303,8 +344,13 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self.set_coordinate(c)
 
     def set_coordinate(self, c: int) -> None:
-        """Show the worked sum of output coordinate ``c`` (what hovering a bar does)."""
+        """Show the worked sum of output coordinate ``c`` (what hovering a bar does); one coordinate at a
+        time, the left chart shows that one."""
         self._coord = int(c)
+        self._pointed = True
+        if self._one and self._selection is not None:
+            self.show_result(self._result, self._selection)
+            return
         self._write_worked()
         self._place_labels()
 
@@ -338,6 +384,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             "caption": self.caption.text(),
             "masked": [int(k) for k in self._masked],
             "pointer": self.pointer.text() if self.pointer.isVisible() else "",
+            "one_coordinate": self._one,
         }
 
     def group_point(self, j: int) -> QtCore.QPoint:

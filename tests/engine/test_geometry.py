@@ -137,3 +137,54 @@ def test_plane_view_for_one_token():
     view = geometry.plane_view(q, k)
     assert view.kept == pytest.approx(1.0, abs=1e-12)  # two vectors always lie in a plane
     assert view.queries @ view.keys.T == pytest.approx(2.0, abs=1e-12)
+
+
+# ----- the plane of one query and one key ---------------------------------------------------------------
+@pytest.mark.parametrize("d_k", [3, 8, 32])
+def test_pair_plane_keeps_the_pair_and_puts_scores_on_the_first_axis(d_k):
+    rng = np.random.default_rng(d_k)
+    q, k = rng.normal(size=(6, d_k)), rng.normal(size=(9, d_k))
+    i, j = 2, 5
+    view = geometry.pair_plane(q, k, i, j)
+    _check_orthonormal(view.basis, d_k)
+    assert not view.exact
+    # q and k keep their lengths and the angle between them
+    qi, kj = view.queries[i], view.keys[j]
+    assert math.hypot(*qi) == pytest.approx(np.linalg.norm(q[i]), rel=1e-12)
+    assert math.hypot(*kj) == pytest.approx(np.linalg.norm(k[j]), rel=1e-12)
+    assert geometry.angle_degrees(qi, kj) == pytest.approx(geometry.angle_degrees(q[i], k[j]), abs=1e-9)
+    # q points along the first axis; the key is above it
+    assert qi[1] == pytest.approx(0.0, abs=1e-12) and qi[0] > 0 and kj[1] > 0
+    # every key's first coordinate is its score with q over |q|
+    scores = [sum(q[i][c] * k[m][c] for c in range(d_k)) for m in range(9)]
+    np.testing.assert_allclose(view.keys[:, 0], np.array(scores) / np.linalg.norm(q[i]), atol=1e-12)
+    # the fraction kept, from the keys' lengths measured here
+    kept = sum(float(view.keys[m] @ view.keys[m]) for m in range(9)) / sum(float(k[m] @ k[m]) for m in range(9))
+    assert view.kept == pytest.approx(kept, rel=1e-12) and 0.0 < view.kept < 1.0
+
+
+def test_pair_plane_with_a_key_along_the_query_or_a_query_of_length_0():
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=(3, 5)), rng.normal(size=(4, 5))
+    k[1] = -2.5 * q[0]  # exactly opposite
+    view = geometry.pair_plane(q, k, 0, 1)
+    _check_orthonormal(view.basis, 5)
+    assert view.keys[1][0] == pytest.approx(-2.5 * np.linalg.norm(q[0]))
+    assert view.keys[1][1] == pytest.approx(0.0, abs=1e-12)
+    q[2] = 0.0
+    view = geometry.pair_plane(q, k, 2, 3)
+    _check_orthonormal(view.basis, 5)
+    assert math.hypot(*view.keys[3]) == pytest.approx(np.linalg.norm(k[3]))
+    assert np.all(view.queries[2] == 0.0)
+    zero = geometry.pair_plane(np.zeros((2, 4)), np.zeros((2, 4)), 0, 0)
+    _check_orthonormal(zero.basis, 4)
+    assert zero.kept == 1.0
+
+
+@pytest.mark.parametrize("d_k", [1, 2])
+def test_pair_plane_is_exact_for_two_or_fewer_coordinates(d_k):
+    rng = np.random.default_rng(d_k)
+    q, k = rng.normal(size=(4, d_k)), rng.normal(size=(4, d_k))
+    view = geometry.pair_plane(q, k, 1, 2)
+    assert view.exact and view.kept == 1.0
+    np.testing.assert_allclose(view.keys[:, :d_k], k)

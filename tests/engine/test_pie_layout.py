@@ -65,3 +65,37 @@ def test_rest_counts_the_unlabelled_non_zero_slices():
     assert count == 2
     assert share == pytest.approx(0.2)
     assert weight == pytest.approx(0.2)
+
+
+# ----- many keys: the small slices as one -------------------------------------------------------------
+def test_small_slices_are_grouped_only_with_many_keys_and_never_the_selected_one():
+    few = [0.5, 0.01, 0.01, 0.48]
+    assert pie_layout.small_slices(few).size == 0  # four keys: every slice stays
+    row = np.array([0.40, 0.005, 0.3, 0.01, 0.0, 0.015] + [0.27 / 10] * 10)
+    row = row / row.sum()
+    grouped = pie_layout.small_slices(row, keep=(3,), more_than=12)
+    shares = row / row.sum()
+    want = [k for k in range(len(row)) if 0 < shares[k] < 0.02 and k != 3]
+    assert grouped.tolist() == want
+    assert pie_layout.small_slices(row, more_than=20).size == 0
+
+
+def test_an_order_puts_the_grouped_slices_side_by_side_at_the_end():
+    row = [0.1, 0.3, 0.05, 0.2, 0.35]
+    order = pie_layout.others_last(5, [0, 2])
+    assert order.tolist() == [1, 3, 4, 0, 2]
+    pie = pie_layout.layout(row, order=order)
+    # walking clockwise in that order, each slice starts where the one before ended
+    turned = 0.0
+    for k in order:
+        assert pie.start[k] == pytest.approx(90.0 - turned)
+        turned += 360.0 * row[k]
+    # the grouped ones make one slice from 90 - 360 * 0.85 down to -270
+    assert pie.start[0] == pytest.approx(90.0 - 360 * 0.85)
+    assert pie.start[2] + pie.span[2] == pytest.approx(-270.0)
+    # hit-testing follows the order
+    for k in range(5):
+        a = math.radians(float(pie.mid[k]))
+        assert pie_layout.slice_at(pie, 0.5 * math.cos(a), 0.5 * math.sin(a)) == k
+    with pytest.raises(ValueError):
+        pie_layout.layout(row, order=[0, 1, 2])

@@ -102,3 +102,64 @@ def test_512_tokens_thin_the_names_without_overlap(window, qtbot):
     assert d["value_labels"] == []  # far too narrow for numbers
     click(qtbot, panel, 10)
     assert s.selection.query == 10
+
+
+# ----- a trained model's sizes, and named features --------------------------------------------------------
+def test_a_real_models_size_is_drawn_as_colour_strips(make_panel, make_session, qtbot):
+    from qkv_gui.panels import EmbeddingPanel
+
+    from .big_dims import big_panel, problems, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, EmbeddingPanel, query=9)
+    session = panel.session
+    d = panel.drawn()
+    strips = d["strips"]
+    assert strips is not None and panel.plot.isHidden() and not panel.strip_view.plot.isHidden()
+    np.testing.assert_array_equal(strips["values"], s.x)  # one row of cells per token, every number
+    low, high = strips["levels"]
+    assert low == -high and 0 < high <= np.abs(s.x).max()  # one scale, centred on 0, for every token
+    assert strips["outlines"]["query"] == QtCore.QRectF(0, 9, 384, 1)
+    names = [t for _, t in strips["ticks"]]
+    assert s.tokens[9] in names and len(names) <= 30
+    # the caption names the four largest numbers of the selected token, measured here
+    order = sorted(range(384), key=lambda c: -abs(s.x[9][c]))[:4]
+    want = ", ".join(f"x{c + 1} = {s.x[9][c]:.2f}" for c in order)
+    assert f"384 numbers, the largest {want} and 380 more" in d["caption"]
+    assert texts_shown(panel) < 40
+    assert not problems(panel), problems(panel)
+    # clicking a row picks that token
+    QTest.mouseClick(panel.strip_view.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     panel.strip_view.row_point("query", 20))
+    settle(qtbot)
+    assert session.selection.query == 20
+    assert panel.drawn()["strips"]["outlines"]["query"] == QtCore.QRectF(0, 20, 384, 1)
+    panel.resize(330, 230)
+    settle(qtbot)
+    assert "and 382 more" in panel.drawn()["caption"]  # a narrow panel names the two largest
+    assert not problems(panel), problems(panel)
+    # back to a hand-made size: bars again
+    session.set_dims(4, 2, 3)
+    settle(qtbot)
+    assert panel.drawn()["strips"] is None and not panel.plot.isHidden()
+
+
+def test_named_features_are_said_on_the_axis_and_in_the_caption(make_panel, qtbot):
+    from qkv_gui.panels import EmbeddingPanel
+
+    panel = make_panel(EmbeddingPanel, preset="designed-it", size=(520, 330))
+    session = panel.session
+    it = session.scenario.tokens.index("it")
+    session.select(query=it)
+    settle(qtbot)
+    d = panel.drawn()
+    assert "x = [animate 0.00, noun 0.00, pronoun 1.00, verb 0.00]" in d["caption"]
+    axis = panel.plot.getPlotItem().getAxis("bottom")
+    assert axis.labelText.endswith("animate, noun, pronoun, verb")
+    panel.resize(330, 230)
+    settle(qtbot)
+    label = panel.plot.getPlotItem().getAxis("bottom").labelText
+    fm = QtGui.QFontMetricsF(axis.label.font())
+    assert fm.horizontalAdvance(label) <= panel.vb.width()  # the wording that fits, never cut
+    from .big_dims import problems
+
+    assert not problems(panel), problems(panel)

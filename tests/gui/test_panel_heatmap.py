@@ -389,3 +389,19 @@ def test_hovering_names_the_query_and_key_left_out(make_panel):
     panel.image.hover_at(panel.vb.mapViewToScene(QtCore.QPointF(-5, -5)))
     settle()
     assert (i + 0.5, short_token(words[i])) not in panel.y_tick_labels
+
+
+def test_names_turn_at_most_there_and_back_at_one_width(make_panel):
+    """A layout that hands the plot back the height it had before each turn cannot make the key names turn
+    upright and back for ever (it once hung a window): after there and back, they stay."""
+    from qkv_gui.panels.attention_heatmap import HeatmapPanel
+    from qkv_gui.panels.turned_axis import stand_upright
+
+    panel = make_panel(HeatmapPanel, preset="pronoun", size=(300, 280))
+    axis = panel.plot.getAxis("bottom")
+    turns = []
+    for k in range(12):  # a plot height that always favours the other way
+        before = axis.turned
+        stand_upright(axis, 40.0, 60.0, lambda upright, h, b=before: 2 if upright != b else 1)
+        turns.append(axis.turned != before)
+    assert sum(turns) == 2 and not any(turns[2:])

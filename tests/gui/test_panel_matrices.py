@@ -149,3 +149,27 @@ def test_empty_sentence_shows_hint(window, qtbot):
     window.session.set_text("")
     settle(qtbot)
     assert matrices(window).showing_hint()
+
+
+# ----- a trained model's sizes ----------------------------------------------------------------------------
+def test_a_real_models_grids_are_colour_with_their_biases_said(make_panel, make_session):
+    from .big_dims import big_panel, problems, reference, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, MatricesPanel)
+    session = panel.session
+    ref = reference(s)
+    for name, want in (("x", s.x), ("q", ref["q"]), ("k", ref["k"]), ("v", ref["v"]), ("kt", ref["k"].T),
+                       ("scores", ref["scores"]), ("weights", ref["weights"])):
+        np.testing.assert_allclose(panel.grids[name].image.image, want, atol=1e-9, err_msg=name)
+    # 30 x 384 numbers: colour only, on a scale that ends where 98% of them do (the rest get the end colours)
+    assert panel.grids["x"].image.shown_numbers == 0
+    low, high = panel.grids["x"].image.levels
+    sizes = np.sort(np.abs(s.x).reshape(-1))
+    assert low == -high and sizes[int(0.97 * sizes.size)] <= high <= sizes[-1]
+    assert "Q = X W<sup>Q</sup> + b<sup>Q</sup>" in panel._chain[0] and "b<sup>Q</sup>" in panel._chain[1]
+    assert texts_shown(panel) < 120
+    assert not problems(panel), problems(panel)
+    panel.resize(330, 230)
+    settle()
+    assert "b<sup>Q</sup>" in panel.chain.text()
+    assert not problems(panel), problems(panel)

@@ -4,8 +4,11 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore
 
+import pytest
+
 from qkv_engine import explain
 
+from .big_dims import problems
 from .conftest import settle
 
 Qt = QtCore.Qt
@@ -56,11 +59,22 @@ def test_seed_cat_reads_clearly_in_the_grid(make_window):
     # the walkthrough's first query coordinate, recomputed by hand: 0.05 - 0.06 - 0.24 + 0.12
     assert d["arithmetic"].startswith("q1 = 0.5(0.1) + (-0.3)(0.2) + 0.8(-0.3) + 0.2(0.6) = ")
     assert d["arithmetic"].endswith(f"= {explain.fixed(0.5 * 0.1 - 0.3 * 0.2 + 0.8 * -0.3 + 0.2 * 0.6, 2)}")
-    # in the 3 x 3 grid every one of the 8 lines carries its label, and no two labels overlap
-    assert all(ln["labelled"] for ln in d["lines"])
+    # in the 3 x 3 grid the chosen cell's four lines carry their labels; the other cell's are labelled all
+    # together or not at all (where they would sit at crossings, none), and no two labels overlap
+    assert all(ln["labelled"] for ln in d["lines"] if ln["strong"])
+    assert len({ln["labelled"] for ln in d["lines"] if not ln["strong"]}) == 1
     _no_overlap(d["label_rects"])
     assert d["input_labels"] == ["x1", "x2", "x3", "x4"]
     assert all(t is not None for _, t in d["outputs"])
+
+
+def test_seed_cat_labels_every_line_where_there_is_room(make_panel):
+    from qkv_gui.panels import MixingPanel
+
+    panel = make_panel(MixingPanel, preset="seed-cat", size=(520, 330))
+    d = panel.drawn()
+    assert len(d["lines"]) == 8 and all(ln["labelled"] for ln in d["lines"])
+    _no_overlap(d["label_rects"])
 
 
 def test_switch_to_values_and_click_a_cell(window, qtbot):
@@ -109,18 +123,26 @@ def test_edit_a_weight_and_the_label_follows(window):
     assert line["text"] == "-0.75" and line["dashed"]
 
 
-def test_large_grids_thin_out_without_overlap(window):
+def test_large_grids_show_the_largest_products_and_the_rest(window):
     window.session.set_dims(64, 64, 64)
     settle()
     panel = _panel(window)
     d = panel.drawn()
-    # too many lines for all: only those into the chosen cell are drawn
-    assert len(d["lines"]) == 64 and all(ln["c"] == 0 for ln in d["lines"])
+    s, r = window.session.scenario, window.session.result
+    # 64 dials are too many: the five whose products x_r W[r, 0] are largest, then the others as one sum
+    products = [float(s.x[0][m]) * float(s.w_q[m][0]) for m in range(64)]
+    top = sorted(sorted(range(64), key=lambda m: -abs(products[m]))[:5])
+    assert d["rows"][:5] == [("dial", f"x{m + 1}") for m in top]
+    assert d["rows"][5] == ("rest", f"the other 59 add up to {explain.fixed(sum(products) - sum(products[m] for m in top), 2)}")
+    np.testing.assert_allclose([v for v, _ in d["inputs"]], [s.x[0][m] for m in top])
+    # only the lines into the chosen cell: five labelled with their grid entries, and the rest's, unlabelled
+    assert all(ln["c"] == 0 for ln in d["lines"]) and len(d["lines"]) == 6
+    assert sorted(ln["text"] for ln in d["lines"] if not ln["rest"]) == sorted(
+        explain.trimmed(float(s.w_q[m][0]), 2) for m in top)
     _no_overlap(d["label_rects"])
-    assert 0 < len(d["label_rects"]) < 64
     shown = [t for _, t in d["outputs"] if t is not None]
     assert 0 < len(shown) < 64
-    assert d["arithmetic"] == explain.projection(window.session.result, "q", 0, 0).text
+    assert d["arithmetic"] == explain.projection(r, "q", 0, 0).text
 
 
 def test_empty_sentence_shows_the_hint(window):
@@ -162,3 +184,99 @@ def test_edits_to_other_tokens_leave_the_picture_alone_and_edits_to_this_token_r
     d = panel.drawn()
     np.testing.assert_allclose([v for v, _ in d["inputs"]], s.scenario.x[1])
     np.testing.assert_allclose([v for v, _ in d["outputs"]], np.asarray(s.scenario.x[1]) @ np.asarray(s.scenario.w_q))
+
+
+# ----- a trained model's sizes, biases and named features -------------------------------------------------
+def test_a_real_models_size_shows_a_few_dials_the_rest_and_the_bias(make_panel, make_session):
+    from qkv_gui.panels import MixingPanel
+
+    from .big_dims import big_panel, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, MixingPanel, query=12)
+    session = panel.session
+    panel.set_output(7)
+    d = panel.drawn()
+    x, w = s.x[12], s.w_q[:, 7]
+    products = [float(x[m]) * float(w[m]) for m in range(384)]
+    kinds = [kind for kind, _ in d["rows"]]
+    dials = kinds.count("dial")
+    assert kinds == ["dial"] * dials + ["rest", "bias"] and 3 <= dials <= 5
+    top = sorted(sorted(range(384), key=lambda m: -abs(products[m]))[:dials])
+    assert [name for _, name in d["rows"][:dials]] == [f"x{m + 1}" for m in top]
+    rest = sum(products) - sum(products[m] for m in top)
+    assert d["rows"][dials][1].endswith(explain.fixed(rest, 2))
+    assert d["rows"][-1] == ("bias", "b^Q")
+    bias_line = [ln for ln in d["lines"] if ln["kind"] == "bias"]
+    assert len(bias_line) == 1 and bias_line[0]["weight"] == float(s.b_q[7])
+    assert bias_line[0]["text"] == explain.trimmed(float(s.b_q[7]), 2)
+    # what the cell shows is what the dials, the rest and the bias add up to
+    assert d["outputs"][7][0] == pytest.approx(sum(products) + float(s.b_q[7]))
+    assert len(d["lines"]) == dials + 2
+    assert texts_shown(panel) < 60
+    assert not problems(panel), problems(panel)
+    # at a projector's share of the window: fewer dials, still nothing on anything else, nothing cut
+    panel.resize(330, 230)
+    settle()
+    d = panel.drawn()
+    assert 1 <= [kind for kind, _ in d["rows"]].count("dial") <= 5
+    assert not problems(panel), problems(panel)
+
+
+def test_an_edit_at_a_real_models_size_does_not_rebuild_the_picture_for_another_token(make_panel, make_session):
+    """The canvas compares the few numbers it draws, not d_model x d_k of them."""
+    from qkv_gui.panels import MixingPanel
+
+    from .big_dims import big_panel
+
+    panel, _s = big_panel(make_panel, make_session, MixingPanel)
+    session = panel.session
+    layout = panel.canvas.layout_now()
+    assert session.set_cell("x", 5, 3, "0.25")  # token 5 is not the one shown
+    settle()
+    assert panel.canvas.layout_now() is layout
+
+
+def test_named_features_and_a_bias_in_a_small_grid(make_panel):
+    from qkv_gui.panels import MixingPanel
+
+    panel = make_panel(MixingPanel, preset="designed-it", size=(520, 330))
+    session = panel.session
+    s = session.scenario
+    d = panel.drawn()
+    assert [name for _, name in d["rows"]] == ["x1 · animate", "x2 · noun", "x3 · pronoun", "x4 · verb"]
+    assert "[pronoun]" in d["arithmetic"] and d["arithmetic"].startswith("q1 · looks for animate = ")
+    assert not any(kind == "bias" for kind, _ in d["rows"])  # no bias: no bias row
+    session.select(query=s.tokens.index("it"))
+    assert session.set_cell("b_q", 0, 1, "0.5")  # a bias on q2: one more input, a line into each cell
+    settle()
+    d = panel.drawn()
+    assert d["rows"][-1] == ("bias", "b^Q") and d["rows"][:-1] == [
+        ("dial", n) for n in ("x1 · animate", "x2 · noun", "x3 · pronoun", "x4 · verb")]
+    bias = sorted((ln["c"], ln["text"]) for ln in d["lines"] if ln["kind"] == "bias")
+    assert bias == [(0, "0"), (1, "0.5")]
+    it = s.tokens.index("it")
+    want = np.asarray(s.x[it]) @ np.asarray(s.w_q) + np.array([0.0, 0.5])
+    np.testing.assert_allclose([v for v, _ in d["outputs"]], want)
+    panel.set_output(1)
+    assert panel.drawn()["arithmetic"] == explain.projection(session.result, "q", it, 1).text
+    assert "b^Q2" in panel.drawn()["arithmetic"]
+    assert not problems(panel), problems(panel)
+
+
+@pytest.mark.parametrize("preset", ["seed-the-cat-sat", "seed-cat", "pronoun"])
+def test_no_two_line_labels_sit_where_lines_cross(make_panel, preset):
+    """At start-up the second cell's labels used to pile up where its lines cross the first cell's."""
+    from qkv_gui.panels import MixingPanel
+    from qkv_gui.panels.grid_mixing import _crossed
+
+    panel = make_panel(MixingPanel, preset=preset, size=(520, 330))
+    lay = panel.canvas.layout_now()
+    segments = np.array([[ln["p0"].x(), ln["p0"].y(), ln["p1"].x(), ln["p1"].y()] for ln in lay.lines])
+    labelled = [(m, ln) for m, ln in enumerate(lay.lines) if ln["label_rect"] is not None]
+    assert labelled
+    strong = np.array([ln["strong"] for ln in lay.lines])[:, None]
+    for m, ln in labelled:  # no other strong line through a label, no faint one through its words
+        box = ln["label_rect"]
+        assert not _crossed(box, np.where(strong, segments, np.nan), m), ln["text"]
+        assert not _crossed(box.adjusted(3, 3, -3, -3), np.where(strong, np.nan, segments), m), ln["text"]
+    _no_overlap([ln["label_rect"] for _, ln in labelled])

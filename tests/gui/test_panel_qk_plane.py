@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from PySide6 import QtCore
 
 from qkv_engine import explain
@@ -60,20 +61,32 @@ def test_projection_note_says_how_much_is_kept(make_window):
     window = make_window("seed-numpy-demo")  # d_k = 4
     window.session.select(query=2, key=0)
     settle()
-    d = _panel(window).drawn()
+    panel = _panel(window)
+    d = panel.drawn()
     r = window.session.result
+    q, k = np.asarray(r.q[2]), np.asarray(r.k[0])
     assert not d["exact"]
-    # kept, independently: share of the squared length in the two largest singular directions
-    sv = np.linalg.svd(np.vstack([r.q, r.k]), compute_uv=False)
-    kept = float((sv[:2] ** 2).sum() / (sv ** 2).sum())
+    # the plane of q and k: q points right, and both keep their lengths and the angle between them
+    assert d["q_tip"][1] == pytest.approx(0.0, abs=1e-12) and d["q_tip"][0] == pytest.approx(np.linalg.norm(q))
+    assert math.hypot(*d["k_tip"]) == pytest.approx(np.linalg.norm(k))
+    cos = float(q @ k) / (np.linalg.norm(q) * np.linalg.norm(k))
+    assert abs(d["wedge"][1]) == pytest.approx(math.degrees(math.acos(cos)), abs=1e-6)
+    # every other key sits as far right as its score over |q|
+    for m, (x, _y) in d["others"].items():
+        assert x == pytest.approx(float(q @ r.k[m]) / np.linalg.norm(q))
+    # kept, independently: the keys' squared length left on the plane of q and k (Gram-Schmidt here)
+    e1 = q / np.linalg.norm(q)
+    e2 = k - (k @ e1) * e1
+    e2 /= np.linalg.norm(e2)
+    kept = sum((key @ e1) ** 2 + (key @ e2) ** 2 for key in np.asarray(r.k)) / float((np.asarray(r.k) ** 2).sum())
     assert math.isclose(d["kept"], kept, rel_tol=1e-9)
     assert f"{kept * 100:.1f}%" in d["note"]
-    assert "approximate" in d["note"] and "exact" in d["note"] and "d_k = 4" in d["note"]
+    assert "plane of q and k" in d["note"] and "d_k = 4" in d["note"]
+    assert d["axes"] == ("along q", "at right angles to q, towards k")
     # the printed numbers are the exact 4-D ones
-    q, k = np.asarray(r.q[2]), np.asarray(r.k[0])
     assert d["numbers"]["|q|"] == f"{np.linalg.norm(q):.4f}"
     assert d["numbers"]["score"] == explain.fixed(float(q @ k), 4)
-    assert _panel(window).note.isVisible()
+    assert panel.note.isVisible()
 
 
 def test_clicking_a_faint_key_selects_it(window, qtbot):
@@ -203,3 +216,96 @@ def test_arrow_names_do_not_sit_on_each_other(window):
     assert not qrect.intersects(krect)
     box = panel.plot.getPlotItem().getViewBox().sceneBoundingRect()
     assert box.contains(krect)
+
+
+# ----- a trained model's sizes, and named columns ---------------------------------------------------------
+def test_a_real_models_size_on_the_plane_of_q_and_k(make_panel, make_session):
+    from qkv_gui.panels import QKPlanePanel
+
+    from .big_dims import big_panel, problems, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, QKPlanePanel, query=4, key=17)
+    session = panel.session
+    d = panel.drawn()
+    r = session.result
+    q, k = np.asarray(r.q[4]), np.asarray(r.k[17])
+    assert d["q_tip"][0] == pytest.approx(np.linalg.norm(q)) and math.hypot(*d["k_tip"]) == pytest.approx(
+        np.linalg.norm(k))
+    assert "d_k = 32" in d["note"] and "%" in d["note"]
+    # the sum of 32 products: its five largest named by their coordinate, the others summed
+    products = q * k
+    top = sorted(range(32), key=lambda c: -abs(products[c]))[:5]
+    for c in top:
+        assert f"[d{c + 1}]" in d["worked"]
+    assert "(the other 27 terms)" in d["worked"] and d["worked"] == explain.score(r, 4, 17).text
+    # the same terms as a row of cells, q_d k_d per coordinate (BertViz's neuron view), the named ones outlined
+    products_shown, outlined = d["terms"]
+    np.testing.assert_allclose(products_shown, products, atol=1e-12)
+    assert sorted(outlined) == sorted(top)
+    assert d["other_labels"] == []  # 29 other keys: dots, not names
+    assert texts_shown(panel) < 40
+    assert not problems(panel), problems(panel)
+    panel.resize(330, 230)
+    settle()
+    assert panel.note.text() != d["note"] and "d_k = 32" in panel.note.text()  # the short note
+    assert panel.drawn()["terms"] is None  # no room for the row of terms: the sum below says them
+    # the worked sum to three lines at most, its result kept, whole in its tooltip
+    shown = panel.worked.text()
+    assert shown != d["worked"] and "…" in shown and shown.endswith(f"= {explain.fixed(float(q @ k), 4)}")
+    assert panel.worked.toolTip() == d["worked"]
+    from PySide6 import QtGui
+    lines = panel.worked.heightForWidth(panel.worked.width()) / QtGui.QFontMetricsF(panel.worked.font()).lineSpacing()
+    assert lines <= 3.2
+    assert panel.note.toolTip() == d["note"]
+    assert not problems(panel), problems(panel)
+
+
+def test_named_columns_name_the_axes(make_panel):
+    from qkv_gui.panels import QKPlanePanel
+
+    panel = make_panel(QKPlanePanel, preset="designed-it", size=(520, 330))
+    d = panel.drawn()
+    assert d["exact"]
+    assert d["axes"] == ("1: looks for animate / is animate", "2: looks for a noun / is a noun")
+    axis = panel.plot.getPlotItem().getAxis("bottom")
+    assert axis.labelText == d["axes"][0]
+    panel.resize(330, 230)
+    settle()
+    label = panel.plot.getPlotItem().getAxis("bottom").labelText
+    assert label.endswith("…") and d["axes"][0].startswith(label[:-1])  # shortened, never cut
+
+
+@pytest.mark.parametrize("preset,pair", [("seed-the-cat-sat", (0, 0)), ("pronoun", ("it", "animal"))])
+def test_arrow_names_stay_inside_a_narrow_plot(make_panel, preset, pair):
+    """At a projector's share of the window the names at the arrow tips were cut at the plot's edge."""
+    from qkv_gui.panels import QKPlanePanel
+
+    from .big_dims import problems
+
+    panel = make_panel(QKPlanePanel, preset=preset, size=(330, 230))
+    tokens = panel.session.scenario.tokens
+    i, j = (tokens.index(p) if isinstance(p, str) else p for p in pair)
+    panel.session.select(query=i, key=j)
+    settle()
+    box = panel.plot.getPlotItem().getViewBox().sceneBoundingRect().adjusted(-1, -1, 1, 1)
+    for role in ("query", "key"):
+        label = panel.arrows[role][2]
+        assert label.isVisible() and box.contains(panel._text_rect(label)), role
+    assert not problems(panel), problems(panel)
+
+
+def test_the_numbers_beside_the_plane_are_never_cut(make_panel):
+    """In a narrow panel with big text (presenter mode) "0.360" used to show for 0.3606: the column of
+    numbers is as wide as its numbers need; only the rule under them is shortened."""
+    from qkv_gui import style
+    from qkv_gui.panels import QKPlanePanel
+
+    from .big_dims import problems
+
+    panel = make_panel(QKPlanePanel, preset="seed-the-cat-sat", size=(330, 230))
+    for theme in (style.SCREEN, style.presenter(1.4), style.SLIDE):
+        panel.set_theme(theme)
+        settle()
+        table = panel.numbers
+        assert table.width() >= table.need_for_numbers(), theme.name
+        assert not problems(panel), (theme.name, problems(panel))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from PySide6 import QtCore
 
 from qkv_engine import explain
@@ -138,3 +139,61 @@ def test_empty_sentence_shows_the_hint(window):
     settle()
     assert _panel(window).showing_hint()
 
+
+
+# ----- numbers that never run together; a trained model's sizes --------------------------------------------
+def _tick_boxes(axis, width_px):
+    """The score axis's numbers as drawn: (left, right) in pixels along the axis, from its own tick values and
+    texts."""
+    from PySide6 import QtGui
+
+    lo, hi = axis.range
+    fm = QtGui.QFontMetricsF(axis.style.get("tickFont") or axis.font())
+    boxes = []
+    for spacing, values in axis.tickValues(lo, hi, width_px):
+        for v, text in zip(values, axis.tickStrings(values, 1.0, spacing)):
+            x = (v - lo) / (hi - lo) * width_px
+            w = fm.horizontalAdvance(text)
+            boxes.append((x - w / 2, x + w / 2))
+    return sorted(boxes)
+
+
+def test_one_keys_scores_are_numbered_apart_in_a_narrow_panel(make_panel):
+    from qkv_gui.panels import ScalingPanel
+
+    from .big_dims import problems
+
+    for size in ((330, 230), (520, 330)):
+        panel = make_panel(ScalingPanel, preset="seed-cat", size=size)
+        for chart in (panel.raw, panel.scaled):
+            axis = chart.plot.getAxis("bottom")
+            boxes = _tick_boxes(axis, chart.plot.getViewBox().width())
+            assert len(boxes) >= 2
+            assert all(a[1] + 2 <= b[0] for a, b in zip(boxes, boxes[1:])), boxes  # never "0.020.04"
+        assert not problems(panel), problems(panel)
+
+
+def test_thirty_keys_are_named_as_fit_and_nothing_runs_off(make_panel, make_session):
+    from PySide6 import QtGui
+
+    from qkv_gui.panels import ScalingPanel
+
+    from .big_dims import big_panel, problems, reference, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, ScalingPanel, query=6, key=21)
+    session = panel.session
+    d = panel.drawn()
+    ref = reference(s)
+    assert d["raw_bars"] == pytest.approx({m: ref["scores"][6, m] for m in range(30)})
+    assert d["scaled_bars"] == pytest.approx({m: ref["scores"][6, m] / math.sqrt(32) for m in range(30)})
+    names = d["ticks"]
+    assert s.tokens[21] in names and 3 <= len(names) < 30
+    axis = panel.raw.plot.getAxis("left")
+    lh = QtGui.QFontMetricsF(axis.style.get("tickFont") or axis.font()).height()
+    rows = [panel.raw.plot.getViewBox().mapViewToScene(QtCore.QPointF(0, y)).y() for y, _ in axis._tickLevels[0]]
+    assert all(abs(a - b) >= lh for a, b in zip(rows, rows[1:]))  # names a line apart at least
+    assert texts_shown(panel) < 60
+    assert not problems(panel), problems(panel)
+    panel.resize(330, 230)
+    settle()
+    assert not problems(panel), problems(panel)

@@ -117,14 +117,66 @@ def test_512_tokens_label_only_what_fits(window, qtbot):
     settle(qtbot)
     w = reference_weights(s.scenario)[5]
     d = panel.drawn()
-    assert d["visible"].sum() == 512
+    # every key still has its slice's angle; those under 2% are drawn as one "others" slice
     np.testing.assert_allclose(-d["span"] / 360.0, w, atol=1 / 16 / 360 * 1.01)
+    small = [k for k in range(512) if k != 400 and w[k] < 0.02]
+    assert d["others"] == small
+    assert d["others_span"] == pytest.approx(360.0 * w[small].sum(), abs=0.1)
+    assert not any(d["visible"][small]) and d["visible"][400]
     assert 1 <= len(d["labels"]) <= 24
     assert d["labels"][0] == f"w400 {pct(w[400])}"  # the selected key is always named
-    unlabelled = 512 - len(d["labels"])
-    rest = w.sum() - sum(w[int(t.split()[0][1:])] for t in d["labels"])
-    assert f"{unlabelled} unlabelled: {pct(rest)}" in d["note"]
+    assert f"{len(small)} others {pct(w[small].sum())}" in d["labels"]
     # the shown labels do not overlap
     rects = [item.view_rect(panel.view) for item in panel.labels.items if item.isVisible()]
     assert len(rects) == len(d["labels"]) and all(r.width() > 20 for r in rects)
     assert all(not a.intersects(b) for n, a in enumerate(rects) for b in rects[n + 1:])
+
+
+# ----- a trained model's sizes; a narrow panel --------------------------------------------------------------
+def test_forty_keys_group_their_small_slices_and_a_click_there_picks_no_key(make_panel, make_session, qtbot):
+    from qkv_gui.panels import SoftmaxPanel
+
+    from .big_dims import big_panel, problems, reference, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, SoftmaxPanel, query=2, key=5, n=40)
+    session = panel.session
+    w = reference(s)["weights"][2]
+    d = panel.drawn()
+    small = [k for k in range(40) if k != 5 and w[k] < 0.02]
+    assert len(small) >= 2 and d["others"] == small
+    # the others slice runs from where the last slice drawn on its own ends, all the way to 12 o'clock
+    kept = [k for k in range(40) if k not in small]
+    assert d["start"][small[0]] == pytest.approx(90.0 - 360.0 * w[kept].sum(), abs=0.1)
+    assert d["others_span"] == pytest.approx(360.0 * w[small].sum(), abs=0.1)
+    assert d["labels"][0].startswith(f"{s.tokens[5]} ")  # the selected key first
+    assert texts_shown(panel) < 30
+    assert not problems(panel), problems(panel)
+    # a click in the others slice picks no key
+    import math
+    mid = math.radians(d["start"][small[0]] - d["others_span"] / 2)
+    scene = panel.vb.mapViewToScene(QtCore.QPointF(0.6 * math.cos(mid), 0.6 * math.sin(mid)))
+    QTest.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     panel.view.mapFromScene(scene))
+    settle(qtbot)
+    assert session.selection.key == 5
+    panel.resize(330, 230)
+    settle(qtbot)
+    assert not problems(panel), problems(panel)
+
+
+@pytest.mark.parametrize("size", [(170, 260), (230, 200), (330, 230)])
+def test_the_pulled_out_slice_is_named_in_a_narrow_panel(make_panel, qtbot, size):
+    from qkv_gui.panels import SoftmaxPanel
+
+    from .big_dims import problems
+
+    panel = make_panel(SoftmaxPanel, preset="pronoun", size=size)
+    panel.session.select(query=6, key=2)
+    settle(qtbot)
+    d = panel.drawn()
+    key = panel.session.scenario.tokens[2]
+    w = reference_weights(panel.session.scenario)[6]
+    assert d["labels"], "the pulled-out slice is named"
+    first = d["labels"][0]  # its name, shortened in the middle only when even that would not fit
+    assert first == f"{key} {pct(w[2])}" or ("…" in first and first.endswith(pct(w[2])))
+    assert not problems(panel), problems(panel)

@@ -25,8 +25,8 @@ def test_seed_cat_numbers_on_the_picture(make_window, qtbot):
     assert text(panel, "q_caption") == f"query of 'cat'\n{vec(q)}"
     assert text(panel, "k_caption") == f"key of 'cat'\n{vec(k)}"
     assert text(panel, "v_caption") == f"value of 'cat'\n{vec(v)}"
-    assert text(panel, "dot_value") == f"score {score:.3f}"
-    assert text(panel, "scale_value") == f"scaled {score / np.sqrt(s.d_k):.3f}"
+    assert text(panel, "dot_value") == f"score\n{score:.3f}"
+    assert text(panel, "scale_value") == f"scaled\n{score / np.sqrt(s.d_k):.3f}"
     assert text(panel, "scale_title") == f"÷ √{s.d_k}"
     assert text(panel, "weight_value") == "weight 1.000"
     assert text(panel, "out_value") == f"= output of 'cat'\n{vec(v)}"  # one token: the output is its value
@@ -88,3 +88,55 @@ def test_empty_sentence_shows_hint(window, qtbot):
     window.session.set_text("")
     settle(qtbot)
     assert window.panels["summaryPanel"].showing_hint()
+
+
+# ----- no arrow through a word; a trained model's sizes ----------------------------------------------------
+def _arrows_through_words(panel):
+    """(arrow's ends, caption) for every arrow whose stroke passes through a caption's words."""
+    from PySide6 import QtGui, QtWidgets
+
+    from .test_panel_themes import _ink_rect
+
+    words = [(name, t.mapRectToScene(_ink_rect(t))) for name, t in panel.texts.items() if t.toPlainText().strip()]
+    stroker = QtGui.QPainterPathStroker()
+    stroker.setWidth(2.5)
+    found = []
+    for item in panel.scene.items():
+        if isinstance(item, QtWidgets.QGraphicsPathItem) and item.zValue() == 1:  # the arrows' lines
+            stroke = stroker.createStroke(item.mapToScene(item.path()))
+            found += [(name, text) for name, text in words if stroke.intersects(text)]
+    return found
+
+
+def test_no_arrow_crosses_a_word(make_panel, make_session):
+    """An arrow used to cross "query of 'The'" (from k up to the dot), and the score under the dot."""
+    from qkv_gui.panels import SummaryPanel
+
+    from .big_dims import big_scenario, problems
+
+    for preset, pair in (("seed-the-cat-sat", (0, 0)), ("pronoun", (6, 2)), ("seed-cat", (0, 0)),
+                         ("designed-it", (7, 1)), (None, (3, 9))):
+        session = make_session(preset)
+        if preset is None:
+            session.set_scenario(big_scenario())
+        session.select(*pair)
+        panel = make_panel(SummaryPanel, session=session, size=(520, 330))
+        assert _arrows_through_words(panel) == [], preset
+        assert not problems(panel), (preset, problems(panel))
+
+
+def test_a_real_models_sizes_are_named_and_its_vectors_shortened(make_panel, make_session):
+    from qkv_gui.panels import SummaryPanel
+
+    from .big_dims import big_panel, problems, reference, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, SummaryPanel, query=3, key=9)
+    assert texts_shown(panel) < 30 and not problems(panel), problems(panel)
+    assert _arrows_through_words(panel) == []
+    ref = reference(s)
+    q = ref["q"][3]
+    assert text(panel, "q_caption") == f"query of '{s.tokens[3]}'\n[{q[0]:.2f}, …, {q[-1]:.2f}]"
+    assert text(panel, "pair").endswith("\nx: 384 numbers; q, k, v: 32 each")
+    assert text(panel, "dot_value") == f"score\n{ref['scores'][3, 9]:.3f}"
+    out = ref["output"][3]
+    assert text(panel, "out_value") == f"= output of '{s.tokens[3]}'\n[{out[0]:.2f}, …, {out[-1]:.2f}]"

@@ -89,16 +89,14 @@ def text_boxes(panel):
 
 
 def painted_boxes(panel):
-    """The mixing panel paints its words itself: its layout says where (headers, line labels, output cells)."""
+    """The mixing panel paints its words itself: it says where (``canvas_texts``: headers, the dials' names,
+    line labels, output cells)."""
     canvas = getattr(panel, "canvas", None)
-    if not hasattr(canvas, "layout_now"):
+    if not hasattr(panel, "canvas_texts"):
         return []
-    lay = canvas.layout_now()
     at = canvas.mapTo(panel, QtCore.QPoint(0, 0))
     area = QtCore.QRectF(at.x(), at.y(), canvas.width(), canvas.height())
-    rects = [(text, rect) for rect, text, _colour in lay.headers]
-    rects += [(ln["text"], ln["label_rect"]) for ln in lay.lines if ln["label_rect"] is not None]
-    rects += [(o["text"], o["rect"]) for o in lay.outputs if o["label_visible"]]
+    rects = panel.canvas_texts()
     return [(text, QtCore.QRectF(rect).translated(at.x(), at.y()), area) for text, rect in rects]
 
 

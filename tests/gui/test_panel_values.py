@@ -106,3 +106,63 @@ def test_512_tokens_and_empty(window, qtbot):
     s.set_text("")
     settle(qtbot)
     assert panel.showing_hint()
+
+
+# ----- a trained model's sizes, named outputs, labels that cross no bar ------------------------------------
+def test_a_real_models_size_shows_one_coordinate_at_a_time(make_panel, make_session, qtbot):
+    from qkv_gui.panels import ValuesPanel
+
+    from .big_dims import big_panel, problems, reference, texts_shown
+
+    panel, s = big_panel(make_panel, make_session, ValuesPanel, query=3, key=11)
+    session = panel.session
+    ref = reference(s)
+    v, a = ref["v"], ref["weights"]
+    out = a[3] @ v
+    d = panel.drawn()
+    assert d["one_coordinate"]
+    c = d["coordinate"]
+    # the output's largest coordinate (found here by size), until someone points at another
+    assert c == max(range(32), key=lambda m: abs(out[m]))
+    # one bar per token: its value at c (faint) and the weighted part (solid); the output has every coordinate
+    np.testing.assert_allclose(d["faint"], v[:, c], atol=1e-12)
+    np.testing.assert_allclose(d["solid"], a[3] * v[:, c], atol=1e-12)
+    np.testing.assert_allclose(d["selected"], [a[3, 11] * v[11, c]], atol=1e-12)
+    np.testing.assert_allclose(d["output"], out, atol=1e-12)
+    assert f"out{c + 1}</b> = {out[c]:.2f}" in d["caption"]
+    assert d["worked"] == explain.output(session.result, 3, c, decimals=3).text
+    assert texts_shown(panel) < 60
+    assert not problems(panel), problems(panel)
+    # pointing at another output bar shows that coordinate
+    QTest.mouseMove(panel.out_plot.viewport(), panel.output_point(5))
+    settle(qtbot)
+    d = panel.drawn()
+    assert d["coordinate"] == 5
+    np.testing.assert_allclose(d["solid"], a[3] * v[:, 5], atol=1e-12)
+    session.select(query=8)  # another query: the coordinate pointed at stays
+    settle(qtbot)
+    np.testing.assert_allclose(panel.drawn()["solid"], a[8] * v[:, 5], atol=1e-12)
+    panel.resize(330, 230)
+    settle(qtbot)
+    assert not problems(panel), problems(panel)
+
+
+def test_every_output_is_named_in_a_narrow_panel_and_numbers_sit_past_the_faint_bars(make_panel, qtbot):
+    from qkv_gui.panels import ValuesPanel
+
+    from .big_dims import problems
+
+    panel = make_panel(ValuesPanel, preset="seed-the-cat-sat", size=(330, 230))
+    d = panel.drawn()
+    assert [t for _, t in d["out_ticks"]] in (["out1", "out2", "out3"], ["1", "2", "3"])
+    assert not problems(panel), problems(panel)
+    panel.resize(520, 330)
+    settle(qtbot)
+    d = panel.drawn()
+    assert d["value_labels"]  # numbers on the bars at this size
+    # each number starts at the tip of its token's faint bar (the value), beyond the solid bar inside it
+    for item, faint, solid in zip(panel.scaled_labels.items[:panel.scaled_labels.shown], d["faint"], d["solid"]):
+        assert item.pos().y() == faint and abs(solid) <= abs(faint)
+        assert item.text() == f"{solid:.2f}"
+    named = make_panel(ValuesPanel, preset="designed-it", size=(520, 330))
+    assert [t for _, t in named.drawn()["out_ticks"]] in (["out1 · animate", "out2 · noun"], ["animate", "noun"])

@@ -1,0 +1,120 @@
+"""Benchmark: an edit with a trained model open, until every panel has repainted, printed as figures.
+
+    OPENBLAS_NUM_THREADS=1 python tests/benchmarks/bench_model_edit.py [--model PATH] [--runs 3] [--repeats 20]
+
+Opens a random 6-layer, 384-wide, 12-head BERT (as ``bench_model_forward.py`` writes it; ``--model`` takes a
+real folder instead, e.g. all-MiniLM-L6-v2) in the window offscreen at 1600 x 1000 with the model view open,
+on a sentence of 16 tokens, and times three kinds of edit until the new numbers are on screen:
+
+* ``word``: a word of the sentence changes (the model runs again: every layer and head);
+* ``weight``: a number of the shown head's W^Q changes (the model runs again from that layer);
+* ``head``: another head is chosen (no forward: the panels show another head of the same run).
+
+A forward slower than a frame runs on a worker thread (the window stays responsive), so an edit is timed
+until its trace has landed and every panel has repainted. Three runs; the median and 95th percentile of the
+wall-clock time and of this process's CPU time (all threads), in ms.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_QPA_UPDATE_IDLE_TIME", "0")
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")  # as the app sets it
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from bench_model_forward import random_bert, sentence  # noqa: E402
+
+KINDS = ("word", "weight", "head")
+TURNS = 10
+
+
+def percentile(values, p):
+    values = sorted(values)
+    k = (len(values) - 1) * p / 100
+    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
+    return values[lo] + (values[hi] - values[lo]) * (k - lo)
+
+
+def settle(app, window) -> None:
+    window.session.runner.wait()
+    for _ in range(TURNS):
+        app.processEvents()
+
+
+def one_edit(window, kind: str, r: int, words: list) -> None:
+    s = window.session
+    if kind == "word":
+        words = list(words)
+        words[r % len(words)] = ("dog", "fox", "cat", "mat")[r % 4]
+        s.set_text(" ".join(words))
+    elif kind == "weight":
+        w = s.scenario.w_q
+        row, col = r % w.shape[0], (r * 7) % w.shape[1]
+        s.set_cell("w_q", row, col, float(w[row, col]) + (0.05 if r % 2 else -0.04))
+    else:
+        s.select_model_head((r // 12) % s.model_doc.model.info.n_layers, r % 12)
+
+
+def run_once(app, window, repeats: int, words: list) -> dict:
+    out = {}
+    for kind in KINDS:
+        wall, cpu = [], []
+        for r in range(repeats + 2):
+            t0, c0 = time.perf_counter(), time.process_time()
+            one_edit(window, kind, r, words)
+            settle(app, window)
+            if r >= 2:  # warm-up
+                wall.append((time.perf_counter() - t0) * 1000)
+                cpu.append((time.process_time() - c0) * 1000)
+        out[kind] = (wall, cpu)
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", help="a real model folder (default: a random 6 x 384 x 12 BERT)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=20)
+    args = ap.parse_args(argv)
+    from PySide6 import QtCore, QtWidgets
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
+    from qkv_engine.models import load_model
+    from qkv_gui.main_window import MainWindow
+
+    scratch = Path(tempfile.mkdtemp(prefix="qkv-bench-"))
+    folder = Path(args.model) if args.model else random_bert(scratch / "bert", np.random.default_rng(0))
+    model = load_model(folder)
+    text = sentence(model, 16)
+    window = MainWindow(settings=QtCore.QSettings(str(scratch / "s.ini"), QtCore.QSettings.Format.IniFormat),
+                        recovery=scratch / "recovery")
+    window.ask_unsaved = lambda: "discard"
+    window.resize(1600, 1000)
+    window.show()
+    window.models.show_model(model, text=text)
+    settle(app, window)
+    print(f"{model.info.name}: {model.info.n_layers} layers x {model.info.n_heads} heads, d_model "
+          f"{model.info.d_model}, {len(model.tokenize(text)[0])} tokens; 1600 x 1000 offscreen, model view open")
+    print(f"{'run':>4} {'edit':>7} {'median':>8} {'p95':>8} {'CPU med':>8} {'CPU p95':>8}   (ms, all threads' CPU)")
+    for run in range(1, args.runs + 1):
+        for kind, (wall, cpu) in run_once(app, window, args.repeats, text.split()).items():
+            print(f"{run:>4} {kind:>7} {statistics.median(wall):8.1f} {percentile(wall, 95):8.1f} "
+                  f"{statistics.median(cpu):8.1f} {percentile(cpu, 95):8.1f}")
+    window.close()
+
+
+if __name__ == "__main__":
+    main()
