@@ -141,6 +141,56 @@ def repolish_sheeted(root: QtWidgets.QWidget) -> None:
         todo.extend((c, sheeted) for c in children)
 
 
+# ----- a part of the window that keeps the standard palette ---------------------------------------------------
+class _PaletteKeeper(QtCore.QObject):
+    """Keeps a palette on the widgets it watches: when a style sheet's polish gives one of them the
+    application's colours (Qt does so to a widget with a style sheet of its own, or under one), the roles that
+    came from the application go back to the kept palette; the roles the style sheet set stay."""
+
+    def __init__(self, kept: QtGui.QPalette):
+        super().__init__()
+        self.kept = kept
+        self._busy = False
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        if event.type() == QtCore.QEvent.Type.PaletteChange and not self._busy and isinstance(obj, QtWidgets.QWidget):
+            app, now = QtWidgets.QApplication.palette(), obj.palette()
+            fixed, changed = QtGui.QPalette(now), False
+            Group = QtGui.QPalette.ColorGroup
+            for role_name in _CHROME_ROLES.values():
+                role = getattr(QtGui.QPalette.ColorRole, role_name)
+                for group in (Group.Active, Group.Inactive, Group.Disabled):
+                    if now.color(group, role) == app.color(group, role) != self.kept.color(group, role):
+                        fixed.setColor(group, role, self.kept.color(group, role))
+                        changed = True
+            if changed:
+                self._busy = True
+                try:
+                    obj.setPalette(fixed)
+                finally:
+                    self._busy = False
+        return False
+
+
+def keep_palette(widgets, p: style.Palette) -> QtCore.QObject:
+    """Give ``widgets`` the QPalette of ``p`` and keep it on them whatever the application's palette and style
+    sheets do (``release_palette`` ends it). Returns the keeper."""
+    qp = qt_palette(p)
+    keeper = _PaletteKeeper(qp)
+    for w in widgets:
+        w.setPalette(qp)
+        w.installEventFilter(keeper)
+    return keeper
+
+
+def release_palette(widgets, keeper: QtCore.QObject) -> None:
+    """The application's palette again for ``widgets`` kept by ``keeper``."""
+    for w in widgets:
+        w.removeEventFilter(keeper)
+        w.setPalette(QtGui.QPalette())
+    keeper.deleteLater()
+
+
 # ----- style sheets --------------------------------------------------------------------------------------
 def _sheet_values(p: style.Palette) -> dict:
     return {name: css(value) for name, value in p.roles().items()}

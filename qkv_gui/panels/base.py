@@ -190,19 +190,18 @@ class Panel(QtWidgets.QWidget):
     def _own_palette(self) -> None:
         """Qt's palette of the panel's widgets: the application's (which follows the palette in use), or,
         for a panel that does not follow while another palette is in use, the standard one."""
+        keeper = getattr(self, "_keeper", None)
         if not self.follows_colours and style.current() is not style.STANDARD:
-            # every widget of it: a style sheet above (the lesson's outline) gives a widget that only inherits
-            # its palette the application's
-            standard = colours.qt_palette(style.STANDARD)
-            for w in (self, *self.findChildren(QtWidgets.QWidget)):
-                w.setPalette(standard)
-            self.setAutoFillBackground(True)  # its own light ground under its words, not the window's
-            self._islanded = True
-        elif getattr(self, "_islanded", False):
-            for w in (self, *self.findChildren(QtWidgets.QWidget)):
-                w.setPalette(QtGui.QPalette())  # the application's again
+            if keeper is None:
+                # every widget of it, kept: a style sheet (its own, or the lesson's outline above) gives a
+                # widget the application's palette whenever it is polished
+                self._kept = [self, *self.findChildren(QtWidgets.QWidget)]
+                self._keeper = colours.keep_palette(self._kept, style.STANDARD)
+                self.setAutoFillBackground(True)  # its own light ground under its words, not the window's
+        elif keeper is not None:
+            colours.release_palette(self._kept, keeper)
+            self._keeper, self._kept = None, []
             self.setAutoFillBackground(False)
-            self._islanded = False
 
     # ----- themes (slides, presenter mode) -------------------------------------------------------
     def set_theme(self, theme: "style.Theme") -> None:
