@@ -233,6 +233,24 @@ def test_a_panel_that_does_not_follow_yet_keeps_the_standard_colours_whole(make_
     assert not panel.autoFillBackground() and _image(panel) == picture
 
 
+def test_a_panel_that_does_not_follow_keeps_its_words_dark_under_a_style_sheet(make_panel):
+    # Qt gives a widget with a style sheet (its own, or one above it: the lesson's outline) the application's
+    # colours whenever it is polished: the matrices' caption turned light on its light ground
+    from qkv_gui.panels.matrices import MatricesPanel
+
+    panel = make_panel(MatricesPanel, preset="seed-the-cat-sat", size=(520, 330))
+    standard = panel.chain.palette().color(QtGui.QPalette.ColorRole.WindowText).name()
+    colours.use("dark")
+    panel.setStyleSheet("QWidget#nothingHere { border: 1px solid red; }")  # polishes every child again
+    settle()
+    assert panel.chain.styleSheet()  # a style sheet of its own, too
+    assert panel.chain.palette().color(QtGui.QPalette.ColorRole.WindowText).name() == standard
+    assert contrast_ratio(standard, panel.palette().color(QtGui.QPalette.ColorRole.Window).name()) >= AA_TEXT
+    colours.use("standard")
+    settle()
+    assert panel.chain.palette().color(QtGui.QPalette.ColorRole.WindowText).name() == standard
+
+
 # ----- the pictures' details ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ["high-contrast", "dark"])
 def test_numbers_written_on_cells_read_in_the_new_palettes(qapp, name):
