@@ -82,6 +82,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.tick_labels = {name: ([], []) for name in NAMES}  # plot -> (x ticks, y ticks) shown now
         self.keys_upright = {name: False for name in NAMES}  # plot -> key names stand upright now
         self._fit_pending = False
+        self._overhead: float | None = None  # titles, axes and margins around the grids, once laid out
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
@@ -416,7 +417,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         count = 3 if self.stacked else 1  # grids one above the other
         if h >= 20:  # titles, axes and margins around the grids, as laid out now
             self._overhead = self.canvas.height() - count * h
-        want = int(math.ceil(count * w * rows / cols + getattr(self, "_overhead", 140 * count)))
+        overhead = 140 * count if self._overhead is None else self._overhead
+        want = int(math.ceil(count * w * rows / cols + overhead))
         want = max(MIN_CANVAS_HEIGHT, want)
         if abs(self.canvas.maximumHeight() - want) > 2:
             self.canvas.setMaximumHeight(want)

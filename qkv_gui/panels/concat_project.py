@@ -148,6 +148,11 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         self.worked_text = ""
         self.shape_texts: dict = {}
         self.block_shapes: list = []
+        self._note = None  # the note: (wide, narrow) wordings
+        self._worked = None  # (row, column, hovered): the cell of Y whose sum is written out
+        self._label_texts = None  # title and shape -> (long, short) wordings
+        self._col_widths = None  # column of the layout -> its width in pixels
+        self._labels_key = None  # (texts, widths, text size) the labels were last fitted to
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -320,13 +325,13 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
     def _apply_labels(self) -> None:
         """Each title and shape in its long form when it fits its column, else the short one."""
-        texts = getattr(self, "_label_texts", None)
-        widths = getattr(self, "_col_widths", None)
+        texts = self._label_texts
+        widths = self._col_widths
         if texts is None or widths is None:
             return
         scale = self.theme.font_scale
         key = (tuple(texts.items()), tuple(widths.items()), scale)
-        if key == getattr(self, "_labels_key", None):
+        if key == self._labels_key:
             return
         self._labels_key = key
         font = QtGui.QFont(self._font)
@@ -450,7 +455,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
     def _refresh_detail(self) -> None:
         full = self._full
-        if full is None or not hasattr(self, "_worked"):
+        if full is None or self._worked is None:
             return
         i, c, hovered = self._worked
         s = full.scenario
@@ -475,7 +480,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
     def _apply_texts(self) -> None:
         narrow = 0 < self.width() < 480
-        note = getattr(self, "_note", None)
+        note = self._note
         if note is not None:
             self.note.setText(note[1] if narrow else note[0])
 

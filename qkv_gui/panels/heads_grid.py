@@ -121,6 +121,12 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.y_tick_labels: list = []
         self.keys_upright = False  # key names stand upright (too narrow columns to write them across)
         self._col_widths = np.zeros(0)
+        self._measured = None  # (query names, key names, font size) the names were last measured for
+        self._placed_key = None  # (heads, sizes, text size, ...) the heatmaps were last placed for
+        self._block = None  # (a heatmap's width, the gap beside it) in pixels, once placed
+        self._title_metrics: QtGui.QFontMetricsF | None = None  # the heads' titles' font, once measured
+        self._note = None  # the note: (wide, narrow) wordings
+        self._info = None  # the line about a cell: (wide, narrow) wordings
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -199,7 +205,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         # an edit that changes only numbers leaves the places as they are (placing costs the axes their cache)
         key = (count, n, m, rect.width(), rect.height(), self.theme.font_scale, tuple(self._col_widths.tolist()),
                self.queryAxes[0].fixedWidth)
-        if key == getattr(self, "_placed_key", None):
+        if key == self._placed_key:
             return
         self._placed_key = key
         width, height = float(max(1, rect.width())), float(max(1, rect.height()))
@@ -363,8 +369,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             return
         chosen = self.session.head
         size = f"{TITLE_PT * self.theme.font_scale:g}pt"
-        room = getattr(self, "_block", None)
-        fm = getattr(self, "_title_metrics", None)
+        room = self._block
+        fm = self._title_metrics
         for h, v in enumerate(self.views[:full.n_heads]):
             n, m = v.image.values.shape
             if h == chosen and full.n_heads > 1:
@@ -396,7 +402,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
     def _measure(self, result) -> None:
         font = self.queryAxes[0].style.get("tickFont") or self._tick_font
         key = (result.tokens, result.key_tokens, font.pointSizeF())
-        if key == getattr(self, "_measured", None):
+        if key == self._measured:
             return
         self._measured = key
         self._metrics = QtGui.QFontMetricsF(font)
@@ -410,7 +416,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
 
     def _update_labels(self) -> None:
         full = self._full
-        if full is None or self._grid is None or getattr(self, "_measured", None) is None:
+        if full is None or self._grid is None or self._measured is None:
             return
         result = full.heads[0]
         n, m = result.n, result.n_keys
@@ -473,7 +479,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self._apply_texts()
 
     def _apply_texts(self) -> None:
-        show_texts(self.width(), ((self.note, getattr(self, "_note", None)), (self.info, getattr(self, "_info", None))))
+        show_texts(self.width(), ((self.note, self._note), (self.info, self._info)))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -66,6 +66,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.hover_text = ""
         self.layer_labels: list = []  # [(position, text)] on the layer axis now
         self.head_labels: list = []
+        self._note = None  # the note: (wide, narrow) wordings
+        self._info = None  # the line about a head: (wide, narrow) wordings
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -276,7 +278,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.session.select_model_head(layer, head)
 
     def _apply_texts(self) -> None:
-        show_texts(self.width(), ((self.note, getattr(self, "_note", None)), (self.info, getattr(self, "_info", None))))
+        show_texts(self.width(), ((self.note, self._note), (self.info, self._info)))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
