@@ -19,6 +19,7 @@ With no W^O (one head) only C is drawn, with a note that the output is the head'
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -460,7 +461,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         i, c, hovered = self._worked
         s = full.scenario
         val, out = self.colours.ink["value"], self.colours.ink["output"]
-        tok = full.tokens[i]
+        tok = html.escape(full.tokens[i])  # the line is rich text
         row_c = self._row(full.concat[i], head_columns(full))
         lines = [f"Row {i + 1} ‘{tok}’: <span style='color:{val}'><b>C</b> = [{row_c}]</span>"]
         if s.w_o is not None:

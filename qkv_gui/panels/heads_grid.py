@@ -14,6 +14,7 @@ arranged in the grid that gives them the most room (1 x 1 ... 2 x 4 or 4 x 2).
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -469,8 +470,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         w = float(result.weights[i, j])
         qi, kj = self.colours.ink["query"], self.colours.ink["key"]
         masked = "" if result.allowed[i, j] else " (masked)"
-        line = (f"{prefix}: head {h + 1}, <span style='color:{qi}'>query {i + 1} ‘{result.tokens[i]}’</span> → "
-                f"<span style='color:{kj}'>key {j + 1} ‘{result.key_tokens[j]}’</span>: weight "
+        line = (f"{prefix}: head {h + 1}, <span style='color:{qi}'>query {i + 1} ‘{html.escape(result.tokens[i])}’</span> → "
+                f"<span style='color:{kj}'>key {j + 1} ‘{html.escape(result.key_tokens[j])}’</span>: weight "
                 f"<b>{style.fmt(w, 4)}</b>{masked}")
         scale = {"absolute": "0 to 1", "auto": "0 to the largest", "row": "each row to its largest"}[self._levels.mode]
         legend = f"Rows: queries (the token looking). Columns: keys (the token looked at). Colour: weight, {scale}."

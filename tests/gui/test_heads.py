@@ -423,3 +423,26 @@ def test_every_head_follows_the_colour_scale_and_one_bar_says_which(make_panel):
     session.set_colour_scale("absolute")
     settle()
     assert all(panel.views[h].image.levels == (0.0, 1.0) for h in range(3))
+
+
+@pytest.mark.parametrize("which", ["heads", "concat"])
+def test_a_token_with_markup_characters_reads_as_typed(make_panel, which):
+    from qkv_gui.panels.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.session import Session
+
+    session = Session()
+    session.load_preset("two-heads")
+    session.set_text("a < b & c")
+    settle()
+    assert session.result.tokens == ("a", "<", "b", "&", "c")
+    panel = make_panel(HeadsGridPanel if which == "heads" else ConcatProjectPanel, session=session, size=(1000, 700))
+    session.select(query=session.result.tokens.index("<"), key=session.result.tokens.index("&"))
+    settle()
+    label = panel.info if which == "heads" else panel.detail
+    doc = QtGui.QTextDocument()
+    doc.setHtml(label.text())
+    shown = doc.toPlainText()  # what the student reads
+    assert "‘<’" in shown
+    if which == "heads":
+        assert "‘&’" in shown
