@@ -27,8 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine.heads_view import head_columns, head_of_column, projection_cell
-from qkv_engine.scenario import MAX_HEADS
+from qkv_engine import MAX_HEADS, heads_view
 
 from .. import colours, style
 from .base import Panel
@@ -365,7 +364,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         fm = grid.metrics
         H = full.n_heads
         ink = self.colours.ink
-        spans = head_columns(full)
+        spans = heads_view.head_columns(full)
         texts = []  # (x, y, text, colour)
         path = QtGui.QPainterPath()
         for h, band in enumerate(grid.bands):
@@ -419,7 +418,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if full is None:
             return
         h = self.session.head
-        a, b = head_columns(full)[h]
+        a, b = heads_view.head_columns(full)[h]
         rows = full.n
         frame = (Outline(QtCore.QRectF(a, 0, b - a, rows), self.colours.selected, 3.0, halo=self.colours.dark)
                  if full.n_heads > 1 else None)
@@ -436,7 +435,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         """Write the numbers of query i's row and the worked sum of cell (i, c) of Y."""
         full = self._full
         self._worked = (i, c, hovered)
-        self.worked_text = projection_cell(full, i, c).text if full.scenario.w_o is not None else ""
+        self.worked_text = heads_view.projection_cell(full, i, c).text if full.scenario.w_o is not None else ""
         self._refresh_detail()
 
     def _row(self, values, spans=None) -> str:
@@ -462,7 +461,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         s = full.scenario
         val, out = self.colours.ink["value"], self.colours.ink["output"]
         tok = html.escape(full.tokens[i])  # the line is rich text
-        row_c = self._row(full.concat[i], head_columns(full))
+        row_c = self._row(full.concat[i], heads_view.head_columns(full))
         lines = [f"Row {i + 1} ‘{tok}’: <span style='color:{val}'><b>C</b> = [{row_c}]</span>"]
         if s.w_o is not None:
             lines[0] += (f" → <span style='color:{out}'><b>Y</b> = [{self._row(full.projected[i])}]</span>")
@@ -536,12 +535,12 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if c is None:
             return
         if name == "c":
-            h = head_of_column(full, c)
-            a, _b = head_columns(full)[h]
+            h = heads_view.head_of_column(full, c)
+            a, _b = heads_view.head_columns(full)[h]
             self.canvas.setToolTip(f"C[{r + 1},{c + 1}] = {style.fmt(full.concat[r, c], 2)}: head {h + 1}'s output "
                                    f"for ‘{full.tokens[r]}’, number {c - a + 1}")
         elif name == "w_o":
-            h = head_of_column(full, r)
+            h = heads_view.head_of_column(full, r)
             self.canvas.setToolTip(f"W^O[{r + 1},{c + 1}] = {style.fmt(full.scenario.w_o[r, c], 2)}: how much "
                                    f"C's column {r + 1} (from head {h + 1}) adds to y{c + 1}")
 
@@ -562,7 +561,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if name in ("y", "w_o") and c is not None:
             self.column = c  # the column of Y worked out from now on
         if name == "c" and c is not None:
-            self.session.set_head(head_of_column(self._full, c))
+            self.session.set_head(heads_view.head_of_column(self._full, c))
         if name in ("c", "y"):
             self.session.select(query=r)
         self.refresh()  # the worked column may change without any signal from the session

@@ -22,9 +22,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import explain
-from qkv_engine.scenario import MAX_HEADS
-from qkv_engine.views import colour_levels
+from qkv_engine import MAX_HEADS, explain, views
 
 from .. import colours, style
 from .items import CellGridItem, Outline, colour_map, nice_step, short_token
@@ -324,7 +322,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self._measure(result)
         self._place(count)
         # one colour scale for every head (the session's mode), on one bar
-        levels = colour_levels(np.stack([full.heads[h].weights for h in range(count)]), self.session.colour_scale)
+        levels = views.colour_levels(np.stack([full.heads[h].weights for h in range(count)]), self.session.colour_scale)
         self._levels = levels
         high = np.broadcast_to(levels.high, (count, n, 1)) if levels.mode == "row" else [levels.high] * count
         why = result.masked_by if result.masked_by.any() else None  # the same masks in every head
