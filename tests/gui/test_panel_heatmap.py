@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 from qkv_engine import explain
 from qkv_gui.panels.items import short_token
 from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
-from tests.gui.conftest import settle
+from tests.gui.conftest import ALONE, settle
 from .reference import numpy_weights as reference_weights
 
 Qt = QtCore.Qt
@@ -19,9 +19,8 @@ def heatmap(window):
     return window.panels["heatmapPanel"]
 
 
-#: The heatmap's size in the panel grid of a 1600 x 1000 window, and shown alone there (its frame's focus).
+#: The heatmap's size in the panel grid of a 1600 x 1000 window (a little narrower than the others).
 IN_GRID = (365, 280)
-ALONE = (1188, 898)
 
 
 @pytest.fixture
