@@ -15,10 +15,6 @@ from .conftest import ALONE, IN_GRID, settle
 Qt = QtCore.Qt
 
 
-def _panel(window):
-    return window.panels["mixingPanel"]
-
-
 @pytest.fixture
 def panel(make_panel):
     """The panel on its own Session (the app's default example), at its size in the panel grid."""
