@@ -24,6 +24,11 @@ With a trained model open, the files' metadata (SVG title and description, PDF
 title, PNG text) and the deck's title page and page titles name the model, the
 layer and the head.
 
+Colours: figures are drawn in the palette in use (View → Theme), as on screen: a
+fresh panel takes it when it is made, and its background is the palette's (a
+panel that does not follow palettes yet keeps the standard one, background too).
+The deck's title page is in the palette in use.
+
 Two things would otherwise turn a vector export into a picture of pixels:
 pyqtgraph views cache their background as a pixmap (``CacheBackground``) and
 scene items may cache themselves; both caches are switched off on the fresh
@@ -40,7 +45,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import data_export, session_format
 
-from . import style, svg_strokes
+from . import colours, style, svg_strokes
 
 Qt = QtCore.Qt
 
@@ -118,10 +123,17 @@ class ExportOptions:
         theme = THEMES.get(self.theme, style.SLIDE)
         return theme
 
-    def background(self) -> QtGui.QColor:
+    def background(self, palette: style.Palette | None = None) -> QtGui.QColor:
+        """The figure's background: none when transparent, else the background of ``palette`` (default: the
+        palette in use)."""
         if self.transparent:
             return QtGui.QColor(0, 0, 0, 0)
-        return QtGui.QColor(self.style_theme().background)
+        return QtGui.QColor((palette or style.current()).background)
+
+
+def _colours_of(widget: QtWidgets.QWidget) -> style.Palette:
+    """The palette a staged panel (or its page) is drawn in."""
+    return getattr(widget, "colours", None) or style.current()
 
 
 # ----- staging a fresh panel ------------------------------------------------------------------------
@@ -132,9 +144,10 @@ def _settle(rounds: int = 4) -> None:
 
 
 def _prepare_for_vectors(panel: QtWidgets.QWidget, options: ExportOptions) -> None:
-    """Switch off the pixmap caches, and set the backgrounds the options ask for."""
-    bg = options.background()
-    pal = panel.palette()
+    """Switch off the pixmap caches, and set the backgrounds the options ask for (and Qt's palette of the
+    panel's own palette: its words in its inks)."""
+    bg = options.background(_colours_of(panel))
+    pal = colours.qt_palette(_colours_of(panel))
     pal.setColor(QtGui.QPalette.ColorRole.Window, bg)
     pal.setColor(QtGui.QPalette.ColorRole.Base, bg)
     panel.setPalette(pal)
@@ -206,6 +219,7 @@ class StagedPanel:
         style.configure_pyqtgraph()
         panel = self.panel_class(self.session)
         widget = panel if self.title is None else self._page(panel)
+        widget.colours = panel.colours  # the page's palette: the panel's
         widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
         widget.resize(*self.options.size)
         theme = self.options.style_theme()
@@ -300,7 +314,7 @@ def _paint_panel(panel, painter: QtGui.QPainter, options: ExportOptions, pixel_s
     w, h = options.size
     _set_export_mode(panel, True, pixel_scale)
     if not options.transparent:
-        painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background())
+        painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background(_colours_of(panel)))
     try:
         panel.render(painter, QtCore.QPoint(), QtGui.QRegion(), _render_flags(options))
     finally:
@@ -321,7 +335,7 @@ def image_of(panel, options: ExportOptions) -> QtGui.QImage:
     """The staged panel as an image of the requested width."""
     width, height = options.pixel_width(), options.pixel_height()
     image = QtGui.QImage(width, height, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(options.background())
+    image.fill(options.background(_colours_of(panel)))
     dpm = round(screen_dpi() / 0.0254 * width / options.size[0])
     image.setDotsPerMeterX(dpm)
     image.setDotsPerMeterY(dpm)
@@ -474,12 +488,13 @@ def export_panels(session, folder, formats=("png",), names=None, options: Export
 def _paint_title_page(painter: QtGui.QPainter, result, selection, options: ExportOptions, titles: list,
                       preset_title: str | None, model: str | None = None, source=None) -> None:
     w, h = options.size
+    pal = style.current()
     if not options.transparent:
-        painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background())
+        painter.fillRect(QtCore.QRectF(0, 0, w, h), options.background(pal))
     fs = options.style_theme().font_scale
     margin = 48.0
     y = margin
-    ink = QtGui.QColor(style.FOREGROUND)
+    ink = QtGui.QColor(pal.foreground)
 
     def block(text, point, bold=False, color=ink, gap=10.0):
         nonlocal y
@@ -497,15 +512,15 @@ def _paint_title_page(painter: QtGui.QPainter, result, selection, options: Expor
     s = result.scenario
     block("How attention reads a sentence", 20 * min(fs, 1.3), bold=True, gap=6)
     if model:
-        block(f"Trained model: {model}", 10 * min(fs, 1.3), color=QtGui.QColor(style.MUTED), gap=14)
+        block(f"Trained model: {model}", 10 * min(fs, 1.3), color=QtGui.QColor(pal.muted), gap=14)
     elif preset_title:
-        block(f"Example: {preset_title}", 10 * min(fs, 1.3), color=QtGui.QColor(style.MUTED), gap=14)
+        block(f"Example: {preset_title}", 10 * min(fs, 1.3), color=QtGui.QColor(pal.muted), gap=14)
     sentence = s.text if s.text is not None else " ".join(s.tokens)
     block("\u201c" + (sentence if sentence.strip() else "(empty sentence)") + "\u201d", 16 * min(fs, 1.3),
-          color=QtGui.QColor(style.INK["x"]), gap=16)
+          color=QtGui.QColor(pal.ink["x"]), gap=16)
     block("\n".join(data_export.settings_lines(result, selection, source)), 10 * min(fs, 1.3), gap=16)
     block("\n".join(f"page {n + 2}:  {t}" for n, t in enumerate(titles)), 8.5 * min(fs, 1.2),
-          color=QtGui.QColor(style.MUTED))
+          color=QtGui.QColor(pal.muted))
 
 
 def deck_bytes(session, options: ExportOptions | None = None, names=None, preset_title: str | None = None) -> bytes:

@@ -12,7 +12,8 @@ The "Export" submenu:
 exported alone: right-click it, or click it and press Ctrl+E.
     Export data (CSV + JSON)…              every matrix as a CSV file and one JSON file
     Copy figure              Ctrl+Shift+C  the panel as an image on the clipboard
-    Export options…                        width or scale, background, slide or screen theme
+    Export options…                        width or scale, background, slide or screen theme (the colours are
+                                           always those on screen: View → Theme)
 
 Right-clicking a panel (its title bar, or anywhere pyqtgraph offers "Export...") offers the same
 for that panel. Options are remembered in the window's QSettings under "export/". The drawing
@@ -27,7 +28,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import data_export, presets
 
-from . import export
+from . import export, style
 
 Qt = QtCore.Qt
 
@@ -75,7 +76,8 @@ def save_options(settings: QtCore.QSettings, options: export.ExportOptions, fmt:
 
 
 class ExportOptionsDialog(QtWidgets.QDialog):
-    """Format, size (width in pixels or scale 1x-4x), background and theme."""
+    """Format, size (width in pixels or scale 1x-4x), background and theme; a line says which colours the
+    figures get (the palette in use, View → Theme)."""
 
     def __init__(self, options: export.ExportOptions, fmt: str, parent=None):
         super().__init__(parent)
@@ -123,6 +125,12 @@ class ExportOptionsDialog(QtWidgets.QDialog):
         self.themeCombo.addItem("Screen: as in the window", "screen")
         self.themeCombo.setCurrentIndex(max(0, self.themeCombo.findData(options.theme)))
         form.addRow("Theme", self.themeCombo)
+        palette = style.current()
+        self.coloursNote = QtWidgets.QLabel(
+            f"The colours on screen: {palette.title}. Change them with View \u2192 Theme.", self)
+        self.coloursNote.setObjectName("exportColoursNote")
+        self.coloursNote.setWordWrap(True)
+        form.addRow("Colours", self.coloursNote)
         buttons = QtWidgets.QDialogButtonBox(
             QtWidgets.QDialogButtonBox.StandardButton.Ok | QtWidgets.QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self.accept)

@@ -33,6 +33,7 @@ PROG = "qkv-visualizer export"
 FORMATS = ("png", "svg", "pdf", "csv", "deck")
 DEFAULT_FORMATS = "png,svg,pdf"
 THEMES = ("slide", "screen")
+PALETTES = ("standard", "high-contrast", "dark")  # the names of qkv_gui.style.PALETTES (no Qt needed here)
 
 
 _APP = None
@@ -69,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--query", type=int, metavar="I", help="the selected query token, counting from 1")
     p.add_argument("--key", type=int, metavar="J", help="the selected key token, counting from 1")
     p.add_argument("--transparent", action="store_true", help="no background (PNG, SVG, PDF)")
+    p.add_argument("--colours", default="standard", choices=PALETTES,
+                   help="standard (default), high-contrast or dark: the colours of the app's View → Theme")
     return p
 
 
@@ -235,7 +238,10 @@ def _write_all(args, document: Document, names, staging: Path) -> list:
     from . import export, style
     from .session import Session
 
+    from . import colours
+
     style.configure_pyqtgraph()
+    colours.use(args.colours)
     session = Session(parent=app)
     document.open_in(session)
     session.select(*_selection(args, session.scenario, document.view))

@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, presets, session_format
 
-from . import panel_help, style, welcome
+from . import colours, panel_help, style, welcome
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .experiments import Experiments
 from .export_actions import ExportController
@@ -29,6 +29,8 @@ Qt = QtCore.Qt
 #: Python objects, which are never read back).
 SETTINGS_VERSION = 2
 MAX_RECENT = 8
+#: The settings key of the palette (View → Theme): "standard", "high-contrast" or "dark".
+PALETTE_KEY = "view/palette"
 AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
 #: The heading of the designed examples in the preset menu and combo.
@@ -86,6 +88,7 @@ class MainWindow(QtWidgets.QMainWindow):
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
         self.settings = settings if settings is not None else QtCore.QSettings()
+        colours.use(self.saved_palette())  # before the panels are made: they are drawn in it at once
         self.session = Session(presets.load(preset), parent=self)
         self.session.preset_name = preset
         self.session.select_promised_pair(preset)  # a designed example: the pair its note speaks of
@@ -556,6 +559,25 @@ class MainWindow(QtWidgets.QMainWindow):
         for dock in self.docks.values():
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
+        self.themeMenu = view_menu.addMenu("&Theme")
+        self.themeMenu.setObjectName("themeMenu")
+        self.themeMenu.setToolTipsVisible(True)
+        self.paletteActions = {}
+        group = QtGui.QActionGroup(self)
+        tips = {"standard": "The usual colours",
+                "high-contrast": "Black text, stronger colours: for a pale projector or a bright room",
+                "dark": "Light text on a dark ground: for a dim room"}
+        for name, p in style.PALETTES.items():
+            act = self.themeMenu.addAction(p.title)
+            act.setObjectName(f"palette_{name}")
+            act.setCheckable(True)
+            act.setToolTip(tips[name])
+            act.setChecked(p is style.current())
+            act.triggered.connect(lambda _=False, n=name: self.set_palette(n))
+            group.addAction(act)
+            self.paletteActions[name] = act
+        colours.hub().changed.connect(self._palette_shown)
+        view_menu.addSeparator()
         self.fullScreenAction = view_menu.addAction("&Full screen")
         self.fullScreenAction.setShortcut(QtGui.QKeySequence(Qt.Key.Key_F11))
         self.fullScreenAction.triggered.connect(self.toggle_full_screen)
@@ -652,6 +674,24 @@ class MainWindow(QtWidgets.QMainWindow):
     def _keys_help(self) -> None:
         QtWidgets.QMessageBox.information(self, "Keyboard and mouse", KEYS_HELP)
 
+    # ----- the palette (View → Theme) ---------------------------------------------------------------
+    def saved_palette(self) -> str:
+        """The palette kept in the settings ("standard" when none, or a word that is not a palette's)."""
+        name = str(self.settings.value(PALETTE_KEY, "standard") or "standard").strip()
+        return name if name in style.PALETTES else "standard"
+
+    def set_palette(self, name: str) -> None:
+        """Draw the whole app in palette ``name`` ("standard", "high-contrast", "dark"), and remember it."""
+        p = colours.use(name)
+        self.settings.setValue(PALETTE_KEY, p.name)
+        self.settings.sync()
+        self.statusBar().showMessage(f"Theme: {p.title}. Figures are exported in these colours too.", 6000)
+
+    def _palette_shown(self, palette) -> None:
+        act = self.paletteActions.get(palette.name)
+        if act is not None and not act.isChecked():
+            act.setChecked(True)
+
     # ----- remembered layout ------------------------------------------------------------------
     def _restore_settings(self) -> None:
         s = self.settings
@@ -670,6 +710,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def save_settings(self) -> None:
         s = self.settings
+        s.setValue(PALETTE_KEY, style.current().name)
         s.setValue("window/experiments", self.experiments.open_names())
         s.setValue("window/version", SETTINGS_VERSION)
         s.setValue("window/geometry", self.saveGeometry())

@@ -10,6 +10,8 @@ any of its buttons closes it. Its three buttons:
     Try your own sentence      the sentence box, shown and ready to type in
     Open a trained model       window.models.choose() (disabled, with the reason, when the window
                                has no trained-model actions)
+
+Under them, a line on the projector themes (View → Theme). The window follows the palette in use.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ CHOICES = [
      "Look inside a small trained model on this computer: every layer and head, with real numbers."),
 ]
 NO_MODELS = "Trained models cannot be opened in this window."
+THEMES = "On a projector, View \u2192 Theme \u2192 High contrast or Dark may read better."
 
 
 class WelcomeDialog(QtWidgets.QDialog):
@@ -76,6 +79,10 @@ class WelcomeDialog(QtWidgets.QDialog):
         if models is None or not callable(getattr(models, "choose", None)):
             self.buttons["welcomeModel"].setEnabled(False)
             self.buttons["welcomeModel"].setToolTip(NO_MODELS)
+        themes = QtWidgets.QLabel(THEMES, self)
+        themes.setObjectName("welcomeThemes")
+        themes.setWordWrap(True)
+        layout.addWidget(themes)
         later = QtWidgets.QLabel("You can open this again from Help \u2192 Welcome.", self)
         later.setObjectName("welcomeLater")
         layout.addWidget(later)

@@ -149,3 +149,19 @@ def test_help_lists_the_options():
     assert r.returncode == 0
     for word in ("--preset", "--session", "--out", "--format", "--width", "--theme", "--panels", "--query", "--key"):
         assert word in r.stdout
+
+
+def test_the_dark_colours_give_a_dark_figure(tmp_path):
+    from PySide6 import QtGui
+
+    from qkv_gui import style
+
+    assert tuple(style.PALETTES) == ("standard", "high-contrast", "dark")  # the names the command offers
+    out = tmp_path / "dark"
+    r = run("--preset", "seed-the-cat-sat", "--out", str(out), "--format", "png", "--panels", "heatmap",
+            "--width", "400", "--colours", "dark")
+    assert r.returncode == 0, r.stderr
+    corner = QtGui.QImage(str(out / "heatmap.png")).pixelColor(2, 2)
+    assert corner.lightness() < 80  # a dark ground
+    r = run("--preset", "seed-cat", "--out", str(tmp_path / "x"), "--colours", "purple")
+    assert r.returncode == 2 and "--colours" in r.stderr

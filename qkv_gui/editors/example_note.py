@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import presets
 
-from .. import style
+from .. import colours
 from ..session import Session
 
 Qt = QtCore.Qt
@@ -75,8 +75,8 @@ class ExampleNoteBox(QtWidgets.QWidget):
         self.text = QtWidgets.QTextBrowser(self)
         self.text.setObjectName("exampleNoteText")
         self.text.setOpenLinks(False)
-        self.text.setStyleSheet(f"QTextBrowser {{ background: #FBF8EE; border: 1px solid #E2D9BC; "
-                                f"color: {style.FOREGROUND}; }}")
+        colours.sheet(self.text, "QTextBrowser { background: $example_note_bg; border: 1px solid $example_note_edge; "
+                                 "color: $foreground; }")
         self.text.document().setDocumentMargin(4)
         line = self.text.fontMetrics().lineSpacing()
         self.text.setMaximumHeight(MAX_LINES * line + 12)

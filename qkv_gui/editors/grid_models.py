@@ -8,6 +8,9 @@ is not a finite number keeps the old value; the reason is shown at the cell
 Headers carry the scenario's names ("x3 · animate", "q1 · looks for animate"; see
 ``qkv_engine.feature_names``); ``name_target`` says which header section shows which name, so that
 ``HeaderNameEditor`` can rename it in place. ``BiasRowModel`` is the one-row grid of a bias (b^Q, b^K, b^V).
+
+Colours (negative cells, the token column, the headers' role inks) come from the palette in use; a new
+palette repaints the cells and headers (``colours.hub().changed``).
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from PySide6 import QtCore, QtGui
 
 from qkv_engine import feature_names, fixed
 
-from .. import style
+from .. import colours, style
 from ..session import Session
 
 Qt = QtCore.Qt
@@ -56,10 +59,24 @@ class _NumberModel(QtCore.QAbstractTableModel):
         self._shown = self._matrix()
         self._shape = self._shown.shape
         self._names = self._header_names(session.scenario)
-        self._neg_bg = QtGui.QBrush(QtGui.QColor(style.NEGATIVE_BG))
-        self._neg_fg = QtGui.QBrush(QtGui.QColor("#A11D1D"))
+        self._brushes(style.current())
         self.rejected: dict[tuple[int, int], str] = {}  # cell -> why the last typed text was refused
         session.scenarioChanged.connect(self._on_scenario)
+        colours.hub().changed.connect(self._on_palette)
+
+    def _brushes(self, p: style.Palette) -> None:
+        self._neg_bg = QtGui.QBrush(QtGui.QColor(p.negative_bg))
+        self._neg_fg = QtGui.QBrush(QtGui.QColor(p.negative_ink))
+
+    def _on_palette(self, p: style.Palette) -> None:
+        """A new palette: every cell and header is drawn again in its colours."""
+        self._brushes(p)
+        rows, cols = self.rowCount(), self.columnCount()
+        if rows and cols:
+            self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1), [BACKGROUND, FOREGROUND])
+        for orientation, count in ((HORIZONTAL, cols), (VERTICAL, rows)):
+            if count:
+                self.headerDataChanged.emit(orientation, 0, count - 1)
 
     def _matrix(self):
         a = getattr(self.session.scenario, self.matrix)
@@ -210,7 +227,7 @@ class TokenTableModel(_NumberModel):
         if role == TOOLTIP:
             return "Edit the sentence above to change the tokens."
         if role == BACKGROUND:
-            return QtGui.QBrush(QtGui.QColor(style.FILL["x"]).lighter(135))
+            return QtGui.QBrush(QtGui.QColor(style.current().token_bg))
         return None
 
     name_kinds = {HORIZONTAL: "x"}
@@ -230,7 +247,7 @@ class TokenTableModel(_NumberModel):
             what = f": {given}" if given else ""
             return f"Dial {section} of each token's embedding{what}. Double-click to name it."
         if role == Qt.ItemDataRole.ForegroundRole and orientation == Qt.Orientation.Horizontal:
-            return QtGui.QBrush(QtGui.QColor(style.INK["x"]))
+            return QtGui.QBrush(QtGui.QColor(style.current().ink["x"]))
         return None
 
 
@@ -291,8 +308,9 @@ class WeightGridModel(_NumberModel):
             return (f"Row {section + 1} is how much input dial {self._row_name(section, named=True)} feeds each "
                     f"output.{rename}")
         if role == Qt.ItemDataRole.ForegroundRole:
-            ink = (style.INK["value"] if self.matrix == "w_o" else style.INK["x"]) \
-                if orientation == Qt.Orientation.Vertical else style.INK[role_name]
+            inks = style.current().ink
+            ink = (inks["value"] if self.matrix == "w_o" else inks["x"]) \
+                if orientation == Qt.Orientation.Vertical else inks[role_name]
             return QtGui.QBrush(QtGui.QColor(ink))
         return None
 
@@ -316,5 +334,5 @@ class BiasRowModel(_NumberModel):
             return (f"The bias {BIAS_SYMBOL[self.matrix]}: added to every token's {GRID_ROLE['w_' + kind]} "
                     f"after the grid ({kind} = x W + {BIAS_SYMBOL[self.matrix]})")
         if role == Qt.ItemDataRole.ForegroundRole:
-            return QtGui.QBrush(QtGui.QColor(style.INK[GRID_ROLE["w_" + kind]]))
+            return QtGui.QBrush(QtGui.QColor(style.current().ink[GRID_ROLE["w_" + kind]]))
         return None

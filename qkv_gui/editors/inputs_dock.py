@@ -14,21 +14,19 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
-from .. import style
+from .. import colours
 from ..session import Session
 from .example_note import ExampleNoteBox
 from .grid_models import TokenTableModel
 from .header_names import HeaderNameEditor
 from .model_box import ModelBox
-from .number_table import REFUSED_INK, NumberTableView
+from .number_table import NumberTableView
 from .weight_grids import WeightGridsWidget
 
 __all__ = ["InputsWidget", "NumberTableView", "SentenceOptionsWidget", "TokenTableWidget", "WeightGridsWidget"]
 
 Qt = QtCore.Qt
 MAX_GUI_DIM = 64
-#: Ink of the note on newly typed words (what they got): a plain remark, not an error.
-NOTE_INK = "#4A4A4A"
 #: How long that note stays (ms).
 NOTE_MS = 15000
 #: A token table with this many dials or more keeps its columns this wide (pixels).
@@ -72,14 +70,15 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.messageLabel = QtWidgets.QLabel(self)
         self.messageLabel.setObjectName("messageLabel")
         self.messageLabel.setWordWrap(True)
-        self.messageLabel.setStyleSheet(f"color: {REFUSED_INK};")
+        colours.sheet(self.messageLabel, "color: $error_ink;")
         self.messageLabel.hide()
         layout.addWidget(self.messageLabel)
         # What newly typed words got, in a designed example (after the typist pauses).
         self.newWordsLabel = QtWidgets.QLabel(self)
         self.newWordsLabel.setObjectName("newWordsLabel")
         self.newWordsLabel.setWordWrap(True)
-        self.newWordsLabel.setStyleSheet(f"color: {NOTE_INK}; font-style: italic;")
+        # what newly typed words got: a plain remark, not an error
+        colours.sheet(self.newWordsLabel, "color: $dark_grey; font-style: italic;")
         self.newWordsLabel.hide()
         layout.addWidget(self.newWordsLabel)
         self._note_timer = QtCore.QTimer(self)

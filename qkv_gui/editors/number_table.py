@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-#: Ink of a refused entry's note (the same red as the messages under the sentence box).
-REFUSED_INK = "#A11D1D"
+from .. import colours
 
 
 class CellNote(QtWidgets.QLabel):
@@ -18,8 +17,8 @@ class CellNote(QtWidgets.QLabel):
         self.view = view
         self.setObjectName("cellNote")
         self.setWordWrap(True)
-        self.setStyleSheet(f"background: #FFF4F4; color: {REFUSED_INK}; border: 1px solid {REFUSED_INK}; "
-                           "border-radius: 3px; padding: 2px 4px;")
+        colours.sheet(self, "background: $error_bg; color: $error_ink; border: 1px solid $error_ink; "
+                            "border-radius: 3px; padding: 2px 4px;")
         self.timer = QtCore.QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self.hide)

@@ -21,7 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import explain, feature_names
 
-from .. import style
+from .. import colours, style
 from ..panels.items import short_token
 from ..session import Session
 from .grid_models import BIAS_SYMBOL, GRID_ROLE, GRID_SYMBOL, OUT_SYMBOL, BiasRowModel, WeightGridModel
@@ -188,15 +188,7 @@ class WeightGridsWidget(QtWidgets.QWidget):
         self.jumpBar.setObjectName("gridJumpBar")
         layout.addWidget(self.jumpBar)
         for matrix, obj in GRIDS.items():
-            role = GRID_ROLE[matrix]
-            if matrix == "w_o":
-                text = (f"<b style='color:{style.INK[role]}'>W^O</b>: mixes the heads' outputs (rows: every "
-                        f"head's v coordinates side by side) into the final output (columns)")
-            else:
-                text = (f"<b style='color:{style.INK[role]}'>{GRID_SYMBOL[matrix]}</b>: each x dial (row) "
-                        f"feeds each {WORDS[matrix]} coordinate {OUT_SYMBOL[matrix]}1, {OUT_SYMBOL[matrix]}2, ... "
-                        f"(column)")
-            title = QtWidgets.QLabel(text, self)
+            title = QtWidgets.QLabel(self.title_html(matrix), self)
             title.setWordWrap(True)
             model = WeightGridModel(session, matrix, self)
             view = NumberTableView(model, obj, self)
@@ -213,6 +205,7 @@ class WeightGridsWidget(QtWidgets.QWidget):
                 self.bias_models[bias], self.bias_views[bias] = bias_model, bias_view
                 layout.addWidget(bias_view)
         layout.addStretch(0)  # what small grids leave over goes under the last one, not between them
+        colours.hub().changed.connect(self._palette_changed)
         self._big = None
         self._fit_timer = QtCore.QTimer(self)
         self._fit_timer.setSingleShot(True)
@@ -221,6 +214,22 @@ class WeightGridsWidget(QtWidgets.QWidget):
         session.scenarioChanged.connect(self._follow)
         session.modelChanged.connect(lambda _doc: self._follow(session.scenario))
         self._follow(session.scenario)
+
+    @staticmethod
+    def title_html(matrix: str, palette: style.Palette | None = None) -> str:
+        """A grid's title: its symbol in its role's ink (of ``palette``, default: the one in use), and what it
+        does."""
+        ink = (palette or style.current()).ink[GRID_ROLE[matrix]]
+        if matrix == "w_o":
+            return (f"<b style='color:{ink}'>W^O</b>: mixes the heads' outputs (rows: every "
+                    f"head's v coordinates side by side) into the final output (columns)")
+        return (f"<b style='color:{ink}'>{GRID_SYMBOL[matrix]}</b>: each x dial (row) "
+                f"feeds each {WORDS[matrix]} coordinate {OUT_SYMBOL[matrix]}1, {OUT_SYMBOL[matrix]}2, ... "
+                f"(column)")
+
+    def _palette_changed(self, palette) -> None:
+        for matrix, title in self.titles.items():
+            title.setText(self.title_html(matrix, palette))
 
     def biases_shown(self) -> bool:
         """Bias rows show when a bias is not zero, or a trained model is open."""

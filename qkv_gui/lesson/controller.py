@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number, training, training_text
 
-from .. import style
+from .. import colours, style
 from . import markdown
 from .demo import softmax_direction_html
 from .notes import example_note_html, open_experiment_html
@@ -155,8 +155,8 @@ class _Cover(QtWidgets.QLabel):
         self.setWordWrap(True)
         self.setText("The panels are covered while you work out the hidden number.\n"
                      "Give the right answer, or press Show answer, to see them again.")
-        self.setStyleSheet(f"background: #F7F7F2; color: {style.MUTED}; font-size: 18px; "
-                           "border: 2px dashed #C9BFA3;")
+        colours.sheet(self, "background: $cover_bg; color: $cover_ink; font-size: 18px; "
+                            "border: 2px dashed $cover_edge;")
         self.setAutoFillBackground(True)
         target.installEventFilter(self)
         self.hide()
@@ -253,6 +253,7 @@ class LessonController(QtCore.QObject):
         self.session.resultChanged.connect(self._live_update)
         self.session.selectionChanged.connect(self._live_update)
         self.session.trainTargetChanged.connect(self._live_update)
+        colours.hub().changed.connect(self._palette_changed)
         p.set_scale(self.scale)
         self.menu = self._build_menu()
 
@@ -430,10 +431,17 @@ class LessonController(QtCore.QObject):
         self.render()
 
     def _set_highlight(self, name: str | None) -> None:
-        self.window.grid.highlight(name, style.INK.get(self.step.role or "", style.SELECTED))
+        p = style.current()
+        self.window.grid.highlight(name, p.ink.get(self.step.role or "", p.selected))
 
     def highlighted_panel(self) -> str | None:
         return self.window.grid.highlighted
+
+    def _palette_changed(self, _palette) -> None:
+        """A new palette (View → Theme): the step's text and the outline of its panel in its colours."""
+        if self.active and self.highlighted_panel() is not None:
+            self._set_highlight(self.highlighted_panel())
+        self.render()
 
     # ----- the text -----------------------------------------------------------------------------
     def values(self) -> dict:
@@ -465,10 +473,12 @@ class LessonController(QtCore.QObject):
     def html(self) -> str:
         st = self.step
         px = self.body_px()
-        opts = markdown.RenderOptions(px=px, role=st.role, revealed=frozenset(self.revealed))
-        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room()),
+        pal = style.current()
+        opts = markdown.RenderOptions(px=px, role=st.role, revealed=frozenset(self.revealed), colours=pal)
+        blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room(),
+                                                                      pal),
                   "open-experiment": lambda: open_experiment_html(st.panel, px),
-                  "example-note": lambda: example_note_html(self.session, px)}
+                  "example-note": lambda: example_note_html(self.session, px, pal)}
         return markdown.render(st.body, self.values(), opts, blocks)
 
     def _text_room(self) -> int:
@@ -783,10 +793,7 @@ class LessonController(QtCore.QObject):
         self._reveal()
 
     def _feedback(self, text: str, ok: bool | None) -> None:
-        page = self.pane.exercise
-        colour = {True: style.INK["value"], False: "#A11D1D", None: style.FOREGROUND}[ok]
-        page.feedback.setText(text)
-        page.feedback.setStyleSheet(page.feedback.styleSheet().split(" color:")[0] + f" color: {colour};")
+        self.pane.exercise.set_feedback(text, ok)
 
     def _reveal(self) -> None:
         page = self.pane.exercise

@@ -5,6 +5,7 @@ Both results come from ``qkv_engine.compute`` on the current scenario with
 ``softmax_over`` set each way; row sums come from ``qkv_engine.views``.
 A table never runs wider than the pane: long names are shortened, then the
 table's text gets smaller (down to ``FLOOR_PX``), then it shows fewer tokens.
+Colours come from a palette (default: the one in use).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6 import QtCore, QtGui
 from qkv_engine import compute, fixed, views
 
 from .. import style
+from ..panels.items.colour_tables import ink as table_ink
 
 #: Without a known width, up to this many key columns the two tables stand side by side.
 SIDE_BY_SIDE = 4
@@ -23,11 +25,17 @@ MAX_SHOWN = 6
 FLOOR_PX = 11
 
 
-def _cell_colours(w: float) -> tuple[str, str]:
-    rgba = style.colormap().map([max(0.0, min(1.0, float(w)))], mode="byte")[0]
+def _cell_colours(w: float, colours: style.Palette) -> tuple[str, str]:
+    """(background, ink) of a cell holding weight ``w``: the weights' colour, and the ink that reads on it
+    (in the standard palette white below 0.55, as it always was; in the others the ink that contrasts
+    more, as in the grids of cells)."""
+    import pyqtgraph as pg
+
+    w = max(0.0, min(1.0, float(w)))
+    rgba = pg.colormap.get(colours.weights_map).map([w], mode="byte")[0]
     bg = "#%02X%02X%02X" % (int(rgba[0]), int(rgba[1]), int(rgba[2]))
-    ink = "#FFFFFF" if w < 0.55 else "#111111"
-    return bg, ink
+    light = w < 0.55 if colours is style.STANDARD else bool(table_ink("weights", colours)[round(w * 255)])
+    return bg, colours.light_ink if light else colours.dark_ink
 
 
 def _names(result, px: int, room: int | None, shown: int = MAX_SHOWN) -> tuple[list, list, int]:
@@ -59,7 +67,7 @@ def _names(result, px: int, room: int | None, shown: int = MAX_SHOWN) -> tuple[l
     return toks, keys, total
 
 
-def _table(result, title: str, px: int, good: bool, toks: list, keys: list) -> str:
+def _table(result, title: str, px: int, good: bool, toks: list, keys: list, colours: style.Palette) -> str:
     n, m = len(toks), len(keys)
     sums = views.row_sums(result)
     pad = max(2, px // 5)
@@ -70,25 +78,27 @@ def _table(result, title: str, px: int, good: bool, toks: list, keys: list) -> s
     for i in range(n):
         cells = []
         for j in range(m):
-            bg, ink = _cell_colours(result.weights[i, j])
+            bg, ink = _cell_colours(result.weights[i, j], colours)
             cells.append(f'<td align="center" bgcolor="{bg}" style="color:{ink};">{fixed(result.weights[i, j], 2)}</td>')
         ok = abs(float(sums[i]) - 1.0) < 5e-3
         mark = "\u2713" if ok else "\u2717"
-        colour = style.INK["value"] if ok else "#A11D1D"
+        colour = colours.ink["value"] if ok else colours.error_ink
         rows.append(f'<tr><td {name}><b>{html.escape(toks[i])}</b></td>{"".join(cells)}'
                     f'<td align="center" style="color:{colour}; white-space:nowrap;"><b>{fixed(sums[i], 2)} {mark}</b>'
                     f'</td></tr>')
     tag = "correct" if good else "the bug"
     caption = (f'<p style="margin-bottom:2px;"><b>{title}</b> ({tag})</p>')
-    table = (f'<table cellspacing="0" cellpadding="{pad}" border="1" style="border-color:#BBBBBB; '
+    table = (f'<table cellspacing="0" cellpadding="{pad}" border="1" style="border-color:{colours.table_edge}; '
              f'border-style:solid;"><tr><td></td>{head}<td align="center"><i>row sum</i></td></tr>'
              f'{"".join(rows)}</table>')
     return caption + table
 
 
-def softmax_direction_html(scenario, px: int, room: int | None = None) -> str:
+def softmax_direction_html(scenario, px: int, room: int | None = None, colours: style.Palette | None = None) -> str:
     """Two small weight tables (rows = queries, columns = keys) with each row's sum, side by side when
-    both fit in ``room`` pixels (the lesson pane's width), else one above the other."""
+    both fit in ``room`` pixels (the lesson pane's width), else one above the other; in ``colours`` (default:
+    the palette in use)."""
+    colours = colours or style.current()
     if scenario.n == 0:
         return "<p><i>Type a sentence to see the two directions.</i></p>"
     if scenario.n_keys == 0:
@@ -104,8 +114,8 @@ def softmax_direction_html(scenario, px: int, room: int | None = None) -> str:
         else:
             shown -= 1
         toks, keys, width = _names(rows, size, room, shown)
-    left = _table(rows, "Softmax along each row", size, True, toks, keys)
-    right = _table(cols, "Softmax down each column", size, False, toks, keys)
+    left = _table(rows, "Softmax along each row", size, True, toks, keys, colours)
+    right = _table(cols, "Softmax down each column", size, False, toks, keys, colours)
     note = ""
     if scenario.is_cross and max(scenario.n, scenario.n_keys) > shown:
         note = (f"<p><i>Showing at most {shown} of the {scenario.n} queries and "

@@ -16,6 +16,7 @@ what the lessons use, and nothing else:
 
 Placeholder values are inserted as plain text (HTML-escaped, never read as
 Markdown); an unknown placeholder shows as a red marker instead of failing.
+Colours come from a palette (``RenderOptions.colours``; default: the one in use).
 """
 from __future__ import annotations
 
@@ -31,11 +32,6 @@ ROLE_INLINE = re.compile(r":(x|query|key|value|output|weight)\[([^\]\n]*)\]")
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 ITALIC = re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
 MONO = "DejaVu Sans Mono, Consolas, Menlo, monospace"
-SIDE_NOTE_BG = "#F4F1E8"
-SIDE_NOTE_EDGE = "#C9BFA3"
-WORKED_BG = "#F5F6FA"
-WORKED_EDGE = "#C5CAE0"
-UNKNOWN_STYLE = "color:#A11D1D; background-color:#FDE8E8; font-weight:bold;"
 
 
 def split_front_matter(text: str) -> tuple[dict, str]:
@@ -60,29 +56,41 @@ class RenderOptions:
     role: str | None = None  # colour of the What / Why / Picture headings
     revealed: frozenset = frozenset()  # indices of the quick checks whose answer is shown
     reveal_all: bool = False
+    colours: style.Palette | None = None  # the palette (None: the one in use)
+
+    @property
+    def palette(self) -> style.Palette:
+        return self.colours or style.current()
 
 
-def unknown_html(name: str) -> str:
-    return f'<span style="{UNKNOWN_STYLE}">\u27e8unknown placeholder: {html.escape(name)}\u27e9</span>'
+def unknown_html(name: str, colours: style.Palette | None = None) -> str:
+    p = colours or style.current()
+    return (f'<span style="color:{p.error_ink}; background-color:{p.negative_bg}; font-weight:bold;">'
+            f'\u27e8unknown placeholder: {html.escape(name)}\u27e9</span>')
 
 
-def _ink(role: str | None) -> str:
-    return style.INK.get(role or "", style.FOREGROUND)
+def _ink(role: str | None, colours: style.Palette) -> str:
+    return colours.ink.get(role or "", colours.foreground)
 
 
-def inline(text: str, values: dict) -> str:
+def inline(text: str, values: dict, colours: style.Palette | None = None) -> str:
     """One line of Markdown to HTML: escape, then code spans, bold, italic, role colours, placeholders."""
+    p = colours or style.current()
+
+    def unknown(name: str) -> str:
+        return unknown_html(name, p)
+
     out = []
     for n, part in enumerate(text.split("`")):
         if n % 2 == 1:  # inside a code span
             out.append(f'<span style="font-family:{MONO};">'
-                       + lesson_numbers.fill(html.escape(part, quote=False), values, unknown_html, _esc) + "</span>")
+                       + lesson_numbers.fill(html.escape(part, quote=False), values, unknown, _esc) + "</span>")
             continue
         s = html.escape(part, quote=False)
         s = BOLD.sub(r"<b>\1</b>", s)
         s = ITALIC.sub(r"<i>\1</i>", s)
-        s = ROLE_INLINE.sub(lambda m: f'<b style="color:{_ink(m.group(1))};">{m.group(2)}</b>', s)
-        out.append(lesson_numbers.fill(s, values, unknown_html, _esc))
+        s = ROLE_INLINE.sub(lambda m: f'<b style="color:{_ink(m.group(1), p)};">{m.group(2)}</b>', s)
+        out.append(lesson_numbers.fill(s, values, unknown, _esc))
     return "".join(out)
 
 
@@ -99,10 +107,11 @@ def _box(inner: str, bg: str, edge: str, pad: int) -> str:
 def render(markdown: str, values: dict, options: RenderOptions | None = None, blocks: dict | None = None) -> str:
     """The HTML of a lesson body. ``blocks`` maps a ``::: name`` to a function returning its HTML."""
     o = options or RenderOptions()
+    pal = o.palette
     blocks = blocks or {}
     px = o.px
     lines = markdown.replace("\r\n", "\n").split("\n")
-    parts: list[str] = [f'<div style="font-size:{px}px; color:{style.FOREGROUND};">']
+    parts: list[str] = [f'<div style="font-size:{px}px; color:{pal.foreground};">']
     para: list[str] = []
     items: list[str] = []
     quote: list[str] = []
@@ -112,20 +121,20 @@ def render(markdown: str, values: dict, options: RenderOptions | None = None, bl
     def flush_para():
         if para:
             parts.append(f'<p style="margin-top:0px; margin-bottom:{px // 2}px;">'
-                         + inline(" ".join(para), values) + "</p>")
+                         + inline(" ".join(para), values, pal) + "</p>")
             para.clear()
 
     def flush_items():
         if items:
             parts.append(f'<ul style="margin-top:0px; margin-bottom:{px // 2}px;">'
-                         + "".join(f"<li>{inline(t, values)}</li>" for t in items) + "</ul>")
+                         + "".join(f"<li>{inline(t, values, pal)}</li>" for t in items) + "</ul>")
             items.clear()
 
     def flush_quote():
         if quote:
-            body = inline(" ".join(quote), values)
+            body = inline(" ".join(quote), values, pal)
             parts.append(_box(f'<span style="font-size:{max(10, round(px * 0.92))}px;">{body}</span>',
-                              SIDE_NOTE_BG, SIDE_NOTE_EDGE, max(4, px // 2)))
+                              *pal.side_note, max(4, px // 2)))
             quote.clear()
 
     def flush_all():
@@ -145,10 +154,11 @@ def render(markdown: str, values: dict, options: RenderOptions | None = None, bl
                 k += 1
             k += 1  # the closing fence
             text = "\n".join(code).strip("\n")
-            filled = lesson_numbers.fill(html.escape(text, quote=False), values, unknown_html, _esc)
+            filled = lesson_numbers.fill(html.escape(text, quote=False), values,
+                                         lambda name: unknown_html(name, pal), _esc)
             filled = filled.replace("\n", "<br/>")
             parts.append(_box(f'<span style="font-family:{MONO}; font-size:{max(10, round(px * 0.9))}px; '
-                              f'white-space:pre-wrap;">{filled}</span>', WORKED_BG, WORKED_EDGE, max(4, px // 2)))
+                              f'white-space:pre-wrap;">{filled}</span>', *pal.worked, max(4, px // 2)))
             continue
         if not line:
             flush_all()
@@ -159,18 +169,18 @@ def render(markdown: str, values: dict, options: RenderOptions | None = None, bl
             title = line[level:].strip()
             if level == 1:
                 parts.append(f'<p style="font-size:{round(px * 1.45)}px; font-weight:bold; margin-top:0px; '
-                             f'margin-bottom:{px // 2}px;">{inline(title, values)}</p>')
+                             f'margin-bottom:{px // 2}px;">{inline(title, values, pal)}</p>')
             else:
-                colour = _ink(o.role) if title.lower() in ("what", "why", "picture") else style.FOREGROUND
+                colour = _ink(o.role, pal) if title.lower() in ("what", "why", "picture") else pal.foreground
                 size = round(px * (1.15 if level == 2 else 1.05))
                 parts.append(f'<p style="font-size:{size}px; font-weight:bold; color:{colour}; '
-                             f'margin-top:{px // 2}px; margin-bottom:{px // 4}px;">{inline(title, values)}</p>')
+                             f'margin-top:{px // 2}px; margin-bottom:{px // 4}px;">{inline(title, values, pal)}</p>')
             continue
         if line.startswith(":::"):
             flush_all()
             name = line[3:].strip()
             make = blocks.get(name)
-            parts.append(make() if make else f"<p>{unknown_html('block ' + name)}</p>")
+            parts.append(make() if make else f"<p>{unknown_html('block ' + name, pal)}</p>")
             continue
         if line.startswith(">"):
             flush_para()
@@ -209,13 +219,13 @@ def render(markdown: str, values: dict, options: RenderOptions | None = None, bl
 
 
 def _check_html(index: int, question: str, answer: str, values: dict, o: RenderOptions) -> str:
-    px = o.px
+    px, pal = o.px, o.palette
     head = (f'<p style="margin-top:{px // 2}px; margin-bottom:{px // 4}px;"><b>{index + 1}.</b> '
-            f"{inline(question, values)}</p>")
+            f"{inline(question, values, pal)}</p>")
     if o.reveal_all or index in o.revealed:
-        body = (f'<b style="color:{style.INK["value"]};">Answer:</b> {inline(answer, values)} '
+        body = (f'<b style="color:{pal.ink["value"]};">Answer:</b> {inline(answer, values, pal)} '
                 f'&nbsp;<a href="hide:{index}">hide</a>')
-        return head + _box(body, "#EEF8F3", "#A9D8C4", max(4, px // 3))
+        return head + _box(body, *pal.answer, max(4, px // 3))
     return head + (f'<p style="margin-top:0px; margin-bottom:{px // 2}px;">'
                    f'<a href="reveal:{index}">Show the answer \u25b8</a></p>')
 

@@ -7,19 +7,21 @@ from __future__ import annotations
 
 import html
 
+from .. import style
 from ..editors.example_note import designed_preset, note_html
-from .markdown import SIDE_NOTE_BG, SIDE_NOTE_EDGE, _box
+from .markdown import _box
 
 
-def example_note_html(session, px: int) -> str:
-    """The designed example's note in a side-note box, or "" when no designed example is open."""
+def example_note_html(session, px: int, colours: style.Palette | None = None) -> str:
+    """The designed example's note in a side-note box (in ``colours``, default: the palette in use), or ""
+    when no designed example is open."""
     preset = designed_preset(session)
     if preset is None:
         return ""
     title = f'<p style="margin-top:0px;"><b>About this example: {html.escape(preset.title)}</b></p>'
     body = note_html(preset.note).replace("<p>", f'<p style="margin-top:0px; margin-bottom:{px // 3}px;">')
     return _box(f'<span style="font-size:{max(10, round(px * 0.92))}px;">{title}{body}</span>',
-                SIDE_NOTE_BG, SIDE_NOTE_EDGE, max(4, px // 2))
+                *(colours or style.current()).side_note, max(4, px // 2))
 
 
 def open_experiment_html(panel: str | None, px: int) -> str:

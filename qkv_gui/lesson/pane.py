@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from .. import style
+from .. import colours
 
 Qt = QtCore.Qt
 
@@ -100,6 +100,8 @@ class ExercisePage(QtWidgets.QWidget):
         self.closeButton.setObjectName("exerciseClose")
         lay.addWidget(self.closeButton, 0, Qt.AlignmentFlag.AlignLeft)
         self.answer.returnPressed.connect(self.checkButton.click)
+        self._px = 16
+        self._feedback_role = "foreground"
 
     def _label(self, name: str) -> QtWidgets.QLabel:
         label = QtWidgets.QLabel(self)
@@ -109,13 +111,24 @@ class ExercisePage(QtWidgets.QWidget):
         return label
 
     def set_px(self, px: int) -> None:
+        """Text sizes in pixels (colours from the palette in use, following a new one)."""
         mono = "DejaVu Sans Mono, Consolas, Menlo, monospace"
-        self.question.setStyleSheet(f"font-size: {round(px * 1.1)}px; font-weight: bold;")
-        self.given.setStyleSheet(f"font-size: {px}px; color: {style.FOREGROUND};")
-        self.feedback.setStyleSheet(f"font-size: {px}px; font-weight: bold;")
-        self.worked.setStyleSheet(f"font-size: {round(px * 0.9)}px; font-family: {mono}; background: #F5F6FA; "
-                                  f"border: 1px solid #C5CAE0; padding: {max(4, px // 3)}px;")
+        self._px = px
+        colours.sheet(self.question, f"font-size: {round(px * 1.1)}px; font-weight: bold;")
+        colours.sheet(self.given, f"font-size: {px}px; color: $foreground;")
+        self._style_feedback()
+        colours.sheet(self.worked, f"font-size: {round(px * 0.9)}px; font-family: {mono}; background: $worked_bg; "
+                                   f"border: 1px solid $worked_edge; padding: {max(4, px // 3)}px;")
         self.answer.setStyleSheet(f"font-size: {px}px;")
+
+    def set_feedback(self, text: str, ok: bool | None) -> None:
+        """The verdict: right (in the value's ink), wrong (in the error ink) or neither."""
+        self._feedback_role = {True: "ink_value", False: "error_ink", None: "foreground"}[ok]
+        self.feedback.setText(text)
+        self._style_feedback()
+
+    def _style_feedback(self) -> None:
+        colours.sheet(self.feedback, f"font-size: {self._px}px; font-weight: bold; color: ${self._feedback_role};")
 
 
 class LessonPane(QtWidgets.QWidget):

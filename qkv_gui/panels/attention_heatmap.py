@@ -39,9 +39,9 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import explain, mask_view, views
 
-from .. import style
+from .. import colours, style
 from .base import _BASE_FONT, Panel
-from .items import CellGridItem, Outline, label_step, mask_icon, short_token
+from .items import CellGridItem, Outline, colour_map, label_step, mask_icon, short_token
 from .items.captions import info_label
 from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
 from .items.target_look import show_target
@@ -54,9 +54,6 @@ Qt = QtCore.Qt
 #: Point size of the token names; they may shrink down to TICK_MIN_PT when that names every token.
 TICK_PT = 8.0
 TICK_MIN_PT = 6.5
-#: A row with no key left: text and outline, and the fill of its row-sum cell.
-WARN = "#B71C1C"
-WARN_FILL = QtGui.QColor("#FDE3E3")
 #: What a click on the grid does in each mode.
 MODES = ("select", "block", "padding")
 CROSS_CAUSAL_TIP = ("No causal mask in cross-attention: the two sentences have no shared order, "
@@ -66,6 +63,7 @@ CROSS_CAUSAL_TIP = ("No causal mask in cross-attention: the two sentences have n
 class HeatmapPanel(ThemedTextMixin, Panel):
     object_name = "heatmapPanel"
     title = "Attention weights, every pair"
+    follows_colours = True
 
     # ----- building -------------------------------------------------------------------------
     def build(self, body):
@@ -111,8 +109,9 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             button.setAutoRaise(True)
             button.setFont(bar_font)
             if kind is not None:
-                button.setIcon(mask_icon(kind))
+                button.setIcon(mask_icon(kind, palette=self.colours))
                 button.setIconSize(QtCore.QSize(14, 14))
+                button.setProperty("qkvMaskIcon", kind)
             top.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
             return button
 
@@ -175,14 +174,14 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         for name, role in (("left", "query"), ("bottom", "key")):
             axis = self.plot.getAxis(name)
             axis.setStyle(tickFont=tick_font, tickLength=-3, autoExpandTextSpace=True)
-            axis.setTextPen(pg.mkPen(style.INK[role]))
+            colours.paint(axis, self.colours, pen="foreground", text=f"ink_{role}")
             axis.label.setFont(tick_font)
         self._axis_titles = None
         # With masks: how many keys each row still shares its weight over.
         self.plot.showAxis("right")
         right = self.plot.getAxis("right")
         right.setStyle(tickFont=tick_font, tickLength=-3, autoExpandTextSpace=True)
-        right.setTextPen(pg.mkPen(style.FOREGROUND))
+        colours.paint(right, self.colours, pen="foreground", text="foreground")
         right.label.setFont(tick_font)
         right.setWidth(None)
         self.plot.hideAxis("right")
@@ -200,19 +199,20 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.image.cellHovered.connect(self.hover_cell)
         self.image.cellLeft.connect(self._on_cell_left)
         self.image.cellClicked.connect(self._on_cell_clicked)
-        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=style.colormap(), interactive=False, width=10,
-                                        label="weight", pen=style.FOREGROUND, colorMapMenu=False)
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colour_map("weights", self.colours),
+                                        interactive=False, width=10, label="weight", colorMapMenu=False)
+        colours.paint(self.colorbar, self.colours, table="weights")
         place_bar(self.colorbar, self.plot)
         self.colorbar.getAxis("right").setStyle(tickFont=tick_font, hideOverlappingLabels=False)
         self.colorbar.getAxis("left").label.setFont(tick_font)
 
         # Rows with no key left: their row-sum cell is filled and outlined in the warning colour, with a red 0.
         self.rowWarn = QtWidgets.QGraphicsPathItem()
-        warn_pen = QtGui.QPen(QtGui.QColor(WARN))
+        warn_pen = QtGui.QPen()
         warn_pen.setWidthF(1.5)
         warn_pen.setCosmetic(True)
         self.rowWarn.setPen(warn_pen)
-        self.rowWarn.setBrush(QtGui.QBrush(WARN_FILL))
+        colours.paint(self.rowWarn, self.colours, pen="no_keys_ink", brush="no_keys_fill")
         self.rowWarn.setZValue(7)
         self.plot.addItem(self.rowWarn, ignoreBounds=True)
 
@@ -361,10 +361,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         """(wide, narrow) text above the grid: what the row sums say."""
         if column_mode:
             lo, hi = float(row_sums.min()), float(row_sums.max())
+            key_ink = self.colours.ink["key"]
             return (
-                f"<span style='color:{style.INK['key']}'><b>Softmax ran down the columns</b> (the classic bug): "
+                f"<span style='color:{key_ink}'><b>Softmax ran down the columns</b> (the classic bug): "
                 f"columns add up to 1, the rows no longer do ({style.fmt(lo)} to {style.fmt(hi)}).</span>",
-                f"<span style='color:{style.INK['key']}'><b>Column-wise softmax:</b> "
+                f"<span style='color:{key_ink}'><b>Column-wise softmax:</b> "
                 f"rows no longer add up to 1.</span>",
             )
         empty = self._empty_rows
@@ -378,7 +379,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                 wide = (f"<b>{len(empty)} rows have no key left.</b> All their weights are 0 and their outputs "
                         f"are zero vectors, so their row sums are 0, not 1.")
                 narrow = f"<b>{len(empty)} rows have no key left.</b>"
-            return tuple(f"<span style='color:{WARN}'>{t}</span>" for t in (wide, narrow))
+            return tuple(f"<span style='color:{self.colours.no_keys_ink}'>{t}</span>" for t in (wide, narrow))
         if has_masks:
             return ("Hatched cells are masked: their weight is exactly 0, not just small. "
                     "Each row shares its 1 over the keys left.",
@@ -406,7 +407,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._axis_titles = key
         self._title_options = {"left": left, "right": right or (), "bar": titles}
         self._titles_shown = {}
-        self.plot.getAxis("bottom").setLabel(bottom, color=style.INK["key"])
+        self.plot.getAxis("bottom").setLabel(bottom, color=self.colours.ink["key"])
         self.openKeysShown = has_masks
         if has_masks:
             self.plot.showAxis("right")
@@ -417,7 +418,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
     def _fit_titles(self, h_px: float) -> None:
         """Give the upright axes the longest title that fits ``h_px`` pixels (the plot's height)."""
-        colours = {"left": style.INK["query"], "right": style.FOREGROUND, "bar": style.FOREGROUND}
+        ink = {"left": self.colours.ink["query"], "right": self.colours.foreground, "bar": self.colours.foreground}
         for name, options in getattr(self, "_title_options", {}).items():
             if not options:
                 continue
@@ -427,7 +428,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), "")
             if self._titles_shown.get(name) != text:
                 self._titles_shown[name] = text
-                axis.setLabel(text, color=colours[name])
+                axis.setLabel(text, color=ink[name])
 
     def _update_row_warn(self, result) -> None:
         sw, gap = self._strip(result.n_keys)
@@ -441,9 +442,9 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         n, m = result.n, result.n_keys
         i, j = selection.query, selection.key
         self.image.set_outlines({
-            "row": Outline(QtCore.QRectF(0, i, m, 1), style.INK["query"], 1.5, dashed=True),
-            "column": Outline(QtCore.QRectF(j, 0, 1, n), style.INK["key"], 1.5, dashed=True),
-            "cell": Outline(QtCore.QRectF(j, i, 1, 1), style.SELECTED, 2.5, halo=True),
+            "row": Outline(QtCore.QRectF(0, i, m, 1), self.colours.ink["query"], 1.5, dashed=True),
+            "column": Outline(QtCore.QRectF(j, 0, 1, n), self.colours.ink["key"], 1.5, dashed=True),
+            "cell": Outline(QtCore.QRectF(j, i, 1, 1), self.colours.selected, 2.5, halo=True),
         })
 
     # ----- labels that depend on the zoom ---------------------------------------------------------
@@ -555,8 +556,9 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         empty = set(self._empty_rows.tolist())
         zeros = [i for i in sorted(empty) if iy0 <= i < iy1] if (
             sw * px_x >= self._metrics.horizontalAdvance("0") + 4 and px_y >= line_h) else []
+        warn = self.colours.no_keys_ink
         for item, i in zip(self.rowWarnTexts.take(len(zeros)), zeros):
-            item.setText("0", color=WARN)
+            item.setText("0", color=warn)
             item.setPos(m + gap + sw / 2, i + 0.5)
 
         # Across a row with no key left, when it is tall enough: what happened to it.
@@ -572,10 +574,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                         notes.append((i, text))
                         break
         items = self.rowNotes.take(len(notes))
+        box = pg.mkBrush(*self.colours.label_box)
         for item, (i, text) in zip(items, notes):
-            item.fill = pg.mkBrush(255, 255, 255, 235)
-            item.border = pg.mkPen(WARN)
-            item.setText(text, color=WARN)
+            item.fill = box
+            item.border = pg.mkPen(warn)
+            item.setText(text, color=warn)
             item.setPos((max(0.0, x0) + min(float(m), x1)) / 2, i + 0.5)
         self.shown_row_notes = notes
 
@@ -668,7 +671,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         note = getattr(self, "_note", None)
         if note is not None:
             target = "" if self.session.train_target is None else (
-                f" <span style='color:{style.TARGET}'>" + ("Dashed: the target." if narrow else
+                f" <span style='color:{self.colours.target}'>" + ("Dashed: the target." if narrow else
                                                             "Dashed outlines: where the training target wants "
                                                             "each query to look.") + "</span>")
             self.sumNote.setText((note[1] if narrow else note[0]) + target)
@@ -691,6 +694,16 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         for item in (self.image, self.rowSumImage, self.colSumImage):
             item.set_theme_scale(theme.font_scale, theme.line_scale)
         self._measure_labels(getattr(self, "_result", None))
+
+    def colours_changed(self, palette) -> None:
+        """A new palette: the mode buttons' icons, and the axis titles set again (they are set only when
+        their words change)."""
+        for button in (*self.modeButtons.values(), self.causalButton):
+            kind = button.property("qkvMaskIcon")
+            if kind:
+                button.setIcon(mask_icon(kind, palette=palette))
+        self._axis_titles = None
+        self._titles_shown = {}
 
     def _measure_labels(self, result) -> None:
         """The key names as shown (padding keys marked) and their widths in the tick font as drawn now

@@ -8,6 +8,18 @@ result, ``qkv_engine.explain``, ``qkv_engine.geometry`` or ``qkv_engine.views``.
 A hidden panel (say, a closed or tabbed-away dock) is not repainted; it
 catches up when it is shown again.
 
+Colours: a panel draws in ``self.colours`` (a ``style.Palette``). A panel whose
+class sets ``follows_colours = True`` takes the palette in use (View → Theme)
+and follows a new one: ``build`` reads ``self.colours`` for the colours of the
+items it makes and names their roles with ``colours.paint`` (and style sheets
+with ``colours.sheet``), ``show_result`` reads ``self.colours`` for what it
+colours on every repaint, and ``colours_changed`` does what else a new palette
+needs (caches of colours kept by the panel). On a new palette the base class
+sets the pictures' backgrounds, recolours the painted items, the grids of cells
+and pyqtgraph's axes and titles, sets the style sheets again, calls
+``colours_changed`` and draws again. A panel that does not follow keeps the
+standard palette whatever the app uses (its widgets too).
+
 In the panel grid (which scrolls, ``room_to_read``) a panel is never squeezed
 below the size at which it reads: each picture asks for a readable size
 (``picture_need``: a plot a few lines high, a grid of cells a row of pixels
@@ -20,7 +32,7 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .. import style
+from .. import colours, style
 from ..session import Selection, Session
 from .lazy_axes import cache_axes
 
@@ -52,6 +64,8 @@ FIT_MIN_ZOOM = 0.8
 class Panel(QtWidgets.QWidget):
     object_name = "panel"
     title = "Panel"
+    #: True: the panel draws in the palette in use and follows a new one (see the module's docstring).
+    follows_colours = False
     #: Shown when there is nothing to draw (empty sentence).
     empty_hint = "Type a sentence to see this picture."
     no_source_hint = "Type a source sentence: its words give the keys and values this picture needs."
@@ -63,6 +77,8 @@ class Panel(QtWidgets.QWidget):
         self._stale = True
         self._listening: list = []  # (signal, slot) pairs connected with ``listen``; ``detach`` undoes them
         self.theme = style.SCREEN
+        self.colours = style.current() if self.follows_colours else style.STANDARD
+        self.setProperty(colours.OWN_COLOURS_PROPERTY, True)  # the window's style sheets leave the panel to it
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
         self._text_room = False  # ask for the room to read (the scrolling panel grid sets it)
         self._pictures_stale = False  # the pictures' readable sizes are to be worked out when shown
@@ -74,13 +90,18 @@ class Panel(QtWidgets.QWidget):
         self.hint.setObjectName("panelHint")
         self.hint.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet(f"color: {style.HINT_TEXT}; font-size: 12pt; padding: 12px;")
+        colours.sheet(self.hint, "color: $hint_text; font-size: 12pt; padding: 12px;", self.colours)
         self._stack.addWidget(self.body)
         self._stack.addWidget(self.hint)
         self.build(self.body)
         cache_axes(self)  # axes are redrawn only when they change
+        self._own_palette()
+        if self.colours is not style.STANDARD:  # parts made in the standard colours (pyqtgraph's chrome, captions)
+            colours.restyle(self, self.colours)
+            colours.recolour_views(self, self.colours)
         self.listen(session.resultChanged, self._on_change)
         self.listen(session.selectionChanged, self._on_change)
+        self.listen(colours.hub().changed, self.set_colours)
 
     # ----- the session's signals ------------------------------------------------------------
     def listen(self, signal, slot) -> None:
@@ -145,6 +166,42 @@ class Panel(QtWidgets.QWidget):
                 # and once more when the new pictures have been laid out: a drawing's minimum size
                 # follows its new shapes and names only then
                 QtCore.QTimer.singleShot(0, self, self.fit_pictures)
+
+    # ----- colours (View → Theme) ----------------------------------------------------------------------
+    def set_colours(self, palette: "style.Palette") -> None:
+        """Draw in ``palette`` (a panel that does not follow keeps the standard palette): backgrounds, painted
+        items, grids of cells, axes and titles, style sheets, then ``colours_changed`` and a repaint."""
+        new = palette if self.follows_colours else style.STANDARD
+        self._own_palette()
+        colours.restyle(self, new)
+        if new is self.colours:
+            return
+        self.colours = new
+        colours.recolour_views(self, new)
+        self.colours_changed(new)
+        self._stale = True
+        if self.isVisible():
+            self.refresh()
+
+    def colours_changed(self, palette: "style.Palette") -> None:
+        """Hook for panel-specific changes of palette (the generic recolouring has already run; a repaint
+        follows)."""
+
+    def _own_palette(self) -> None:
+        """Qt's palette of the panel's widgets: the application's (which follows the palette in use), or,
+        for a panel that does not follow while another palette is in use, the standard one."""
+        keeper = getattr(self, "_keeper", None)
+        if not self.follows_colours and style.current() is not style.STANDARD:
+            if keeper is None:
+                # every widget of it, kept: a style sheet (its own, or the lesson's outline above) gives a
+                # widget the application's palette whenever it is polished
+                self._kept = [self, *self.findChildren(QtWidgets.QWidget)]
+                self._keeper = colours.keep_palette(self._kept, style.STANDARD)
+                self.setAutoFillBackground(True)  # its own light ground under its words, not the window's
+        elif keeper is not None:
+            colours.release_palette(self._kept, keeper)
+            self._keeper, self._kept = None, []
+            self.setAutoFillBackground(False)
 
     # ----- themes (slides, presenter mode) -------------------------------------------------------
     def set_theme(self, theme: "style.Theme") -> None:

@@ -27,7 +27,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine.compare import compare, key_tokens
 from qkv_engine.views import colour_levels
 
-from .. import style
+from .. import colours, style
 from .items import CellGridItem, Outline, colour_map, nice_step, short_token
 from .items.colour_scale import bar_titles, place_bar, show_on_bar
 from .turned_axis import TurnableAxis, stand_upright
@@ -36,9 +36,6 @@ from .theming import ThemedTextMixin, scaled_metrics
 
 Qt = QtCore.Qt
 
-#: Ink for signed numbers in the list, matching the ends of the diverging map.
-UP_INK = "#B2182B"
-DOWN_INK = "#2150A8"
 #: How many of the largest changes are listed.
 MAX_LISTED = 5
 MIN_CANVAS_HEIGHT = 160
@@ -71,6 +68,7 @@ def decimals_for(values) -> int:
 class CompareHeatmapsPanel(ThemedTextMixin, Panel):
     object_name = "comparePanel"
     title = "Compare A / B"
+    follows_colours = True
     follows_pinned = True  # repaints on session.pinnedChanged (figure export disconnects it too)
 
     # ----- building -------------------------------------------------------------------------------
@@ -119,7 +117,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.message.setObjectName("compareHint")
         self.message.setWordWrap(True)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.message.setStyleSheet("color: #555; padding: 12px;")
+        colours.sheet(self.message, "color: $quiet_text; padding: 12px;", self.colours)
         self.pages.addWidget(self.picture)
         self.pages.addWidget(self.message)
         layout.addWidget(self.pages, 1)
@@ -135,7 +133,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.info = QtWidgets.QLabel(body)
         self.info.setObjectName("compareInfo")
         self.info.setWordWrap(True)
-        self.info.setStyleSheet("color: #333;")
+        colours.sheet(self.info, "color: $soft_text;", self.colours)
         self.info.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         picture.addWidget(self.info)
         picture.addStretch(0)
@@ -162,9 +160,9 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             for axis_name in ("left", "bottom"):
                 axis = plot.getAxis(axis_name)
                 axis.setStyle(tickFont=tick_font, tickLength=-3, autoExpandTextSpace=True, hideOverlappingLabels=False)
-            plot.getAxis("bottom").setTextPen(pg.mkPen(style.INK["key"]))
-            plot.getAxis("left").setTextPen(pg.mkPen(style.INK["query"]))
-            plot.getAxis("bottom").setLabel("key", color=style.INK["key"])
+            colours.paint(plot.getAxis("bottom"), self.colours, pen="foreground", text="ink_key")
+            colours.paint(plot.getAxis("left"), self.colours, pen="foreground", text="ink_query")
+            plot.getAxis("bottom").setLabel("key", color=self.colours.ink["key"])
             plot.getAxis("bottom").label.setFont(tick_font)
             # B − A: a diverging map centred on 0 (blue: less attention than in A, red: more)
             image = CellGridItem("diff" if name == "diff" else "weights")
@@ -174,16 +172,18 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             image.cellClicked.connect(lambda i, j: self.session.select(query=i, key=j))
             self.plots[name], self.images[name] = plot, image
         left = self.plots["a"].getAxis("left")
-        left.setLabel("query", color=style.INK["query"])
+        left.setLabel("query", color=self.colours.ink["query"])
         left.label.setFont(tick_font)
         self.plots["diff"].hideAxis("left")
         self.stacked = False  # True: A, B and B − A one under the other (a tall, narrow panel)
 
-        self.weight_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=style.colormap(), interactive=False, width=10,
-                                          label="weight", pen=style.FOREGROUND, colorMapMenu=False)
+        self.weight_bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colour_map("weights", self.colours),
+                                          interactive=False, width=10, label="weight", colorMapMenu=False)
+        colours.paint(self.weight_bar, self.colours, table="weights")
         place_bar(self.weight_bar, self.plots["b"])
-        self.diff_bar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colour_map("diff"), interactive=False, width=10,
-                                        label="B − A", pen=style.FOREGROUND, colorMapMenu=False)
+        self.diff_bar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colour_map("diff", self.colours),
+                                        interactive=False, width=10, label="B − A", colorMapMenu=False)
+        colours.paint(self.diff_bar, self.colours, table="diff")
         place_bar(self.diff_bar, self.plots["diff"])
         for bar in (self.weight_bar, self.diff_bar):
             bar.axis.setStyle(tickFont=tick_font, hideOverlappingLabels=False)  # keep the numbers at the ends
@@ -251,7 +251,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self._fit_bar_title()
         i, j = selection.query, selection.key
         for name in NAMES:
-            self.images[name].set_outlines({"cell": Outline(QtCore.QRectF(j, i, 1, 1), style.SELECTED, 2.5,
+            self.images[name].set_outlines({"cell": Outline(QtCore.QRectF(j, i, 1, 1), self.colours.selected, 2.5,
                                                             halo=True)})
         self._left_axes()
         self.changes_label.setText(self.changes_html(cmp))
@@ -288,8 +288,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             if show:
                 self.plots[name].showAxis("left")
                 axis = self.plots[name].getAxis("left")
-                if axis.labelText != "query":
-                    axis.setLabel("query", color=style.INK["query"])
+                if axis.labelText != "query" or axis.labelStyle.get("color") != self.colours.ink["query"]:
+                    axis.setLabel("query", color=self.colours.ink["query"])
                     axis.label.setFont(self._tick_font)
             else:
                 self.plots[name].hideAxis("left")
@@ -339,14 +339,15 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             return "A and B have the same weights: nothing has changed yet."
         lines = []
         for c, text in zip(cmp.changes, self.change_lines(cmp)):
-            ink = UP_INK if c.delta > 0 else DOWN_INK
+            ink = self.colours.up_ink if c.delta > 0 else self.colours.down_ink
             head, _sep, tail = text.rpartition(" (")
             head, tail = html.escape(head, quote=False), html.escape(tail, quote=False)
             lines.append(f"{head} <span style='color:{ink}'><b>({tail}</b></span>")
         more = "more attention: +, red" if any(c.delta > 0 for c in cmp.changes) else ""
         less = "less: \u2212, blue" if any(c.delta < 0 for c in cmp.changes) else ""
         key = "; ".join(t for t in (more, less) if t)
-        return (f"<b>Largest changes</b> <span style='color:#555'>(query \u2192 key: A \u2192 B; {key})</span><br>"
+        return (f"<b>Largest changes</b> <span style='color:{self.colours.quiet_text}'>(query \u2192 key: A \u2192 B; "
+                f"{key})</span><br>"
                 + "<br>".join(lines))
 
     # ----- labels and numbers that depend on the size -------------------------------------------------

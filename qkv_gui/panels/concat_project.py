@@ -29,7 +29,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine.heads_view import head_columns, head_of_column, projection_cell
 from qkv_engine.scenario import MAX_HEADS
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .items import CellGridItem, GridHolder, Outline
 from .items.captions import note_label
@@ -47,8 +47,8 @@ TOKEN_PX = 56.0
 BAND_PX = 30.0
 #: Most numbers of one row written out in the words under the picture.
 ROW_NUMBERS = 24
-#: Alternating fills of the head blocks (both mint, one lighter): the labels say which head, too.
-BLOCK_FILLS = (style.FILL["value"], "#B5E8D3")
+#: The head blocks' bands alternate between two fills (both mint, one lighter; the palette's ``head_bands``):
+#: the labels say which head, too.
 
 
 def _pen(color, width: float, dash: bool = False) -> QtGui.QPen:
@@ -68,8 +68,9 @@ class _Grid(GridHolder):
     """One matrix drawn in a view box: a cell grid of signed colours (pale under numbers, strong without),
     with bands at the top or left and outlines."""
 
-    def __init__(self, name: str, font: QtGui.QFont, header: bool, side_px: float):
+    def __init__(self, name: str, font: QtGui.QFont, header: bool, side_px: float, palette: style.Palette):
         self.name = name
+        self.colours = palette  # the panel's palette (the frame's colour)
         self.values = None
         self.header = header  # room above (block names) and below (block shapes)
         self.side_px = side_px  # room on the left (token names or head bands)
@@ -79,14 +80,16 @@ class _Grid(GridHolder):
         self.image.soften = 2.5  # pale colours when the numbers are written, so they read
         self.vb.addItem(self.image)
         self.separators = QtWidgets.QGraphicsPathItem()
-        self.separators.setPen(_pen(style.FOREGROUND, 2.0))
+        self.separators.setPen(_pen(palette.foreground, 2.0))
+        colours.paint(self.separators, palette, pen="foreground")
         self.separators.setZValue(16)
         self.vb.addItem(self.separators, ignoreBounds=True)
         self.bands = []  # one rect per head (header strip or side strip)
         for h in range(MAX_HEADS):
             rect = QtWidgets.QGraphicsRectItem()
-            rect.setPen(_pen("#FFFFFF", 1.0))
-            rect.setBrush(QtGui.QBrush(QtGui.QColor(BLOCK_FILLS[h % 2])))
+            rect.setPen(_pen(palette.background, 1.0))
+            rect.setBrush(QtGui.QBrush(QtGui.QColor(palette.head_bands[h % 2])))
+            colours.paint(rect, palette, pen="background", brush=f"head_bands_{h % 2}")
             rect.setZValue(4)
             rect.hide()
             self.vb.addItem(rect, ignoreBounds=True)
@@ -124,13 +127,14 @@ class _Grid(GridHolder):
         top = float(np.max(np.abs(values))) if values.size else 1.0
         top = top if top > 0 else 1.0
         self.image.setData(values, (-top, top))
-        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), style.MUTED, 1.0)})
+        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0)})
         self.fit()
 
 
 class ConcatProjectPanel(ThemedTextMixin, Panel):
     object_name = "concatPanel"
     title = "Heads joined, then W^O"
+    follows_colours = True
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(560, 480)  # a dock opens wide enough for the pictures to be read
@@ -163,7 +167,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         f = self.detail.font()
         f.setPointSizeF(TEXT_PT + 0.5)
         self.detail.setFont(f)
-        self.detail.setStyleSheet("color: #222; padding: 0 4px;")
+        colours.sheet(self.detail, "color: $foreground; padding: 0 4px;", self.colours)
         layout.addWidget(self.detail)
 
         font = QtGui.QFont()
@@ -173,18 +177,22 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         ci.setContentsMargins(4, 4, 4, 4)
         ci.layout.setHorizontalSpacing(4)
         ci.layout.setVerticalSpacing(2)
+        pal = self.colours
         self.grids = {
-            "c": _Grid("c", font, header=True, side_px=TOKEN_PX),
-            "w_o": _Grid("w_o", font, header=True, side_px=BAND_PX),
-            "y": _Grid("y", font, header=True, side_px=4.0),
+            "c": _Grid("c", font, header=True, side_px=TOKEN_PX, palette=pal),
+            "w_o": _Grid("w_o", font, header=True, side_px=BAND_PX, palette=pal),
+            "y": _Grid("y", font, header=True, side_px=4.0, palette=pal),
         }
         size = f"{TITLE_PT:g}pt"
         self.titles = {
-            "c": pg.LabelItem("", size=size, color=style.INK["value"]),
-            "w_o": pg.LabelItem("", size=size, color=style.FOREGROUND),
-            "y": pg.LabelItem("", size=size, color=style.INK["output"]),
+            "c": pg.LabelItem("", size=size, color=pal.ink["value"]),
+            "w_o": pg.LabelItem("", size=size, color=pal.foreground),
+            "y": pg.LabelItem("", size=size, color=pal.ink["output"]),
         }
-        self.shapes = {k: pg.LabelItem("", size=size, color=style.FOREGROUND) for k in self.grids}
+        self.shapes = {k: pg.LabelItem("", size=size, color=pal.foreground) for k in self.grids}
+        for key, role in (("c", "ink_value"), ("w_o", "foreground"), ("y", "ink_output")):
+            colours.paint(self.titles[key], pal, text=role)
+            colours.paint(self.shapes[key], pal, text="foreground")
         self.ops = [pg.LabelItem("×", size=f"{OP_PT:g}pt"), pg.LabelItem("=", size=f"{OP_PT:g}pt")]
         for col, key in ((0, "c"), (2, "w_o"), (4, "y")):
             ci.addItem(self.titles[key], row=0, col=col)
@@ -245,14 +253,15 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         self._apply_labels()
 
         # Outlines: the selected query's row of C and Y, the chosen head's block, the worked column of W^O.
-        qi = style.INK["query"]
-        g["c"].image.set_outlines({"row_i": Outline(QtCore.QRectF(0, i, width, 1), qi, 2.2)})
+        # on a dark ground the inks are light, as are the cells near 0: a dark halo under each outline
+        qi, chosen, halo = self.colours.ink["query"], self.colours.selected, self.colours.dark
+        g["c"].image.set_outlines({"row_i": Outline(QtCore.QRectF(0, i, width, 1), qi, 2.2, halo=halo)})
         if has_wo:
             c = self.column
-            g["y"].image.set_outlines({"row_i": Outline(QtCore.QRectF(0, i, d_out, 1), qi, 2.2),
-                                       "cell": Outline(QtCore.QRectF(c, i, 1, 1), style.SELECTED, 2.5)})
-            g["w_o"].image.set_outlines({"col": Outline(QtCore.QRectF(c, 0, 1, width), style.SELECTED, 2.0,
-                                                        dashed=True)})
+            g["y"].image.set_outlines({"row_i": Outline(QtCore.QRectF(0, i, d_out, 1), qi, 2.2, halo=halo),
+                                       "cell": Outline(QtCore.QRectF(c, i, 1, 1), chosen, 2.5, halo=halo)})
+            g["w_o"].image.set_outlines({"col": Outline(QtCore.QRectF(c, 0, 1, width), chosen, 2.0,
+                                                        dashed=True, halo=halo)})
         self._show_chosen()
         for grid in self.grids.values():
             if grid.values is not None and grid.vb.isVisible():
@@ -324,14 +333,15 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         font.setPointSizeF(TITLE_PT * scale)
         doc = QtGui.QTextDocument()
         doc.setDefaultFont(font)
-        colours = {"c": style.INK["value"], "w_o": style.FOREGROUND, "y": style.INK["output"]}
+        pal = self.colours
+        inks = {"c": pal.ink["value"], "w_o": pal.foreground, "y": pal.ink["output"]}
         self.shape_texts = {}
         for col, key in ((0, "c"), (2, "w_o"), (4, "y")):
             for kind, items in (("title", self.titles), ("shape", self.shapes)):
                 full, short = texts[(kind, key)]
                 doc.setHtml(full)
                 text = full if doc.idealWidth() + 8 <= widths[col] else short
-                colour = colours[key] if kind == "title" else style.FOREGROUND
+                colour = inks[key] if kind == "title" else pal.foreground
                 items[key].setText(text, size=f"{TITLE_PT * scale:g}pt", color=colour)
                 items[key].setMinimumWidth(0)  # never wider than its column
                 if kind == "shape" and widths[col] > 0:
@@ -348,6 +358,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         px_x, px_y = grid.px()
         fm = grid.metrics
         H = full.n_heads
+        ink = self.colours.ink
         spans = head_columns(full)
         texts = []  # (x, y, text, colour)
         path = QtGui.QPainterPath()
@@ -361,9 +372,9 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
                 if room < fm.horizontalAdvance(name) + 6:
                     name = f"O{h + 1}"
                 if room >= fm.horizontalAdvance(name) + 2:
-                    texts.append(((a + b) / 2, -top / 2, name, style.INK["value"]))
+                    texts.append(((a + b) / 2, -top / 2, name, ink["value"]))
                 if H > 1 and room >= fm.horizontalAdvance(self.block_shapes[h]) + 4:
-                    texts.append(((a + b) / 2, rows + bottom / 2, self.block_shapes[h], style.FOREGROUND))
+                    texts.append(((a + b) / 2, rows + bottom / 2, self.block_shapes[h], self.colours.foreground))
                 if h > 0:
                     path.moveTo(a, -top)
                     path.lineTo(a, rows)
@@ -372,12 +383,12 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             room = left * px_x - 4
             for r in range(0, rows, step):
                 name = fm.elidedText(full.tokens[r], Qt.TextElideMode.ElideRight, room)
-                texts.append((-left / 2, r + 0.5, name, style.INK["query"]))
+                texts.append((-left / 2, r + 0.5, name, ink["query"]))
         elif grid.name == "w_o":
             for h, (a, b) in enumerate(spans):
                 grid.bands[h].setRect(QtCore.QRectF(-left, a, left, b - a))
                 if (b - a) * px_y >= fm.height() - 2:
-                    texts.append((-left / 2, (a + b) / 2, f"O{h + 1}", style.INK["value"]))
+                    texts.append((-left / 2, (a + b) / 2, f"O{h + 1}", ink["value"]))
                 if h > 0:
                     path.moveTo(-left, a)
                     path.lineTo(cols, a)
@@ -395,7 +406,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         """y1, y2, ... over the output columns (of W^O and Y) when they fit."""
         step = max(1, int(np.ceil((fm.horizontalAdvance("y88") + 4) / max(px_x, 1e-9))))
         for c in range(0, cols, step):
-            texts.append((c + 0.5, -top / 2, f"y{c + 1}", style.INK["output"]))
+            texts.append((c + 0.5, -top / 2, f"y{c + 1}", self.colours.ink["output"]))
 
     def _show_chosen(self) -> None:
         full = self._full
@@ -404,7 +415,8 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         h = self.session.head
         a, b = head_columns(full)[h]
         rows = full.n
-        frame = Outline(QtCore.QRectF(a, 0, b - a, rows), style.SELECTED, 3.0) if full.n_heads > 1 else None
+        frame = (Outline(QtCore.QRectF(a, 0, b - a, rows), self.colours.selected, 3.0, halo=self.colours.dark)
+                 if full.n_heads > 1 else None)
         self.grids["c"].image.set_outlines({"head": frame})
         self.chosen_head = h
 
@@ -442,7 +454,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             return
         i, c, hovered = self._worked
         s = full.scenario
-        val, out = style.INK["value"], style.INK["output"]
+        val, out = self.colours.ink["value"], self.colours.ink["output"]
         tok = full.tokens[i]
         row_c = self._row(full.concat[i], head_columns(full))
         lines = [f"Row {i + 1} ‘{tok}’: <span style='color:{val}'><b>C</b> = [{row_c}]</span>"]
@@ -483,6 +495,13 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             g.metrics = QtGui.QFontMetricsF(f)
         for op in self.ops:
             op.setText(op.text, size=f"{OP_PT * theme.font_scale:g}pt")
+
+    def colours_changed(self, palette) -> None:
+        """A new palette: the grids' frames, and the titles written again (they are set only when their words
+        or room change)."""
+        for g in self.grids.values():
+            g.colours = palette
+        self._labels_key = None
 
     def text_scaled(self) -> None:
         """The theme has set the text sizes (and pyqtgraph made each label's minimum its whole text again):

@@ -674,8 +674,10 @@ class MixingPanel(Panel):
         self._update_text()
 
     def _repaint(self) -> None:
-        if self._result is not None and not self.showing_hint():
-            self.show_result(self._result, self.session.selection)
+        """Draw again after a choice made here (a column, a grid): from the session's result now, as a
+        change of the result would (a result kept from before can be older than the selection)."""
+        if self._result is not None:
+            self.refresh()
 
     # ----- drawing -------------------------------------------------------------------------
     def show_result(self, result, selection):

@@ -25,8 +25,8 @@ from qkv_engine import explain
 from qkv_engine.scenario import MAX_HEADS
 from qkv_engine.views import colour_levels
 
-from .. import style
-from .items import CellGridItem, Outline, nice_step, short_token
+from .. import colours, style
+from .items import CellGridItem, Outline, colour_map, nice_step, short_token
 from .items.captions import info_label, note_label, show_texts
 from .items.colour_scale import bar_titles, show_on_bar
 from .turned_axis import TurnableAxis
@@ -93,7 +93,8 @@ class _HeadView:
         self.vb.setMouseEnabled(False, False)
         self.image = CellGridItem("weights")
         self.vb.addItem(self.image)
-        self.keyAxis = TurnableAxis("bottom", textPen=style.INK["key"], pen=style.MUTED)
+        self.keyAxis = TurnableAxis("bottom")
+        colours.paint(self.keyAxis, panel.colours, pen="muted", text="ink_key")
         self.keyAxis.setStyle(tickFont=tick_font, tickLength=-3)
         self.keyAxis.linkToView(self.vb)
         self.shape = None
@@ -103,6 +104,7 @@ class _HeadView:
 class HeadsGridPanel(ThemedTextMixin, Panel):
     object_name = "headsPanel"
     title = "Heads side by side"
+    follows_colours = True
 
     def sizeHint(self) -> QtCore.QSize:
         return QtCore.QSize(560, 480)  # a dock opens wide enough for the pictures to be read
@@ -133,7 +135,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.canvas.setMinimumSize(120, 90)
         layout.addWidget(self.canvas, 1)
 
-        self.info = info_label(body, "headsInfo")
+        self.info = info_label(body, "headsInfo", self.colours)
         layout.addWidget(self.info)
 
         tick_font = QtGui.QFont()
@@ -148,12 +150,14 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         # Query names: one axis at the left of each row of heatmaps (the rows are the same tokens in every head).
         self.queryAxes = []
         for _ in range(MAX_HEADS):
-            axis = pg.AxisItem("left", textPen=style.INK["query"], pen=style.MUTED)
+            axis = pg.AxisItem("left")
+            colours.paint(axis, self.colours, pen="muted", text="ink_query")
             axis.setSizePolicy(QtWidgets.QSizePolicy.Policy.Fixed, QtWidgets.QSizePolicy.Policy.Expanding)
             axis.setStyle(tickFont=tick_font, tickLength=-3)
             self.queryAxes.append(axis)
-        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=style.colormap(), interactive=False, width=10,
-                                        label="weight", pen=style.FOREGROUND, colorMapMenu=False)
+        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colour_map("weights", self.colours),
+                                        interactive=False, width=10, label="weight", colorMapMenu=False)
+        colours.paint(self.colorbar, self.colours, table="weights")
         self.colorbar.getAxis("right").setStyle(tickFont=tick_font, hideOverlappingLabels=False)
         self._metrics = QtGui.QFontMetricsF(tick_font)
         for item in (*self.queryAxes, self.colorbar,
@@ -317,7 +321,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self._levels = levels
         high = np.broadcast_to(levels.high, (count, n, 1)) if levels.mode == "row" else [levels.high] * count
         why = result.masked_by if result.masked_by.any() else None  # the same masks in every head
-        cell = Outline(QtCore.QRectF(selection.key, selection.query, 1, 1), style.SELECTED, 2.0, halo=True)
+        cell = Outline(QtCore.QRectF(selection.key, selection.query, 1, 1), self.colours.selected, 2.0, halo=True)
         for h, v in enumerate(self.views[:count]):
             v.image.setData(full.heads[h].weights, (0.0, high[h]), masked_by=why)
             v.image.set_outlines({"cell": cell})
@@ -364,11 +368,11 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         for h, v in enumerate(self.views[:full.n_heads]):
             n, m = v.image.values.shape
             if h == chosen and full.n_heads > 1:
-                words, color = (f"head {h + 1} · chosen", f"head {h + 1} ✓", f"{h + 1} ✓"), style.SELECTED
-                frame = Outline(QtCore.QRectF(0, 0, m, n), style.SELECTED, 4.0)
+                words, color = (f"head {h + 1} · chosen", f"head {h + 1} ✓", f"{h + 1} ✓"), self.colours.selected
+                frame = Outline(QtCore.QRectF(0, 0, m, n), self.colours.selected, 4.0)
             else:
-                words, color = (f"head {h + 1}", f"h{h + 1}", f"{h + 1}"), "#555555"
-                frame = Outline(QtCore.QRectF(0, 0, m, n), style.MUTED, 1.0)
+                words, color = (f"head {h + 1}", f"h{h + 1}", f"{h + 1}"), self.colours.quiet_text
+                frame = Outline(QtCore.QRectF(0, 0, m, n), self.colours.muted, 1.0)
             v.image.set_outlines({"frame": frame})
             text = words[-1]
             for w in words:  # the longest that fits over its heatmap
@@ -457,7 +461,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
     def _set_info(self, h: int, i: int, j: int, prefix: str, arithmetic: str) -> None:
         result = self._full.heads[h]
         w = float(result.weights[i, j])
-        qi, kj = style.INK["query"], style.INK["key"]
+        qi, kj = self.colours.ink["query"], self.colours.ink["key"]
         masked = "" if result.allowed[i, j] else " (masked)"
         line = (f"{prefix}: head {h + 1}, <span style='color:{qi}'>query {i + 1} ‘{result.tokens[i]}’</span> → "
                 f"<span style='color:{kj}'>key {j + 1} ‘{result.key_tokens[j]}’</span>: weight "

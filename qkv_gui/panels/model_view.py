@@ -24,7 +24,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine.mask_view import reasons_from_allowed
 from qkv_engine.views import colour_levels, most_attended, pooled, strongest_heads, tile_grid
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .items import CellGridItem, Outline, label_step, short_token
 from .items.captions import info_label, note_label, show_texts
@@ -49,6 +49,7 @@ def tile_gap(n: int) -> int:
 class ModelViewPanel(ThemedTextMixin, Panel):
     object_name = "modelViewPanel"
     title = "Model view: every layer and head"
+    follows_colours = True
     empty_hint = "Open a trained model (File → Open model…) to see every layer and head of it here."
     headClicked = QtCore.Signal(int, int)  # (layer, head), 0-based: a tile was clicked
 
@@ -90,8 +91,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         for name in ("left", "top"):
             axis = self.plot.getAxis(name)
             axis.setStyle(tickFont=tick_font, tickLength=0, autoExpandTextSpace=True)
-            axis.setTextPen(pg.mkPen(style.FOREGROUND))
             axis.setPen(pg.mkPen(None))
+            colours.paint(axis, self.colours, text="foreground")
         self.grid = CellGridItem("weights")
         self.plot.addItem(self.grid)
         self.grid.cellHovered.connect(self._on_hover)
@@ -99,7 +100,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.grid.cellClicked.connect(self._on_click)
         layout.addWidget(self.canvas, 1)
 
-        self.info = info_label(body, "modelViewInfo")
+        self.info = info_label(body, "modelViewInfo", self.colours)
         layout.addWidget(self.info)
 
         self.listen(self.session.modelViewChanged, self._on_change)
@@ -130,8 +131,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         current = self.tile_rect(layer, head)
         row = QtCore.QRectF(current.left(), current.top() + self.query // self._factor, m, 1)
         self.grid.set_outlines({
-            "query": Outline(row, style.INK["query"], 1.5, dashed=True),
-            "current": Outline(current, style.SELECTED, 2.5, halo=True),
+            "query": Outline(row, self.colours.ink["query"], 1.5, dashed=True),
+            "current": Outline(current, self.colours.selected, 2.5, halo=True),
         })
         self._fit()
         scale = {"auto": "each tile from 0 to its own largest weight", "absolute": "0 to 1 in every tile",

@@ -32,7 +32,7 @@ import pyqtgraph as pg
 
 from qkv_engine import scaling_lab as lab_engine
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .decorations import Bars, line_item
 from .lazy_axes import set_ticks, set_title
@@ -51,10 +51,11 @@ RAW_LABEL = "raw q·k"
 HIST_HEADROOM = 1.7
 ROW_TOP = 1.45
 SCALED_LABEL = "q·k ÷ √d_k"
-RAW_COLOUR = style.MID_GREY
-SCALED_COLOUR = style.FILL["weight"]
-RAW_INK = style.DARK_GREY
-SCALED_INK = style.INK["weight"]
+#: The palette roles of raw and scaled: bars and lines, and words.
+RAW_COLOUR = "mid_grey"
+SCALED_COLOUR = "fill_weight"
+RAW_INK = "dark_grey"
+SCALED_INK = "ink_weight"
 
 
 def variance_text(v: float, predicted: float) -> str:
@@ -81,6 +82,7 @@ def _quiet(plot: pg.PlotItem) -> None:
 class ScalingLabPanel(Panel):
     object_name = "scalingLabPanel"
     title = "Lab · Why √d_k?"
+    follows_colours = True
 
     # ----- building -------------------------------------------------------------------------------
     def build(self, body):
@@ -148,16 +150,18 @@ class ScalingLabPanel(Panel):
         # Row 0: the two histograms on one score axis.
         self.raw_hist = self.view.addPlot(row=0, col=0, enableMenu=False)
         self.scaled_hist = self.view.addPlot(row=0, col=1, enableMenu=False)
-        self.raw_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(RAW_INK, width=1),
-                                        brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
-        self.scaled_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(SCALED_INK, width=1),
-                                           brush=_brush(SCALED_COLOUR, 200))
+        pal = self.colours
+        self.raw_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(pal.colour(RAW_INK), width=1),
+                             brush=_brush(pal.colour(RAW_COLOUR), 255, Qt.BrushStyle.BDiagPattern))
+        self.scaled_bars = Bars(x0=[], width=[], height=[], pen=pg.mkPen(pal.colour(SCALED_INK), width=1),
+                                brush=_brush(pal.colour(SCALED_COLOUR), 200))
         self.hist_text = {}
         for name, plot, bars, ink in (("raw", self.raw_hist, self.raw_bars, RAW_INK),
                                       ("scaled", self.scaled_hist, self.scaled_bars, SCALED_INK)):
             _quiet(plot)
             plot.addItem(bars)
-            text = TextLabel("", color=ink, anchor=(0, 0))
+            text = TextLabel("", color=pal.colour(ink), anchor=(0, 0))
+            colours.paint(text, pal, text=ink)
             plot.addItem(text, ignoreBounds=True)
             self.hist_text[name] = text
             plot.getAxis("left").setLabel("how many")
@@ -169,10 +173,14 @@ class ScalingLabPanel(Panel):
         # Row 1: one softmax row, without and with scaling.
         self.raw_row_plot = self.view.addPlot(row=1, col=0, enableMenu=False)
         self.scaled_row_plot = self.view.addPlot(row=1, col=1, enableMenu=False)
-        self.raw_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(RAW_INK, width=1),
-                                            brush=_brush(RAW_COLOUR, 255, Qt.BrushStyle.BDiagPattern))
-        self.scaled_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(SCALED_INK, width=1),
-                                               brush=_brush(SCALED_COLOUR, 200))
+        self.raw_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(pal.colour(RAW_INK), width=1),
+                                 brush=_brush(pal.colour(RAW_COLOUR), 255, Qt.BrushStyle.BDiagPattern))
+        self.scaled_row_bars = Bars(x=[], width=0.8, height=[], pen=pg.mkPen(pal.colour(SCALED_INK), width=1),
+                                    brush=_brush(pal.colour(SCALED_COLOUR), 200))
+        for bars, pen, brush in ((self.raw_bars, RAW_INK, RAW_COLOUR), (self.scaled_bars, SCALED_INK, SCALED_COLOUR),
+                                 (self.raw_row_bars, RAW_INK, RAW_COLOUR),
+                                 (self.scaled_row_bars, SCALED_INK, SCALED_COLOUR)):
+            colours.paint(bars, pal, pen=pen, brush=brush if brush == RAW_COLOUR else (brush, 200))
         self.row_text = {}
         for name, plot, bars, ink in (("raw", self.raw_row_plot, self.raw_row_bars, RAW_INK),
                                       ("scaled", self.scaled_row_plot, self.scaled_row_bars, SCALED_INK)):
@@ -181,7 +189,8 @@ class ScalingLabPanel(Panel):
             plot.setYRange(0.0, ROW_TOP, padding=0)
             plot.getAxis("left").setTicks([[(0.0, "0"), (0.5, "0.5"), (1.0, "1")], []])
             plot.getAxis("bottom").setLabel("key")
-            text = TextLabel("", color=ink, anchor=(0, 0))
+            text = TextLabel("", color=pal.colour(ink), anchor=(0, 0))
+            colours.paint(text, pal, text=ink)
             text.setPos(0.4, ROW_TOP)
             plot.addItem(text, ignoreBounds=True)
             self.row_text[name] = text
@@ -200,13 +209,17 @@ class ScalingLabPanel(Panel):
             plot.getAxis("bottom").setTicks(ticks)
             plot.getAxis("bottom").setLabel("d_k")
             plot.setXRange(-0.4, len(lab_engine.SWEEP_DKS) - 0.4, padding=0)
-            raw = pg.PlotDataItem(pen=pg.mkPen(RAW_INK, width=2, style=Qt.PenStyle.DashLine), symbol="s",
-                                  symbolSize=6, symbolPen=pg.mkPen(RAW_INK), symbolBrush=pg.mkBrush(style.BACKGROUND))
-            scaled = pg.PlotDataItem(pen=pg.mkPen(SCALED_COLOUR, width=2), symbol="o", symbolSize=6,
-                                     symbolPen=pg.mkPen(SCALED_INK), symbolBrush=pg.mkBrush(SCALED_COLOUR))
+            raw_ink, scaled_fill = pal.colour(RAW_INK), pal.colour(SCALED_COLOUR)
+            raw = pg.PlotDataItem(pen=pg.mkPen(raw_ink, width=2, style=Qt.PenStyle.DashLine), symbol="s",
+                                  symbolSize=6, symbolPen=pg.mkPen(raw_ink), symbolBrush=pg.mkBrush(pal.background))
+            scaled = pg.PlotDataItem(pen=pg.mkPen(scaled_fill, width=2), symbol="o", symbolSize=6,
+                                     symbolPen=pg.mkPen(pal.colour(SCALED_INK)), symbolBrush=pg.mkBrush(scaled_fill))
+            colours.paint(raw, pal, pen=RAW_INK, symbol_pen=RAW_INK, symbol_brush="background")
+            colours.paint(scaled, pal, pen=SCALED_COLOUR, symbol_pen=SCALED_INK, symbol_brush=SCALED_COLOUR)
             plot.addItem(raw)
             plot.addItem(scaled)
-            mark = line_item(plot, pg.mkPen(style.SELECTED, width=1.5))  # the chosen d_k, top to bottom
+            mark = line_item(plot, pg.mkPen(pal.selected, width=1.5))  # the chosen d_k, top to bottom
+            colours.paint(mark, pal, pen="selected")
             self.sweep_lines[name] = (raw, scaled)
             self.dk_marks[name] = mark
         self.weight_sweep.setYRange(-0.03, 1.1, padding=0)
@@ -231,7 +244,7 @@ class ScalingLabPanel(Panel):
         self.caption.setObjectName("labCaption")
         self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setWordWrap(True)
-        self.caption.setStyleSheet(f"color: {style.SOFT_TEXT}; font-style: italic;")
+        colours.sheet(self.caption, "color: $soft_text; font-style: italic;", pal)
         self.caption.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         words.addWidget(steady_box(self.caption))
         words.addStretch(0)
@@ -390,11 +403,12 @@ class ScalingLabPanel(Panel):
             mark.setLine(math.log2(d), -1.0, math.log2(d), 2.0)  # the sweeps' y ranges lie inside -1..2
         set_title(self.weight_sweep, "largest weight", size=f"{self._title_pt()}pt")
         set_title(self.grad_sweep, "largest gradient", size=f"{self._title_pt()}pt")
+        pal = self.colours
         self.sweep_legend.setText(
-            f"<span style='color:{RAW_INK}'>- -□- - raw</span>&nbsp;&nbsp; "
-            f"<span style='color:{SCALED_INK}'>—●— ÷ √d_k</span>&nbsp;&nbsp; "
+            f"<span style='color:{pal.colour(RAW_INK)}'>- -□- - raw</span>&nbsp;&nbsp; "
+            f"<span style='color:{pal.colour(SCALED_INK)}'>—●— ÷ √d_k</span>&nbsp;&nbsp; "
             f"<b>│</b> now d_k = {d}&nbsp;&nbsp; "
-            f"<span style='color:{style.QUIET_TEXT}'>(each point: mean of {sw.rows} rows)</span>")
+            f"<span style='color:{pal.quiet_text}'>(each point: mean of {sw.rows} rows)</span>")
 
         self.table.setText(self.table_html(lab))
         self.caption.setText(self.caption_text(lab))
@@ -416,8 +430,8 @@ class ScalingLabPanel(Panel):
         nums = self.row_numbers(lab)
         most = style.fmt(math.log2(lab.row_length), 2)
         head = (f"<tr><th align='left'>one row<br>of {lab.row_length}</th>"
-                f"<th style='color:{RAW_INK}'>&nbsp;{RAW_LABEL}&nbsp;</th>"
-                f"<th style='color:{SCALED_INK}'>&nbsp;{SCALED_LABEL}&nbsp;</th></tr>")
+                f"<th style='color:{self.colours.colour(RAW_INK)}'>&nbsp;{RAW_LABEL}&nbsp;</th>"
+                f"<th style='color:{self.colours.colour(SCALED_INK)}'>&nbsp;{SCALED_LABEL}&nbsp;</th></tr>")
         rows = []
         for k, label in enumerate(("largest weight", f"spread, bits<br>(even: {most})", "largest gradient")):
             rows.append(f"<tr><td>{label}</td><td align='center'>{nums['raw'][k]}</td>"

@@ -237,9 +237,10 @@ class SummaryPanel(Panel):
                    text="dot → relevance")
         # each number under its step, its name above it; the score a little to the right of the dot (the arrow
         # from k comes in from the lower left)
-        self._text("dot_value", P["dot"][0] + 10, P["dot"][1] + 20, 80, style.FOREGROUND)
+        # narrow boxes, a gap between them: at a presenter's text size the score and the scaled score met
+        self._text("dot_value", P["dot"][0] + 4, P["dot"][1] + 20, 62, style.FOREGROUND)
         self._text("scale_title", P["scale"][0], P["scale"][1] - 10, scale_w, style.FOREGROUND, bold=True)
-        self._text("scale_value", P["scale"][0], P["scale"][1] + 20, 90, style.FOREGROUND)
+        self._text("scale_value", P["scale"][0] + 6, P["scale"][1] + 20, 70, style.FOREGROUND)
         self._text("softmax_title", P["softmax"][0], P["softmax"][1] - 10, soft_w, I["weight"], bold=True,
                    text="softmax")
         self._text("softmax_note", P["softmax"][0], P["softmax"][1] - 56, 124, I["weight"])

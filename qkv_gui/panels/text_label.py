@@ -11,12 +11,16 @@ its text, font, anchor or angle change.
 
 For code written against ``pg.TextItem``, ``setText(text, color=)``, ``setAnchor``, ``setAngle``,
 ``setColor``, ``toPlainText()`` and ``textItem`` (the item itself) are kept.
+
+A label made without a colour is drawn in the palette's foreground, and follows a new palette
+(``colours.paint`` role "text": "foreground"); a colour set with ``setColor`` or ``setText(text, color=)``
+is the panel's own to change.
 """
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .. import style
+from .. import colours, style
 
 #: Room between the text and the edge of its box, in pixels (a ``pg.TextItem`` leaves 4).
 MARGIN = 4.0
@@ -49,7 +53,11 @@ class TextLabel(QtWidgets.QGraphicsSimpleTextItem):
         self._box = None  # a QGraphicsRectItem behind the text, made when a fill or border is set
         self._fill = QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush)
         self._border = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
-        self.setColor(style.FOREGROUND if color is None else color)
+        if color is None:  # the palette's foreground, following a new palette
+            self.setColor(style.FOREGROUND)
+            self.setData(colours.ROLES_KEY, {"text": "foreground"})
+        else:
+            self.setColor(color)
         if font is not None:
             super().setFont(font)
         super().setText(text)
@@ -72,9 +80,19 @@ class TextLabel(QtWidgets.QGraphicsSimpleTextItem):
         return self
 
     def setColor(self, color) -> None:  # noqa: N802
+        """Draw the text in ``color``, from now on the panel's own (a new palette leaves it as it is)."""
+        roles = self.data(colours.ROLES_KEY)
+        if roles and "text" in roles:
+            self.setData(colours.ROLES_KEY, {k: v for k, v in roles.items() if k != "text"} or None)
         if color != self._color:
             self._color = color
             self.setBrush(_brush(color))
+
+    def set_painted_colour(self, color: QtGui.QColor) -> None:
+        """Draw the text in ``color`` for the role ``colours.paint`` gave it (the role stays)."""
+        if color != self._color:
+            self._color = QtGui.QColor(color)
+            self.setBrush(QtGui.QBrush(color))
 
     def color(self) -> QtGui.QColor:
         return self.brush().color()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from PySide6 import QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqtgraph)
 import pyqtgraph as pg
 
+from .. import colours
 from .base import _BASE_FONT
 from .text_label import TextLabel
 
@@ -79,7 +80,8 @@ class ThemedTextMixin:
 class TextPool:
     """Labels (``TextLabel``) in one plot or ViewBox, made on demand and reused; ``take(k)`` returns k
     visible labels and hides the rest. Labels made between two repaints get the theme's font scale at once.
-    A label takes ``setText(text, color=)``, ``setPos(x, y)``, and ``fill``/``border`` for a box."""
+    A label takes ``setText(text, color=)``, ``setPos(x, y)``, and ``fill``/``border`` for a box. A label made
+    without a colour takes the palette of its picture."""
 
     def __init__(self, parent_plot, anchor=(0.5, 0.5), font: QtGui.QFont | None = None, z: float = 20,
                  color=None):
@@ -98,6 +100,9 @@ class TextPool:
             adopt_text(item, self.scale)
             item.setZValue(self.z)
             self.plot.addItem(item, ignoreBounds=True)
+            palette = getattr(item.scene(), "qkv_colours", None)  # the picture's palette (colours.recolour_scene)
+            if palette is not None:
+                colours.repaint(item, palette)
             self.items.append(item)
         for item in self.items[count:self.shown]:
             item.hide()

@@ -28,7 +28,7 @@ import pyqtgraph as pg
 from qkv_engine import ScenarioError, explain, parse_number, training
 from qkv_engine.scenario import head_grids
 
-from .. import style
+from .. import colours
 from .base import Panel
 from .items import CellGridItem, label_step, short_token
 from .items.target_look import show_target, target_cells
@@ -52,7 +52,8 @@ OUTPUT_WEIGHT = 1.0
 #: The grid of weights and the loss curve never get less than this (pixels) between them.
 CANVAS_MIN_PX = 260
 LEARNABLE = (("w_q", "W^Q"), ("w_k", "W^K"), ("w_v", "W^V"), ("x", "embeddings x"))
-CURVE_PEN = style.INK["weight"]
+#: The palette role of the loss curve.
+CURVE_PEN = "ink_weight"
 
 
 def parse_numbers(text: str) -> list:
@@ -72,6 +73,7 @@ def named(count: int, step: int, wanted: set) -> list:
 class TrainPanel(Panel):
     object_name = "trainPanel"
     title = "Learn the weights"
+    follows_colours = True
     empty_hint = "Type a sentence: learning needs tokens to look at each other."
     model_hint = ("Learning the weights works on the hand-made examples. A trained model has learned its "
                   "weights already: open a hand-made example (File menu) to watch learning happen.")
@@ -148,7 +150,7 @@ class TrainPanel(Panel):
         for name, role in (("left", "query"), ("bottom", "key")):
             axis = self.plot.getAxis(name)
             axis.setStyle(tickLength=-3)
-            axis.setTextPen(pg.mkPen(style.INK[role]))
+            colours.paint(axis, self.colours, pen="foreground", text=f"ink_{role}")
         self.plot.setTitle("Weights now (click a cell to aim at it)", size="9pt")
         self.image = CellGridItem("weights")
         self.plot.addItem(self.image)
@@ -160,7 +162,8 @@ class TrainPanel(Panel):
         self.lossPlot.getAxis("left").enableAutoSIPrefix(False)
         self.lossPlot.getAxis("bottom").enableAutoSIPrefix(False)
         # a plain line through one point per step (dots for a hundred points cost more than all the rest)
-        self.curve = pg.PlotDataItem(pen=pg.mkPen(CURVE_PEN, width=2))
+        self.curve = pg.PlotDataItem(pen=pg.mkPen(self.colours.colour(CURVE_PEN), width=2))
+        colours.paint(self.curve, self.colours, pen=CURVE_PEN)
         self._drawn = None  # (which list of losses, how many points) the curve draws now
         self.lossPlot.setTitle("Loss before each step", size="9pt")
         self.lossPlot.addItem(self.curve)
@@ -297,6 +300,11 @@ class TrainPanel(Panel):
             self._settings_changed()  # (and the target output follows its rows)
         if self._result_shown():
             show_target(self.image, target)
+            if target is not None:  # the boxes show the target's first cell (as after a repaint)
+                i, j = target_cells(target)[0]
+                if i < self.queryCombo.count() and j < self.keyCombo.count():
+                    self.queryCombo.setCurrentIndex(i)
+                    self.keyCombo.setCurrentIndex(j)
             self._update_status()
 
     # ----- settings -----------------------------------------------------------------------------
@@ -494,7 +502,7 @@ class TrainPanel(Panel):
     # ----- what is shown ----------------------------------------------------------------------------
     def say(self, text: str) -> None:
         """A one-line message where the teacher looks: the status line under the buttons."""
-        self.status.setText(f"<span style='color:{style.WARN}'>{text}</span>")
+        self.status.setText(f"<span style='color:{self.colours.warn}'>{text}</span>")
         self.session.message.emit(text)
 
     def _result_shown(self) -> bool:
@@ -572,7 +580,7 @@ class TrainPanel(Panel):
         try:
             now = training.loss(s, target, self.session.head)
         except ScenarioError as exc:
-            self.status.setText(f"<span style='color:{style.WARN}'>{exc}</span>")
+            self.status.setText(f"<span style='color:{self.colours.warn}'>{exc}</span>")
             return
         pairs = f"'{s.tokens[i]}' \u2192 '{s.key_tokens[j]}'"
         more = f" and {len(cells) - 1} more cell{'s' if len(cells) > 2 else ''}" if len(cells) > 1 else ""

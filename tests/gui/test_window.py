@@ -382,22 +382,13 @@ def test_layout_is_remembered_across_a_real_restart(tmp_path):
     # Two processes, one settings file: in one process QSettings hands back the very values it was
     # given, so only a real restart shows what the file gives back (every number as text).
     import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    from .restart import run_twice
+
     screen = tmp_path / "screen.json"  # a screen with room for the window (the default one is 800 x 800)
     screen.write_text(json.dumps({"screens": [{"name": "wide", "x": 0, "y": 0, "width": 2600, "height": 1600,
                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
-    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "PYTHONPATH": str(root)}
-    runs = []
-    for which in ("first", "second"):
-        out = subprocess.run([sys.executable, "-c", RESTART, str(tmp_path / "settings.ini"), str(tmp_path / "rec"),
-                              which], capture_output=True, text=True, timeout=120, cwd=str(root), env=env)
-        assert out.returncode == 0, out.stderr
-        runs.append(out.stdout)
+    runs = run_twice(RESTART, tmp_path, screen)
     before, seen = (json.loads(run.strip().splitlines()[-1]) for run in runs)
     assert seen["weights"] is False and seen["tokens"] is True  # the hidden dock stays hidden
     assert seen["experiments"] == ["dockScalingLab"]  # the open experiment is back

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from ... import colours, style
+
 Qt = QtCore.Qt
 
 #: Narrower than this, a panel shows the short form of its words.
@@ -19,8 +21,9 @@ def note_label(parent: QtWidgets.QWidget, object_name: str) -> QtWidgets.QLabel:
     return label
 
 
-def info_label(parent: QtWidgets.QWidget, object_name: str) -> QtWidgets.QLabel:
-    """The small, selectable info line under the picture."""
+def info_label(parent: QtWidgets.QWidget, object_name: str, palette: style.Palette = style.STANDARD) -> QtWidgets.QLabel:
+    """The small, selectable info line under the picture (in the soft text colour of ``palette``; a panel
+    sets it again for a new palette)."""
     label = QtWidgets.QLabel(parent)
     label.setObjectName(object_name)
     label.setWordWrap(True)
@@ -28,7 +31,7 @@ def info_label(parent: QtWidgets.QWidget, object_name: str) -> QtWidgets.QLabel:
     font = label.font()
     font.setPointSize(8)
     label.setFont(font)
-    label.setStyleSheet("color: #333; padding: 0 4px;")
+    colours.sheet(label, "color: $soft_text; padding: 0 4px;", palette)
     return label
 
 

@@ -18,6 +18,10 @@ get the one mask look (``mask_look``). Numbers are written in the cells only whe
 row and column bands, frames) and numbers are drawn in view pixels, so they keep their width at any
 zoom and need no cosmetic pens (which some SVG renderers draw hundreds of pixels wide).
 
+Colours (the tables, the mask look, the inks of the numbers, the veil and cross, the halo under outlines)
+come from the grid's palette, ``set_colours(palette)`` (the standard one until a panel sets another);
+outlines bring their own colour.
+
 Signals: ``cellHovered(i, j)`` when the mouse comes onto a cell, ``cellLeft()`` when it leaves the cells,
 ``cellClicked(i, j)`` on a left click. With ``set_header_cells(left, top)`` the strips just left of and
 above the cells count too, as (i, -1) for a row's strip and (-1, j) for a column's.
@@ -32,7 +36,8 @@ import pyqtgraph as pg
 
 from qkv_engine.explain import fixed
 
-from .colour_tables import DARK_INK, LIGHT_INK, ink, table_argb
+from ... import style
+from .colour_tables import ink, table_argb
 from .mask_look import mask_paths, paint_mask
 
 Qt = QtCore.Qt
@@ -45,21 +50,22 @@ MAX_NUMBERS = 400
 NUMBER_PT = 8.0
 #: In SVG and PDF files the cells are an image of about this many pixels a side (see _export_image).
 EXPORT_PX = 1024
-#: A knocked-out tile (model view) is veiled with this and crossed.
-VEIL = QtGui.QColor(255, 255, 255, 170)
-CROSS = "#555555"
+#: A knocked-out tile (model view) is veiled with this and crossed (the standard palette's colours).
+VEIL = QtGui.QColor(*style.STANDARD.veil)
+CROSS = style.STANDARD.cross
 
 
 @dataclass(frozen=True)
 class Outline:
     """A rectangle drawn around cells: ``rect`` in cell units, ``width`` in view pixels (times the theme's
-    line scale); ``halo``: a white line under it, so that it reads on any colour."""
+    line scale); ``halo``: a line in the palette's halo colour (white, or black on dark) under it, so that it
+    reads on any colour."""
 
     rect: QtCore.QRectF
     color: str
     width: float = 2.0
     dashed: bool = False
-    halo: bool = False
+    halo: bool = False  # a line in the palette's halo colour under it
 
 
 def two_decimals(v: float) -> str:
@@ -91,6 +97,7 @@ class CellGridItem(pg.GraphicsObject):
         self.font = QtGui.QFont()
         self.font.setPointSizeF(NUMBER_PT)
         self.line_scale = 1.0
+        self.colours = style.STANDARD  # the palette (set_colours)
         self._metrics = QtGui.QFontMetricsF(self.font)
         self._index = None  # n x m uint8 colour-table index of every cell
         self._nan = None  # n x m bool of the empty cells, or None when there are none
@@ -179,7 +186,7 @@ class CellGridItem(pg.GraphicsObject):
         index = self._index
         if softened and self.soften:
             index = np.rint(127.5 + (index - 127.5) / self.soften).astype(np.uint8)
-        pixels = table_argb(self.colormap)[index]  # n x m x 4, a new array, in the painter's own format
+        pixels = table_argb(self.colormap, self.colours)[index]  # n x m x 4, a new array, in the painter's own format
         if self._nan is not None:
             pixels[self._nan] = 0  # empty: transparent, the background shows
         n, m = index.shape
@@ -221,6 +228,15 @@ class CellGridItem(pg.GraphicsObject):
         if (left, top) != self._headers:
             self.prepareGeometryChange()
             self._headers = (float(left), float(top))
+
+    def set_colours(self, palette: style.Palette) -> None:
+        """Draw in ``palette``: its colour tables, mask look, inks, veil and halo."""
+        if palette is self.colours:
+            return
+        self.colours = palette
+        if self._index is not None:
+            self._build_image(self._softened)
+        self.update()
 
     def set_theme_scale(self, font_scale: float, line_scale: float) -> None:
         self.font.setPointSizeF(NUMBER_PT * font_scale)
@@ -348,9 +364,10 @@ class CellGridItem(pg.GraphicsObject):
         try:  # the painter's state is restored whatever happens (a painter left saved crashes the view)
             p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, False)
             p.drawImage(QtCore.QRectF(0, 0, m, n), self._export_image() if vector else self._image)
-            paint_mask(p, self._cover, self._hatches, self._runs, dev if vector else None)
+            paint_mask(p, self._cover, self._hatches, self._runs, dev if vector else None, self.colours)
+            veil = QtGui.QColor(*self.colours.veil)
             for rect in self._veils:
-                p.fillRect(rect, VEIL)
+                p.fillRect(rect, veil)
             if dev is not None:
                 # the rest in view pixels: the painter maps them onto its device (the screen, or an export)
                 p.setTransform(dev.inverted()[0] * p.transform())
@@ -374,7 +391,7 @@ class CellGridItem(pg.GraphicsObject):
         if not cells:
             return
         sx, sy = dev.m11(), dev.m22()
-        light = ink(self.colormap)
+        light = ink(self.colormap, self.colours)
         index = self._index
         if self._softened and self.soften:
             index = np.rint(127.5 + (index - 127.5) / self.soften).astype(np.uint8)
@@ -382,8 +399,7 @@ class CellGridItem(pg.GraphicsObject):
         flags = int(Qt.AlignmentFlag.AlignCenter)
         ox, oy = origin.x(), origin.y()
         values, fmt = self.values, self.fmt
-        for colour in (LIGHT_INK, DARK_INK):
-            want = colour == LIGHT_INK
+        for want, colour in ((True, self.colours.light_ink), (False, self.colours.dark_ink)):
             p.setPen(QtGui.QColor(colour))
             for i, j in cells:
                 if bool(light[index[i, j]]) != want:
@@ -402,13 +418,13 @@ class CellGridItem(pg.GraphicsObject):
         p.setBrush(Qt.BrushStyle.NoBrush)
         for rect in self._veils:
             r = dev.mapRect(rect)
-            p.setPen(self._pen(CROSS, 1.5))
+            p.setPen(self._pen(self.colours.cross, 1.5))
             p.drawLine(r.topLeft(), r.bottomRight())
             p.drawLine(r.topRight(), r.bottomLeft())
         for outline in self._outlines.values():
             r = dev.mapRect(outline.rect)
             if outline.halo:
-                p.setPen(self._pen("#FFFFFF", outline.width + 2.5))
+                p.setPen(self._pen(self.colours.halo, outline.width + 2.5))
                 p.drawRect(r)
             p.setPen(self._pen(outline.color, outline.width, outline.dashed))
             p.drawRect(r)

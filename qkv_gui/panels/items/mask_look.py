@@ -2,7 +2,9 @@
 
 Diagonal lines for the causal mask, upright lines for a padding key, a cross for a cell blocked by hand.
 The cover is opaque, so a masked cell never shows the colour of 0 (it is not "small", it is not there).
-``mask_icon`` draws the same look in a small square, for buttons and legends.
+``mask_icon`` draws the same look in a small square, for buttons and legends. The cover and the hatch
+take their colours from the palette (``mask_fill``, ``mask_hatch``); ``MASK_FILL`` and ``MASK_HATCH`` are
+the standard palette's.
 """
 from __future__ import annotations
 
@@ -17,8 +19,8 @@ from ... import style
 
 Qt = QtCore.Qt
 
-MASK_FILL = QtGui.QColor(226, 226, 226)
-MASK_HATCH = QtGui.QColor(105, 105, 105)
+MASK_FILL = QtGui.QColor(style.STANDARD.mask_fill)
+MASK_HATCH = QtGui.QColor(style.STANDARD.mask_hatch)
 #: The hatch of each mask reason: it carries the reason without colour.
 MASK_PATTERN = {
     MASK_CAUSAL: Qt.BrushStyle.BDiagPattern,  # diagonal lines
@@ -50,29 +52,37 @@ def mask_paths(masked_by) -> tuple:
 HATCH_STEP = 8.0
 
 
+def mask_colours(palette: style.Palette | None = None) -> tuple:
+    """(cover, hatch) QColors of a palette (default: the one in use)."""
+    pal = palette or style.current()
+    return QtGui.QColor(pal.mask_fill), QtGui.QColor(pal.mask_hatch)
+
+
 def paint_mask(p: QtGui.QPainter, cover: QtGui.QPainterPath, hatches: dict, runs: dict | None = None,
-               device: QtGui.QTransform | None = None) -> None:
+               device: QtGui.QTransform | None = None, palette: style.Palette | None = None) -> None:
     """Cover, then hatch, with the painter in cell units (hatch patterns stay a few pixels wide). With
     ``device`` (cell units -> pixels of the view, for a vector file) the hatches are drawn as lines cut to
-    each run of masked cells."""
+    each run of masked cells. Colours from ``palette`` (default: the one in use)."""
     if cover.isEmpty():
         return
-    p.fillPath(cover, MASK_FILL)
+    fill, hatch = mask_colours(palette)
+    p.fillPath(cover, fill)
     for reason, path in hatches.items():
         if path.isEmpty():
             continue
         if device is None:
-            p.fillPath(path, QtGui.QBrush(MASK_HATCH, MASK_PATTERN[reason]))
+            p.fillPath(path, QtGui.QBrush(hatch, MASK_PATTERN[reason]))
         else:
-            _hatch_lines(p, runs[reason], reason, device)
+            _hatch_lines(p, runs[reason], reason, device, hatch)
 
 
-def _hatch_lines(p: QtGui.QPainter, runs: np.ndarray, reason: int, device: QtGui.QTransform) -> None:
+def _hatch_lines(p: QtGui.QPainter, runs: np.ndarray, reason: int, device: QtGui.QTransform,
+                 hatch: QtGui.QColor) -> None:
     """The hatch of ``reason`` as lines HATCH_STEP view pixels apart over each run (row i, columns a..b),
     every line cut to its run's rectangle; one phase for all runs, so neighbouring runs join up."""
     p.save()
     p.setTransform(device.inverted()[0] * p.transform())  # draw in view pixels
-    pen = QtGui.QPen(MASK_HATCH)
+    pen = QtGui.QPen(hatch)
     pen.setWidthF(1.0)
     p.setPen(pen)
     lines = []
@@ -98,17 +108,19 @@ def _hatch_lines(p: QtGui.QPainter, runs: np.ndarray, reason: int, device: QtGui
     p.restore()
 
 
-def mask_icon(kind: str, size: int = 16) -> QtGui.QIcon:
+def mask_icon(kind: str, size: int = 16, palette: style.Palette | None = None) -> QtGui.QIcon:
     """A small square in the look of a cell: "select" (an outlined open cell), "causal" (a masked corner),
-    "block" or "padding" (a masked cell); mode buttons double as the legend of the hatches."""
+    "block" or "padding" (a masked cell); mode buttons double as the legend of the hatches. In ``palette``
+    (default: the one in use)."""
+    pal = palette or style.current()
     pix = QtGui.QPixmap(size, size)
     pix.fill(Qt.GlobalColor.transparent)
     p = QtGui.QPainter(pix)
     cell = QtCore.QRectF(1.5, 1.5, size - 3, size - 3)
-    open_colour = QtGui.QColor(style.colormap().map(0.45, mode="qcolor"))
+    open_colour = QtGui.QColor(pg.colormap.get(pal.weights_map).map(0.45, mode="qcolor"))
     if kind == "select":
         p.fillRect(cell, open_colour)
-        pen = QtGui.QPen(QtGui.QColor(style.SELECTED))
+        pen = QtGui.QPen(QtGui.QColor(pal.selected))
         pen.setWidthF(2.0)
         p.setPen(pen)
         p.drawRect(cell)
@@ -122,8 +134,8 @@ def mask_icon(kind: str, size: int = 16) -> QtGui.QIcon:
         else:
             path.addRect(cell)
             reason = MASK_BLOCKED if kind == "block" else MASK_PADDING
-        paint_mask(p, path, {reason: path})
-        p.setPen(QtGui.QPen(MASK_HATCH))
+        paint_mask(p, path, {reason: path}, palette=pal)
+        p.setPen(QtGui.QPen(mask_colours(pal)[1]))
         p.drawRect(cell)
     p.end()
     return QtGui.QIcon(pix)

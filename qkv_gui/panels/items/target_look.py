@@ -1,5 +1,6 @@
 """How a training target looks on a grid of weights: each cell it asks for outlined, dashed, in the
-target colour over a white halo (dashes and colour both differ from the selected cell's solid black).
+target colour over a halo (dashes and colour both differ from the selected cell's solid outline); the colours
+are those of the grid's palette.
 
     show_target(grid, session.train_target)     # a CellGridItem; None removes the outlines
 """
@@ -8,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore
 
-from ... import style
 from .cell_grid import CellGridItem, Outline
 
 #: Outline names start with this, so the target's outlines can be told from the others.
@@ -28,7 +28,8 @@ def show_target(grid: CellGridItem, target) -> None:
     cells = target_cells(target)
     if target is not None and np.shape(target) != grid.values.shape:
         cells = []  # a target for other tokens (the grid has not caught up yet)
-    wanted = {f"{PREFIX}{i},{j}": Outline(QtCore.QRectF(j, i, 1, 1), style.TARGET, WIDTH, dashed=True, halo=True)
+    colour = grid.colours.target
+    wanted = {f"{PREFIX}{i},{j}": Outline(QtCore.QRectF(j, i, 1, 1), colour, WIDTH, dashed=True, halo=True)
               for i, j in cells}
     stale = {name: None for name in grid.outlines if name.startswith(PREFIX) and name not in wanted}
     grid.set_outlines({**stale, **wanted})
