@@ -308,7 +308,9 @@ def _apply(item, p: style.Palette, roles: dict) -> None:
                 item._qkv_table = made
     elif isinstance(item, pg.LabelItem):
         if "text" in c and qcolor(item.opts.get("color") or "#000000") != c["text"]:
-            item.setText(item.text, color=c["text"].name(QtGui.QColor.NameFormat.HexArgb))
+            # pyqtgraph reads '#RRGGBBAA' where Qt writes '#AARRGGBB': an opaque colour as '#RRGGBB'
+            colour = c["text"]
+            item.setText(item.text, color=colour.name() if colour.alpha() == 255 else colour)
     elif isinstance(item, TextLabel):
         if "text" in c:
             item.set_painted_colour(c["text"])
