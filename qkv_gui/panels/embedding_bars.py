@@ -152,6 +152,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._query = 0
         self._narrow = False
         self._features = None
+        self._selection = None
         self.y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
