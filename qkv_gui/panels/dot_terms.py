@@ -37,7 +37,7 @@ class DotTerms(QtWidgets.QWidget):
         self.colours = style.STANDARD  # its colours (the panel's palette)
         self._colours = table("signed", self.colours)
 
-    def set_palette(self, palette: style.Palette) -> None:
+    def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
         self._colours = table("signed", palette)
         self.update()

@@ -104,7 +104,7 @@ class RelevanceMeter(QtWidgets.QWidget):
         self.end_texts = ("-1", "+1")  # the dial's end labels as last drawn
         self.colours = style.STANDARD  # its colours (the panel's palette)
 
-    def set_palette(self, palette: style.Palette) -> None:
+    def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
         self.update()
 
@@ -187,7 +187,7 @@ class NumbersTable(QtWidgets.QWidget):
         self.show_rule = True  # the rule under the numbers (a narrow panel keeps it in the tooltip)
         self.colours = style.STANDARD  # its colours (the panel's palette)
 
-    def set_palette(self, palette: style.Palette) -> None:
+    def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
         self.update()
 
@@ -393,7 +393,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def colours_changed(self, palette) -> None:
         """The painted parts (numbers, meter, terms) and the dots' brushes in ``palette``."""
         for part in (self.numbers, self.meter, self.terms):
-            part.set_palette(palette)
+            part.set_colours(palette)
         self._key_brush = pg.mkBrush(_qcolor(palette.fill["key"], 110))
         self._masked_brush = pg.mkBrush(_qcolor(palette.background, 255))
 
