@@ -10,8 +10,8 @@ and the modules that turn a result into numbers and words for the pictures (``ex
 ``data_export``) and trained models (``models``). Submodules keep their own paths too
 (``qkv_engine.explain``).
 """
-from . import (compare, data_export, explain, geometry, heads_view, lesson_numbers, mask_view, models, pie_layout,
-               presets, saturation, scaling_lab, session_format, views)
+from . import (compare, data_export, explain, feature_names, geometry, heads_view, lesson_numbers, mask_view, models,
+               pie_layout, presets, saturation, scaling_lab, session_format, views)
 from .attention import (MASK_BLOCKED, MASK_CAUSAL, MASK_OPEN, MASK_PADDING, AttentionResult, MultiHeadResult, compute,
                         compute_heads, mask_reasons, softmax)
 from .errors import ModelError, ScenarioError
@@ -47,6 +47,7 @@ __all__ = [
     "compute_heads",
     "data_export",
     "explain",
+    "feature_names",
     "find_models",
     "fixed",
     "geometry",

@@ -29,7 +29,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import views
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .items import CellGridItem, GridHolder, Outline
 from .masked import no_keys, no_keys_note
@@ -69,8 +69,9 @@ class MatrixView(GridHolder):
     """
 
     def __init__(self, layout: pg.GraphicsLayout, col: int, name: str, symbol: str, role: str,
-                 rows_role: str | None, cols_role: str | None, weights: bool = False):
+                 rows_role: str | None, cols_role: str | None, palette: style.Palette, weights: bool = False):
         self.name = name
+        self.colours = palette  # the panel's (``set_colours``)
         self.symbol = symbol
         self.role = role
         self.rows_role = rows_role
@@ -87,8 +88,9 @@ class MatrixView(GridHolder):
         box.setSpacing(0)
         box.setContentsMargins(0, 0, 0, 0)
         self.scale = 1.0  # the theme's font scale (titles are HTML with their own size; pools and metrics)
-        self.titleItem = box.addLabel("", row=0, col=0, size=f"{TITLE_PT}pt",
-                                      color=style.INK.get(role, style.FOREGROUND))
+        title_role = f"ink_{role}" if role in palette.ink else "foreground"
+        self.titleItem = box.addLabel("", row=0, col=0, size=f"{TITLE_PT}pt", color=palette.colour(title_role))
+        colours.paint(self.titleItem, palette, text=title_role)
         self.vb = box.addViewBox(row=1, col=0, lockAspect=False, enableMouse=False, enableMenu=False,
                                  invertY=True, defaultPadding=0.0)
         # Negative numbers red, zero white, positive blue (pale under numbers); weights viridis from 0 to 1.
@@ -98,11 +100,10 @@ class MatrixView(GridHolder):
         self.vb.addItem(self.image)
         self.rowStrip = pg.ImageItem(axisOrder="row-major")
         self.colStrip = pg.ImageItem(axisOrder="row-major")
+        self._paint_strips()
         if rows_role:
-            self.rowStrip.setImage(_rgba(style.FILL[rows_role]), autoLevels=False, levels=(0, 255))
             self.vb.addItem(self.rowStrip)
         if cols_role:
-            self.colStrip.setImage(_rgba(style.FILL[cols_role]), autoLevels=False, levels=(0, 255))
             self.vb.addItem(self.colStrip)
         font = QtGui.QFont()
         font.setPointSizeF(NUMBER_PT)
@@ -111,7 +112,20 @@ class MatrixView(GridHolder):
         self.rowTokens = TextPool(self.vb, font=font)
         self.colTokens = TextPool(self.vb, font=font)
         self._shape = None
+        self._names_widest = None  # (metrics, column names, their widest): the names rarely change between edits
         self.vb.sigResized.connect(lambda *_: self.update_texts())
+
+    def _paint_strips(self) -> None:
+        """The token strips in their roles' fills."""
+        for strip, role in ((self.rowStrip, self.rows_role), (self.colStrip, self.cols_role)):
+            if role:
+                strip.setImage(_rgba(self.colours.fill[role]), autoLevels=False, levels=(0, 255))
+
+    def set_colours(self, palette: style.Palette) -> None:
+        """Draw in ``palette`` (the grid, title and pooled names follow by themselves): the strips; the outlines
+        and names follow at the next ``set_values`` and ``highlight``."""
+        self.colours = palette
+        self._paint_strips()
 
     def set_scale(self, scale: float) -> None:
         """Follow the theme: the title's HTML size, new pool items, and the room numbers and names need."""
@@ -164,7 +178,7 @@ class MatrixView(GridHolder):
             top = float(np.max(np.abs(values))) if values.size else 1.0
             levels = (-top, top) if top > 0 else (-1.0, 1.0)
         self.image.setData(values, levels, masked_by=masked_by if self.masked is not None else None)
-        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), style.MUTED, 1.0)})
+        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0)})
         sw, sh = self.strip_sizes(rows, cols)
         self.image.set_header_cells(sw, sh)  # a name in a strip counts as its row or column
         if self.rows_role:
@@ -212,14 +226,14 @@ class MatrixView(GridHolder):
             items = self.rowTokens.take(len(rows_shown))
             room = sw * px_x - 4
             for r, item in zip(rows_shown, items):
-                item.setText(fm.elidedText(self.tokens[r], elide, room), color=style.INK[self.rows_role])
+                item.setText(fm.elidedText(self.tokens[r], elide, room), color=self.colours.on_fill[self.rows_role])
                 item.setPos(-sw / 2, r + 0.5)
             self.token_rows = rows_shown
             shown += len(items)
         if self.cols_role:
             ok = cols * px_x >= min_w and sh * px_y >= fm.height() - 2
             names = [t if len(t) <= 6 else t[:5] + "…" for t in self.col_tokens[:cols]]
-            cached = getattr(self, "_names_widest", None)  # the names rarely change between edits
+            cached = self._names_widest
             if cached is not None and cached[0] is fm and cached[1] == names:
                 widest = cached[2]
             else:
@@ -232,7 +246,7 @@ class MatrixView(GridHolder):
             for c, item in zip(cols_shown, items):
                 half = min(step * px_x / 2, (c + 0.5 - x0) * px_x, (x1 - c - 0.5) * px_x)
                 item.setText(fm.elidedText(self.col_tokens[c], elide, max(0.0, 2 * half - 6)),
-                             color=style.INK[self.cols_role])
+                             color=self.colours.on_fill[self.cols_role])
                 item.setPos(c + 0.5, -sh / 2)
             self.token_cols = cols_shown
             shown += len(items)
@@ -242,8 +256,13 @@ class MatrixView(GridHolder):
 class MatricesPanel(ThemedTextMixin, Panel):
     object_name = "matricesPanel"
     title = "9 · Everything as matrices"
+    follows_colours = True
 
     def build(self, body):
+        self._shape_key = None  # the shapes the grids were given room for
+        self._chain = None  # the words under the grids: (in full, short)
+        self._result = None
+        self.selected_rects = {}
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
@@ -270,30 +289,34 @@ class MatricesPanel(ThemedTextMixin, Panel):
 
         self.ops = []
 
-        def op(layout_, col, text, color=style.FOREGROUND):
-            label = pg.LabelItem(text, size=f"{OP_PT:g}pt", color=color)
+        pal = self.colours
+
+        def op(layout_, col, text, role="foreground"):
+            label = pg.LabelItem(text, size=f"{OP_PT:g}pt", color=pal.colour(role))
+            colours.paint(label, pal, text=role)
             layout_.addItem(label, row=0, col=col)
             self.ops.append(label)
             return label
 
         F = "x"
         self.grids = {}
-        self.grids["x"] = MatrixView(top, 0, "x", "X", "x", "x", None)
+        self.grids["x"] = MatrixView(top, 0, "x", "X", "x", "x", None, pal)
         self.projOp = op(top, 1, "→")
-        self.grids["q"] = MatrixView(top, 2, "q", "Q", "query", "query", None)
+        self.grids["q"] = MatrixView(top, 2, "q", "Q", "query", "query", None, pal)
         # cross-attention only: the source sentence's grid, which makes K and V
-        self.grids["xs"] = MatrixView(top, 3, "xs", "X<sub>source</sub>", "x", "x", None)
+        self.grids["xs"] = MatrixView(top, 3, "xs", "X<sub>source</sub>", "x", "x", None, pal)
         self.sourceOp = op(top, 4, "→")
         self._cross_items = (self.grids["xs"].box, self.sourceOp)
         self._cross_shown = True
-        self.grids["k"] = MatrixView(top, 5, "k", "K", "key", "key", None)
-        self.grids["v"] = MatrixView(top, 6, "v", "V", "value", "value", None)
-        op(bottom, 0, "<b>Q</b> ×", style.INK["query"])
-        self.grids["kt"] = MatrixView(bottom, 1, "kt", "K<sup>T</sup>", "key", None, "key")
+        self.grids["k"] = MatrixView(top, 5, "k", "K", "key", "key", None, pal)
+        self.grids["v"] = MatrixView(top, 6, "v", "V", "value", "value", None, pal)
+        op(bottom, 0, "<b>Q</b> ×", "ink_query")
+        self.grids["kt"] = MatrixView(bottom, 1, "kt", "K<sup>T</sup>", "key", None, "key", pal)
         op(bottom, 2, "=")
-        self.grids["scores"] = MatrixView(bottom, 3, "scores", "Q K<sup>T</sup>", F, "query", "key")
+        self.grids["scores"] = MatrixView(bottom, 3, "scores", "Q K<sup>T</sup>", F, "query", "key", pal)
         self.scaleOp = op(bottom, 4, "softmax<br>→")
-        self.grids["weights"] = MatrixView(bottom, 5, "weights", "weights", "weight", "query", "key", weights=True)
+        self.grids["weights"] = MatrixView(bottom, 5, "weights", "weights", "weight", "query", "key", pal,
+                                           weights=True)
         self._refit_pending = False
         for name, view in self.grids.items():
             view.image.cellClicked.connect(lambda r, c, name=name: self._on_cell_clicked(name, r, c))
@@ -339,7 +362,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         self._result = result
         self._show_source(cross)
         shape = (n, m, cross, s.d_model, d_k, s.d_v)
-        if shape != getattr(self, "_shape_key", None):
+        if shape != self._shape_key:
             self._shape_key = shape
             self._stretch(result)
         g["x"].set_values(s.x, toks)
@@ -353,7 +376,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         g["weights"].set_values(result.weights, toks, ktoks, masked_by=result.masked_by)
 
         i, j = selection.query, selection.key
-        qi, kj = style.INK["query"], style.INK["key"]
+        qi, kj = self.colours.ink["query"], self.colours.ink["key"]
         g["x"].highlight("row_i", qi, QtCore.QRectF(0, i, s.d_model, 1))
         g["x"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1) if j != i and not cross else None)
         if cross:
@@ -370,7 +393,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
             for name, view in g.items() if name != "xs" or cross
         }
 
-        qk, kq = style.INK["query"], style.INK["key"]
+        qk, kq = qi, kj
         scale = f"÷ √{d_k}" if s.scale else "no scaling"
         if s.temperature != 1.0:
             scale += f", ÷ T={style.fmt(s.temperature, 2).rstrip('0').rstrip('.')}"
@@ -423,13 +446,17 @@ class MatricesPanel(ThemedTextMixin, Panel):
         self.canvas.refit()
 
     def _apply_texts(self) -> None:
-        chain = getattr(self, "_chain", None)
+        chain = self._chain
         if chain is not None:
             self.chain.setText(chain[1] if 0 < self.width() < 480 else chain[0])
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._apply_texts()
+
+    def colours_changed(self, palette) -> None:
+        for view in self.grids.values():
+            view.set_colours(palette)
 
     def theme_changed(self, theme) -> None:
         """Titles and operators are HTML with their own sizes: scaled here (the generic scaling cannot)."""
