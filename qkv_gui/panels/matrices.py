@@ -82,6 +82,7 @@ class MatrixView(GridHolder):
         self.col_tokens = ()
         self.masked = None  # rows x cols bool for the weights grid: cells no query may use
         self._masked_by = None  # the mask reasons last shown
+        self._colours_shown = None  # the palette they were drawn in
         self.shown_tokens = 0
         box = layout.addLayout(row=0, col=col)
         self.box = box
@@ -163,6 +164,7 @@ class MatrixView(GridHolder):
         self.tokens = tokens
         self.col_tokens = col_tokens
         self._masked_by = masked_by
+        self._colours_shown = self.colours
         rows, cols = values.shape
         self.masked = None if masked_by is None or not masked_by.any() else masked_by != 0
         title = f"<b>{self.symbol}</b>&nbsp;&nbsp;{rows} × {cols}"
@@ -193,7 +195,9 @@ class MatrixView(GridHolder):
     def _same(self, values, tokens, col_tokens, masked_by) -> bool:
         """Whether the grid shows these numbers, names and mask already."""
         shown = self.values
-        if shown is None or tokens != self.tokens or col_tokens != self.col_tokens:
+        if shown is None or self._colours_shown is not self.colours:
+            return False
+        if tokens != self.tokens or col_tokens != self.col_tokens:
             return False
         if values is not shown and (values.shape != shown.shape or not np.array_equal(values, shown)):
             return False
