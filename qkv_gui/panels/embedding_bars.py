@@ -37,7 +37,7 @@ from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
-from .lazy_axes import set_label, set_ticks, steady_range
+from .lazy_axes import set_label, set_ticks, set_tooltip, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 from .theming import ThemedTextMixin
@@ -234,7 +234,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
             self.source.show(s.source_x, result.key_tokens, selection.key, self.y_range)
         named = feature_names.any_named(s, "x")
         self._features = [feature_names.plain(s, "x", c) for c in range(d)] if named else None
-        self.plot.setToolTip(f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right"
+        set_tooltip(self.plot, f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right"
                              + (" (" + ", ".join(feature_names.header_names(s, "x")) + ")" if named else "") + ".\n"
                              "Bars below the line are negative. Click a token's strip to make it the query.")
         self._place_labels()
@@ -364,7 +364,7 @@ class SourceStrips(QtCore.QObject):
         self.x, self.tokens, self.key, self.y_range = x, tokens, j, y_range
         self.strips.groups.layout(*x.shape)
         self.strips.show(x, j, y_range, f"key: {tokens[j]}", px_per_unit(self.plot, self.strips.groups.x_range))
-        self.plot.setToolTip("The source sentence: its tokens give the keys and values.\n"
+        set_tooltip(self.plot, "The source sentence: its tokens give the keys and values.\n"
                              "Click a token's strip to make it the key.")
         self.place_labels()
 

@@ -21,7 +21,7 @@ from qkv_engine import feature_names, views
 from .. import colours, style
 from .items import CellGridItem, Outline, colour_map, label_step, nice_step, short_token
 from .items.colour_scale import place_bar
-from .lazy_axes import set_label, set_ticks, steady_range
+from .lazy_axes import set_label, set_ticks, set_tooltip, steady_range
 
 #: Embeddings with more dimensions than this are drawn as strips.
 MAX_BAR_DIMS = 16
@@ -110,7 +110,7 @@ class StripView(QtCore.QObject):
         self._tip = (f"Each row is one token's {d} numbers, x1 to x{d}, left to right: red below 0, blue above.\n"
                      f"Numbers beyond ±{style.fmt(top, 2)} get the darkest colours.\n"
                      "Click a row to pick that token. Point at a cell to read it.")
-        self.plot.setToolTip(self._tip)
+        set_tooltip(self.plot, self._tip)
         self._place_names()
 
     def _place_names(self) -> None:

@@ -33,6 +33,7 @@ from qkv_engine import explain, feature_names, views
 
 from .. import colours, style
 from .base import Panel
+from .lazy_axes import set_tooltip
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 
@@ -375,6 +376,11 @@ class MixingCanvas(QtWidgets.QWidget):
         is_strong = np.array([ln["strong"] for ln in lines], dtype=bool)[:, None]
         strong_only = np.where(is_strong, segments, np.nan)
         faint_only = np.where(is_strong, np.nan, segments)
+        # the strong and the faint ones among the lines a label may not cross, worked out once for each
+        # choice of lines (every line, or the strong ones only) rather than at each place tried
+        split = {id(crossing): (np.where(np.isnan(strong_only), np.nan, crossing),
+                                np.where(np.isnan(faint_only), np.nan, crossing))
+                 for crossing in (segments, strong_only)}
 
         def clear(rect, number, placed, crossing=segments) -> bool:
             """On no label placed, and none of the ``crossing`` lines but its own through it: no strong line
@@ -382,8 +388,7 @@ class MixingCanvas(QtWidgets.QWidget):
             doubt which line the label sits on)."""
             if any(rect.intersects(r) for r in placed):
                 return False
-            strong = np.where(np.isnan(strong_only), np.nan, crossing)
-            faint = np.where(np.isnan(faint_only), np.nan, crossing)
+            strong, faint = split[id(crossing)]
             return not _crossed(rect, strong, number) and not _crossed(rect.adjusted(3, 3, -3, -3), faint, number)
 
         by_col = {c: [(m, ln) for m, ln in enumerate(lines) if ln["c"] == c and not ln["rest"]] for c in range(d_out)}
@@ -739,7 +744,7 @@ class MixingPanel(Panel):
         ex = explain.projection(result, self._which, self._token_index, c)
         self._explanation = ex
         self.arithmetic.setText(ex.text)
-        self.arithmetic.setToolTip(f"{ex.formula}\n{ex.about}")
+        set_tooltip(self.arithmetic, f"{ex.formula}\n{ex.about}")
 
     # ----- read-only view for tests ----------------------------------------------------------
     def drawn(self) -> dict:

@@ -81,6 +81,8 @@ class MatrixView(GridHolder):
         self.tokens = ()
         self.col_tokens = ()
         self.masked = None  # rows x cols bool for the weights grid: cells no query may use
+        self._masked_by = None  # the mask reasons last shown
+        self._colours_shown = None  # the palette they were drawn in
         self.shown_tokens = 0
         box = layout.addLayout(row=0, col=col)
         self.box = box
@@ -152,10 +154,17 @@ class MatrixView(GridHolder):
     def set_values(self, values: np.ndarray, tokens: tuple, col_tokens: tuple | None = None,
                    masked_by: np.ndarray | None = None) -> None:
         """``tokens`` name the rows, ``col_tokens`` (default: the same) the columns; cells masked
-        (``masked_by``: the reason of each, 0 open) get the mask look."""
+        (``masked_by``: the reason of each, 0 open) get the mask look. The same numbers, names and mask
+        as shown already leave the grid as it is (an edit changes some grids and not others: a number of
+        W^V changes V alone)."""
+        col_tokens = tokens if col_tokens is None else col_tokens
+        if self._same(values, tokens, col_tokens, masked_by):
+            return
         self.values = values
         self.tokens = tokens
-        self.col_tokens = tokens if col_tokens is None else col_tokens
+        self.col_tokens = col_tokens
+        self._masked_by = masked_by
+        self._colours_shown = self.colours
         rows, cols = values.shape
         self.masked = None if masked_by is None or not masked_by.any() else masked_by != 0
         title = f"<b>{self.symbol}</b>&nbsp;&nbsp;{rows} × {cols}"
@@ -182,6 +191,20 @@ class MatrixView(GridHolder):
             self._shape = (rows, cols)
             self.vb.setRange(xRange=(-sw, cols), yRange=(-sh, rows), padding=0.02)
         self.update_texts()
+
+    def _same(self, values, tokens, col_tokens, masked_by) -> bool:
+        """Whether the grid shows these numbers, names and mask already."""
+        shown = self.values
+        if shown is None or self._colours_shown is not self.colours:
+            return False
+        if tokens != self.tokens or col_tokens != self.col_tokens:
+            return False
+        if values is not shown and (values.shape != shown.shape or not np.array_equal(values, shown)):
+            return False
+        old = self._masked_by
+        if (masked_by is None) != (old is None):
+            return False
+        return masked_by is None or masked_by is old or np.array_equal(masked_by, old)
 
     def _px(self):
         (x0, x1), (y0, y1) = self.vb.viewRange()
@@ -379,7 +402,9 @@ class MatricesPanel(ThemedTextMixin, Panel):
         if s.temperature != 1.0:
             scale += f", ÷ T={style.fmt(s.temperature, 2).rstrip('0').rstrip('.')}"
         way = "each row" if s.softmax_over == "keys" else "each column (the classic bug)"
-        self.scaleOp.setText(f"{scale}<br>softmax<br>→", size=f"{TITLE_PT * self.theme.font_scale:g}pt")
+        op_text = (f"{scale}<br>softmax<br>→", f"{TITLE_PT * self.theme.font_scale:g}pt")
+        if op_text != (self.scaleOp.text, self.scaleOp.opts.get("size")):  # a new text lays the grids out again
+            self.scaleOp.setText(op_text[0], size=op_text[1])
         short = (f"<span style='color:{qk}'><b>Q</b> {n}×<b>{d_k}</b></span> × "
                  f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b>×{m}</span> = "
                  f"<b>Q K<sup>T</sup></b> {n}×{m}")

@@ -29,7 +29,7 @@ from .. import colours, style
 from .base import Panel
 from .decorations import line_item, path_item, reach, segments_path
 from .dot_terms import DotTerms
-from .lazy_axes import set_plot_label, steady_range
+from .lazy_axes import set_plot_label, set_tooltip, steady_range
 from .masked import mask_reason, no_keys_note
 from .steady_label import steady_box
 from .text_label import MARGIN, TextLabel
@@ -425,12 +425,12 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         text = short if narrow else full
         if text != self.note.text():
             self.note.setText(text)
-        self.note.setToolTip(full if text != full else "")
+        set_tooltip(self.note, full if text != full else "")
         worked = self._worked
         shown = elide_lines(worked, self.worked.font(), self.worked.width() or self.width(), 3) if narrow else worked
         if shown != self.worked.text():
             self.worked.setText(shown)
-        self.worked.setToolTip(worked if shown != worked else "")
+        set_tooltip(self.worked, worked if shown != worked else "")
         self.numbers.set_show_rule(not narrow)
 
     def theme_changed(self, theme) -> None:
@@ -615,7 +615,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "score": explain.fixed(ex_score.value, ex_score.decimals),
         }
         self.numbers.set_values(texts[name] for name in ("|q|", "|k|", "cos θ", "θ", "score"))
-        self.numbers.setToolTip("\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
+        set_tooltip(self.numbers, "\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
         # masks: said under the sum (a note over the plane that comes and goes can make the layout
         # bounce between two heights)
         mask_note = ""
@@ -673,9 +673,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         limit = float(row.max()) if row.size else 0.0
         limit = limit if limit > 0 else 1.0
         self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
-        self.meter.setToolTip("The needle swings left for a negative score (arrows point apart), up for 0 "
-                              "(at right angles) and right for a positive score (same way). The ends are the "
-                              "largest score this query has with any key.")
+        set_tooltip(self.meter, "The needle swings left for a negative score (arrows point apart), up for 0 "
+                                "(at right angles) and right for a positive score (same way). The ends are the "
+                                "largest score this query has with any key.")
 
         # range: everything drawn, origin included, equal scales (aspect locked)
         allpts = np.vstack([[0.0, 0.0], q2, k2, pts]) if len(pts) else np.array([[0.0, 0.0], q2, k2])
@@ -738,8 +738,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             if shown != pi.getAxis(name).labelText:
                 set_plot_label(pi, name, shown)
                 pi.getAxis(name).resizeEvent()  # centres the new wording
-        self.plot.getPlotItem().getAxis("bottom").setToolTip(names[0])
-        self.plot.getPlotItem().getAxis("left").setToolTip(names[1])
+        set_tooltip(self.plot.getPlotItem().getAxis("bottom"), names[0])
+        set_tooltip(self.plot.getPlotItem().getAxis("left"), names[1])
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:

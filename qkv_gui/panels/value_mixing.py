@@ -38,7 +38,7 @@ from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
-from .lazy_axes import set_ticks, steady_range
+from .lazy_axes import set_ticks, set_tooltip, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 from .text_label import MARGIN
@@ -249,11 +249,12 @@ class ValuesPanel(ThemedTextMixin, Panel):
             caption = f"<b>{html.escape(no_keys_note(result, i))}</b> Output [{coords}]"
         self.caption.setText(caption)
         what = f"its coordinate {name}" if one else "v"
-        self.plot.setToolTip(
+        set_tooltip(
+            self.plot,
             f"Faint bars: each token's value ({what}). Solid bars: the part the query takes (weight × value).\n"
             "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
-        self.out_plot.setToolTip("The output is the sum of all the solid bars, coordinate by coordinate.\n"
-                                 "Point at a bar to see its sum worked out below.")
+        set_tooltip(self.out_plot, "The output is the sum of all the solid bars, coordinate by coordinate.\n"
+                                   "Point at a bar to see its sum worked out below.")
         self._place_labels()
         self._write_worked()
 
@@ -334,7 +335,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.hover_band.setRect(QtCore.QRectF(c, lo, 1.0, hi - lo))
         ex = explain.output(result, i, c, decimals=worked_decimals(result.n_keys))
         self.worked.setText(ex.text)
-        self.worked.setToolTip(f"{ex.formula}\n(a = the query's weight on each token, v = that token's value)")
+        set_tooltip(self.worked, f"{ex.formula}\n(a = the query's weight on each token, v = that token's value)")
 
     # ----- mouse ------------------------------------------------------------------------------
     def _coord_at(self, scene_pos, plot) -> int | None:
