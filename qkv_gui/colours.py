@@ -308,7 +308,10 @@ def _apply(item, p: style.Palette, roles: dict) -> None:
                 item._qkv_table = made
     elif isinstance(item, pg.LabelItem):
         if "text" in c and qcolor(item.opts.get("color") or "#000000") != c["text"]:
-            item.setText(item.text, color=c["text"].name(QtGui.QColor.NameFormat.HexArgb))
+            # as the palette writes it ('#24345E'); a see-through one as a QColor (pyqtgraph reads '#RRGGBBAA'
+            # where Qt writes '#AARRGGBB')
+            spec = roles["text"]
+            item.setText(item.text, color=p.colour(spec) if isinstance(spec, str) else c["text"])
     elif isinstance(item, TextLabel):
         if "text" in c:
             item.set_painted_colour(c["text"])

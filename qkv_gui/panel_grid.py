@@ -12,13 +12,18 @@ from PySide6 import QtCore, QtWidgets
 
 from . import panel_help, style
 from .panels.base import Panel
+from .panels.steady_label import SteadyBox
 
 Qt = QtCore.Qt
 
 
 class ElidedLabel(QtWidgets.QLabel):
     """A one-line title that shortens with "…" when narrow (the whole title is its tool tip), so a
-    long title never forces the grid wider."""
+    long title never forces the grid wider.
+
+    Its width hints do not follow its text (the layout ignores them: it takes the width it is given), so
+    that, in a ``SteadyBox``, a new title (another head, with a trained model) is repainted without laying
+    out the frame, the splitters and the grid again."""
 
     def __init__(self, text: str, parent=None):
         super().__init__(parent)
@@ -35,6 +40,12 @@ class ElidedLabel(QtWidgets.QLabel):
     def text(self) -> str:
         return self._full
 
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        return QtCore.QSize(1, super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        return QtCore.QSize(1, super().minimumSizeHint().height())
+
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._elide()
@@ -45,6 +56,11 @@ class ElidedLabel(QtWidgets.QLabel):
             super().setText(shown)
 
 
+#: Events after which a frame works out the width its panel asks for again.
+_NEW_ROOM = (QtCore.QEvent.Type.LayoutRequest, QtCore.QEvent.Type.Show, QtCore.QEvent.Type.Hide,
+             QtCore.QEvent.Type.StyleChange, QtCore.QEvent.Type.FontChange)
+
+
 class PanelFrame(QtWidgets.QFrame):
     """A panel with a title bar, a help button (?) and a focus button."""
 
@@ -52,6 +68,7 @@ class PanelFrame(QtWidgets.QFrame):
 
     def __init__(self, panel: Panel, parent=None):
         super().__init__(parent)
+        self._room: int | None = None  # the width minimumSizeHint gives, while nothing in the frame changes
         self.panel = panel
         panel.text_room = True  # the grid scrolls: the panel may ask for its wrapped texts' height
         self.setObjectName(f"frame_{panel.object_name}")
@@ -64,7 +81,7 @@ class PanelFrame(QtWidgets.QFrame):
         self.titleLabel = ElidedLabel(panel.title, self)
         self.outline: str | None = None  # the colour of the outline that singles it out, if any
         self.title_px: int | None = None  # the title's size in pixels, when not the window's own
-        bar.addWidget(self.titleLabel, 1)
+        bar.addWidget(SteadyBox(self.titleLabel, self), 1)
         self.helpButton = QtWidgets.QToolButton(self)
         self.helpButton.setObjectName("panelHelpButton")
         self.helpButton.setText("?")
@@ -126,12 +143,23 @@ class PanelFrame(QtWidgets.QFrame):
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
         """In the grid, as wide as the panel asks for (``Panel.room_width``), not its layout's minimum now:
         a panel whose buttons show words when wide and icons when narrow would otherwise hold its row
-        wide once it had been shown wide (alone, say)."""
+        wide once it had been shown wide (alone, say).
+
+        The splitters and the grid's packing ask for it dozens of times in one layout pass; the panel's
+        width is worked out once until something in the frame asks for a new layout (the panel's pictures
+        or theme changed) or the frame is shown or hidden."""
         hint = super().minimumSizeHint()
         if self.panel.text_room:
-            margins = self.layout().contentsMargins()
-            hint.setWidth(self.panel.room_width() + margins.left() + margins.right())
+            if self._room is None:
+                margins = self.layout().contentsMargins()
+                self._room = self.panel.room_width() + margins.left() + margins.right()
+            hint.setWidth(self._room)
         return hint
+
+    def event(self, event) -> bool:
+        if event.type() in _NEW_ROOM:
+            self._room = None  # worked out again when next asked
+        return super().event(event)
 
     def mouseDoubleClickEvent(self, event):
         if event.position().y() < 28:

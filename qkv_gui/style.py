@@ -126,6 +126,7 @@ class Palette:
     ink: dict  # text in the role's colour on ``background``
     pale: dict  # bands and boxes behind things (x, key, weight, output), under ``ink`` text
     edge: dict  # outlines of bars wide enough to show one (x, output)
+    on_fill: dict  # words written on a role's ``fill`` (the token names in the matrices' coloured strips)
     background: str  # pictures and panels
     foreground: str  # text and lines with no role
     muted: str  # faint items: other keys, guide lines, a frame
@@ -216,7 +217,7 @@ def _roles(p: Palette) -> dict:
 
 STANDARD = Palette(
     name="standard", title="Standard", dark=False,
-    fill=FILL, ink=INK, pale=PALE, edge=EDGE,
+    fill=FILL, ink=INK, pale=PALE, edge=EDGE, on_fill=INK,
     background=BACKGROUND, foreground=FOREGROUND, muted=MUTED, grid=GRID, selected=SELECTED, halo="#FFFFFF",
     target=TARGET, warn=WARN, no_keys_ink="#B71C1C", no_keys_fill="#FDE3E3",
     negative_bg=NEGATIVE_BG, negative_ink="#A11D1D", error_ink="#A11D1D", error_bg="#FFF4F4",
@@ -242,6 +243,8 @@ HIGH_CONTRAST = Palette(
          "weight": "#1B2749"},
     pale={"x": "#FFF0B3", "key": "#FFE6DC", "weight": "#DDE3F2", "output": "#D9F2E7"},
     edge={"x": "#5C4300", "output": "#0B5237"},
+    on_fill={"x": "#1A1400", "query": "#05081F", "key": "#1F0800", "value": "#00140D", "output": "#00140D",
+             "weight": "#FFFFFF"},
     background="#FFFFFF", foreground="#000000", muted="#595959", grid="#B0B0B0", selected="#000000",
     halo="#FFFFFF", target="#A0004A", warn="#9A0018", no_keys_ink="#9A0018", no_keys_fill="#FFE0E0",
     negative_bg="#FFE5E5", negative_ink="#8B0000", error_ink="#8B0000", error_bg="#FFF0F0",
@@ -273,6 +276,8 @@ DARK = Palette(
          "weight": "#9CB6F0"},
     pale={"x": "#3B3315", "key": "#3F2219", "weight": "#1E2740", "output": "#15342A"},
     edge={"x": "#FFE28A", "output": "#9BEBC8"},
+    on_fill={"x": "#2A1F00", "query": "#0A0F3D", "key": "#3A0F00", "value": "#00261A", "output": "#00261A",
+             "weight": "#000000"},
     background="#141414", foreground="#E6E6E6", muted="#9E9E9E", grid="#3C3C3C", selected="#FFFFFF",
     halo="#000000", target="#FF6FA8", warn="#FF6B6B", no_keys_ink="#FF7A7A", no_keys_fill="#4A1C1C",
     negative_bg="#4A1E1E", negative_ink="#FF9E9E", error_ink="#FF8A8A", error_bg="#3A1A1A",

@@ -37,6 +37,7 @@ TEXT = [
     ("foreground", "answer_bg"), ("ink_value", "answer_bg"),  # a revealed answer
     ("cover_ink", "cover_bg"),  # the cover over the panels during an exercise
     ("foreground", "example_note_bg"),
+    *[(f"on_fill_{r}", f"fill_{r}") for r in ("x", "query", "key", "value")],  # token names in the matrices' strips
 ]
 #: (mark role, ground role): marks that carry meaning (3:1).
 GRAPHICS = [
@@ -66,6 +67,10 @@ STANDARD_SHORTFALLS = {
     ("graphics", "fill_value", "background"),
     ("graphics", "fill_output", "background"),
     ("graphics", "edge_x", "background"),  # the x bars' outline, 2.42
+    ("text", "on_fill_x", "fill_x"),  # token names in the matrices' strips: the role's ink on its fill, 3.94
+    ("text", "on_fill_query", "fill_query"),  # 3.52
+    ("text", "on_fill_key", "fill_key"),  # 2.56
+    ("text", "on_fill_value", "fill_value"),  # 3.20
 }
 
 

@@ -1,7 +1,12 @@
-"""A compact table of numbers whose refused entries are reported at their cell (``CellNote``)."""
+"""A compact table of numbers whose refused entries are reported at their cell (``CellNote``), and whose
+cells are measured from their words alone (``TextSizeDelegate``)."""
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+import math
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+DISPLAY = int(QtCore.Qt.ItemDataRole.DisplayRole.value)
 
 from .. import colours
 
@@ -46,6 +51,32 @@ class CellNote(QtWidgets.QLabel):
         self.timer.start(self.SHOWN_MS)
 
 
+class TextSizeDelegate(QtWidgets.QStyledItemDelegate):
+    """Qt's own delegate, but a cell's size comes from its words alone: the width of its text plus the
+    margins Qt's style gives a cell of plain text (measured once per font), the height of one line.
+
+    Columns and rows fitted to their contents measure every cell after each edit; Qt's delegate asks the
+    model for seven kinds of data per cell to do so, this one for the words only (the cells hold plain text:
+    no icons, check boxes or fonts of their own)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._margins: dict = {}  # font key -> (its metrics, the width a cell adds to its text, a cell's height)
+
+    def sizeHint(self, option, index):  # noqa: N802 (Qt naming)
+        text = index.model().data(index, DISPLAY)
+        text = "" if text is None else str(text)
+        key = option.font.key()
+        known = self._margins.get(key)
+        if known is None:  # Qt's own answer for this font, once: what it adds to a text's width
+            metrics = QtGui.QFontMetricsF(option.font)
+            size = super().sizeHint(option, index)
+            known = self._margins[key] = (metrics, size.width() - math.ceil(metrics.horizontalAdvance(text)),
+                                          size.height())
+        metrics, margin, height = known
+        return QtCore.QSize(math.ceil(metrics.horizontalAdvance(text)) + margin, height)
+
+
 class NumberTableView(QtWidgets.QTableView):
     """A compact table of numbers; a refused entry is reported at its cell."""
 
@@ -53,6 +84,7 @@ class NumberTableView(QtWidgets.QTableView):
         super().__init__(parent)
         self.setObjectName(object_name)
         self.setModel(model)
+        self.setItemDelegate(TextSizeDelegate(self))
         self.note = CellNote(self)
         model.refused.connect(lambda r, c, why: self.note.show_at(self.model().index(r, c), why))
         model.modelReset.connect(self.note.hide)

@@ -207,6 +207,7 @@ class WeightGridsWidget(QtWidgets.QWidget):
         layout.addStretch(0)  # what small grids leave over goes under the last one, not between them
         colours.hub().changed.connect(self._palette_changed)
         self._big = None
+        self._shape = None  # what the grids' heights were last fitted to: the sizes, W^O, the bias rows
         self._fit_timer = QtCore.QTimer(self)
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(0)
@@ -236,6 +237,10 @@ class WeightGridsWidget(QtWidgets.QWidget):
         return self.session.scenario.has_bias or self.session.model_doc is not None
 
     def _follow(self, s) -> None:
+        shape = (s.d_model, s.d_k, s.d_v, s.w_o is not None, self.biases_shown())
+        if shape == self._shape:
+            return  # new numbers in grids of the same size: their heights stay as they are
+        self._shape = shape
         has_o = s.w_o is not None
         self.titles["w_o"].setVisible(has_o)
         self.views["w_o"].setVisible(has_o)

@@ -64,18 +64,40 @@ def dot_item(plot, size: float, pen, brush, z: float = 0.0) -> QtWidgets.QGraphi
     return _add(plot, item, z)
 
 
+#: The options of a bar chart that only place its bars (``Bars.setOpts`` skips them when they are unchanged).
+_PLACES = frozenset(("x", "y", "x0", "y0", "x1", "y1", "width", "height"))
+
+
+def _copy(value):
+    """A bar option as it was given (an array of the numbers, or None), kept to compare the next one with."""
+    return None if value is None else np.array(value, dtype=np.float64)
+
+
+def _same(new, kept) -> bool:
+    """Whether a bar option (None, a number, a list or an array) holds the numbers ``kept`` (``_copy``)."""
+    if new is None or kept is None:
+        return new is None and kept is None
+    new = np.asarray(new, dtype=np.float64)
+    return new.shape == kept.shape and bool(np.array_equal(new, kept))
+
+
 class Bars(pg.BarGraphItem):
     """``pg.BarGraphItem`` that remembers its bounding rectangle until its bars or the plot's scale change
     (pyqtgraph works it out afresh, pixel padding and all, each of the twenty or so times Qt asks for it
-    in an edit)."""
+    in an edit), and that leaves bars where they are when an edit gives them the same places (a repaint
+    saved)."""
 
     def __init__(self, **opts):
         self._bounds = None
+        self._places = {}  # the places last given (copies: a caller may change its arrays afterwards)
         super().__init__(**opts)
 
     def setOpts(self, **opts):  # noqa: N802 (pyqtgraph naming)
+        if opts.keys() <= _PLACES and all(k in self._places and _same(v, self._places[k]) for k, v in opts.items()):
+            return
         self._bounds = None
         super().setOpts(**opts)
+        self._places.update((k, _copy(v)) for k, v in opts.items() if k in _PLACES)
 
     def viewTransformChanged(self):  # noqa: N802
         self._bounds = None

@@ -34,7 +34,13 @@ class DotTerms(QtWidgets.QWidget):
         self.q = self.k = self.products = np.zeros(0)
         self.largest: list = []
         self.names = ("q", "k", "q·k terms")
-        self._colours = table("signed")
+        self.colours = style.STANDARD  # its colours (the panel's palette)
+        self._colours = table("signed", self.colours)
+
+    def set_colours(self, palette: style.Palette) -> None:
+        self.colours = palette
+        self._colours = table("signed", palette)
+        self.update()
 
     def set_terms(self, q, k, products, largest) -> None:
         self.q, self.k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
@@ -83,7 +89,8 @@ class DotTerms(QtWidgets.QWidget):
             return
         p = QtGui.QPainter(self)
         left, cw, rh = self._cells()
-        ink = (style.INK["query"], style.INK["key"], style.FOREGROUND)
+        pal = self.colours
+        ink = (pal.ink["query"], pal.ink["key"], pal.foreground)
         for r, (colours, name) in enumerate(zip(self._colour_rows(), self.names)):
             y = 1 + r * (rh + 2)
             p.setPen(QtGui.QColor(ink[r]))
@@ -92,11 +99,11 @@ class DotTerms(QtWidgets.QWidget):
             p.setPen(Qt.PenStyle.NoPen)
             for d, colour in enumerate(colours):
                 p.fillRect(QtCore.QRectF(left + d * cw, y, cw + 0.5, rh), colour)
-        p.setPen(QtGui.QPen(QtGui.QColor(style.MUTED), 1))
+        p.setPen(QtGui.QPen(QtGui.QColor(pal.muted), 1))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRect(QtCore.QRectF(left, 1, cw * self.products.size, 3 * rh + 4))
         y = 1 + 2 * (rh + 2)
-        p.setPen(QtGui.QPen(QtGui.QColor(style.SELECTED), 1.5))
+        p.setPen(QtGui.QPen(QtGui.QColor(pal.selected), 1.5))
         for d in self.largest:  # the terms the worked sum names
             p.drawRect(QtCore.QRectF(left + d * cw, y - 1, max(cw, 2.0), rh + 2))
         p.end()

@@ -30,14 +30,14 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import feature_names, views
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .embedding_strips import StripView, strip_mode
 from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
-from .lazy_axes import set_label, set_ticks, steady_range
+from .lazy_axes import set_label, set_ticks, set_tooltip, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 from .theming import ThemedTextMixin
@@ -54,25 +54,32 @@ class _Strips:
     """The items of one sentence's strips, made once: the selected token's band, the zero line, every
     embedding bar, the selected token's bars outlined, its name above them and the value labels."""
 
-    def __init__(self, plot: pg.PlotWidget, band_fill: str, accent: str):
+    def __init__(self, plot: pg.PlotWidget, palette: style.Palette, band: str, accent: str):
+        """``band`` and ``accent``: the palette's roles of the selected token's band and of its outline and
+        name."""
         pi = plot.getPlotItem()
         self.plot, self.vb = plot, pi.getViewBox()
+        self.palette = palette  # the panel's; its ``colours_changed`` sets a new one
         self.band = QtWidgets.QGraphicsRectItem()
-        self.band.setBrush(pg.mkBrush(band_fill))
-        pen = pg.mkPen(accent, width=1.5, style=QtCore.Qt.PenStyle.DashLine)
+        self.band.setBrush(pg.mkBrush(palette.colour(band)))
+        pen = pg.mkPen(palette.colour(accent), width=1.5, style=QtCore.Qt.PenStyle.DashLine)
         pen.setCosmetic(True)
         self.band.setPen(pen)
+        colours.paint(self.band, palette, pen=accent, brush=band)
         self.band.setZValue(-5)
         pi.addItem(self.band, ignoreBounds=True)
-        self.zero = line_item(pi, pg.mkPen(style.FOREGROUND, width=1), z=5)
-        self.bars = Bars(x0=[], height=[], width=1.0, brush=style.FILL["x"], pen=None)
+        self.zero = line_item(pi, pg.mkPen(palette.foreground, width=1), z=5)
+        colours.paint(self.zero, palette, pen="foreground")
+        self.bars = Bars(x0=[], height=[], width=1.0, brush=palette.fill["x"], pen=None)
+        colours.paint(self.bars, palette, brush="fill_x")  # (its outline: ``bar_edge`` on every repaint)
         pi.addItem(self.bars)
-        self.chosen = Bars(x0=[], height=[], width=1.0, brush=style.FILL["x"],
-                                      pen=pg.mkPen(style.SELECTED, width=2.5))
+        self.chosen = Bars(x0=[], height=[], width=1.0, brush=palette.fill["x"],
+                           pen=pg.mkPen(palette.selected, width=2.5))
+        colours.paint(self.chosen, palette, pen="selected", brush="fill_x")
         self.chosen.setZValue(3)
         pi.addItem(self.chosen)
-        self.pointer = pointer_label(pi, accent)
-        self.values = value_pool(pi, style.INK["x"])
+        self.pointer = pointer_label(pi, palette, accent)
+        self.values = value_pool(pi, "ink_x")
         self.groups = GroupedBars()
         self.widths = TextWidths()
         self.edge = None  # the bars' outline now (none when they are narrow)
@@ -83,7 +90,7 @@ class _Strips:
         n, d = x.shape
         g = self.groups
         g.layout(n, d)
-        self.edge = bar_edge(style.EDGE["x"], ppu)
+        self.edge = bar_edge(self.palette.edge["x"], ppu)
         self.bars.setOpts(x0=g.lefts, height=x.reshape(-1), width=1.0, pen=self.edge)
         self.chosen.setOpts(x0=g.lefts[k * d:(k + 1) * d], height=np.array(x[k]), width=1.0)
         self.vb.setRange(xRange=g.x_range, yRange=y_range, padding=0)
@@ -102,7 +109,7 @@ class _Strips:
         self.ticks = [(float(g.centres[m]), names[m]) for m in shown]
         set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self.ticks])
         place_value_labels(self.values, g.lefts + 0.5, x.reshape(-1), ppu if numbers else 0.0, 2)
-        edge = bar_edge(style.EDGE["x"], ppu)
+        edge = bar_edge(self.palette.edge["x"], ppu)
         if (edge is None) != (self.edge is None):  # a resize made the bars wide or narrow
             self.edge = edge
             self.bars.setOpts(pen=edge)
@@ -138,12 +145,14 @@ class _Strips:
 class EmbeddingPanel(ThemedTextMixin, Panel):
     object_name = "embeddingPanel"
     title = "1 · Tokens as numbers"
+    follows_colours = True
 
     def build(self, body):
         self._result = None
         self._query = 0
         self._narrow = False
         self._features = None
+        self._selection = None
         self.y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -153,25 +162,26 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(QtCore.Qt.TextFormat.RichText)
         layout.addWidget(steady_box(self.caption))
-        self.target_label = _sentence_label(body, "embeddingTargetLabel", "target (queries)", "query")
+        self.target_label = _sentence_label(body, "embeddingTargetLabel", "target (queries)", "query", self.colours)
         layout.addWidget(self.target_label)
-        self.plot = make_plot(body)
+        self.plot = make_plot(body, self.colours)
         self.plot.setObjectName("embeddingPlot")
         layout.addWidget(self.plot, 1)
-        self.source_label = _sentence_label(body, "embeddingSourceLabel", "source (keys and values)", "key")
+        self.source_label = _sentence_label(body, "embeddingSourceLabel", "source (keys and values)", "key",
+                                            self.colours)
         layout.addWidget(self.source_label)
-        self.source = SourceStrips(body)
+        self.source = SourceStrips(body, self.colours)
         self.source.plot.setObjectName("embeddingSourcePlot")
         layout.addWidget(self.source.plot, 1)
         self.source.clicked.connect(lambda j: self.session.select(key=j))
-        self.strip_view = StripView(body)
+        self.strip_view = StripView(body, self.colours)
         layout.addWidget(self.strip_view.plot, 1)
         self.strip_view.clicked.connect(lambda role, m: self.session.select(**{role: m}))
         self.strip_view.setVisible(False)
         self.as_strips = False
         for w in (self.target_label, self.source_label, self.source.plot):
             w.setVisible(False)
-        self.strips = _Strips(self.plot, style.PALE["x"], style.SELECTED)
+        self.strips = _Strips(self.plot, self.colours, "pale_x", "selected")
         self.vb = self.strips.vb
         self.vb.sigResized.connect(lambda *_: self._place_labels())
         self.plot.getPlotItem().scene().sigMouseClicked.connect(self._clicked)
@@ -224,7 +234,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
             self.source.show(s.source_x, result.key_tokens, selection.key, self.y_range)
         named = feature_names.any_named(s, "x")
         self._features = [feature_names.plain(s, "x", c) for c in range(d)] if named else None
-        self.plot.setToolTip(f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right"
+        set_tooltip(self.plot, f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right"
                              + (" (" + ", ".join(feature_names.header_names(s, "x")) + ")" if named else "") + ".\n"
                              "Bars below the line are negative. Click a token's strip to make it the query.")
         self._place_labels()
@@ -247,13 +257,13 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         s = result.scenario
         i = selection.query
         n = result.n
-        ink = style.INK["x"]
+        ink = self.colours.ink["x"]
         dials = self._numbers(s, s.x[i], strips)
         caption = f"<b style='color:{ink}'>{html.escape(result.tokens[i])}</b> (token {i + 1} of {n}): {dials}"
         if s.is_cross:
             j = selection.key
             kdials = self._numbers(s, s.source_x[j], strips)
-            qink, kink = style.INK["query"], style.INK["key"]
+            qink, kink = self.colours.ink["query"], self.colours.ink["key"]
             caption = (f"Query <b style='color:{qink}'>{html.escape(result.tokens[i])}</b> "
                        f"(target token {i + 1} of {n}): {dials}<br>"
                        f"Key <b style='color:{kink}'>{html.escape(result.key_tokens[j])}</b> "
@@ -285,6 +295,9 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         if text != axis.labelText:
             set_label(axis, text)
             axis.resizeEvent()  # centres the new wording (pyqtgraph does so only when the axis changes size)
+
+    def colours_changed(self, palette) -> None:
+        self.strips.palette = self.source.strips.palette = self.strip_view.palette = palette
 
     def theme_changed(self, theme) -> None:
         self.strips.values.scale = theme.font_scale
@@ -322,11 +335,11 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         return self.strips.strip_point(i, self.y_range)
 
 
-def _sentence_label(parent, name: str, text: str, role: str) -> QtWidgets.QLabel:
+def _sentence_label(parent, name: str, text: str, role: str, palette: style.Palette) -> QtWidgets.QLabel:
     """A one-line name over a row of strips ("target (queries)", "source (keys and values)")."""
     label = QtWidgets.QLabel(text, parent)
     label.setObjectName(name)
-    label.setStyleSheet(f"color: {style.INK[role]}; font-weight: bold;")
+    colours.sheet(label, f"color: $ink_{role}; font-weight: bold;", palette)
     return label
 
 
@@ -336,10 +349,10 @@ class SourceStrips(QtCore.QObject):
 
     clicked = QtCore.Signal(int)
 
-    def __init__(self, parent):
+    def __init__(self, parent, palette: style.Palette):
         super().__init__(parent)
-        self.plot = make_plot(parent)
-        self.strips = _Strips(self.plot, style.PALE["key"], style.INK["key"])
+        self.plot = make_plot(parent, palette)
+        self.strips = _Strips(self.plot, palette, "pale_key", "ink_key")
         self.x = np.zeros((0, 1))
         self.tokens = ()
         self.key = 0
@@ -351,7 +364,7 @@ class SourceStrips(QtCore.QObject):
         self.x, self.tokens, self.key, self.y_range = x, tokens, j, y_range
         self.strips.groups.layout(*x.shape)
         self.strips.show(x, j, y_range, f"key: {tokens[j]}", px_per_unit(self.plot, self.strips.groups.x_range))
-        self.plot.setToolTip("The source sentence: its tokens give the keys and values.\n"
+        set_tooltip(self.plot, "The source sentence: its tokens give the keys and values.\n"
                              "Click a token's strip to make it the key.")
         self.place_labels()
 

@@ -18,10 +18,10 @@ import pyqtgraph as pg
 
 from qkv_engine import feature_names, views
 
-from .. import style
+from .. import colours, style
 from .items import CellGridItem, Outline, colour_map, label_step, nice_step, short_token
 from .items.colour_scale import place_bar
-from .lazy_axes import set_label, set_ticks, steady_range
+from .lazy_axes import set_label, set_ticks, set_tooltip, steady_range
 
 #: Embeddings with more dimensions than this are drawn as strips.
 MAX_BAR_DIMS = 16
@@ -39,9 +39,10 @@ class StripView(QtCore.QObject):
 
     clicked = QtCore.Signal(str, int)  # ("query" or "key", token index)
 
-    def __init__(self, parent: QtWidgets.QWidget):
+    def __init__(self, parent: QtWidgets.QWidget, palette: style.Palette = style.STANDARD):
         super().__init__(parent)
-        self.plot = pg.PlotWidget(parent=parent, background=style.BACKGROUND, enableMenu=False)
+        self.palette = palette  # the panel's; its ``colours_changed`` sets a new one
+        self.plot = pg.PlotWidget(parent=parent, background=palette.background, enableMenu=False)
         self.plot.setObjectName("embeddingStrips")
         self.plot.setMinimumSize(120, 90)
         pi = self.plot.getPlotItem()
@@ -53,14 +54,15 @@ class StripView(QtCore.QObject):
         self.vb.setDefaultPadding(0.0)
         for name in ("left", "bottom"):
             axis = pi.getAxis(name)
-            axis.setPen(pg.mkPen(style.MUTED))
-            axis.setTextPen(pg.mkPen(style.FOREGROUND))
+            colours.paint(axis, palette, pen="muted", text="foreground", label="foreground")
             axis.setStyle(tickLength=0)
         self.grid = CellGridItem("signed")
+        self.grid.set_colours(palette)
         self.grid.numbers = False  # hundreds of cells a row: colour alone, the numbers are in the caption
         pi.addItem(self.grid)
-        self.bar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colour_map("signed"), interactive=False, width=10,
-                                   label="x", pen=style.FOREGROUND, colorMapMenu=False)
+        self.bar = pg.ColorBarItem(values=(-1.0, 1.0), colorMap=colour_map("signed", palette),
+                                   interactive=False, width=10, label="x", pen=palette.foreground, colorMapMenu=False)
+        colours.paint(self.bar, palette, table="signed")
         place_bar(self.bar, pi)
         self.grid.cellClicked.connect(self._on_click)
         self.grid.cellHovered.connect(self._on_hover)
@@ -92,9 +94,10 @@ class StripView(QtCore.QObject):
         self.grid.setData(x, levels=(-top, top))
         if tuple(self.bar.levels()) != (-top, top):
             self.bar.setLevels((-top, top))
-        outlines = {"query": Outline(QtCore.QRectF(0, query, s.d_model, 1), style.SELECTED, 2.2, halo=True)}
+        p = self.palette
+        outlines = {"query": Outline(QtCore.QRectF(0, query, s.d_model, 1), p.selected, 2.2, halo=True)}
         if s.is_cross:
-            outlines["key"] = Outline(QtCore.QRectF(0, s.n + 1 + key, s.d_model, 1), style.INK["key"], 2.2, halo=True)
+            outlines["key"] = Outline(QtCore.QRectF(0, s.n + 1 + key, s.d_model, 1), p.ink["key"], 2.2, halo=True)
         self.grid.set_outlines(outlines)
         rows, d = x.shape
         self.vb.setRange(xRange=(0, d), yRange=(0, rows), padding=0)
@@ -107,7 +110,7 @@ class StripView(QtCore.QObject):
         self._tip = (f"Each row is one token's {d} numbers, x1 to x{d}, left to right: red below 0, blue above.\n"
                      f"Numbers beyond ±{style.fmt(top, 2)} get the darkest colours.\n"
                      "Click a row to pick that token. Point at a cell to read it.")
-        self.plot.setToolTip(self._tip)
+        set_tooltip(self.plot, self._tip)
         self._place_names()
 
     def _place_names(self) -> None:

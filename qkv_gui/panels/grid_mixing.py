@@ -31,8 +31,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import explain, feature_names, views
 
-from .. import style
+from .. import colours, style
 from .base import Panel
+from .lazy_axes import set_tooltip
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 
@@ -117,6 +118,11 @@ def _crossed(rect: QtCore.QRectF, segments: np.ndarray, own: int) -> bool:
     return bool(hits.any())
 
 
+def _fainter(colour: QtGui.QColor, dark: bool) -> QtGui.QColor:
+    """``colour`` drawn fainter: nearer the background (lighter on a light one, darker on a dark one)."""
+    return colour.darker(135) if dark else colour.lighter(160)
+
+
 class MixingCanvas(QtWidgets.QWidget):
     """Paints the dials, the lines and the output cells; reports hovered and clicked cells."""
 
@@ -135,6 +141,13 @@ class MixingCanvas(QtWidgets.QWidget):
         self._layout: MixingLayout | None = None
         self._hover = None
         self._room = None
+        self.colours = style.STANDARD  # the panel's palette (``set_colours``)
+
+    def set_colours(self, palette: style.Palette) -> None:
+        """Paint in ``palette`` from now on (the next paint)."""
+        self.colours = palette
+        self._layout = None  # (its headers hold their colours)
+        self.update()
 
     # ----- data ----------------------------------------------------------------------------
     def set_data(self, data: MixingData) -> None:
@@ -226,7 +239,8 @@ class MixingCanvas(QtWidgets.QWidget):
 
         # headers: the output's rule as wide as it needs (within reason), the lines' name in what is left
         lay.headers.append((QtCore.QRectF(in_left, 1, anchor_in - in_left, head_h),
-                            f"x of '{data.token}'" + (" (source)" if data.from_source else ""), style.INK["x"]))
+                            f"x of '{data.token}'" + (" (source)" if data.from_source else ""),
+                            self.colours.ink["x"]))
         only_chosen = data.rest is not None or len(dial_rows) * d_out > MAX_ALL_LINES
         lay.only_chosen = only_chosen
         rule = f"{which} = x {data.grid_name}" + (f" + b^{data.grid_name[-1]}" if data.bias is not None else "")
@@ -238,8 +252,8 @@ class MixingCanvas(QtWidgets.QWidget):
             if fmb.horizontalAdvance(text) <= lines_w:
                 lines_head = text
                 break
-        lay.headers.append((QtCore.QRectF(anchor_in, 1, lines_w, head_h), lines_head, style.FOREGROUND))
-        lay.headers.append((QtCore.QRectF(w - pad - rule_w, 1, rule_w, head_h), rule, style.INK[data.role]))
+        lay.headers.append((QtCore.QRectF(anchor_in, 1, lines_w, head_h), lines_head, self.colours.foreground))
+        lay.headers.append((QtCore.QRectF(w - pad - rule_w, 1, rule_w, head_h), rule, self.colours.ink[data.role]))
 
         # inputs: one row each
         n_in = len(rows)
@@ -362,6 +376,11 @@ class MixingCanvas(QtWidgets.QWidget):
         is_strong = np.array([ln["strong"] for ln in lines], dtype=bool)[:, None]
         strong_only = np.where(is_strong, segments, np.nan)
         faint_only = np.where(is_strong, np.nan, segments)
+        # the strong and the faint ones among the lines a label may not cross, worked out once for each
+        # choice of lines (every line, or the strong ones only) rather than at each place tried
+        split = {id(crossing): (np.where(np.isnan(strong_only), np.nan, crossing),
+                                np.where(np.isnan(faint_only), np.nan, crossing))
+                 for crossing in (segments, strong_only)}
 
         def clear(rect, number, placed, crossing=segments) -> bool:
             """On no label placed, and none of the ``crossing`` lines but its own through it: no strong line
@@ -369,8 +388,7 @@ class MixingCanvas(QtWidgets.QWidget):
             doubt which line the label sits on)."""
             if any(rect.intersects(r) for r in placed):
                 return False
-            strong = np.where(np.isnan(strong_only), np.nan, crossing)
-            faint = np.where(np.isnan(faint_only), np.nan, crossing)
+            strong, faint = split[id(crossing)]
             return not _crossed(rect, strong, number) and not _crossed(rect.adjusted(3, 3, -3, -3), faint, number)
 
         by_col = {c: [(m, ln) for m, ln in enumerate(lines) if ln["c"] == c and not ln["rest"]] for c in range(d_out)}
@@ -407,7 +425,8 @@ class MixingCanvas(QtWidgets.QWidget):
     def paintEvent(self, event):
         lay = self.layout_now()
         p = QtGui.QPainter(self)
-        p.fillRect(self.rect(), QtGui.QColor(style.BACKGROUND))
+        pal = self.colours
+        p.fillRect(self.rect(), QtGui.QColor(pal.background))
         if not lay.inputs:
             p.end()
             return
@@ -431,14 +450,16 @@ class MixingCanvas(QtWidgets.QWidget):
         p.setFont(self.font())
 
         # lines: faint ones first, the chosen fan on top
-        ink = QtGui.QColor(style.INK[role])
-        fill = QtGui.QColor(style.FILL[role])
+        ink = QtGui.QColor(pal.ink[role])
+        fill = QtGui.QColor(pal.fill[role])
+        on_fill = QtGui.QColor(pal.on_fill[role])  # words on an output cell ...
+        on_chosen = QtGui.QColor(pal.dark_ink)  # ... and on the chosen one
         for strong in (False, True):
             for ln in lay.lines:
                 if ln["strong"] != strong:
                     continue
                 if ln["rest"]:
-                    colour = QtGui.QColor(style.MUTED)
+                    colour = QtGui.QColor(pal.muted)
                 else:
                     colour = QtGui.QColor(ink if strong else fill.darker(130))
                 colour.setAlphaF(max(0.0, min(1.0, ln["alpha"])))
@@ -454,39 +475,39 @@ class MixingCanvas(QtWidgets.QWidget):
 
         # zero line of the dials
         dials = [item for item in lay.inputs if item["kind"] == "dial"]
-        p.setPen(QtGui.QPen(QtGui.QColor(style.MUTED), 1))
+        p.setPen(QtGui.QPen(QtGui.QColor(pal.muted), 1))
         y0 = dials[0]["bar"].top() - 2
         y1 = dials[-1]["bar"].bottom() + 2
         p.drawLine(QtCore.QPointF(lay.zero_x, y0), QtCore.QPointF(lay.zero_x, y1))
 
         # input rows: bars and names
-        bar_pen = QtGui.QPen(QtGui.QColor(style.INK["x"]), 1)
+        bar_pen = QtGui.QPen(QtGui.QColor(pal.ink["x"]), 1)
         left_mid = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         for item in lay.inputs:
             kind = item["kind"]
             if kind == "dial":
                 p.setPen(bar_pen if item["bar"].height() > 3 else Qt.PenStyle.NoPen)
-                p.setBrush(QtGui.QColor(style.FILL["x"]))
+                p.setBrush(QtGui.QColor(pal.fill["x"]))
                 p.drawRect(item["bar"])
-            p.setPen(QtGui.QColor(style.MUTED if kind == "rest" else (ink if kind == "bias" else style.INK["x"])))
+            p.setPen(QtGui.QColor(pal.muted if kind == "rest" else (ink if kind == "bias" else pal.ink["x"])))
             p.setBrush(p.pen().color())
             p.drawEllipse(item["anchor"], 2.0, 2.0)
             if item["label_visible"]:
                 if kind == "rest":
-                    p.setPen(QtGui.QColor(style.SOFT_TEXT))
+                    p.setPen(QtGui.QColor(pal.soft_text))
                     f = QtGui.QFont(self.font())
                     f.setItalic(True)
                     p.setFont(f)
                     p.drawText(item["name_rect"], left_mid, item["name"])
                     p.setFont(self.font())
                 else:
-                    p.setPen(QtGui.QColor(style.INK["x"] if kind == "dial" else ink))
+                    p.setPen(QtGui.QColor(pal.ink["x"] if kind == "dial" else ink))
                     p.drawText(item["name_rect"], left_mid, item["name"])
             if item["value_visible"]:
                 y = item["y"]
                 tx = lay.zero_x + (item["bar"].width() + 3 if item["value"] >= 0 else 3)
                 tx = max(tx, lay.zero_x + 3)
-                p.setPen(QtGui.QColor(style.FOREGROUND))
+                p.setPen(QtGui.QColor(pal.foreground))
                 text_rect = QtCore.QRectF(tx, y - fm.height() / 2, fm.horizontalAdvance(item["text"]) + 4,
                                           fm.height())
                 if item["value"] < 0:
@@ -498,14 +519,14 @@ class MixingCanvas(QtWidgets.QWidget):
             rect = ln["label_rect"]
             if rect is None:
                 continue
-            colour = QtGui.QColor(ink if ln["strong"] else style.MUTED)
+            colour = QtGui.QColor(ink if ln["strong"] else pal.muted)
             pen = QtGui.QPen(colour, 1)
             if ln["dashed"]:
                 pen.setStyle(Qt.PenStyle.DashLine)
             p.setPen(pen)
-            p.setBrush(QtGui.QColor(*style.LABEL_BOX))
+            p.setBrush(QtGui.QColor(*pal.label_box))
             p.drawRoundedRect(rect, 3, 3)
-            p.setPen(colour if ln["strong"] else QtGui.QColor(style.FOREGROUND).lighter(160))
+            p.setPen(colour if ln["strong"] else _fainter(QtGui.QColor(pal.foreground), pal.dark))
             p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter), ln["text"])
 
         # output cells
@@ -513,7 +534,7 @@ class MixingCanvas(QtWidgets.QWidget):
             chosen = item["c"] == col
             hovered = item["c"] == self._hover
             p.setBrush(fill.lighter(115) if not chosen else fill)
-            pen = QtGui.QPen(QtGui.QColor(style.SELECTED if chosen else style.INK[role]), 2 if chosen else 1)
+            pen = QtGui.QPen(QtGui.QColor(pal.selected if chosen else pal.ink[role]), 2 if chosen else 1)
             if hovered and not chosen:
                 pen.setStyle(Qt.PenStyle.DashLine)
             p.setPen(pen if item["rect"].height() > 3 else Qt.PenStyle.NoPen)
@@ -524,10 +545,10 @@ class MixingCanvas(QtWidgets.QWidget):
                 box = QtCore.QRectF(item["rect"].left(), item["rect"].center().y() - fm.height() / 2,
                                     item["rect"].width(), fm.height())
                 if item["rect"].height() < fm.height():
-                    p.setPen(QtGui.QPen(QtGui.QColor(style.SELECTED if chosen else style.INK[role]), 1))
+                    p.setPen(QtGui.QPen(QtGui.QColor(pal.selected if chosen else pal.ink[role]), 1))
                     p.setBrush(fill.lighter(120) if not chosen else fill)
                     p.drawRoundedRect(box, 3, 3)
-                p.setPen(QtGui.QColor(style.SELECTED if chosen else style.INK[role]))
+                p.setPen(on_chosen if chosen else on_fill)
                 p.setFont(bold if chosen else self.font())
                 p.drawText(box, int(Qt.AlignmentFlag.AlignCenter), item["text"])
                 p.setFont(self.font())
@@ -584,6 +605,7 @@ class MixingCanvas(QtWidgets.QWidget):
 class MixingPanel(Panel):
     object_name = "mixingPanel"
     title = "2 · A grid mixes the dials"
+    follows_colours = True
 
     def build(self, body):
         self._which = "q"
@@ -605,7 +627,6 @@ class MixingPanel(Panel):
         self.switch.setDocumentMode(True)
         for which, name, role in GRIDS:
             idx = self.switch.addTab(f"{name} → {which}")
-            self.switch.setTabTextColor(idx, QtGui.QColor(style.INK[role]))
             self.switch.setTabToolTip(idx, f"Show how x is mixed by the grid {name} into the {role} {which}")
         self.switch.currentChanged.connect(self._on_switch)
         top.addWidget(self.switch)
@@ -629,11 +650,18 @@ class MixingPanel(Panel):
         self.note = QtWidgets.QLabel(body)  # shown when every key is masked for the query
         self.note.setObjectName("mixingNote")
         self.note.setWordWrap(True)
-        self.note.setStyleSheet(f"color: {style.SOFT_TEXT}; font-style: italic;")
+        colours.sheet(self.note, "color: $soft_text; font-style: italic;", self.colours)
         self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         self.note.setVisible(False)
         layout.addWidget(steady_box(self.note))
         self._base_fonts()
+        self.colours_changed(self.colours)
+
+    def colours_changed(self, palette) -> None:
+        """The tabs' words and the painted picture in ``palette``."""
+        for idx, (_which, _name, role) in enumerate(GRIDS):
+            self.switch.setTabTextColor(idx, QtGui.QColor(palette.ink[role]))
+        self.canvas.set_colours(palette)
 
     def _base_fonts(self) -> None:
         """Fonts at theme scale 1; the generic theme scaling (``Panel.set_theme``) multiplies them once."""
@@ -716,7 +744,7 @@ class MixingPanel(Panel):
         ex = explain.projection(result, self._which, self._token_index, c)
         self._explanation = ex
         self.arithmetic.setText(ex.text)
-        self.arithmetic.setToolTip(f"{ex.formula}\n{ex.about}")
+        set_tooltip(self.arithmetic, f"{ex.formula}\n{ex.about}")
 
     # ----- read-only view for tests ----------------------------------------------------------
     def drawn(self) -> dict:

@@ -9,7 +9,7 @@ from PySide6 import QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from .. import style
+from .. import colours, style
 from .text_label import TextLabel
 from .theming import TextPool
 
@@ -71,14 +71,16 @@ class TextWidths:
         return widths
 
 
-def value_pool(plot, color: str) -> TextPool:
-    """Labels for the numbers at the bar tips."""
-    return TextPool(plot, anchor=(0.5, 1.0), color=color)
+def value_pool(plot, role: str) -> TextPool:
+    """Labels for the numbers at the bar tips, in the palette's colour ``role`` (they follow a new palette)."""
+    return TextPool(plot, anchor=(0.5, 1.0), role=role)
 
 
-def pointer_label(plot, color: str) -> TextLabel:
-    """The bold name that hangs from the top of the selected group ("query: cat")."""
-    pointer = TextLabel("", color=color, anchor=(0.5, 0.0))
+def pointer_label(plot, palette: style.Palette, role: str) -> TextLabel:
+    """The bold name that hangs from the top of the selected group ("query: cat"), in the palette's colour
+    ``role``."""
+    pointer = TextLabel("", anchor=(0.5, 0.0))
+    colours.paint(pointer, palette, text=role)
     font = pointer.font()
     font.setBold(True)
     pointer.setFont(font)
@@ -128,9 +130,10 @@ def place_pointer(pointer: TextLabel, g: "GroupedBars", k: int, top: float, ppu:
         pointer.setPos(min(right, g.x_range[1]), top)
 
 
-def make_plot(parent: QtWidgets.QWidget) -> pg.PlotWidget:
-    """A still (no pan/zoom, no menu) plot with a left value axis and a bottom name axis."""
-    w = pg.PlotWidget(parent=parent, background=style.BACKGROUND, enableMenu=False)
+def make_plot(parent: QtWidgets.QWidget, palette: style.Palette = style.STANDARD) -> pg.PlotWidget:
+    """A still (no pan/zoom, no menu) plot with a left value axis and a bottom name axis, in ``palette``
+    (its axes follow a new one)."""
+    w = pg.PlotWidget(parent=parent, background=palette.background, enableMenu=False)
     item = w.getPlotItem()
     item.setMenuEnabled(False)
     item.hideButtons()
@@ -138,8 +141,7 @@ def make_plot(parent: QtWidgets.QWidget) -> pg.PlotWidget:
     item.getViewBox().setDefaultPadding(0.0)
     for name in ("left", "bottom"):
         axis = item.getAxis(name)
-        axis.setPen(pg.mkPen(style.MUTED))
-        axis.setTextPen(pg.mkPen(style.FOREGROUND))
+        colours.paint(axis, palette, pen="muted", text="foreground", label="foreground")
     item.getAxis("bottom").setStyle(tickLength=0)
     item.getAxis("left").setWidth(38)
     item.showGrid(x=False, y=True, alpha=0.15)

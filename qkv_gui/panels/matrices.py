@@ -29,7 +29,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import views
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .items import CellGridItem, GridHolder, Outline
 from .masked import no_keys, no_keys_note
@@ -69,8 +69,9 @@ class MatrixView(GridHolder):
     """
 
     def __init__(self, layout: pg.GraphicsLayout, col: int, name: str, symbol: str, role: str,
-                 rows_role: str | None, cols_role: str | None, weights: bool = False):
+                 rows_role: str | None, cols_role: str | None, palette: style.Palette, weights: bool = False):
         self.name = name
+        self.colours = palette  # the panel's (``set_colours``)
         self.symbol = symbol
         self.role = role
         self.rows_role = rows_role
@@ -80,14 +81,17 @@ class MatrixView(GridHolder):
         self.tokens = ()
         self.col_tokens = ()
         self.masked = None  # rows x cols bool for the weights grid: cells no query may use
+        self._masked_by = None  # the mask reasons last shown
+        self._colours_shown = None  # the palette they were drawn in
         self.shown_tokens = 0
         box = layout.addLayout(row=0, col=col)
         self.box = box
         box.setSpacing(0)
         box.setContentsMargins(0, 0, 0, 0)
         self.scale = 1.0  # the theme's font scale (titles are HTML with their own size; pools and metrics)
-        self.titleItem = box.addLabel("", row=0, col=0, size=f"{TITLE_PT}pt",
-                                      color=style.INK.get(role, style.FOREGROUND))
+        title_role = f"ink_{role}" if role in palette.ink else "foreground"
+        self.titleItem = box.addLabel("", row=0, col=0, size=f"{TITLE_PT}pt", color=palette.colour(title_role))
+        colours.paint(self.titleItem, palette, text=title_role)
         self.vb = box.addViewBox(row=1, col=0, lockAspect=False, enableMouse=False, enableMenu=False,
                                  invertY=True, defaultPadding=0.0)
         # Negative numbers red, zero white, positive blue (pale under numbers); weights viridis from 0 to 1.
@@ -97,11 +101,10 @@ class MatrixView(GridHolder):
         self.vb.addItem(self.image)
         self.rowStrip = pg.ImageItem(axisOrder="row-major")
         self.colStrip = pg.ImageItem(axisOrder="row-major")
+        self._paint_strips()
         if rows_role:
-            self.rowStrip.setImage(_rgba(style.FILL[rows_role]), autoLevels=False, levels=(0, 255))
             self.vb.addItem(self.rowStrip)
         if cols_role:
-            self.colStrip.setImage(_rgba(style.FILL[cols_role]), autoLevels=False, levels=(0, 255))
             self.vb.addItem(self.colStrip)
         font = QtGui.QFont()
         font.setPointSizeF(NUMBER_PT)
@@ -110,7 +113,20 @@ class MatrixView(GridHolder):
         self.rowTokens = TextPool(self.vb, font=font)
         self.colTokens = TextPool(self.vb, font=font)
         self._shape = None
+        self._names_widest = None  # (metrics, column names, their widest): the names rarely change between edits
         self.vb.sigResized.connect(lambda *_: self.update_texts())
+
+    def _paint_strips(self) -> None:
+        """The token strips in their roles' fills."""
+        for strip, role in ((self.rowStrip, self.rows_role), (self.colStrip, self.cols_role)):
+            if role:
+                strip.setImage(_rgba(self.colours.fill[role]), autoLevels=False, levels=(0, 255))
+
+    def set_colours(self, palette: style.Palette) -> None:
+        """Draw in ``palette`` (the grid, title and pooled names follow by themselves): the strips; the outlines
+        and names follow at the next ``set_values`` and ``highlight``."""
+        self.colours = palette
+        self._paint_strips()
 
     def set_scale(self, scale: float) -> None:
         """Follow the theme: the title's HTML size, new pool items, and the room numbers and names need."""
@@ -138,10 +154,17 @@ class MatrixView(GridHolder):
     def set_values(self, values: np.ndarray, tokens: tuple, col_tokens: tuple | None = None,
                    masked_by: np.ndarray | None = None) -> None:
         """``tokens`` name the rows, ``col_tokens`` (default: the same) the columns; cells masked
-        (``masked_by``: the reason of each, 0 open) get the mask look."""
+        (``masked_by``: the reason of each, 0 open) get the mask look. The same numbers, names and mask
+        as shown already leave the grid as it is (an edit changes some grids and not others: a number of
+        W^V changes V alone)."""
+        col_tokens = tokens if col_tokens is None else col_tokens
+        if self._same(values, tokens, col_tokens, masked_by):
+            return
         self.values = values
         self.tokens = tokens
-        self.col_tokens = tokens if col_tokens is None else col_tokens
+        self.col_tokens = col_tokens
+        self._masked_by = masked_by
+        self._colours_shown = self.colours
         rows, cols = values.shape
         self.masked = None if masked_by is None or not masked_by.any() else masked_by != 0
         title = f"<b>{self.symbol}</b>&nbsp;&nbsp;{rows} × {cols}"
@@ -157,7 +180,7 @@ class MatrixView(GridHolder):
             top = float(np.max(np.abs(values))) if values.size else 1.0
             levels = (-top, top) if top > 0 else (-1.0, 1.0)
         self.image.setData(values, levels, masked_by=masked_by if self.masked is not None else None)
-        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), style.MUTED, 1.0)})
+        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0)})
         sw, sh = self.strip_sizes(rows, cols)
         self.image.set_header_cells(sw, sh)  # a name in a strip counts as its row or column
         if self.rows_role:
@@ -168,6 +191,20 @@ class MatrixView(GridHolder):
             self._shape = (rows, cols)
             self.vb.setRange(xRange=(-sw, cols), yRange=(-sh, rows), padding=0.02)
         self.update_texts()
+
+    def _same(self, values, tokens, col_tokens, masked_by) -> bool:
+        """Whether the grid shows these numbers, names and mask already."""
+        shown = self.values
+        if shown is None or self._colours_shown is not self.colours:
+            return False
+        if tokens != self.tokens or col_tokens != self.col_tokens:
+            return False
+        if values is not shown and (values.shape != shown.shape or not np.array_equal(values, shown)):
+            return False
+        old = self._masked_by
+        if (masked_by is None) != (old is None):
+            return False
+        return masked_by is None or masked_by is old or np.array_equal(masked_by, old)
 
     def _px(self):
         (x0, x1), (y0, y1) = self.vb.viewRange()
@@ -193,14 +230,14 @@ class MatrixView(GridHolder):
             items = self.rowTokens.take(len(rows_shown))
             room = sw * px_x - 4
             for r, item in zip(rows_shown, items):
-                item.setText(fm.elidedText(self.tokens[r], elide, room), color=style.INK[self.rows_role])
+                item.setText(fm.elidedText(self.tokens[r], elide, room), color=self.colours.on_fill[self.rows_role])
                 item.setPos(-sw / 2, r + 0.5)
             self.token_rows = rows_shown
             shown += len(items)
         if self.cols_role:
             ok = cols * px_x >= min_w and sh * px_y >= fm.height() - 2
             names = [t if len(t) <= 6 else t[:5] + "…" for t in self.col_tokens[:cols]]
-            cached = getattr(self, "_names_widest", None)  # the names rarely change between edits
+            cached = self._names_widest
             if cached is not None and cached[0] is fm and cached[1] == names:
                 widest = cached[2]
             else:
@@ -213,7 +250,7 @@ class MatrixView(GridHolder):
             for c, item in zip(cols_shown, items):
                 half = min(step * px_x / 2, (c + 0.5 - x0) * px_x, (x1 - c - 0.5) * px_x)
                 item.setText(fm.elidedText(self.col_tokens[c], elide, max(0.0, 2 * half - 6)),
-                             color=style.INK[self.cols_role])
+                             color=self.colours.on_fill[self.cols_role])
                 item.setPos(c + 0.5, -sh / 2)
             self.token_cols = cols_shown
             shown += len(items)
@@ -223,8 +260,13 @@ class MatrixView(GridHolder):
 class MatricesPanel(ThemedTextMixin, Panel):
     object_name = "matricesPanel"
     title = "9 · Everything as matrices"
+    follows_colours = True
 
     def build(self, body):
+        self._shape_key = None  # the shapes the grids were given room for
+        self._chain = None  # the words under the grids: (in full, short)
+        self._result = None
+        self.selected_rects = {}
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
@@ -251,30 +293,34 @@ class MatricesPanel(ThemedTextMixin, Panel):
 
         self.ops = []
 
-        def op(layout_, col, text, color=style.FOREGROUND):
-            label = pg.LabelItem(text, size=f"{OP_PT:g}pt", color=color)
+        pal = self.colours
+
+        def op(layout_, col, text, role="foreground"):
+            label = pg.LabelItem(text, size=f"{OP_PT:g}pt", color=pal.colour(role))
+            colours.paint(label, pal, text=role)
             layout_.addItem(label, row=0, col=col)
             self.ops.append(label)
             return label
 
         F = "x"
         self.grids = {}
-        self.grids["x"] = MatrixView(top, 0, "x", "X", "x", "x", None)
+        self.grids["x"] = MatrixView(top, 0, "x", "X", "x", "x", None, pal)
         self.projOp = op(top, 1, "→")
-        self.grids["q"] = MatrixView(top, 2, "q", "Q", "query", "query", None)
+        self.grids["q"] = MatrixView(top, 2, "q", "Q", "query", "query", None, pal)
         # cross-attention only: the source sentence's grid, which makes K and V
-        self.grids["xs"] = MatrixView(top, 3, "xs", "X<sub>source</sub>", "x", "x", None)
+        self.grids["xs"] = MatrixView(top, 3, "xs", "X<sub>source</sub>", "x", "x", None, pal)
         self.sourceOp = op(top, 4, "→")
         self._cross_items = (self.grids["xs"].box, self.sourceOp)
         self._cross_shown = True
-        self.grids["k"] = MatrixView(top, 5, "k", "K", "key", "key", None)
-        self.grids["v"] = MatrixView(top, 6, "v", "V", "value", "value", None)
-        op(bottom, 0, "<b>Q</b> ×", style.INK["query"])
-        self.grids["kt"] = MatrixView(bottom, 1, "kt", "K<sup>T</sup>", "key", None, "key")
+        self.grids["k"] = MatrixView(top, 5, "k", "K", "key", "key", None, pal)
+        self.grids["v"] = MatrixView(top, 6, "v", "V", "value", "value", None, pal)
+        op(bottom, 0, "<b>Q</b> ×", "ink_query")
+        self.grids["kt"] = MatrixView(bottom, 1, "kt", "K<sup>T</sup>", "key", None, "key", pal)
         op(bottom, 2, "=")
-        self.grids["scores"] = MatrixView(bottom, 3, "scores", "Q K<sup>T</sup>", F, "query", "key")
+        self.grids["scores"] = MatrixView(bottom, 3, "scores", "Q K<sup>T</sup>", F, "query", "key", pal)
         self.scaleOp = op(bottom, 4, "softmax<br>→")
-        self.grids["weights"] = MatrixView(bottom, 5, "weights", "weights", "weight", "query", "key", weights=True)
+        self.grids["weights"] = MatrixView(bottom, 5, "weights", "weights", "weight", "query", "key", pal,
+                                           weights=True)
         self._refit_pending = False
         for name, view in self.grids.items():
             view.image.cellClicked.connect(lambda r, c, name=name: self._on_cell_clicked(name, r, c))
@@ -320,7 +366,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         self._result = result
         self._show_source(cross)
         shape = (n, m, cross, s.d_model, d_k, s.d_v)
-        if shape != getattr(self, "_shape_key", None):
+        if shape != self._shape_key:
             self._shape_key = shape
             self._stretch(result)
         g["x"].set_values(s.x, toks)
@@ -334,7 +380,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         g["weights"].set_values(result.weights, toks, ktoks, masked_by=result.masked_by)
 
         i, j = selection.query, selection.key
-        qi, kj = style.INK["query"], style.INK["key"]
+        qi, kj = self.colours.ink["query"], self.colours.ink["key"]
         g["x"].highlight("row_i", qi, QtCore.QRectF(0, i, s.d_model, 1))
         g["x"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1) if j != i and not cross else None)
         if cross:
@@ -351,12 +397,14 @@ class MatricesPanel(ThemedTextMixin, Panel):
             for name, view in g.items() if name != "xs" or cross
         }
 
-        qk, kq = style.INK["query"], style.INK["key"]
+        qk, kq = qi, kj
         scale = f"÷ √{d_k}" if s.scale else "no scaling"
         if s.temperature != 1.0:
             scale += f", ÷ T={style.fmt(s.temperature, 2).rstrip('0').rstrip('.')}"
         way = "each row" if s.softmax_over == "keys" else "each column (the classic bug)"
-        self.scaleOp.setText(f"{scale}<br>softmax<br>→", size=f"{TITLE_PT * self.theme.font_scale:g}pt")
+        op_text = (f"{scale}<br>softmax<br>→", f"{TITLE_PT * self.theme.font_scale:g}pt")
+        if op_text != (self.scaleOp.text, self.scaleOp.opts.get("size")):  # a new text lays the grids out again
+            self.scaleOp.setText(op_text[0], size=op_text[1])
         short = (f"<span style='color:{qk}'><b>Q</b> {n}×<b>{d_k}</b></span> × "
                  f"<span style='color:{kq}'><b>K<sup>T</sup></b> <b>{d_k}</b>×{m}</span> = "
                  f"<b>Q K<sup>T</sup></b> {n}×{m}")
@@ -402,13 +450,17 @@ class MatricesPanel(ThemedTextMixin, Panel):
         self.canvas.refit()
 
     def _apply_texts(self) -> None:
-        chain = getattr(self, "_chain", None)
+        chain = self._chain
         if chain is not None:
             self.chain.setText(chain[1] if 0 < self.width() < 480 else chain[0])
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._apply_texts()
+
+    def colours_changed(self, palette) -> None:
+        for view in self.grids.values():
+            view.set_colours(palette)
 
     def theme_changed(self, theme) -> None:
         """Titles and operators are HTML with their own sizes: scaled here (the generic scaling cannot)."""

@@ -25,11 +25,11 @@ import pyqtgraph as pg
 
 from qkv_engine import explain, feature_names, geometry
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .decorations import line_item, path_item, reach, segments_path
 from .dot_terms import DotTerms
-from .lazy_axes import set_plot_label, steady_range
+from .lazy_axes import set_plot_label, set_tooltip, steady_range
 from .masked import mask_reason, no_keys_note
 from .steady_label import steady_box
 from .text_label import MARGIN, TextLabel
@@ -102,6 +102,11 @@ class RelevanceMeter(QtWidgets.QWidget):
         self.value_text = "0"
         self.limit_text = "1"
         self.end_texts = ("-1", "+1")  # the dial's end labels as last drawn
+        self.colours = style.STANDARD  # its colours (the panel's palette)
+
+    def set_colours(self, palette: style.Palette) -> None:
+        self.colours = palette
+        self.update()
 
     def set_value(self, value: float, limit: float, value_text: str, limit_text: str) -> None:
         self.value, self.limit = float(value), float(limit)
@@ -126,12 +131,13 @@ class RelevanceMeter(QtWidgets.QWidget):
         cx, cy = w / 2.0, 4 + lh + radius
         arc = QtCore.QRectF(cx - radius, cy - radius, 2 * radius, 2 * radius)
         # the dial: negative half hatched, positive half plain, so sign is not carried by colour alone
+        pal = self.colours
         p.setPen(Qt.PenStyle.NoPen)
-        p.setBrush(QtGui.QBrush(QtGui.QColor(style.DIAL[0]), Qt.BrushStyle.BDiagPattern))
+        p.setBrush(QtGui.QBrush(QtGui.QColor(pal.dial[0]), Qt.BrushStyle.BDiagPattern))
         p.drawPie(arc, 90 * 16, 90 * 16)
-        p.setBrush(QtGui.QColor(style.DIAL[1]))
+        p.setBrush(QtGui.QColor(pal.dial[1]))
         p.drawPie(arc, 0, 90 * 16)
-        p.setPen(QtGui.QPen(QtGui.QColor(style.MUTED), 1))
+        p.setPen(QtGui.QPen(QtGui.QColor(pal.muted), 1))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawArc(arc, 0, 180 * 16)
         p.drawLine(QtCore.QPointF(cx - radius, cy), QtCore.QPointF(cx + radius, cy))
@@ -139,12 +145,12 @@ class RelevanceMeter(QtWidgets.QWidget):
         # needle
         a = math.radians(self.needle_degrees())
         tip = QtCore.QPointF(cx + 0.92 * radius * math.cos(a), cy - 0.92 * radius * math.sin(a))
-        p.setPen(QtGui.QPen(QtGui.QColor(style.SELECTED), 2.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        p.setPen(QtGui.QPen(QtGui.QColor(pal.selected), 2.5, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
         p.drawLine(QtCore.QPointF(cx, cy), tip)
-        p.setBrush(QtGui.QColor(style.SELECTED))
+        p.setBrush(QtGui.QColor(pal.selected))
         p.drawEllipse(QtCore.QPointF(cx, cy), 3, 3)
         # words
-        p.setPen(QtGui.QColor(style.FOREGROUND))
+        p.setPen(QtGui.QColor(pal.foreground))
         p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
         for k, (neg, pos) in enumerate(((f"-{self.limit_text}", f"+{self.limit_text}"), ("against", "for"))):
             y = cy + 2 + k * lh
@@ -157,7 +163,7 @@ class RelevanceMeter(QtWidgets.QWidget):
             half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
             lx = max(half, cx - radius)
             rx = min(w - half, cx + radius)
-            p.setPen(QtGui.QColor(style.FOREGROUND if k == 0 else style.MUTED))
+            p.setPen(QtGui.QColor(pal.foreground if k == 0 else pal.muted))
             p.drawText(QtCore.QRectF(lx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), neg)
             p.drawText(QtCore.QRectF(rx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), pos)
         p.end()
@@ -179,6 +185,11 @@ class NumbersTable(QtWidgets.QWidget):
         self.values = ("",) * len(self.ROWS)
         self._width = 0  # the widest the rows have needed at this font
         self.show_rule = True  # the rule under the numbers (a narrow panel keeps it in the tooltip)
+        self.colours = style.STANDARD  # its colours (the panel's palette)
+
+    def set_colours(self, palette: style.Palette) -> None:
+        self.colours = palette
+        self.update()
 
     def set_show_rule(self, on: bool) -> None:
         if on != self.show_rule:
@@ -236,17 +247,18 @@ class NumbersTable(QtWidgets.QWidget):
         left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         width = self.width()
+        pal = self.colours
         for k, ((name, role, b), value) in enumerate(zip(self.ROWS, self.values)):
             p.setFont(bold if b else plain)
             y = k * lh
-            p.setPen(QtGui.QColor(style.INK[role] if role else style.FOREGROUND))
+            p.setPen(QtGui.QColor(pal.ink[role] if role else pal.foreground))
             p.drawText(QtCore.QRectF(0, y, names, lh), left, name)
-            p.setPen(QtGui.QColor(style.FOREGROUND))
+            p.setPen(QtGui.QColor(pal.foreground))
             p.drawText(QtCore.QRectF(0, y, names, lh), right, "= ")
             p.drawText(QtCore.QRectF(names, y, width - names - 1, lh), right, value)
         if self.show_rule:
             p.setFont(plain)
-            p.setPen(QtGui.QColor(style.FAINT_TEXT))
+            p.setPen(QtGui.QColor(pal.faint_text))
             rule = fm.elidedText(self.RULE, Qt.TextElideMode.ElideRight, width)  # a hint: shortened, never cut
             p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, rule)
         p.end()
@@ -255,11 +267,14 @@ class NumbersTable(QtWidgets.QWidget):
 class QKPlanePanel(ThemedTextMixin, Panel):
     object_name = "qkPlanePanel"
     title = "3–5 · Query, key and their dot product"
+    follows_colours = True
 
     def build(self, body):
         self._drawn = {}
         self._narrow = False
         self._worked = ""
+        self._notes = ("", "")  # the note over the plane: in full, and short (a narrow panel)
+        self._axis_names = []  # the plane's axes' names, in full
         self._result_dk = 2
         self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
@@ -271,8 +286,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.note.setObjectName("qkPlaneNote")
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
-        self.note.setStyleSheet(f"color: {style.NOTE_INK}; background: {style.NOTE_BG}; padding: 2px 4px; "
-                                "border-radius: 3px;")
+        pal = self.colours
+        colours.sheet(self.note, "color: $note_ink; background: $note_bg; padding: 2px 4px; border-radius: 3px;",
+                      pal)
         self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         outer.addWidget(steady_box(self.note))
 
@@ -301,36 +317,43 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         vb.sigResized.connect(lambda *_: (self._declutter(), self._name_axes()))
         vb.sigRangeChanged.connect(lambda *_: self._declutter())  # equal scales: a resize can move the range after
 
-        grey = _qcolor(style.MUTED, 160)
+        grey = _qcolor(pal.muted, 160)
         self.axis_x = line_item(self.plot, pg.mkPen(grey, width=1))  # the plane's axes through the origin
         self.axis_y = line_item(self.plot, pg.mkPen(grey, width=1))
+        for line in (self.axis_x, self.axis_y):
+            colours.paint(line, pal, pen=("muted", 160))
 
         # other keys: faint lines from the origin and clickable dots
-        self.other_lines = path_item(self.plot, pg.mkPen(_qcolor(style.FILL["key"], 90), width=1))
-        self.other_dots = pg.ScatterPlotItem(size=10, pen=pg.mkPen(_qcolor(style.INK["key"], 140)),
-                                             brush=pg.mkBrush(_qcolor(style.FILL["key"], 110)), hoverable=True,
+        self.other_lines = path_item(self.plot, pg.mkPen(_qcolor(pal.fill["key"], 90), width=1))
+        colours.paint(self.other_lines, pal, pen=("fill_key", 90))
+        self.other_dots = pg.ScatterPlotItem(size=10, pen=pg.mkPen(_qcolor(pal.ink["key"], 140)),
+                                             brush=pg.mkBrush(_qcolor(pal.fill["key"], 110)), hoverable=True,
                                              hoverSize=13, tip=None)
         self.other_dots.sigClicked.connect(self._on_key_clicked)
-        self._key_brush = pg.mkBrush(_qcolor(style.FILL["key"], 110))
-        self._masked_brush = pg.mkBrush(_qcolor(style.BACKGROUND, 255))
+        self._key_brush = self._masked_brush = None  # the dots' brushes, made by ``colours_changed``
         self.plot.addItem(self.other_dots)
-        self.other_labels = TextPool(self.plot, anchor=(0.0, 1.0), color=_qcolor(style.INK["key"], 170))
+        self.other_labels = TextPool(self.plot, anchor=(0.0, 1.0), role=("ink_key", 170))
 
         # the angle wedge (under the arrows)
         self.wedge = QtWidgets.QGraphicsPathItem()
-        self.wedge.setBrush(QtGui.QBrush(_qcolor(style.GREY, 70)))
-        self.wedge.setPen(pg.mkPen(_qcolor(style.GREY, 200), width=1))
+        self.wedge.setBrush(QtGui.QBrush(_qcolor(pal.grey, 70)))
+        self.wedge.setPen(pg.mkPen(_qcolor(pal.grey, 200), width=1))
+        colours.paint(self.wedge, pal, pen=("grey", 200), brush=("grey", 70))
         self.plot.addItem(self.wedge)
-        self.theta_label = TextLabel("", color=style.DARK_GREY, anchor=(0.5, 0.5))
+        self.theta_label = TextLabel("", anchor=(0.5, 0.5))
+        colours.paint(self.theta_label, pal, text="dark_grey")
         self.plot.addItem(self.theta_label, ignoreBounds=True)
 
         # the two arrows
         self.arrows = {}
         for role in ("key", "query"):
-            line = line_item(self.plot, pg.mkPen(style.FILL[role], width=4))
+            line = line_item(self.plot, pg.mkPen(pal.fill[role], width=4))
             head = pg.ArrowItem(pxMode=True, headLen=14, tipAngle=36, tailLen=None,
-                                pen=pg.mkPen(style.INK[role], width=1), brush=pg.mkBrush(style.FILL[role]))
-            label = TextLabel("", color=style.INK[role], anchor=(0, 0.5))
+                                pen=pg.mkPen(pal.ink[role], width=1), brush=pg.mkBrush(pal.fill[role]))
+            label = TextLabel("", anchor=(0, 0.5))
+            colours.paint(line, pal, pen=f"fill_{role}")
+            colours.paint(head, pal, pen=f"ink_{role}", brush=f"fill_{role}")
+            colours.paint(label, pal, text=f"ink_{role}")
             font = QtGui.QFont(self.font())
             font.setBold(True)
             label.setFont(font)
@@ -346,7 +369,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.numbers.setObjectName("qkPlaneNumbers")
         side.addWidget(self.numbers)
         self.meter_title = QtWidgets.QLabel("relevance (score)", self.side)
-        self.meter_title.setStyleSheet(f"color: {style.QUIET_TEXT};")
+        colours.sheet(self.meter_title, "color: $quiet_text;", pal)
         side.addWidget(self.meter_title)
         self.meter = RelevanceMeter(self.side)
         side.addWidget(self.meter)
@@ -365,6 +388,14 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.worked.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         outer.addWidget(steady_box(self.worked))
         self._base_fonts()
+        self.colours_changed(pal)
+
+    def colours_changed(self, palette) -> None:
+        """The painted parts (numbers, meter, terms) and the dots' brushes in ``palette``."""
+        for part in (self.numbers, self.meter, self.terms):
+            part.set_colours(palette)
+        self._key_brush = pg.mkBrush(_qcolor(palette.fill["key"], 110))
+        self._masked_brush = pg.mkBrush(_qcolor(palette.background, 255))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -390,16 +421,16 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         """The note over the plane, the worked sum under it and the rule beside it: in full, or (a narrow
         panel) a shorter note, the sum to three lines and no rule, each whole in its tooltip."""
         narrow = self._is_narrow()
-        full, short = getattr(self, "_notes", ("", ""))
+        full, short = self._notes
         text = short if narrow else full
         if text != self.note.text():
             self.note.setText(text)
-        self.note.setToolTip(full if text != full else "")
-        worked = getattr(self, "_worked", "")
+        set_tooltip(self.note, full if text != full else "")
+        worked = self._worked
         shown = elide_lines(worked, self.worked.font(), self.worked.width() or self.width(), 3) if narrow else worked
         if shown != self.worked.text():
             self.worked.setText(shown)
-        self.worked.setToolTip(worked if shown != worked else "")
+        set_tooltip(self.worked, worked if shown != worked else "")
         self.numbers.set_show_rule(not narrow)
 
     def theme_changed(self, theme) -> None:
@@ -548,10 +579,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # other keys
         others = np.array([m for m in range(n) if m != j], dtype=int)
         pts = np.asarray(view.keys)[others] if len(others) else np.zeros((0, 2))
+        key_ink = self.colours.ink["key"]
         if n <= MAX_KEY_LABELS:
-            size, pen = 10, pg.mkPen(_qcolor(style.INK["key"], 140))
+            size, pen = 10, pg.mkPen(_qcolor(key_ink, 140))
         elif n <= 64:
-            size, pen = 7, pg.mkPen(_qcolor(style.INK["key"], 90))
+            size, pen = 7, pg.mkPen(_qcolor(key_ink, 90))
         else:  # hundreds of keys: small dots, no outlines, no lines
             size, pen = 4, pg.mkPen(None)
         # masked keys (this query may not look at them): hollow grey dots
@@ -583,7 +615,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "score": explain.fixed(ex_score.value, ex_score.decimals),
         }
         self.numbers.set_values(texts[name] for name in ("|q|", "|k|", "cos θ", "θ", "score"))
-        self.numbers.setToolTip("\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
+        set_tooltip(self.numbers, "\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
         # masks: said under the sum (a note over the plane that comes and goes can make the layout
         # bounce between two heights)
         mask_note = ""
@@ -641,9 +673,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         limit = float(row.max()) if row.size else 0.0
         limit = limit if limit > 0 else 1.0
         self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
-        self.meter.setToolTip("The needle swings left for a negative score (arrows point apart), up for 0 "
-                              "(at right angles) and right for a positive score (same way). The ends are the "
-                              "largest score this query has with any key.")
+        set_tooltip(self.meter, "The needle swings left for a negative score (arrows point apart), up for 0 "
+                                "(at right angles) and right for a positive score (same way). The ends are the "
+                                "largest score this query has with any key.")
 
         # range: everything drawn, origin included, equal scales (aspect locked)
         allpts = np.vstack([[0.0, 0.0], q2, k2, pts]) if len(pts) else np.array([[0.0, 0.0], q2, k2])
@@ -695,7 +727,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def _name_axes(self) -> None:
         """The axis names, shortened with "…" where the plot is too small for them (full in the tooltip)."""
-        names = getattr(self, "_axis_names", None)
+        names = self._axis_names
         if not names:
             return
         pi = self.plot.getPlotItem()
@@ -706,8 +738,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             if shown != pi.getAxis(name).labelText:
                 set_plot_label(pi, name, shown)
                 pi.getAxis(name).resizeEvent()  # centres the new wording
-        self.plot.getPlotItem().getAxis("bottom").setToolTip(names[0])
-        self.plot.getPlotItem().getAxis("left").setToolTip(names[1])
+        set_tooltip(self.plot.getPlotItem().getAxis("bottom"), names[0])
+        set_tooltip(self.plot.getPlotItem().getAxis("left"), names[1])
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:

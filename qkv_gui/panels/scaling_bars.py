@@ -25,7 +25,7 @@ import pyqtgraph as pg
 
 from qkv_engine import explain, saturation, views
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .decorations import Bars, curve_path, dot_item, line_item, path_item, rect_item, reach
 from .lazy_axes import set_label, set_ticks, set_title, steady_range
@@ -56,7 +56,8 @@ def _color(hex_str: str, alpha: int = 255) -> QtGui.QColor:
 class _Chart:
     """One bar chart (raw or scaled) with the curve, flat zones and marker behind and on it."""
 
-    def __init__(self, plot: pg.PlotItem, bar_colour: str):
+    def __init__(self, plot: pg.PlotItem, p: style.Palette, bar: str):
+        """``bar``: the palette's role of the bars."""
         self.plot = plot
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(False, False)
@@ -66,27 +67,33 @@ class _Chart:
         for name in ("left", "bottom", "right"):
             plot.getAxis(name).enableAutoSIPrefix(False)
         # the flat ends of the curve, shaded from top to bottom (set by ``show_flat_ends``)
-        self.flat_low, self.flat_high = (rect_item(plot, style.SHADE, z=-20) for _ in range(2))
-        self.flat_labels = [TextLabel(text, color=style.GREY, anchor=(0.5, 0))
-                            for text in ("flat:\nweight ≈ 0", "flat:\nweight ≈ 1")]
+        self.flat_low, self.flat_high = (rect_item(plot, p.shade, z=-20) for _ in range(2))
+        self.flat_labels = [TextLabel(text, anchor=(0.5, 0)) for text in ("flat:\nweight ≈ 0", "flat:\nweight ≈ 1")]
         for item in self.flat_labels:
+            colours.paint(item, p, text="grey")
             plot.addItem(item, ignoreBounds=True)
         self.masked = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
-                                      brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(style.HATCH),
-                                                                    Qt.BrushStyle.BDiagPattern)))
+                           brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(p.hatch), Qt.BrushStyle.BDiagPattern)))
         plot.addItem(self.masked)
-        self.curve = path_item(plot, pg.mkPen(style.CURVE, width=2, style=Qt.PenStyle.DashLine), z=-5)
-        self.zero = line_item(plot, pg.mkPen(style.FOREGROUND, width=1))  # score 0, top to bottom
+        self.curve = path_item(plot, pg.mkPen(p.curve, width=2, style=Qt.PenStyle.DashLine), z=-5)
+        self.zero = line_item(plot, pg.mkPen(p.foreground, width=1))  # score 0, top to bottom
         self.bars = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
-                                    brush=pg.mkBrush(_color(bar_colour, 170)))
+                         brush=pg.mkBrush(_color(p.colour(bar), 170)))
         plot.addItem(self.bars)
-        self.chosen = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(style.SELECTED, width=2),
-                                      brush=pg.mkBrush(bar_colour))
+        self.chosen = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(p.selected, width=2),
+                           brush=pg.mkBrush(p.colour(bar)))
         plot.addItem(self.chosen)
-        self.guide = line_item(plot, pg.mkPen(style.SELECTED, width=1, style=Qt.PenStyle.DotLine))
-        self.marker = dot_item(plot, 10, pg.mkPen(style.SELECTED, width=2), style.BACKGROUND)
-        self.marker_label = TextLabel("", color=style.SELECTED, anchor=(0, 1))
+        self.guide = line_item(plot, pg.mkPen(p.selected, width=1, style=Qt.PenStyle.DotLine))
+        self.marker = dot_item(plot, 10, pg.mkPen(p.selected, width=2), p.background)
+        self.marker_label = TextLabel("", anchor=(0, 1))
         plot.addItem(self.marker_label, ignoreBounds=True)
+        for item, roles in (
+                (self.flat_low, {"brush": "shade"}), (self.flat_high, {"brush": "shade"}),
+                (self.masked, {"brush": "hatch"}), (self.curve, {"pen": "curve"}), (self.zero, {"pen": "foreground"}),
+                (self.bars, {"brush": (bar, 170)}), (self.chosen, {"pen": "selected", "brush": bar}),
+                (self.guide, {"pen": "selected"}), (self.marker, {"pen": "selected", "brush": "background"}),
+                (self.marker_label, {"text": "selected"})):
+            colours.paint(item, p, **roles)
 
     def show_flat_ends(self, lo: float, hi: float, edges, rows: int) -> None:
         """Shade the flat ends (left of ``edges[0]``, right of ``edges[1]``) across every row, or hide them."""
@@ -108,6 +115,7 @@ class _Chart:
 class ScalingPanel(ThemedTextMixin, Panel):
     object_name = "scalingPanel"
     title = "6 · Why divide by √d_k"
+    follows_colours = True
 
     def build(self, body):
         self._drawn = {}
@@ -115,6 +123,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._x_range = None  # the score axis as shown (kept while the scores fit)
         self._title_pt = 9.0
         self._shown_result = None  # the result the bars show (a resize before the next edit redraws it)
+        self._wordings = ()  # the scaled chart's title, longest wording first
+        self._title = ""  # ... the wording shown
+        self._titles_for = None  # (wordings, width, text size) the titles were laid out for
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.setSpacing(2)
@@ -124,8 +135,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self.view.ci.setSpacing(2)
         self.view.setMinimumHeight(150)
         layout.addWidget(self.view, 1)
-        self.raw = _Chart(self.view.addPlot(row=0, col=0, enableMenu=False), style.FILL["weight"])
-        self.scaled = _Chart(self.view.addPlot(row=0, col=1, enableMenu=False), style.FILL["weight"])
+        self.raw = _Chart(self.view.addPlot(row=0, col=0, enableMenu=False), self.colours, "fill_weight")
+        self.scaled = _Chart(self.view.addPlot(row=0, col=1, enableMenu=False), self.colours, "fill_weight")
         self.scaled.plot.setXLink(self.raw.plot)  # one score scale: the scaled bars look as small as they are
         self.scaled.plot.setYLink(self.raw.plot)  # one row per key, side by side
         self.raw.plot.hideAxis("right")
@@ -145,7 +156,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self.message.setObjectName("scalingMessage")
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
-        self.message.setStyleSheet(f"color: {style.SOFT_TEXT}; font-style: italic;")
+        colours.sheet(self.message, "color: $soft_text; font-style: italic;", self.colours)
         self.message.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
         layout.addWidget(steady_box(self.message))
         self._base_fonts()
@@ -361,7 +372,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         drawn["message"] = message
         self._drawn = drawn
         self._write_titles()
-        drawn["titles"] = ("raw q·k", getattr(self, "_title", titles[1]))
+        drawn["titles"] = ("raw q·k", self._title or titles[1])
         self._set_ticks(result)
         self._space_numbers()
         self._fit_labels()
@@ -369,12 +380,12 @@ class ScalingPanel(ThemedTextMixin, Panel):
     def _write_titles(self) -> None:
         """The charts' titles; the scaled one in the longest wording with which both charts fit the view's
         width (a wider title would hold the charts past the panel's edge)."""
-        wordings = getattr(self, "_wordings", None)
+        wordings = self._wordings
         if not wordings:
             return
         room = self.view.width()
         key = (wordings, room, self._title_pt)
-        if key == getattr(self, "_titles_for", None):
+        if key == self._titles_for:
             return  # the same words in the same width: nothing to lay out again (the usual edit)
         self._titles_for = key
         before = self.scaled.plot.titleLabel.text

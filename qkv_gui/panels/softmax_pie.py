@@ -28,7 +28,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import explain, pie_layout, views
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
@@ -58,6 +58,7 @@ OTHERS = -1
 class SoftmaxPanel(ThemedTextMixin, Panel):
     object_name = "softmaxPanel"
     title = "7 · Softmax: shares that add to 1"
+    follows_colours = True
 
     def build(self, body):
         layout = QtWidgets.QVBoxLayout(body)
@@ -72,7 +73,8 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         layout.addWidget(steady_box(self.heading))
         self.view = pg.GraphicsLayoutWidget(parent=body)
         self.view.setObjectName("softmaxPie")
-        self.view.setBackground(style.BACKGROUND)
+        pal = self.colours
+        self.view.setBackground(pal.background)
         self.view.ci.setContentsMargins(0, 0, 0, 0)
         self.view.setMinimumSize(120, 90)
         self.vb = self.view.addViewBox(lockAspect=True, enableMouse=False, enableMenu=False)
@@ -86,29 +88,22 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         layout.addWidget(steady_box(self.note))
 
         self.ring = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)  # the whole, faint, behind
-        self.ring.setPen(pg.mkPen(style.GRID, width=1, style=QtCore.Qt.PenStyle.DashLine))
+        self.ring.setPen(pg.mkPen(pal.grid, width=1, style=QtCore.Qt.PenStyle.DashLine))
         self.ring.setBrush(QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush))
+        colours.paint(self.ring, pal, pen="grid")
         self.ring.setZValue(-10)
         self.vb.addItem(self.ring, ignoreBounds=True)
         self.slices: list = []  # pool of QGraphicsEllipseItem
         self.others = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)  # the small slices, as one
-        self.others.setBrush(QtGui.QBrush(QtGui.QColor(style.GRID)))
-        self.others.setPen(pg.mkPen(style.BACKGROUND, width=1))
+        self.others.setBrush(QtGui.QBrush(QtGui.QColor(pal.grid)))
+        self.others.setPen(pg.mkPen(pal.background, width=1))
+        colours.paint(self.others, pal, pen="background", brush="grid")
         self.others.setVisible(False)
         self.vb.addItem(self.others, ignoreBounds=True)
         self.grouped = np.zeros(0, dtype=int)  # the keys drawn in it
-        self.labels = TextPool(self.vb, anchor=(0.0, 0.0), color=style.FOREGROUND)
-        self.cmap = style.colormap()
-        colors = self.cmap.map(np.linspace(0.0, 1.0, SHADES), mode="qcolor")
-        self.brushes = [QtGui.QBrush(c) for c in colors]
-        self.shade_pens = []
-        for c in colors:
-            pen = QtGui.QPen(c, 1.0)
-            pen.setCosmetic(True)
-            self.shade_pens.append(pen)
-        self.edge_pen = pg.mkPen(style.BACKGROUND, width=1)
+        self.labels = TextPool(self.vb, anchor=(0.0, 0.0))  # in the palette's foreground
         self.no_pen = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
-        self.selected_pen = pg.mkPen(style.SELECTED, width=2.5)
+        self._brushes_and_pens(pal)
         self.label_font = QtGui.QFont()
         self.bold_font = QtGui.QFont(self.label_font)
         self.bold_font.setBold(True)
@@ -128,6 +123,22 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self.vb.sigResized.connect(lambda *_: self._redraw())
         self.view.scene().sigMouseClicked.connect(self._clicked)
         self.view.viewport().installEventFilter(self)
+
+    def _brushes_and_pens(self, p: style.Palette) -> None:
+        """The slices' brushes (a step of the weights' colour map each), their edges and the selected outline,
+        in palette ``p``."""
+        colors = pg.colormap.get(p.weights_map).map(np.linspace(0.0, 1.0, SHADES), mode="qcolor")
+        self.brushes = [QtGui.QBrush(c) for c in colors]
+        self.shade_pens = []
+        for c in colors:
+            pen = QtGui.QPen(c, 1.0)
+            pen.setCosmetic(True)
+            self.shade_pens.append(pen)
+        self.edge_pen = pg.mkPen(p.background, width=1)
+        self.selected_pen = pg.mkPen(p.selected, width=2.5)
+
+    def colours_changed(self, palette) -> None:
+        self._brushes_and_pens(palette)
 
     # ----- pools ------------------------------------------------------------------------------
     def _slice_items(self, count: int) -> list:
@@ -254,7 +265,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             set_themed_font(item, self.bold_font if k == j else self.label_font, scale)
             item.setAnchor(anchor)
             item.setPos(x, y)
-            item.fill = QtGui.QColor(*style.LABEL_BOX) if boxed else None
+            item.fill = QtGui.QColor(*self.colours.label_box) if boxed else None
             if k == OTHERS:
                 labelled[self.grouped] = True
             else:
@@ -282,11 +293,11 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         i, j = self._sel
         total = float(views.row_sums(result)[i])
         q, key = html.escape(self._name(i)), html.escape(self._key_name(j))
-        qink, kink = style.INK["query"], style.INK["key"]
+        qink, kink = self.colours.ink["query"], self.colours.ink["key"]
         if result.scenario.softmax_over == "keys":
             head = f"Query <b style='color:{qink}'>{q}</b>: its weights add up to <b>{_percent(total)}</b>."
         else:
-            head = (f"<b style='color:{style.WARN}'>Column-wise softmax (a bug): the weights of query "
+            head = (f"<b style='color:{self.colours.warn}'>Column-wise softmax (a bug): the weights of query "
                     f"<span style='color:{qink}'>{q}</span> add up to {_percent(total)}, not 100%.</b> "
                     f"Each slice is its weight's share of {_percent(total)}.")
         if no_keys(result, i):

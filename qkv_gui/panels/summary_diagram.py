@@ -60,13 +60,13 @@ def short(tok: str, limit: int = 10) -> str:
 class FitView(QtWidgets.QGraphicsView):
     """A graphics view that always shows the whole scene, as large as the widget allows (up to MAX_ZOOM)."""
 
-    def __init__(self, scene, parent=None):
+    def __init__(self, scene, parent=None, palette: style.Palette = style.STANDARD):
         super().__init__(scene, parent)
         self.setRenderHints(QtGui.QPainter.RenderHint.Antialiasing | QtGui.QPainter.RenderHint.TextAntialiasing)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(style.BACKGROUND)))
+        self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(palette.background)))
         self.setMinimumSize(120, 80)
 
     def fit(self):
@@ -88,12 +88,13 @@ class FitView(QtWidgets.QGraphicsView):
 class SummaryPanel(Panel):
     object_name = "summaryPanel"
     title = "The whole picture"
+    follows_colours = True
 
     def build(self, body):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         self.scene = QtWidgets.QGraphicsScene(body)
-        self.view = FitView(self.scene, body)
+        self.view = FitView(self.scene, body, self.colours)
         self.view.setObjectName("summaryView")
         layout.addWidget(self.view)
         self.texts: dict[str, QtWidgets.QGraphicsTextItem] = {}
@@ -105,10 +106,17 @@ class SummaryPanel(Panel):
         every position and size is multiplied by the theme's font scale and the scene is made again."""
         if abs(theme.font_scale - self._k) > 1e-9:
             self._k = theme.font_scale
-            self.scene.clear()
-            self.texts = {}
-            self._draw_static()
-            self.view.fit()
+            self._draw_again()
+
+    def colours_changed(self, palette) -> None:
+        """The drawing made again in ``palette`` (the repaint that follows fills in its words and numbers)."""
+        self._draw_again()
+
+    def _draw_again(self) -> None:
+        self.scene.clear()
+        self.texts = {}
+        self._draw_static()
+        self.view.fit()
 
     # ----- the drawing, made once (again on a change of theme) ---------------------------------------
     def _text(self, name: str, cx: float, y: float, width: float, color: str, pt: float = CAPTION_PT,
@@ -171,7 +179,8 @@ class SummaryPanel(Panel):
         return line, cap
 
     def _draw_static(self):
-        F, I = style.FILL, style.INK
+        pal = self.colours
+        F, I = pal.fill, pal.ink
         k = self._k
         self.scene.setSceneRect(0, 0, SCENE_W * k, SCENE_H * k)
         # Where things sit (drawing units at scale 1).
@@ -205,26 +214,26 @@ class SummaryPanel(Panel):
         self._arrow((P["k"][0] + r * math.cos(ang), P["k"][1] + r * math.sin(ang)),
                     (P["dot"][0] - 19 * math.cos(ang), P["dot"][1] - 19 * math.sin(ang)), F["key"])
         self._arrow((P["dot"][0] + 18, P["dot"][1]), (P["scale"][0] - scale_w / 2 - 1, P["scale"][1]),
-                    style.MUTED, 2.0)
+                    pal.muted, 2.0)
         self._arrow((P["scale"][0] + scale_w / 2, P["scale"][1]), (P["softmax"][0] - soft_w / 2 - 1,
-                                                                   P["softmax"][1]), style.MUTED, 2.0)
+                                                                   P["softmax"][1]), pal.muted, 2.0)
         self._arrow((P["softmax"][0], P["softmax"][1] + 40), (P["softmax"][0] - 14, P["out"][1] - out_h / 2 - 1),
                     F["weight"], 2.0)
         self._arrow((P["v"][0] + r + 1, P["v"][1]), (P["out"][0] - out_w / 2 - 1, P["v"][1]), F["value"])
 
         # Nodes.
         self._circle(*P["x"], r_x, F["x"], I["x"])
-        self._text("x_letter", P["x"][0], P["x"][1] - 14, 40, I["x"], pt=LETTER_PT + 1.5, bold=True, text="x")
+        self._text("x_letter", P["x"][0], P["x"][1] - 14, 40, pal.on_fill["x"], pt=LETTER_PT + 1.5, bold=True, text="x")
         for role, key in (("query", "q"), ("key", "k"), ("value", "v")):
             self._circle(*P[key], r, F[role], I[role])
-            self._text(f"{key}_letter", P[key][0], P[key][1] - 13, 40, style.SELECTED, pt=LETTER_PT, bold=True,
+            self._text(f"{key}_letter", P[key][0], P[key][1] - 13, 40, pal.dark_ink, pt=LETTER_PT, bold=True,
                        text=key)
-        self._circle(*P["dot"], 18, style.BACKGROUND, style.FOREGROUND)
-        self._text("dot_letter", P["dot"][0], P["dot"][1] - 13, 36, style.FOREGROUND, pt=LETTER_PT, bold=True,
+        self._circle(*P["dot"], 18, pal.background, pal.foreground)
+        self._text("dot_letter", P["dot"][0], P["dot"][1] - 13, 36, pal.foreground, pt=LETTER_PT, bold=True,
                    text="·")
-        self._box(*P["scale"], scale_w, box_h, style.PLAIN_BOX, style.MUTED)
-        self._box(*P["softmax"], soft_w, box_h, style.PALE["weight"], I["weight"])
-        self._box(*P["out"], out_w, out_h, style.PALE["output"], I["output"])
+        self._box(*P["scale"], scale_w, box_h, pal.plain_box, pal.muted)
+        self._box(*P["softmax"], soft_w, box_h, pal.pale["weight"], I["weight"])
+        self._box(*P["out"], out_w, out_h, pal.pale["output"], I["output"])
 
         # Words and numbers (filled in show_result).
         # x's words a little low and to the left: the arrow to v leaves x on their right
@@ -233,14 +242,14 @@ class SummaryPanel(Panel):
             # the query's words above it: below, they sat between the arrows from x to q and from k to the dot
             top = P[key][1] - r - 34 if key == "q" else P[key][1] + r + 1
             self._text(f"{key}_caption", P[key][0], top, 130 if key == "q" else 120, I[role])
-        self._text("dot_title", P["dot"][0] + 12, P["dot"][1] - 42, 124, style.FOREGROUND, bold=True,
+        self._text("dot_title", P["dot"][0] + 12, P["dot"][1] - 42, 124, pal.foreground, bold=True,
                    text="dot → relevance")
         # each number under its step, its name above it; the score a little to the right of the dot (the arrow
         # from k comes in from the lower left)
         # narrow boxes, a gap between them: at a presenter's text size the score and the scaled score met
-        self._text("dot_value", P["dot"][0] + 4, P["dot"][1] + 20, 62, style.FOREGROUND)
-        self._text("scale_title", P["scale"][0], P["scale"][1] - 10, scale_w, style.FOREGROUND, bold=True)
-        self._text("scale_value", P["scale"][0] + 6, P["scale"][1] + 20, 70, style.FOREGROUND)
+        self._text("dot_value", P["dot"][0] + 4, P["dot"][1] + 20, 62, pal.foreground)
+        self._text("scale_title", P["scale"][0], P["scale"][1] - 10, scale_w, pal.foreground, bold=True)
+        self._text("scale_value", P["scale"][0] + 6, P["scale"][1] + 20, 70, pal.foreground)
         self._text("softmax_title", P["softmax"][0], P["softmax"][1] - 10, soft_w, I["weight"], bold=True,
                    text="softmax")
         self._text("softmax_note", P["softmax"][0], P["softmax"][1] - 56, 124, I["weight"])
@@ -249,8 +258,8 @@ class SummaryPanel(Panel):
         self._text("out_title", P["out"][0], top + 2, out_w - 8, I["output"], bold=True, text="weighted sum of v")
         self._text("out_value", P["out"][0], top + 20, out_w - 8, I["output"])
         self._text("mix_note", 254, P["v"][1] - 38, 114, I["value"])
-        self._text("pair", P["out"][0], P["out"][1] + out_h / 2 + 3, 230, style.FOREGROUND)
-        self._text("head", P["x"][0] + 10, 4, 110, style.MUTED)
+        self._text("pair", P["out"][0], P["out"][1] + out_h / 2 + 3, 230, pal.foreground)
+        self._text("head", P["x"][0] + 10, 4, 110, pal.muted)
 
     # ----- numbers ----------------------------------------------------------------------------------
     def _set(self, name: str, text: str) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6 import QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqtgraph)
 import pyqtgraph as pg
 
-from .. import colours
+from .. import colours, style
 from .base import _BASE_FONT
 from .text_label import TextLabel
 
@@ -81,14 +81,16 @@ class TextPool:
     """Labels (``TextLabel``) in one plot or ViewBox, made on demand and reused; ``take(k)`` returns k
     visible labels and hides the rest. Labels made between two repaints get the theme's font scale at once.
     A label takes ``setText(text, color=)``, ``setPos(x, y)``, and ``fill``/``border`` for a box. A label made
-    without a colour takes the palette of its picture."""
+    without a colour takes the palette of its picture: its foreground, or the colour ``role`` of it (a palette
+    role's name, "ink_x")."""
 
     def __init__(self, parent_plot, anchor=(0.5, 0.5), font: QtGui.QFont | None = None, z: float = 20,
-                 color=None):
+                 color=None, role: str | None = None):
         self.plot = parent_plot
         self.anchor = anchor
         self.font = font
         self.color = color
+        self.role = role
         self.scale = 1.0  # the panel's theme font scale, for items made between two repaints
         self.z = z
         self.items: list = []
@@ -100,8 +102,11 @@ class TextPool:
             adopt_text(item, self.scale)
             item.setZValue(self.z)
             self.plot.addItem(item, ignoreBounds=True)
-            palette = getattr(item.scene(), "qkv_colours", None)  # the picture's palette (colours.recolour_scene)
-            if palette is not None:
+            # the picture's palette (colours.recolour_scene; none yet: the standard one)
+            palette = getattr(item.scene(), "qkv_colours", None)
+            if self.role is not None:
+                colours.paint(item, palette or style.STANDARD, text=self.role)
+            elif palette is not None:
                 colours.repaint(item, palette)
             self.items.append(item)
         for item in self.items[count:self.shown]:

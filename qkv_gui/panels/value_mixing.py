@@ -32,13 +32,13 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import explain, feature_names, views
 
-from .. import style
+from .. import colours, style
 from .base import Panel
 from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
-from .lazy_axes import set_ticks, steady_range
+from .lazy_axes import set_ticks, set_tooltip, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 from .text_label import MARGIN
@@ -56,6 +56,7 @@ def one_coordinate(n: int, d_v: int) -> bool:
 class ValuesPanel(ThemedTextMixin, Panel):
     object_name = "valuesPanel"
     title = "8 · Values, mixed by the weights"
+    follows_colours = True
 
     def build(self, body):
         self._result = None
@@ -86,9 +87,10 @@ class ValuesPanel(ThemedTextMixin, Panel):
         layout.addWidget(steady_box(self.caption))
         row = QtWidgets.QHBoxLayout()
         row.setSpacing(2)
-        self.plot = make_plot(body)
+        pal = self.colours
+        self.plot = make_plot(body, pal)
         self.plot.setObjectName("valuesPlot")
-        self.out_plot = make_plot(body)
+        self.out_plot = make_plot(body, pal)
         self.out_plot.setObjectName("outputPlot")
         self.out_plot.setMinimumWidth(96)
         row.addWidget(self.plot, 3)
@@ -109,43 +111,52 @@ class ValuesPanel(ThemedTextMixin, Panel):
         po.getAxis("left").setWidth(8)
         po.getAxis("left").setStyle(showValues=False)
 
-        mint = QtGui.QColor(style.FILL["value"])
+        mint = QtGui.QColor(pal.fill["value"])
         faint = QtGui.QColor(mint)
         faint.setAlpha(FAINT_ALPHA)
         self.band = QtWidgets.QGraphicsRectItem()
-        self.band.setBrush(pg.mkBrush(style.PALE["key"]))
-        self.band.setPen(pg.mkPen(style.INK["key"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
+        self.band.setBrush(pg.mkBrush(pal.pale["key"]))
+        self.band.setPen(pg.mkPen(pal.ink["key"], width=1.5, style=QtCore.Qt.PenStyle.DashLine))
+        colours.paint(self.band, pal, pen="ink_key", brush="pale_key")
         self.band.setZValue(-5)
         pi.addItem(self.band, ignoreBounds=True)
-        self.pointer = pointer_label(pi, style.INK["key"])  # the key's name on its band
-        self.zeros = [line_item(plot, pg.mkPen(style.FOREGROUND, width=1), z=5) for plot in (pi, po)]
-        self.faint_pen = pg.mkPen(style.INK["value"], width=1, style=QtCore.Qt.PenStyle.DotLine)
+        self.pointer = pointer_label(pi, pal, "ink_key")  # the key's name on its band
+        self.zeros = [line_item(plot, pg.mkPen(pal.foreground, width=1), z=5) for plot in (pi, po)]
+        for zero in self.zeros:
+            colours.paint(zero, pal, pen="foreground")
+        self.faint_pen = self._faint_pen(pal)
         self.faint = Bars(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
+        colours.paint(self.faint, pal, brush=("fill_value", FAINT_ALPHA))  # (its outline: on every repaint)
         pi.addItem(self.faint)
         self.scaled = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
+        colours.paint(self.scaled, pal, brush="fill_value")
         self.scaled.setZValue(2)
         pi.addItem(self.scaled)
         self.chosen = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
-                                      pen=pg.mkPen(style.SELECTED, width=2))
+                           pen=pg.mkPen(pal.selected, width=2))
+        colours.paint(self.chosen, pal, pen="selected", brush="fill_value")
         self.chosen.setZValue(3)
         pi.addItem(self.chosen)
-        self.scaled_labels = value_pool(pi, style.INK["value"])
-        self.weights = TextPool(pi, anchor=(0.5, 1.0), color=style.INK["weight"], z=25)  # at each group's foot
+        self.scaled_labels = value_pool(pi, "ink_value")
+        self.weights = TextPool(pi, anchor=(0.5, 1.0), role="ink_weight", z=25)  # at each group's foot
         self.masked_cover = Bars(x0=[], y0=[], width=[], height=[], pen=pg.mkPen(None),
-                                            brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(style.HATCH),
-                                                                          QtCore.Qt.BrushStyle.BDiagPattern)))
+                                 brush=pg.mkBrush(QtGui.QBrush(QtGui.QColor(pal.hatch),
+                                                               QtCore.Qt.BrushStyle.BDiagPattern)))
+        colours.paint(self.masked_cover, pal, brush="hatch")
         self.masked_cover.setZValue(4)
         pi.addItem(self.masked_cover)
 
         self.hover_band = QtWidgets.QGraphicsRectItem()
-        self.hover_band.setBrush(pg.mkBrush(style.HOVER_BG))
+        self.hover_band.setBrush(pg.mkBrush(pal.hover_bg))
         self.hover_band.setPen(QtGui.QPen(QtCore.Qt.PenStyle.NoPen))
+        colours.paint(self.hover_band, pal, brush="hover_bg")
         self.hover_band.setZValue(-5)
         po.addItem(self.hover_band, ignoreBounds=True)
-        self.out_bars = Bars(x0=[], height=[], width=0.8, brush=pg.mkBrush(style.FILL["output"]),
-                                        pen=pg.mkPen(style.EDGE["output"], width=2))
+        self.out_bars = Bars(x0=[], height=[], width=0.8, brush=pg.mkBrush(pal.fill["output"]),
+                             pen=pg.mkPen(pal.edge["output"], width=2))
+        colours.paint(self.out_bars, pal, pen="edge_output", brush="fill_output")
         po.addItem(self.out_bars)
-        self.out_labels = value_pool(po, style.INK["output"])
+        self.out_labels = value_pool(po, "ink_output")
 
         self.groups = GroupedBars()
         self.vb.sigResized.connect(lambda *_: self._place_labels())
@@ -153,6 +164,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
         pi.scene().sigMouseClicked.connect(self._clicked)
         pi.scene().sigMouseMoved.connect(lambda pos: self._hovered(pos, self.plot))
         po.scene().sigMouseMoved.connect(lambda pos: self._hovered(pos, self.out_plot))
+
+    @staticmethod
+    def _faint_pen(palette) -> QtGui.QPen:
+        """The dotted outline of the faint bars (when they are wide enough for one)."""
+        return pg.mkPen(palette.ink["value"], width=1, style=QtCore.Qt.PenStyle.DotLine)
+
+    def colours_changed(self, palette) -> None:
+        self.faint_pen = self._faint_pen(palette)
 
     def theme_changed(self, theme) -> None:
         for pool in (self.scaled_labels, self.out_labels, self.weights):
@@ -197,7 +216,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._wide = ppu >= 5
         self.faint.setOpts(x0=g.lefts, height=v.reshape(-1), width=1.0, pen=self.faint_pen if self._wide else None)
         self.scaled.setOpts(x0=g.lefts + 0.15, height=parts.reshape(-1), width=0.7,
-                            pen=bar_edge(style.INK["value"], ppu))
+                            pen=bar_edge(self.colours.ink["value"], ppu))
         self.chosen.setOpts(x0=g.lefts[j * dg:(j + 1) * dg] + 0.15, height=np.array(parts[j]), width=0.7)
         self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
         lo, hi = self.y_range
@@ -215,7 +234,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         left, right = reach(*self.out_x_range)
         self.zeros[1].setLine(left, 0.0, right, 0.0)
 
-        qink, vink = style.INK["query"], style.INK["output"]
+        qink, vink = self.colours.ink["query"], self.colours.ink["output"]
         coords = ", ".join(style.fmt(c, 2) for c in out[:8].tolist()) + (", …" if d > 8 else "")
         every = "every source token" if result.scenario.is_cross else "every token"
         name = html.escape(feature_names.header(result.scenario, "out", c))
@@ -230,11 +249,12 @@ class ValuesPanel(ThemedTextMixin, Panel):
             caption = f"<b>{html.escape(no_keys_note(result, i))}</b> Output [{coords}]"
         self.caption.setText(caption)
         what = f"its coordinate {name}" if one else "v"
-        self.plot.setToolTip(
+        set_tooltip(
+            self.plot,
             f"Faint bars: each token's value ({what}). Solid bars: the part the query takes (weight × value).\n"
             "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
-        self.out_plot.setToolTip("The output is the sum of all the solid bars, coordinate by coordinate.\n"
-                                 "Point at a bar to see its sum worked out below.")
+        set_tooltip(self.out_plot, "The output is the sum of all the solid bars, coordinate by coordinate.\n"
+                                   "Point at a bar to see its sum worked out below.")
         self._place_labels()
         self._write_worked()
 
@@ -259,7 +279,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         if wide != self._wide:  # a resize made the bars wide or narrow
             self._wide = wide
             self.faint.setOpts(pen=self.faint_pen if wide else None)
-            self.scaled.setOpts(pen=bar_edge(style.INK["value"], ppu))
+            self.scaled.setOpts(pen=bar_edge(self.colours.ink["value"], ppu))
 
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
@@ -315,7 +335,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.hover_band.setRect(QtCore.QRectF(c, lo, 1.0, hi - lo))
         ex = explain.output(result, i, c, decimals=worked_decimals(result.n_keys))
         self.worked.setText(ex.text)
-        self.worked.setToolTip(f"{ex.formula}\n(a = the query's weight on each token, v = that token's value)")
+        set_tooltip(self.worked, f"{ex.formula}\n(a = the query's weight on each token, v = that token's value)")
 
     # ----- mouse ------------------------------------------------------------------------------
     def _coord_at(self, scene_pos, plot) -> int | None:

@@ -22,6 +22,11 @@ from qkv_gui.panels.compare_heatmaps import CompareHeatmapsPanel
 from qkv_gui.panels.concat_project import ConcatProjectPanel
 from qkv_gui.panels.embedding_bars import EmbeddingPanel
 from qkv_gui.panels.heads_grid import HeadsGridPanel
+from qkv_gui.panels.matrices import MatricesPanel
+from qkv_gui.panels.qk_plane import QKPlanePanel
+from qkv_gui.panels.scaling_bars import ScalingPanel
+from qkv_gui.panels.softmax_pie import SoftmaxPanel
+from qkv_gui.panels.value_mixing import ValuesPanel
 from qkv_gui.panels.items import CellGridItem
 from qkv_gui.panels.items.colour_tables import NAMES as TABLES, ink, table
 from qkv_gui.panels.model_view import ModelViewPanel
@@ -191,7 +196,25 @@ FOLLOWING = {
     "model-view": _model_panel,
     "lab": lambda make: make(ScalingLabPanel, size=(520, 420)),
     "train": _train_panel,
+    "embedding": lambda make: make(EmbeddingPanel, preset="seed-the-cat-sat", size=(520, 330)),
+    "embedding-cross": lambda make: make(EmbeddingPanel, preset="translation", size=(520, 330)),
+    "qk-plane": lambda make: make(QKPlanePanel, preset="seed-the-cat-sat", size=(520, 330)),
+    "scaling": lambda make: make(ScalingPanel, preset="padding", size=(520, 330)),
+    "softmax": lambda make: make(SoftmaxPanel, preset="long-sentence", size=(520, 330)),
+    "values": lambda make: make(ValuesPanel, preset="padding", size=(520, 330)),
+    "matrices": lambda make: make(MatricesPanel, preset="seed-the-cat-sat", size=(520, 330)),
 }
+
+
+class StandardEmbeddingPanel(EmbeddingPanel):
+    """A panel that keeps the standard colours (as a panel made for it may): the embedding panel, told not to
+    follow."""
+
+    follows_colours = False
+
+
+class StandardMatricesPanel(MatricesPanel):
+    follows_colours = False
 
 
 @pytest.mark.parametrize("name", list(FOLLOWING))
@@ -217,8 +240,8 @@ def test_each_panel_follows_a_new_palette_and_comes_back_exactly(make_panel, nam
     assert _image(panel) == picture  # today's picture, pixel for pixel
 
 
-def test_a_panel_that_does_not_follow_yet_keeps_the_standard_colours_whole(make_panel):
-    panel = make_panel(EmbeddingPanel, preset="seed-the-cat-sat", size=(520, 330))
+def test_a_panel_that_does_not_follow_keeps_the_standard_colours_whole(make_panel):
+    panel = make_panel(StandardEmbeddingPanel, preset="seed-the-cat-sat", size=(520, 330))
     assert not panel.follows_colours
     before, picture = snapshot(panel), _image(panel)
     colours.use("dark")
@@ -236,9 +259,7 @@ def test_a_panel_that_does_not_follow_yet_keeps_the_standard_colours_whole(make_
 def test_a_panel_that_does_not_follow_keeps_its_words_dark_under_a_style_sheet(make_panel):
     # Qt gives a widget with a style sheet (its own, or one above it: the lesson's outline) the application's
     # colours whenever it is polished: the matrices' caption turned light on its light ground
-    from qkv_gui.panels.matrices import MatricesPanel
-
-    panel = make_panel(MatricesPanel, preset="seed-the-cat-sat", size=(520, 330))
+    panel = make_panel(StandardMatricesPanel, preset="seed-the-cat-sat", size=(520, 330))
     standard = panel.chain.palette().color(QtGui.QPalette.ColorRole.WindowText).name()
     colours.use("dark")
     panel.setStyleSheet("QWidget#nothingHere { border: 1px solid red; }")  # polishes every child again
@@ -312,9 +333,8 @@ def test_the_theme_menu_switches_the_whole_window(window):
     assert token_cell.color().name() == d.token_bg.lower()
     assert d.ink["query"] in window.grids.titles["w_q"].text()
     assert d.error_ink in window.options.messageLabel.styleSheet()
-    # the panels in the grid: the heatmap follows, a panel that does not yet keeps its light ground
-    assert window.panels["heatmapPanel"].colours is d
-    assert window.panels["embeddingPanel"].colours is style.STANDARD
+    # the panels in the grid follow
+    assert all(panel.colours is d for panel in window.panels.values())
 
     actions["standard"].trigger()
     settle()
@@ -413,8 +433,9 @@ def test_figures_are_exported_in_the_palette_on_screen(make_session):
     assert _has_colour(image, style.DARK.background) > 0.3 * image.width() * image.height()  # a dark figure
     svg = export.render_panel(HeatmapPanel, session, "svg", opts).decode()
     assert f'fill="{style.DARK.background.lower()}"' in svg
-    # a panel that does not follow palettes yet is exported as it is shown: in the standard colours
-    assert _corner(export.render_panel(EmbeddingPanel, session, "png", opts)) == _name(style.BACKGROUND)
+    assert _corner(export.render_panel(EmbeddingPanel, session, "png", opts)) == _name(style.DARK.background)
+    # a panel that does not follow palettes is exported as it is shown: in the standard colours
+    assert _corner(export.render_panel(StandardEmbeddingPanel, session, "png", opts)) == _name(style.BACKGROUND)
     # transparent stays transparent
     clear = export.render_panel(HeatmapPanel, session, "png", export.ExportOptions(width=480, transparent=True))
     assert QtGui.QImage.fromData(clear, "PNG").pixelColor(2, 2).alpha() == 0
