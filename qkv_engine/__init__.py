@@ -6,19 +6,20 @@
 Everything the app's windows use is named here, so they import from ``qkv_engine`` alone:
 the entry points (``compute``, ``compute_heads``), the result and scenario types, the limits,
 and the modules that turn a result into numbers and words for the pictures (``explain``,
-``views``, ``geometry``, ...), the lesson (``lesson_numbers``), files (``session_format``,
-``data_export``) and trained models (``models``). Submodules keep their own paths too
-(``qkv_engine.explain``).
+``views``, ``geometry``, ...), the lesson (``lesson_numbers``, ``training``, ``training_text``),
+files (``session_format``, ``data_export``) and trained models (``models``). Submodules keep
+their own paths too (``qkv_engine.explain``), but the app's windows never import them by that
+path (``tests/gui/test_engine_imports.py``).
 """
 from . import (compare, data_export, explain, feature_names, geometry, heads_view, lesson_numbers, mask_view, models,
-               pie_layout, presets, saturation, scaling_lab, session_format, views)
+               new_words, pie_layout, presets, saturation, scaling_lab, session_format, training, training_text, views)
 from .attention import (MASK_BLOCKED, MASK_CAUSAL, MASK_OPEN, MASK_PADDING, AttentionResult, MultiHeadResult, compute,
                         compute_heads, mask_reasons, softmax)
 from .errors import ModelError, ScenarioError
 from .explain import fixed
 from .models import FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_models, hf_cache_dir, load_model
 from .numbers import MAX_ABS, parse_number
-from .scenario import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario
+from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario, head_grids
 from .tokenize import MAX_TOKENS, Token, tokenize
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "MASK_PADDING",
     "MAX_ABS",
     "MAX_HEADS",
+    "MAX_NAME",
     "MAX_TEMPERATURE",
     "MAX_TOKENS",
     "MIN_TEMPERATURE",
@@ -51,6 +53,7 @@ __all__ = [
     "find_models",
     "fixed",
     "geometry",
+    "head_grids",
     "heads_view",
     "hf_cache_dir",
     "lesson_numbers",
@@ -58,6 +61,7 @@ __all__ = [
     "mask_reasons",
     "mask_view",
     "models",
+    "new_words",
     "parse_number",
     "pie_layout",
     "presets",
@@ -66,5 +70,7 @@ __all__ = [
     "session_format",
     "softmax",
     "tokenize",
+    "training",
+    "training_text",
     "views",
 ]

@@ -92,7 +92,7 @@ def _list_presets() -> int:
 
 
 def _list_models() -> int:
-    from qkv_engine.models import find_models
+    from qkv_engine import find_models
 
     found = find_models()
     if not found:
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         if sum(bool(a) for a in (args.preset, args.session, args.model)) > 1:
             raise ScenarioError("give one of a session file, --preset or --model")
         if args.model:
-            from qkv_engine.models import load_model
+            from qkv_engine import load_model
 
             model = load_model(args.model)
         elif args.preset:

@@ -96,7 +96,7 @@ def default_names(session, open_experiments=()) -> list:
     for name in experiment_classes():
         if name not in open_experiments:
             continue
-        if name == "compare" and getattr(session, "pinned", None) is None:
+        if name == "compare" and session.pinned is None:
             continue
         names.append(name)
     return names
@@ -252,7 +252,7 @@ class StagedPanel:
 
 def model_line(session) -> str | None:
     """'MODEL · layer L, head H' when the session shows a head of a trained model, else None."""
-    doc = getattr(session, "model_doc", None)
+    doc = session.model_doc
     if doc is None:
         return None
     return f"{doc.model.info.name} \u00b7 layer {session.model_layer + 1}, head {session.model_head + 1}"
@@ -262,7 +262,7 @@ def page_title(panel_class, session) -> str:
     """A deck page's title: the panel's title, and which head it shows when there are several (with a
     trained model: which layer and head)."""
     lesson_panel = panel_class in panel_classes().values()
-    if getattr(session, "model_doc", None) is not None and lesson_panel:
+    if session.model_doc is not None and lesson_panel:
         return f"{panel_class.title} \u00b7 layer {session.model_layer + 1}, head {session.model_head + 1}"
     heads = session.scenario.n_heads
     if heads > 1 and lesson_panel:

@@ -126,8 +126,7 @@ class Document:
 def load_document(args) -> Document:
     """The document from --preset, --session or --model; ScenarioError (or ModelError) says what is wrong,
     and a layer or head past the model's is refused here, before any work."""
-    from qkv_engine import presets, session_format
-    from qkv_engine.models import load_model
+    from qkv_engine import load_model, presets, session_format
 
     if args.preset:
         return Document(presets.load(args.preset), {"preset": args.preset})

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine.models import ModelError, find_models, load_model
+from qkv_engine import ModelError, find_models, load_model
 
 from .experiments import dock_width
 from .panels.model_view import ModelViewPanel

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from PySide6 import QtCore
 
-from qkv_engine.models import Model, ModelEdits, ModelError
+from qkv_engine import Model, ModelEdits, ModelError
 
 #: A forward that took longer than this (seconds) runs the next time on the worker thread.
 FRAME_BUDGET = 0.008

@@ -189,6 +189,7 @@ class PanelGrid(QtWidgets.QSplitter):
         self.packing: tuple = ()  # how many frames each row holds, e.g. (3, 3, 3)
         self._sizes: dict[tuple, list] = {}  # packing -> the splitters' sizes it had (as save_state gives them)
         self._width: int | None = None  # the width of the area the rows are packed to (None: not watched)
+        self._area: QtWidgets.QAbstractScrollArea | None = None  # the scroll area the grid is shown in (``watch``)
         self._repack = QtCore.QTimer(self)
         self._repack.setSingleShot(True)
         self._repack.setInterval(0)
@@ -210,7 +211,7 @@ class PanelGrid(QtWidgets.QSplitter):
         self._follow_area()
 
     def eventFilter(self, obj, event):  # noqa: N802 (Qt naming)
-        if obj is getattr(self, "_area", None) and event.type() == QtCore.QEvent.Type.Resize:
+        if obj is self._area and event.type() == QtCore.QEvent.Type.Resize:
             self._follow_area()
         return False
 

@@ -27,12 +27,8 @@ from PySide6 import QtCore, QtGui
 
 import numpy as np
 
-from qkv_engine import (MAX_TOKENS, AttentionResult, MultiHeadResult, Scenario, ScenarioError, compute_heads,
-                        parse_number, presets)
-from qkv_engine.data_export import ModelSource
-from qkv_engine.models import ModelEdits
-from qkv_engine.new_words import describe as describe_new_words
-from qkv_engine.views import COLOUR_SCALES
+from qkv_engine import (MAX_TOKENS, AttentionResult, ModelEdits, MultiHeadResult, Scenario, ScenarioError,
+                        compute_heads, data_export, new_words, parse_number, presets, views)
 
 from .model_mode import ForwardRunner, ModelDoc
 
@@ -203,8 +199,8 @@ class Session(QtCore.QObject):
         return self._colour_scale
 
     def set_colour_scale(self, mode: str) -> None:
-        if mode not in COLOUR_SCALES:
-            raise ValueError(f"colour scale: expected one of {COLOUR_SCALES}, got {mode!r}")
+        if mode not in views.COLOUR_SCALES:
+            raise ValueError(f"colour scale: expected one of {views.COLOUR_SCALES}, got {mode!r}")
         if mode != self._colour_scale:
             self._colour_scale = mode
             self.colourScaleChanged.emit(mode)
@@ -283,7 +279,7 @@ class Session(QtCore.QObject):
             self.set_head(int(view.get("head", 0) or 0))
         except (TypeError, ValueError):
             self.set_head(0)
-        if view.get("colour_scale") in COLOUR_SCALES:
+        if view.get("colour_scale") in views.COLOUR_SCALES:
             self.set_colour_scale(view["colour_scale"])
 
     def load_preset(self, name: str) -> None:
@@ -349,7 +345,7 @@ class Session(QtCore.QObject):
         after = self._scenario
         if before is None or self._model_doc is not None or after.new_tokens == "random":
             return
-        notes = describe_new_words(before, after)
+        notes = new_words.describe(before, after)
         if notes:
             text = "; ".join(notes) + "."
             self.newWordsNoted.emit(text)
@@ -503,7 +499,7 @@ class Session(QtCore.QObject):
         doc = self._model_doc
         if doc is None:
             return None
-        return ModelSource(doc.model.info, doc.text, doc.edits, self._model_layer, self._model_head)
+        return data_export.ModelSource(doc.model.info, doc.text, doc.edits, self._model_layer, self._model_head)
 
     def open_model(self, model, text: str | None = None, view: dict | None = None,
                    edits: ModelEdits | None = None) -> None:

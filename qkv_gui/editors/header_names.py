@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from qkv_engine import feature_names
-from qkv_engine.scenario import MAX_NAME
+from qkv_engine import MAX_NAME, feature_names
 
 Qt = QtCore.Qt
 #: The box is at least this wide (pixels), even over a narrow column.

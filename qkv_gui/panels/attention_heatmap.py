@@ -73,6 +73,12 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._label_widths = None
         self._levels = None  # views.ColourLevels of the weights shown
         self._tick_pt = TICK_PT  # the names' point size now (at theme scale 1)
+        self._rects = None  # the rectangles the images were last placed in
+        self._note = None  # the sums note: (wide, narrow) wordings
+        self._info = None  # the line about a cell: (wide, narrow) wordings
+        self._narrow = None  # (narrow, fairly narrow): the width the texts and buttons were last set for
+        self._measured = None  # (key names, padding, font size) the key names were last measured for
+        self._title_options: dict = {}  # axis -> the titles it may show, longest first
         sc = self.session.scenario
         # (tokens, key tokens, preset): a new one puts the click back to "select"
         self._document = (sc.tokens, sc.key_tokens, self.session.preset_name)
@@ -324,7 +330,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             self.colSumImage.hide()
         rects = (QtCore.QRectF(0, 0, m, n), QtCore.QRectF(m + gap, 0, sw, n),
                  QtCore.QRectF(0, n + gap_y, m, sh) if column_mode else None)
-        if rects != getattr(self, "_rects", None):
+        if rects != self._rects:
             self._rects = rects
             self.image.setRect(rects[0])
             self.rowSumImage.setRect(rects[1])
@@ -419,7 +425,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
     def _fit_titles(self, h_px: float) -> None:
         """Give the upright axes the longest title that fits ``h_px`` pixels (the plot's height)."""
         ink = {"left": self.colours.ink["query"], "right": self.colours.foreground, "bar": self.colours.foreground}
-        for name, options in getattr(self, "_title_options", {}).items():
+        for name, options in self._title_options.items():
             if not options:
                 continue
             axis = self.colorbar.getAxis("left") if name == "bar" else self.plot.getAxis(name)
@@ -661,21 +667,21 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         """Full sentences when the panel is wide; one short line each when it is narrow
         (the arithmetic stays in the tooltip). Narrow, the mode buttons show only their icons."""
         narrow = 0 < self.width() < 480
-        if (narrow, self.width() < 640) != getattr(self, "_narrow", None):
+        if (narrow, self.width() < 640) != self._narrow:
             self._narrow = (narrow, self.width() < 640)
             look = (Qt.ToolButtonStyle.ToolButtonIconOnly if narrow
                     else Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             for button in (*self.modeButtons.values(), self.causalButton):
                 button.setToolButtonStyle(look)
             self.resetButton.setText("Reset" if narrow or self.width() < 640 else "Reset view")
-        note = getattr(self, "_note", None)
+        note = self._note
         if note is not None:
             target = "" if self.session.train_target is None else (
                 f" <span style='color:{self.colours.target}'>" + ("Dashed: the target." if narrow else
                                                             "Dashed outlines: where the training target wants "
                                                             "each query to look.") + "</span>")
             self.sumNote.setText((note[1] if narrow else note[0]) + target)
-        info = getattr(self, "_info", None)
+        info = self._info
         if info is not None:
             self.info.setText(info[1] if narrow else info[0])
 
@@ -693,7 +699,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             pool.scale = theme.font_scale
         for item in (self.image, self.rowSumImage, self.colSumImage):
             item.set_theme_scale(theme.font_scale, theme.line_scale)
-        self._measure_labels(getattr(self, "_result", None))
+        self._measure_labels(self._result)
 
     def colours_changed(self, palette) -> None:
         """A new palette: the mode buttons' icons, and the axis titles set again (they are set only when
@@ -713,7 +719,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         font = self.plot.getAxis("bottom").style.get("tickFont") or self._tick_font
         padding = result.scenario.padding
         key = (result.key_tokens, padding, font.pointSizeF())
-        if key == getattr(self, "_measured", None):
+        if key == self._measured:
             return
         self._measured = key
         self._metrics = QtGui.QFontMetricsF(font)

@@ -83,6 +83,8 @@ class Panel(QtWidgets.QWidget):
         self._text_room = False  # ask for the room to read (the scrolling panel grid sets it)
         self._pictures_stale = False  # the pictures' readable sizes are to be worked out when shown
         self._pictures_shape = None  # the tokens and sizes they were worked out for
+        self._keeper = None  # keeps the standard palette on the widgets while another is in use (_own_palette)
+        self._kept: list = []  # ... on these widgets
         self._stack = QtWidgets.QStackedLayout(self)
         self._stack.setContentsMargins(0, 0, 0, 0)
         self.body = QtWidgets.QWidget(self)
@@ -190,7 +192,7 @@ class Panel(QtWidgets.QWidget):
     def _own_palette(self) -> None:
         """Qt's palette of the panel's widgets: the application's (which follows the palette in use), or,
         for a panel that does not follow while another palette is in use, the standard one."""
-        keeper = getattr(self, "_keeper", None)
+        keeper = self._keeper
         if not self.follows_colours and style.current() is not style.STANDARD:
             if keeper is None:
                 # every widget of it, kept: a style sheet (its own, or the lesson's outline above) gives a

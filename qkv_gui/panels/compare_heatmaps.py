@@ -24,8 +24,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine.compare import compare, key_tokens
-from qkv_engine.views import colour_levels
+from qkv_engine import compare, views
 
 from .. import colours, style
 from .items import CellGridItem, Outline, colour_map, nice_step, short_token
@@ -82,6 +81,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self.tick_labels = {name: ([], []) for name in NAMES}  # plot -> (x ticks, y ticks) shown now
         self.keys_upright = {name: False for name in NAMES}  # plot -> key names stand upright now
         self._fit_pending = False
+        self._overhead: float | None = None  # titles, axes and margins around the grids, once laid out
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
@@ -221,7 +221,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             self._show_message(NOTHING_PINNED)
             return
         self.status.setText(f"A: \u201c{self._sentence(pinned)}\u201d (pinned).  B: now.")
-        cmp = compare(pinned, result, k=MAX_LISTED)
+        cmp = compare.compare(pinned, result, k=MAX_LISTED)
         self._cmp = cmp
         if not cmp.comparable:
             self._show_message(cmp.reason)
@@ -233,7 +233,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         rows, cols = cmp.a_shape
         # A and B share one colour scale (the session's mode), shown on one bar
         a_w, b_w = np.asarray(pinned.weights), np.asarray(result.weights)
-        levels = colour_levels(np.stack([a_w, b_w]), self.session.colour_scale)
+        levels = views.colour_levels(np.stack([a_w, b_w]), self.session.colour_scale)
         high = np.broadcast_to(levels.high, (2, rows, 1) if levels.mode == "row" else ())
         self._levels = levels
         self.images["a"].setData(a_w, (0.0, high[0] if high.ndim else levels.high), masked_by=self._mask(pinned))
@@ -369,8 +369,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             return
         rows, cols = cmp.a_shape
         metrics = scaled_metrics(self._tick_font, self.theme.font_scale)
-        labels = {"a": (tuple(pinned.tokens), key_tokens(pinned)), "b": (tuple(result.tokens), key_tokens(result)),
-                  "diff": (tuple(result.tokens), key_tokens(result))}
+        labels = {"a": (tuple(pinned.tokens), compare.key_tokens(pinned)), "b": (tuple(result.tokens), compare.key_tokens(result)),
+                  "diff": (tuple(result.tokens), compare.key_tokens(result))}
         for name in NAMES:
             plot = self.plots[name]
             vb = plot.getViewBox()
@@ -416,7 +416,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         count = 3 if self.stacked else 1  # grids one above the other
         if h >= 20:  # titles, axes and margins around the grids, as laid out now
             self._overhead = self.canvas.height() - count * h
-        want = int(math.ceil(count * w * rows / cols + getattr(self, "_overhead", 140 * count)))
+        overhead = 140 * count if self._overhead is None else self._overhead
+        want = int(math.ceil(count * w * rows / cols + overhead))
         want = max(MIN_CANVAS_HEIGHT, want)
         if abs(self.canvas.maximumHeight() - want) > 2:
             self.canvas.setMaximumHeight(want)
@@ -438,7 +439,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         cmp, result, pinned = self._cmp, self._result, self._pinned
         a, b, d = float(pinned.weights[i, j]), float(result.weights[i, j]), float(cmp.difference[i, j])
         dec = max(3, decimals_for([d]))
-        return (f"query {i + 1} '{result.tokens[i]}' \u2192 key {j + 1} '{key_tokens(result)[j]}': "
+        return (f"query {i + 1} '{result.tokens[i]}' \u2192 key {j + 1} '{compare.key_tokens(result)[j]}': "
                 f"A {style.fmt(a, dec)}, B {style.fmt(b, dec)}, B \u2212 A {signed(d, dec)}")
 
     def hover_cell(self, i: int, j: int) -> None:

@@ -19,6 +19,7 @@ With no W^O (one head) only C is drawn, with a note that the output is the head'
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -26,8 +27,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine.heads_view import head_columns, head_of_column, projection_cell
-from qkv_engine.scenario import MAX_HEADS
+from qkv_engine import MAX_HEADS, heads_view
 
 from .. import colours, style
 from .base import Panel
@@ -148,6 +148,11 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         self.worked_text = ""
         self.shape_texts: dict = {}
         self.block_shapes: list = []
+        self._note = None  # the note: (wide, narrow) wordings
+        self._worked = None  # (row, column, hovered): the cell of Y whose sum is written out
+        self._label_texts = None  # title and shape -> (long, short) wordings
+        self._col_widths = None  # column of the layout -> its width in pixels
+        self._labels_key = None  # (texts, widths, text size) the labels were last fitted to
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -320,13 +325,13 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
     def _apply_labels(self) -> None:
         """Each title and shape in its long form when it fits its column, else the short one."""
-        texts = getattr(self, "_label_texts", None)
-        widths = getattr(self, "_col_widths", None)
+        texts = self._label_texts
+        widths = self._col_widths
         if texts is None or widths is None:
             return
         scale = self.theme.font_scale
         key = (tuple(texts.items()), tuple(widths.items()), scale)
-        if key == getattr(self, "_labels_key", None):
+        if key == self._labels_key:
             return
         self._labels_key = key
         font = QtGui.QFont(self._font)
@@ -359,7 +364,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         fm = grid.metrics
         H = full.n_heads
         ink = self.colours.ink
-        spans = head_columns(full)
+        spans = heads_view.head_columns(full)
         texts = []  # (x, y, text, colour)
         path = QtGui.QPainterPath()
         for h, band in enumerate(grid.bands):
@@ -413,7 +418,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if full is None:
             return
         h = self.session.head
-        a, b = head_columns(full)[h]
+        a, b = heads_view.head_columns(full)[h]
         rows = full.n
         frame = (Outline(QtCore.QRectF(a, 0, b - a, rows), self.colours.selected, 3.0, halo=self.colours.dark)
                  if full.n_heads > 1 else None)
@@ -430,7 +435,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         """Write the numbers of query i's row and the worked sum of cell (i, c) of Y."""
         full = self._full
         self._worked = (i, c, hovered)
-        self.worked_text = projection_cell(full, i, c).text if full.scenario.w_o is not None else ""
+        self.worked_text = heads_view.projection_cell(full, i, c).text if full.scenario.w_o is not None else ""
         self._refresh_detail()
 
     def _row(self, values, spans=None) -> str:
@@ -450,13 +455,13 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
     def _refresh_detail(self) -> None:
         full = self._full
-        if full is None or not hasattr(self, "_worked"):
+        if full is None or self._worked is None:
             return
         i, c, hovered = self._worked
         s = full.scenario
         val, out = self.colours.ink["value"], self.colours.ink["output"]
-        tok = full.tokens[i]
-        row_c = self._row(full.concat[i], head_columns(full))
+        tok = html.escape(full.tokens[i])  # the line is rich text
+        row_c = self._row(full.concat[i], heads_view.head_columns(full))
         lines = [f"Row {i + 1} ‘{tok}’: <span style='color:{val}'><b>C</b> = [{row_c}]</span>"]
         if s.w_o is not None:
             lines[0] += (f" → <span style='color:{out}'><b>Y</b> = [{self._row(full.projected[i])}]</span>")
@@ -475,7 +480,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
     def _apply_texts(self) -> None:
         narrow = 0 < self.width() < 480
-        note = getattr(self, "_note", None)
+        note = self._note
         if note is not None:
             self.note.setText(note[1] if narrow else note[0])
 
@@ -530,12 +535,12 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if c is None:
             return
         if name == "c":
-            h = head_of_column(full, c)
-            a, _b = head_columns(full)[h]
+            h = heads_view.head_of_column(full, c)
+            a, _b = heads_view.head_columns(full)[h]
             self.canvas.setToolTip(f"C[{r + 1},{c + 1}] = {style.fmt(full.concat[r, c], 2)}: head {h + 1}'s output "
                                    f"for ‘{full.tokens[r]}’, number {c - a + 1}")
         elif name == "w_o":
-            h = head_of_column(full, r)
+            h = heads_view.head_of_column(full, r)
             self.canvas.setToolTip(f"W^O[{r + 1},{c + 1}] = {style.fmt(full.scenario.w_o[r, c], 2)}: how much "
                                    f"C's column {r + 1} (from head {h + 1}) adds to y{c + 1}")
 
@@ -556,7 +561,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
         if name in ("y", "w_o") and c is not None:
             self.column = c  # the column of Y worked out from now on
         if name == "c" and c is not None:
-            self.session.set_head(head_of_column(self._full, c))
+            self.session.set_head(heads_view.head_of_column(self._full, c))
         if name in ("c", "y"):
             self.session.select(query=r)
         self.refresh()  # the worked column may change without any signal from the session

@@ -14,6 +14,7 @@ arranged in the grid that gives them the most room (1 x 1 ... 2 x 4 or 4 x 2).
 """
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -21,9 +22,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import explain
-from qkv_engine.scenario import MAX_HEADS
-from qkv_engine.views import colour_levels
+from qkv_engine import MAX_HEADS, explain, views
 
 from .. import colours, style
 from .items import CellGridItem, Outline, colour_map, nice_step, short_token
@@ -121,6 +120,12 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self.y_tick_labels: list = []
         self.keys_upright = False  # key names stand upright (too narrow columns to write them across)
         self._col_widths = np.zeros(0)
+        self._measured = None  # (query names, key names, font size) the names were last measured for
+        self._placed_key = None  # (heads, sizes, text size, ...) the heatmaps were last placed for
+        self._block = None  # (a heatmap's width, the gap beside it) in pixels, once placed
+        self._title_metrics: QtGui.QFontMetricsF | None = None  # the heads' titles' font, once measured
+        self._note = None  # the note: (wide, narrow) wordings
+        self._info = None  # the line about a cell: (wide, narrow) wordings
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -199,7 +204,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         # an edit that changes only numbers leaves the places as they are (placing costs the axes their cache)
         key = (count, n, m, rect.width(), rect.height(), self.theme.font_scale, tuple(self._col_widths.tolist()),
                self.queryAxes[0].fixedWidth)
-        if key == getattr(self, "_placed_key", None):
+        if key == self._placed_key:
             return
         self._placed_key = key
         width, height = float(max(1, rect.width())), float(max(1, rect.height()))
@@ -317,7 +322,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self._measure(result)
         self._place(count)
         # one colour scale for every head (the session's mode), on one bar
-        levels = colour_levels(np.stack([full.heads[h].weights for h in range(count)]), self.session.colour_scale)
+        levels = views.colour_levels(np.stack([full.heads[h].weights for h in range(count)]), self.session.colour_scale)
         self._levels = levels
         high = np.broadcast_to(levels.high, (count, n, 1)) if levels.mode == "row" else [levels.high] * count
         why = result.masked_by if result.masked_by.any() else None  # the same masks in every head
@@ -363,8 +368,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             return
         chosen = self.session.head
         size = f"{TITLE_PT * self.theme.font_scale:g}pt"
-        room = getattr(self, "_block", None)
-        fm = getattr(self, "_title_metrics", None)
+        room = self._block
+        fm = self._title_metrics
         for h, v in enumerate(self.views[:full.n_heads]):
             n, m = v.image.values.shape
             if h == chosen and full.n_heads > 1:
@@ -396,7 +401,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
     def _measure(self, result) -> None:
         font = self.queryAxes[0].style.get("tickFont") or self._tick_font
         key = (result.tokens, result.key_tokens, font.pointSizeF())
-        if key == getattr(self, "_measured", None):
+        if key == self._measured:
             return
         self._measured = key
         self._metrics = QtGui.QFontMetricsF(font)
@@ -410,7 +415,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
 
     def _update_labels(self) -> None:
         full = self._full
-        if full is None or self._grid is None or getattr(self, "_measured", None) is None:
+        if full is None or self._grid is None or self._measured is None:
             return
         result = full.heads[0]
         n, m = result.n, result.n_keys
@@ -463,8 +468,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         w = float(result.weights[i, j])
         qi, kj = self.colours.ink["query"], self.colours.ink["key"]
         masked = "" if result.allowed[i, j] else " (masked)"
-        line = (f"{prefix}: head {h + 1}, <span style='color:{qi}'>query {i + 1} ‘{result.tokens[i]}’</span> → "
-                f"<span style='color:{kj}'>key {j + 1} ‘{result.key_tokens[j]}’</span>: weight "
+        line = (f"{prefix}: head {h + 1}, <span style='color:{qi}'>query {i + 1} ‘{html.escape(result.tokens[i])}’</span> → "
+                f"<span style='color:{kj}'>key {j + 1} ‘{html.escape(result.key_tokens[j])}’</span>: weight "
                 f"<b>{style.fmt(w, 4)}</b>{masked}")
         scale = {"absolute": "0 to 1", "auto": "0 to the largest", "row": "each row to its largest"}[self._levels.mode]
         legend = f"Rows: queries (the token looking). Columns: keys (the token looked at). Colour: weight, {scale}."
@@ -473,7 +478,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self._apply_texts()
 
     def _apply_texts(self) -> None:
-        show_texts(self.width(), ((self.note, getattr(self, "_note", None)), (self.info, getattr(self, "_info", None))))
+        show_texts(self.width(), ((self.note, self._note), (self.info, self._info)))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -2,7 +2,7 @@
 whose keys are all masked (its weights are all 0 and its output is the zero vector)."""
 from __future__ import annotations
 
-from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
+from qkv_engine import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 
 #: Short reasons, as shown beside a masked key.
 REASON = {MASK_CAUSAL: "it comes later", MASK_PADDING: "padding", MASK_BLOCKED: "blocked by hand"}

@@ -21,8 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine.mask_view import reasons_from_allowed
-from qkv_engine.views import colour_levels, most_attended, pooled, strongest_heads, tile_grid
+from qkv_engine import mask_view, views
 
 from .. import colours, style
 from .base import Panel
@@ -66,6 +65,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.hover_text = ""
         self.layer_labels: list = []  # [(position, text)] on the layer axis now
         self.head_labels: list = []
+        self._note = None  # the note: (wide, narrow) wordings
+        self._info = None  # the line about a head: (wide, narrow) wordings
 
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
@@ -156,17 +157,17 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self._factor = factor = max(1, -(-max(n, m) // MAX_TILE_CELLS))
         allowed = np.asarray(data.allowed, dtype=bool)
         if factor > 1:
-            weights = pooled(np.where(allowed, weights, 0.0), factor)
-            allowed = pooled(allowed.astype(np.float64), factor, fill=0.0) > 0
+            weights = views.pooled(np.where(allowed, weights, 0.0), factor)
+            allowed = views.pooled(allowed.astype(np.float64), factor, fill=0.0) > 0
         n, m = weights.shape[2:]
         gap = tile_gap(max(n, m))
         self._shape = (L, H, n, m, gap)
         # auto: each tile from 0 to its own largest weight (every head's pattern shows)
-        levels = colour_levels(weights, mode, per_matrix=True)
-        high = tile_grid(np.broadcast_to(levels.high, weights.shape), gap, fill=1.0)
-        why = reasons_from_allowed(allowed)
-        masked = tile_grid(np.broadcast_to(why, weights.shape), gap, fill=0).astype(np.int8)
-        self.grid.setData(tile_grid(weights, gap), (0.0, high), masked_by=masked if why.any() else None)
+        levels = views.colour_levels(weights, mode, per_matrix=True)
+        high = views.tile_grid(np.broadcast_to(levels.high, weights.shape), gap, fill=1.0)
+        why = mask_view.reasons_from_allowed(allowed)
+        masked = views.tile_grid(np.broadcast_to(why, weights.shape), gap, fill=0).astype(np.int8)
+        self.grid.setData(views.tile_grid(weights, gap), (0.0, high), masked_by=masked if why.any() else None)
 
     def _current(self) -> tuple:
         L, H = np.asarray(self._data.weights).shape[:2]
@@ -194,7 +195,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def tile_words(self, layer: int, head: int) -> str:
         """'layer 3, head 5: 'it' looks most at 'animal' (0.41)' for the selected query."""
         data, i = self._data, self.query
-        keys, top = most_attended(np.asarray(data.weights)[layer:layer + 1, head:head + 1], i)
+        keys, top = views.most_attended(np.asarray(data.weights)[layer:layer + 1, head:head + 1], i)
         j, w = int(keys[0, 0]), float(top[0, 0])
         text = (f"layer {layer + 1}, head {head + 1}: '{short_token(data.tokens[i])}' looks most at "
                 f"'{short_token(data.tokens[j])}' ({style.fmt(w, 2)})")
@@ -206,7 +207,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         """Which heads give the selected key the most weight from the selected query."""
         data, i = self._data, self.query
         j = min(self.session.selection.key, len(data.tokens) - 1)
-        best = strongest_heads(data.weights, i, j)
+        best = views.strongest_heads(data.weights, i, j)
         where = ", ".join(f"layer {l + 1} head {h + 1} ({style.fmt(w, 2)})" for l, h, w in best)
         return (f"'{short_token(data.tokens[i])}' \u2192 '{short_token(data.tokens[j])}' is strongest in {where}.")
 
@@ -276,7 +277,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.session.select_model_head(layer, head)
 
     def _apply_texts(self) -> None:
-        show_texts(self.width(), ((self.note, getattr(self, "_note", None)), (self.info, getattr(self, "_info", None))))
+        show_texts(self.width(), ((self.note, self._note), (self.info, self._info)))
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -25,8 +25,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqtgraph)
 import pyqtgraph as pg
 
-from qkv_engine import ScenarioError, explain, parse_number, training
-from qkv_engine.scenario import head_grids
+from qkv_engine import ScenarioError, explain, head_grids, parse_number, training
 
 from .. import colours
 from .base import Panel

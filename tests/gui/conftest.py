@@ -12,6 +12,11 @@ own Session; a Session alone.
 import pytest
 from PySide6 import QtCore, QtWidgets
 
+#: A panel's size in the panel grid of the ``window`` fixture (1600 x 1000, rows of three) ...
+IN_GRID = (390, 275)
+#: ... and shown alone there (its frame's focus button): for ``make_panel(..., size=ALONE)``.
+ALONE = (1188, 898)
+
 
 def settle(qtbot=None, rounds: int = 3) -> None:
     """Run the event loop a few turns so queued recomputes and repaints finish."""

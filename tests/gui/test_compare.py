@@ -13,8 +13,21 @@ from .conftest import settle
 Qt = QtCore.Qt
 
 
+#: The panel's size in its dock, opened alone beside a 1600 x 1000 window.
+IN_DOCK = (512, 913)
+
+
 @pytest.fixture
-def panel(window):
+def panel(make_panel):
+    """The compare panel on its own Session (the app's default example), at its size in its dock."""
+    from qkv_gui.panels.compare_heatmaps import CompareHeatmapsPanel
+
+    return make_panel(CompareHeatmapsPanel, size=IN_DOCK)
+
+
+@pytest.fixture
+def docked(window):
+    """The compare panel opened from the window's Experiments menu."""
     (act,) = [a for a in window.experimentsMenu.actions() if a.text() == "Compare A / B"]
     act.trigger()
     settle()
@@ -39,15 +52,15 @@ def pin(qtbot, panel):
     settle()
 
 
-def test_nothing_pinned_shows_the_hint_and_the_pin_button(window, panel):
-    assert window.session.pinned is None
+def test_nothing_pinned_shows_the_hint_and_the_pin_button(panel):
+    assert panel.session.pinned is None
     assert "Pin the current weights as A" in hint(panel)
     assert panel.findChild(QtWidgets.QPushButton, "pinButton").isVisible()
     assert not panel.findChild(QtWidgets.QPushButton, "unpinButton").isEnabled()
 
 
-def test_pin_then_edit_a_weight_shows_b_minus_a_and_the_largest_change(window, panel, qtbot):
-    s = window.session
+def test_pin_then_edit_a_weight_shows_b_minus_a_and_the_largest_change(panel, qtbot):
+    s = panel.session
     old = s.scenario
     pin(qtbot, panel)
     assert s.pinned is not None and np.array_equal(s.pinned.weights, compute(old).weights)
@@ -78,27 +91,28 @@ def test_pin_then_edit_a_weight_shows_b_minus_a_and_the_largest_change(window, p
     assert len(lines) == 1 + min(5, int(np.count_nonzero(expected)))
 
 
-def test_a_different_token_count_gives_the_reason(window, panel, qtbot):
+def test_a_different_token_count_gives_the_reason(panel, qtbot):
     pin(qtbot, panel)
-    window.session.set_text("The cat sat down")
+    panel.session.set_text("The cat sat down")
     settle()
     assert hint(panel) == ("A has 3 × 3 weights, B has 4 × 4: change the sentence back to the same number of "
                            "tokens to compare.")
-    window.session.set_text("The cat sat")
+    panel.session.set_text("The cat sat")
     settle()
     assert hint(panel) == ""
 
 
-def test_unpin_shows_the_hint_again(window, panel, qtbot):
+def test_unpin_shows_the_hint_again(panel, qtbot):
     pin(qtbot, panel)
     assert hint(panel) == ""
     qtbot.mouseClick(panel.findChild(QtWidgets.QPushButton, "unpinButton"), Qt.MouseButton.LeftButton)
     settle()
-    assert window.session.pinned is None
+    assert panel.session.pinned is None
     assert "Pin the current weights as A" in hint(panel)
 
 
-def test_click_selects_and_hover_shows_a_b_and_the_difference(window, panel, qtbot):
+def test_click_selects_and_hover_shows_a_b_and_the_difference(window, docked, qtbot):
+    panel = docked
     s = window.session
     pin(qtbot, panel)
     s.set_cell("w_k", 0, 0, 2.0)
@@ -125,8 +139,8 @@ def test_click_selects_and_hover_shows_a_b_and_the_difference(window, panel, qtb
     assert panel.hover_text in panel.findChild(QtWidgets.QLabel, "compareInfo").text()
 
 
-def test_twenty_tokens_and_a_diverging_colour_bar(window, panel, qtbot):
-    s = window.session
+def test_twenty_tokens_and_a_diverging_colour_bar(panel, qtbot):
+    s = panel.session
     s.set_text("After a long rainy week the children finally played outside in the warm sun today with friends")
     settle()
     pin(qtbot, panel)
@@ -140,9 +154,9 @@ def test_twenty_tokens_and_a_diverging_colour_bar(window, panel, qtbot):
     assert ticks[0] == pytest.approx(-ticks[2])
 
 
-def test_key_names_stand_upright_under_narrow_columns_and_settle(window, panel, qtbot):
+def test_key_names_stand_upright_under_narrow_columns_and_settle(panel, qtbot):
     words = "the cat sat on the warm mat today".split()
-    s = window.session
+    s = panel.session
     s.set_text(" ".join(words))
     settle()
     pin(qtbot, panel)

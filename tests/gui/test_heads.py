@@ -57,7 +57,8 @@ def three(window):
 
 
 @pytest.fixture
-def heads(three):
+def docked_heads(three):
+    """Heads side by side, opened from the window's Experiments menu."""
     open_lab(three, "Heads side by side")
     dock = three.findChild(QtWidgets.QDockWidget, "dockHeads")
     assert dock is not None and dock.isVisible()
@@ -67,7 +68,8 @@ def heads(three):
 
 
 @pytest.fixture
-def concat(three):
+def docked_concat(three):
+    """Concat and W^O, opened from the window's Experiments menu."""
     open_lab(three, "Concat and W^O")
     dock = three.findChild(QtWidgets.QDockWidget, "dockConcat")
     assert dock is not None and dock.isVisible()
@@ -76,8 +78,39 @@ def concat(three):
     return panel
 
 
-def test_one_heatmap_per_head_equal_to_numpy_and_hover_shows_the_weight(heads, three):
-    s = three.session.scenario
+#: An experiment's size in its dock beside a 1600 x 1000 window.
+IN_DOCK = (512, 700)
+
+
+@pytest.fixture
+def three_heads(make_session):
+    """The app's default example split into three heads, on a Session of its own."""
+    session = make_session()
+    session.set_heads(3)
+    assert session.scenario.n_heads == 3
+    return session
+
+
+@pytest.fixture
+def heads(make_panel, three_heads):
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+
+    panel = make_panel(HeadsGridPanel, session=three_heads, size=IN_DOCK)
+    assert not panel.showing_hint()
+    return panel
+
+
+@pytest.fixture
+def concat(make_panel, three_heads):
+    from qkv_gui.panels.concat_project import ConcatProjectPanel
+
+    panel = make_panel(ConcatProjectPanel, session=three_heads, size=IN_DOCK)
+    assert not panel.showing_hint()
+    return panel
+
+
+def test_one_heatmap_per_head_equal_to_numpy_and_hover_shows_the_weight(heads):
+    s = heads.session.scenario
     assert heads.placed_grid()[0] * heads.placed_grid()[1] >= 3
     for h in range(3):
         view = heads.views[h]
@@ -97,7 +130,8 @@ def test_one_heatmap_per_head_equal_to_numpy_and_hover_shows_the_weight(heads, t
     assert style.fmt(numpy_head(s, 2)[0][1, 2], 4) in heads.info.text() and "head 3" in heads.info.text()
 
 
-def test_clicking_head_2_chooses_it_and_every_panel_follows(heads, three, qtbot):
+def test_clicking_head_2_chooses_it_and_every_panel_follows(docked_heads, three, qtbot):
+    heads = docked_heads
     s = three.session.scenario
     click(heads, heads.scene_pos_of(1, 2, 0), qtbot)
     assert three.session.head == 1
@@ -135,8 +169,8 @@ def test_cross_attention_labels_columns_with_the_source_tokens(qtbot):
     assert [t for _, t in panel.y_tick_labels] == list(s.tokens)
 
 
-def test_concat_shows_shapes_the_selected_row_of_y_and_follows_w_o_edits(concat, three):
-    session = three.session
+def test_concat_shows_shapes_the_selected_row_of_y_and_follows_w_o_edits(concat):
+    session = concat.session
     session.select(query=1)
     settle()
     s = session.scenario
@@ -168,41 +202,44 @@ def test_concat_shows_shapes_the_selected_row_of_y_and_follows_w_o_edits(concat,
     assert concat.worked_text == ex.text and ex.text in concat.detail.text()
 
 
-def test_clicking_a_block_of_c_chooses_that_head_and_query(concat, three, qtbot):
-    s = three.session.scenario
+def test_clicking_a_block_of_c_chooses_that_head_and_query(concat, qtbot):
+    s = concat.session.scenario
     click(concat, concat.scene_pos_of("c", 2, 2 * s.d_v), qtbot)  # first column of head 3, row 3
-    assert three.session.head == 2 and three.session.selection.query == 2
+    assert concat.session.head == 2 and concat.session.selection.query == 2
     rect = concat.grids["c"].highlights["head"].rect
     assert (rect.left(), rect.width()) == (2.0 * s.d_v, float(s.d_v))
 
 
-def test_one_head_says_so_in_one_line(window):
-    open_lab(window, "Heads side by side")
-    open_lab(window, "Concat and W^O")
-    heads = window.experiment_panels["headsPanel"]
-    concat = window.experiment_panels["concatPanel"]
-    assert window.session.scenario.n_heads == 1
+def test_one_head_says_so_in_one_line(make_panel, make_session):
+    from qkv_gui.panels.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+
+    session = make_session()
+    heads = make_panel(HeadsGridPanel, session=session, size=IN_DOCK)
+    concat = make_panel(ConcatProjectPanel, session=session, size=IN_DOCK)
+    assert session.scenario.n_heads == 1
     assert "one head" in heads.note.text().lower() and "Heads" in heads.note.text()
     assert heads.placed_grid() == (1, 1) and "chosen" not in heads.views[0].title.text
     note = concat.note.text()
     assert "one head" in note.lower() and "no W" in note
     assert not concat.grids["w_o"].vb.isVisible() and not concat.grids["y"].vb.isVisible()
-    np.testing.assert_allclose(concat.grids["c"].values, numpy_head(window.session.scenario, 0)[1], atol=1e-12)
+    np.testing.assert_allclose(concat.grids["c"].values, numpy_head(session.scenario, 0)[1], atol=1e-12)
 
 
-def test_eight_heads_and_64_tokens_draw(window):
-    window.session.set_text(" ".join(f"w{i}" for i in range(64)))
-    window.session.set_heads(8)
-    settle()
-    open_lab(window, "Heads side by side")
-    open_lab(window, "Concat and W^O")
-    heads = window.experiment_panels["headsPanel"]
-    concat = window.experiment_panels["concatPanel"]
+def test_eight_heads_and_64_tokens_draw(make_panel, make_session):
+    from qkv_gui.panels.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+
+    session = make_session()
+    session.set_text(" ".join(f"w{i}" for i in range(64)))
+    session.set_heads(8)
+    heads = make_panel(HeadsGridPanel, session=session, size=IN_DOCK)
+    concat = make_panel(ConcatProjectPanel, session=session, size=IN_DOCK)
     rows, cols = heads.placed_grid()
     assert rows * cols >= 8 and all(v.placed for v in heads.views)
     assert heads.views[7].image.image.shape == (64, 64)
     assert 0 < len(heads.x_tick_labels) < 64  # thinned
-    assert concat.grids["c"].values.shape == (64, 8 * window.session.scenario.d_v)
+    assert concat.grids["c"].values.shape == (64, 8 * session.scenario.d_v)
     times = {}
     for panel in (heads, concat):
         t0 = time.perf_counter()
@@ -336,7 +373,8 @@ def test_on_a_small_screen_an_experiment_leaves_the_panels_in_sight(three, name)
         assert left.isVisible() and left.width() >= left.minimumSizeHint().width()
 
 
-def test_heads_in_the_dock_are_equal_and_inside(heads, three):
+def test_heads_in_the_dock_are_equal_and_inside(docked_heads):
+    heads = docked_heads
     assert heads.width() >= 420
     rects = [_on_canvas(heads, heads.views[h].vb) for h in range(3)]
     assert max(r.width() for r in rects) - min(r.width() for r in rects) <= 2
@@ -346,7 +384,8 @@ def test_heads_in_the_dock_are_equal_and_inside(heads, three):
     assert "chosen" in heads.views[0].title.text
 
 
-def test_concat_in_the_dock_is_inside(concat):
+def test_concat_in_the_dock_is_inside(docked_concat):
+    concat = docked_concat
     for key in ("c", "w_o", "y"):
         assert _cells_inside(concat, concat.grids[key].image), key
 
@@ -423,3 +462,26 @@ def test_every_head_follows_the_colour_scale_and_one_bar_says_which(make_panel):
     session.set_colour_scale("absolute")
     settle()
     assert all(panel.views[h].image.levels == (0.0, 1.0) for h in range(3))
+
+
+@pytest.mark.parametrize("which", ["heads", "concat"])
+def test_a_token_with_markup_characters_reads_as_typed(make_panel, which):
+    from qkv_gui.panels.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.session import Session
+
+    session = Session()
+    session.load_preset("two-heads")
+    session.set_text("a < b & c")
+    settle()
+    assert session.result.tokens == ("a", "<", "b", "&", "c")
+    panel = make_panel(HeadsGridPanel if which == "heads" else ConcatProjectPanel, session=session, size=(1000, 700))
+    session.select(query=session.result.tokens.index("<"), key=session.result.tokens.index("&"))
+    settle()
+    label = panel.info if which == "heads" else panel.detail
+    doc = QtGui.QTextDocument()
+    doc.setHtml(label.text())
+    shown = doc.toPlainText()  # what the student reads
+    assert "‘<’" in shown
+    if which == "heads":
+        assert "‘&’" in shown

@@ -4,18 +4,22 @@ import math
 import time
 
 import numpy as np
+import pytest
 from PySide6 import QtCore, QtWidgets
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
 from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
-from tests.gui.conftest import settle
+from qkv_gui.panels.attention_heatmap import HeatmapPanel
+from tests.gui.conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
 
 
-def heatmap(window):
-    return window.panels["heatmapPanel"]
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(HeatmapPanel, size=IN_GRID)
 
 
 def click_at(qtbot, panel, scene_pos):
@@ -66,9 +70,8 @@ def covered(path, i, j):
     return path.contains(QtCore.QPointF(j + 0.5, i + 0.5))
 
 
-def test_block_a_cell_and_its_row_renormalises(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
+def test_block_a_cell_and_its_row_renormalises(panel, qtbot):
+    s = panel.session
     assert s.scenario.n_heads == 1 and s.scenario.n == 3
     assert panel.mode == "select" and panel.findChild(QtWidgets.QToolButton, "maskModeSelect").isChecked()
     before = s.selection
@@ -119,11 +122,10 @@ def test_block_a_cell_and_its_row_renormalises(window, qtbot):
     np.testing.assert_allclose(panel.image.image, reference_weights(s.scenario), atol=1e-12)
 
 
-def test_padding_marks_a_column_and_clear_removes_it(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
+def test_padding_marks_a_column_and_clear_removes_it(panel, qtbot):
+    s = panel.session
     tokens = s.scenario.tokens
-    window.grid.focus("heatmapPanel")  # room for every key's name
+    panel.resize(*ALONE)  # room for every key's name
     settle(qtbot)
     press(qtbot, panel, "maskModePadding")
     click_cell(qtbot, panel, 0, 1)  # any cell of the column
@@ -154,10 +156,9 @@ def test_padding_marks_a_column_and_clear_removes_it(window, qtbot):
     assert s.scenario.padding == (1, 2) and clear.isEnabled()
 
 
-def test_a_row_with_no_key_left(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
-    window.grid.focus("heatmapPanel")
+def test_a_row_with_no_key_left(panel, qtbot):
+    s = panel.session
+    panel.resize(*ALONE)
     settle(qtbot)
     press(qtbot, panel, "maskModeBlock")
     for j in range(3):
@@ -189,10 +190,10 @@ def test_a_row_with_no_key_left(window, qtbot):
     panel.image.hover_at(panel.scene_pos_of(2, 1))
     assert "No key is left in this row" in panel.hover_text
     # in the grid the note still fits (shorter if need be) and the picture draws
-    window.grid.focus(None)
+    panel.resize(*IN_GRID)
     settle(qtbot)
     assert panel.shown_row_notes and panel.shown_row_notes[0][0] == 2
-    window.grab()
+    panel.grab()
     s.undo_stack.undo()
     settle(qtbot)
     assert s.scenario.blocked == ((2, 0), (2, 1))
@@ -201,9 +202,8 @@ def test_a_row_with_no_key_left(window, qtbot):
     assert [t for _, t in panel.open_key_labels] == ["3", "3", "1"]
 
 
-def test_causal_button_follows_and_sets_the_option(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
+def test_causal_button_follows_and_sets_the_option(panel, qtbot):
+    s = panel.session
     causal = panel.findChild(QtWidgets.QToolButton, "maskCausal")
     assert not s.scenario.causal and not causal.isChecked() and causal.isEnabled()
     press(qtbot, panel, "maskCausal")
@@ -225,9 +225,8 @@ def test_causal_button_follows_and_sets_the_option(window, qtbot):
     assert s.scenario.causal and s.scenario.blocked == ()
 
 
-def test_head_shown_in_the_colour_bar_title(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
+def test_head_shown_in_the_colour_bar_title(panel, qtbot):
+    s = panel.session
     bar = panel.colorbar.getAxis("left")
     assert bar.labelText.startswith("weight") and "head" not in bar.labelText
     assert s.set_heads(2)
@@ -238,11 +237,10 @@ def test_head_shown_in_the_colour_bar_title(window, qtbot):
     np.testing.assert_array_equal(panel.image.image, s.result.weights)
 
 
-def test_cross_attention_grid(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
+def test_cross_attention_grid(panel, qtbot):
+    s = panel.session
     n = s.scenario.n
-    window.grid.focus("heatmapPanel")
+    panel.resize(*ALONE)
     settle(qtbot)
     assert s.set_source("le chat noir dort")
     settle(qtbot)
@@ -301,10 +299,9 @@ def test_cross_attention_grid(window, qtbot):
     assert "source" not in panel.plot.getAxis("bottom").labelText and causal.isEnabled()
 
 
-def test_cross_attention_any_size(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
-    window.grid.focus("heatmapPanel")
+def test_cross_attention_any_size(panel, qtbot):
+    s = panel.session
+    panel.resize(*ALONE)
     settle(qtbot)
     for n, m in [(1, 1), (1, 512), (512, 1), (7, 3)]:
         s.set_text(" ".join(f"t{i}" for i in range(n)))
@@ -320,10 +317,9 @@ def test_cross_attention_any_size(window, qtbot):
         panel.grab()
 
 
-def test_512_tokens_with_masks(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
-    window.grid.focus("heatmapPanel")  # only this panel repaints
+def test_512_tokens_with_masks(panel, qtbot):
+    s = panel.session
+    panel.resize(*ALONE)  # only this panel repaints
     settle(qtbot)
     s.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
@@ -347,7 +343,7 @@ def test_512_tokens_with_masks(window, qtbot):
     panel.show_result(result, s.selection)
     assert time.perf_counter() - start < 0.5
     panel.grab()  # paints without error
-    window.grid.focus(None)
+    panel.resize(*IN_GRID)
     settle(qtbot)
     panel.grab()
     assert 2 <= len(panel.open_key_labels) <= 60

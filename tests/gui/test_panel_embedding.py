@@ -1,10 +1,12 @@
 """Panel 1, tokens as numbers: the bars are the embeddings, clicks pick the query, 512 tokens stay readable."""
 
 import numpy as np
+import pytest
 from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 
-from tests.gui.conftest import settle
+from qkv_gui.panels.embedding_bars import EmbeddingPanel
+from tests.gui.conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
 
@@ -17,15 +19,20 @@ def panel_of(window):
     return window.panels["embeddingPanel"]
 
 
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(EmbeddingPanel, size=IN_GRID)
+
+
 def click(qtbot, panel, i):
     QTest.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      panel.strip_point(i))
     settle(qtbot)
 
 
-def test_bars_are_the_embeddings_and_the_query_strip_is_outlined(window, qtbot):
-    panel = panel_of(window)
-    window.grid.focus("embeddingPanel")
+def test_bars_are_the_embeddings_and_the_query_strip_is_outlined(panel, qtbot):
+    panel.resize(*ALONE)
     settle(qtbot)
     d = panel.drawn()
     np.testing.assert_allclose(d["heights"], THE_CAT_SAT_X.reshape(-1), atol=1e-12)
@@ -40,9 +47,8 @@ def test_bars_are_the_embeddings_and_the_query_strip_is_outlined(window, qtbot):
     assert "x = [0.10, 0.40, 0.20, 0.50]" in d["caption"]
 
 
-def test_edits_move_the_bars_and_negatives_hang_below(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_edits_move_the_bars_and_negatives_hang_below(panel, qtbot):
+    s = panel.session
     assert s.set_cell("x", 1, 2, "-0.7")
     settle(qtbot)
     d = panel.drawn()
@@ -67,20 +73,18 @@ def test_clicking_a_strip_selects_that_query_everywhere(window, qtbot):
     assert window.session.selection.query == 1
 
 
-def test_one_token_and_empty_sentence(make_window, qtbot):
-    w = make_window("seed-cat")
-    panel = panel_of(w)
+def test_one_token_and_empty_sentence(make_panel, qtbot):
+    panel = make_panel(EmbeddingPanel, preset="seed-cat", size=IN_GRID)
     d = panel.drawn()
     np.testing.assert_allclose(d["heights"], [0.5, -0.3, 0.8, 0.2])
     assert [t for _, t in d["ticks"]] == ["cat"]
-    w.session.set_text("")
+    panel.session.set_text("")
     settle(qtbot)
     assert panel.showing_hint()
 
 
-def test_512_tokens_thin_the_names_without_overlap(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_512_tokens_thin_the_names_without_overlap(panel, qtbot):
+    s = panel.session
     s.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
     s.select(query=300)

@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 from qkv_engine import explain
 from qkv_gui.panels.items import short_token
 from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
-from tests.gui.conftest import settle
+from tests.gui.conftest import ALONE, settle
 from .reference import numpy_weights as reference_weights
 
 Qt = QtCore.Qt
@@ -17,6 +17,18 @@ Qt = QtCore.Qt
 
 def heatmap(window):
     return window.panels["heatmapPanel"]
+
+
+#: The heatmap's size in the panel grid of a 1600 x 1000 window (a little narrower than the others).
+IN_GRID = (365, 280)
+
+
+@pytest.fixture
+def panel(make_panel):
+    """The heatmap on its own Session (the app's default example), at its size in the panel grid."""
+    from qkv_gui.panels.attention_heatmap import HeatmapPanel
+
+    return make_panel(HeatmapPanel, size=IN_GRID)
 
 
 def click_cell(qtbot, panel, i, j, double=False):
@@ -34,9 +46,8 @@ def click_cell(qtbot, panel, i, j, double=False):
     settle(qtbot)
 
 
-def test_image_is_the_weight_grid_after_every_edit(window, qtbot):
-    panel = heatmap(window)
-    s = window.session
+def test_image_is_the_weight_grid_after_every_edit(panel, qtbot):
+    s = panel.session
     np.testing.assert_allclose(panel.image.image, reference_weights(s.scenario), atol=1e-12)
 
     assert s.set_cell("w_q", 0, 0, "0.9")
@@ -56,17 +67,16 @@ def test_image_is_the_weight_grid_after_every_edit(window, qtbot):
         assert panel.image.levels == (0.0, pytest.approx(float(expected.max())))
 
 
-def test_row_sums_strip_and_column_mode(window, qtbot):
-    panel = heatmap(window)
-    n = window.session.result.n
+def test_row_sums_strip_and_column_mode(panel, qtbot):
+    n = panel.session.result.n
     np.testing.assert_allclose(panel.rowSumImage.image.ravel(), np.ones(n), atol=1e-12)
     assert "row" in panel.x_tick_labels[-1][1] or panel.x_tick_labels[-1][1] == "sum"
     assert "adds up to 1" in panel.sumNote.text()
     assert not panel.colSumImage.isVisible()
 
-    window.session.set_option(softmax_over="queries")
+    panel.session.set_option(softmax_over="queries")
     settle(qtbot)
-    expected = reference_weights(window.session.scenario)
+    expected = reference_weights(panel.session.scenario)
     assert panel.colSumImage.isVisible()
     np.testing.assert_allclose(panel.colSumImage.image.ravel(), np.ones(n), atol=1e-12)
     np.testing.assert_allclose(panel.rowSumImage.image.ravel(), expected.sum(axis=1), atol=1e-12)
@@ -74,9 +84,9 @@ def test_row_sums_strip_and_column_mode(window, qtbot):
     assert "sum" in panel.y_tick_labels[-1][1]
 
     # --- masked cells are covered not just dark
-    window.session.set_option(causal=True)
+    panel.session.set_option(causal=True)
     settle(qtbot)
-    n = window.session.result.n
+    n = panel.session.result.n
     path = panel.image.mask_path(MASK_CAUSAL)
     for i in range(n):
         for j in range(n):
@@ -84,7 +94,7 @@ def test_row_sums_strip_and_column_mode(window, qtbot):
             assert path.contains(centre) == (j > i), (i, j)
             assert panel.image.mask_path().contains(centre) == (j > i), (i, j)
     assert panel.image.mask_path(MASK_PADDING).isEmpty() and panel.image.mask_path(MASK_BLOCKED).isEmpty()
-    window.session.set_option(causal=False)
+    panel.session.set_option(causal=False)
     settle(qtbot)
     assert panel.image.mask_path().isEmpty()
     assert all(panel.image.mask_path(r).isEmpty() for r in (MASK_CAUSAL, MASK_PADDING, MASK_BLOCKED))
@@ -126,38 +136,37 @@ def test_click_selects_the_pair_everywhere(window, qtbot):
     assert explain.weight(result, sel.query, sel.key).text in panel.info.text()
 
 
-def test_numbers_in_cells_only_when_they_fit(window, qtbot):
-    panel = heatmap(window)
-    window.grid.focus("heatmapPanel")
+def test_numbers_in_cells_only_when_they_fit(panel, qtbot):
+    panel.resize(*ALONE)
     settle(qtbot)
-    result = window.session.result
+    result = panel.session.result
     n = result.n
     assert panel.shown_numbers == n * n
     shown = sorted(text for _i, _j, text in panel.image.number_texts())
     assert shown == sorted(f"{w:.2f}" for w in result.weights.ravel())
 
-    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    panel.session.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
     assert panel.shown_numbers == 0
-    window.grid.focus(None)
+    panel.resize(*IN_GRID)
     settle(qtbot)
     assert panel.shown_numbers == 0
 
     # --- 512 tokens draw fast with thinned labels
-    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    panel.session.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
-    result = window.session.result
+    result = panel.session.result
     assert panel.image.image.shape == (512, 512)
-    np.testing.assert_allclose(panel.image.image, reference_weights(window.session.scenario), atol=1e-12)
+    np.testing.assert_allclose(panel.image.image, reference_weights(panel.session.scenario), atol=1e-12)
     assert 2 <= len(panel.x_tick_labels) <= 40 and panel.x_step > 1
     assert 2 <= len(panel.y_tick_labels) <= 60 and panel.y_step > 1
     start = time.perf_counter()
-    panel.show_result(result, window.session.selection)
+    panel.show_result(result, panel.session.selection)
     assert time.perf_counter() - start < 0.5
-    window.grab()  # paints without error
+    panel.grab()  # paints without error
 
     # Zoomed in on a corner every token is labelled again and the numbers come back.
-    window.grid.focus("heatmapPanel")
+    panel.resize(*ALONE)
     settle(qtbot)
     panel.vb.setRange(xRange=(0, 6), yRange=(0, 6), padding=0)
     settle(qtbot)
@@ -173,22 +182,21 @@ def test_numbers_in_cells_only_when_they_fit(window, qtbot):
     assert x0 <= 0 and x1 >= 512 and y0 <= 0 and y1 >= 512
 
     # --- double click resets the view
-    window.grid.focus("heatmapPanel")
+    panel.resize(*ALONE)
     settle(qtbot)
     panel.vb.setRange(xRange=(0, 1.5), yRange=(0, 1.5), padding=0)
     settle(qtbot)
     click_cell(qtbot, panel, 0, 0, double=True)
     (x0, x1), (y0, y1) = panel.vb.viewRange()
-    n = window.session.result.n
+    n = panel.session.result.n
     assert x0 <= 0 and x1 >= n and y0 <= 0 and y1 >= n
 
 
-def test_one_token_and_empty_sentence(window, qtbot):
-    panel = heatmap(window)
-    window.load_preset("seed-cat")
+def test_one_token_and_empty_sentence(panel, qtbot):
+    panel.session.load_preset("seed-cat")
     settle(qtbot)
     assert panel.image.image.shape == (1, 1) and panel.image.image[0, 0] == 1.0
-    window.session.set_text("")
+    panel.session.set_text("")
     settle(qtbot)
     assert panel.showing_hint()
 
@@ -202,10 +210,9 @@ def _ink_rows(image: QtGui.QImage, x0: int, x1: int, y0: int, y1: int) -> int:
     return rows
 
 
-def test_key_names_stand_upright_when_written_across_most_would_be_left_out(window):
-    panel = heatmap(window)
+def test_key_names_stand_upright_when_written_across_most_would_be_left_out(panel):
     axis = panel.plot.getAxis("bottom")
-    window.session.set_text("the cat sat on the warm mat today")
+    panel.session.set_text("the cat sat on the warm mat today")
     settle(rounds=6)
     # in the grid the columns are ~20 px wide: across, only every 5th name fitted
     assert panel.keys_upright and axis.turned
@@ -224,28 +231,27 @@ def test_key_names_stand_upright_when_written_across_most_would_be_left_out(wind
     assert _ink_rows(image, pos.x() - 3, pos.x() + 4, top + 4, top + int(axis.height())) > 2 * metrics.height()
 
     # shown alone the panel is wide: the names lie across again, all of them
-    window.grid.focus("heatmapPanel")
+    panel.resize(*ALONE)
     settle(rounds=6)
     assert not panel.keys_upright and not axis.turned
     assert [t for _, t in panel.x_tick_labels][:8] == names[:8]
-    window.grid.focus(None)
+    panel.resize(*IN_GRID)
     settle(rounds=6)
     assert panel.keys_upright
     # clicking an upright name still picks its key
     assert panel.key_label_at(panel.scene_pos_of_key_label(5)) == 5
 
 
-def test_three_key_names_stay_across(window):
-    panel = heatmap(window)
+def test_three_key_names_stay_across(panel):
     assert not panel.keys_upright and not panel.plot.getAxis("bottom").turned
     assert [t for _, t in panel.x_tick_labels][:3] == ["The", "cat", "sat"]
 
 
-def test_upright_names_settle_at_every_size(window):
+@pytest.mark.slow
+def test_upright_names_settle_at_every_size(panel):
     """Whether names stand up depends on the plot's size, and standing them up changes the plot's
     height: the layout must settle at every size, not flip between the two."""
-    panel = heatmap(window)
-    window.session.set_text(" ".join(f"word{i}" for i in range(24)))
+    panel.session.set_text(" ".join(f"word{i}" for i in range(24)))
     settle()
     app = QtWidgets.QApplication.instance()
     seen = set()

@@ -8,7 +8,8 @@ from PySide6.QtTest import QTest
 
 from qkv_gui.panels.items import MAX_NUMBERS
 from qkv_gui.panels.matrices import MatricesPanel
-from tests.gui.conftest import settle
+from qkv_gui.panels.matrices import MatricesPanel
+from tests.gui.conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
 
@@ -16,6 +17,12 @@ Qt = QtCore.Qt
 
 def matrices(window):
     return window.panels["matricesPanel"]
+
+
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(MatricesPanel, size=IN_GRID)
 
 
 def expected_grids(sc):
@@ -27,11 +34,10 @@ def expected_grids(sc):
     return {"x": sc.x, "q": q, "k": k, "v": v, "kt": k.T, "scores": scores, "weights": w}
 
 
-def test_grids_hold_the_matrices_with_their_shapes(window, qtbot):
-    panel = matrices(window)
-    assert window.session.set_cell("w_k", 1, 0, "0.9")
+def test_grids_hold_the_matrices_with_their_shapes(panel, qtbot):
+    assert panel.session.set_cell("w_k", 1, 0, "0.9")
     settle(qtbot)
-    sc = window.session.scenario
+    sc = panel.session.scenario
     n, dm, dk, dv = sc.n, sc.d_model, sc.d_k, sc.d_v
     for name, want in expected_grids(sc).items():
         np.testing.assert_allclose(panel.grids[name].image.image, want, atol=1e-12, err_msg=name)
@@ -44,11 +50,10 @@ def test_grids_hold_the_matrices_with_their_shapes(window, qtbot):
     assert f"{n} × <b>{dk}</b>" in chain and f"<b>{dk}</b> × {n}" in chain and f"{n} × {n}" in chain
 
 
-def test_numbers_and_token_strips_when_they_fit(window, qtbot):
-    panel = matrices(window)
-    window.grid.focus("matricesPanel")
+def test_numbers_and_token_strips_when_they_fit(panel, qtbot):
+    panel.resize(*ALONE)
     settle(qtbot)
-    sc = window.session.scenario
+    sc = panel.session.scenario
     weights = panel.grids["weights"]
     assert weights.shown_numbers == sc.n * sc.n
     written = [text for _i, _j, text in weights.image.number_texts()]
@@ -85,19 +90,18 @@ def test_selection_outlined_and_clicks_select(window, qtbot):
     assert window.panels["heatmapPanel"].image.outlines["cell"].rect == QtCore.QRectF(2, 0, 1, 1)
 
 
-def test_512_tokens_as_images(window, qtbot):
-    panel = matrices(window)
-    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+def test_512_tokens_as_images(panel, qtbot):
+    panel.session.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
     assert panel.grids["weights"].image.image.shape == (512, 512)
-    assert panel.grids["kt"].image.image.shape == (window.session.scenario.d_k, 512)
+    assert panel.grids["kt"].image.image.shape == (panel.session.scenario.d_k, 512)
     for view in panel.grids.values():
         assert view.shown_numbers == 0
         assert view.image.drawn_numbers <= MAX_NUMBERS
     start = time.perf_counter()
-    panel.show_result(window.session.result, window.session.selection)
+    panel.show_result(panel.session.result, panel.session.selection)
     assert time.perf_counter() - start < 0.5
-    window.grab()
+    panel.grab()
 
 
 def _cells_on_canvas(panel, view) -> QtCore.QRectF:
@@ -145,10 +149,10 @@ def test_masked_weights_have_the_mask_look_and_no_number(make_panel):
     assert written == {(i, j) for i in range(3) for j in range(3) if j <= i}
 
 
-def test_empty_sentence_shows_hint(window, qtbot):
-    window.session.set_text("")
+def test_empty_sentence_shows_hint(panel, qtbot):
+    panel.session.set_text("")
     settle(qtbot)
-    assert matrices(window).showing_hint()
+    assert panel.showing_hint()
 
 
 # ----- a trained model's sizes ----------------------------------------------------------------------------

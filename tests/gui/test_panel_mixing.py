@@ -9,13 +9,16 @@ import pytest
 from qkv_engine import explain
 
 from .big_dims import problems
-from .conftest import settle
+from qkv_gui.panels.grid_mixing import MixingPanel
+from .conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
 
 
-def _panel(window):
-    return window.panels["mixingPanel"]
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(MixingPanel, size=IN_GRID)
 
 
 def _no_overlap(rects):
@@ -24,12 +27,11 @@ def _no_overlap(rects):
             assert not rects[a].intersects(rects[b]), (rects[a], rects[b])
 
 
-def test_query_grid_for_the_selected_token(window):
-    window.session.select(query=1, key=0)
+def test_query_grid_for_the_selected_token(panel):
+    panel.session.select(query=1, key=0)
     settle()
-    panel = _panel(window)
     d = panel.drawn()
-    s, r = window.session.scenario, window.session.result
+    s, r = panel.session.scenario, panel.session.result
     assert d["grid"] == "q" and d["token"] == 1
     # the dials are token 1's embedding; bars point left for negative numbers
     np.testing.assert_allclose([v for v, _ in d["inputs"]], s.x[1])
@@ -52,9 +54,8 @@ def test_query_grid_for_the_selected_token(window):
     assert d["arithmetic"] == explain.projection(r, "q", 1, 0).text
 
 
-def test_seed_cat_reads_clearly_in_the_grid(make_window):
-    window = make_window("seed-cat")
-    panel = _panel(window)
+def test_seed_cat_reads_clearly_in_the_grid(make_panel):
+    panel = make_panel(MixingPanel, preset="seed-cat", size=IN_GRID)
     d = panel.drawn()
     # the walkthrough's first query coordinate, recomputed by hand: 0.05 - 0.06 - 0.24 + 0.12
     assert d["arithmetic"].startswith("q1 = 0.5(0.1) + (-0.3)(0.2) + 0.8(-0.3) + 0.2(0.6) = ")
@@ -77,15 +78,14 @@ def test_seed_cat_labels_every_line_where_there_is_room(make_panel):
     _no_overlap(d["label_rects"])
 
 
-def test_switch_to_values_and_click_a_cell(window, qtbot):
-    panel = _panel(window)
+def test_switch_to_values_and_click_a_cell(panel, qtbot):
     switch = panel.findChild(type(panel.switch), "mixingGridSwitch")
     assert switch is panel.switch
     qtbot.mouseClick(switch, Qt.MouseButton.LeftButton, pos=switch.tabRect(2).center())
     settle()
     assert panel.grid == "v"
     d = panel.drawn()
-    s = window.session.scenario
+    s = panel.session.scenario
     assert len(d["outputs"]) == s.d_v
     rect = d["output_rects"][2]
     qtbot.mouseClick(panel.canvas, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
@@ -94,41 +94,38 @@ def test_switch_to_values_and_click_a_cell(window, qtbot):
     assert d["output"] == 2
     want = np.asarray(s.x[0]) @ np.asarray(s.w_v)
     np.testing.assert_allclose([v for v, _ in d["outputs"]], want)
-    assert d["arithmetic"] == explain.projection(window.session.result, "v", 0, 2).text
+    assert d["arithmetic"] == explain.projection(panel.session.result, "v", 0, 2).text
     assert d["arithmetic"].startswith("v3 = ")
     # the strong lines are the ones into the clicked cell
     assert {ln["c"] for ln in d["lines"] if ln["strong"]} == {2}
 
 
-def test_hover_shows_the_hovered_cell(window, qtbot):
-    panel = _panel(window)
+def test_hover_shows_the_hovered_cell(panel, qtbot):
     d = panel.drawn()
     qtbot.mouseMove(panel.canvas, d["output_rects"][1].center().toPoint())
     settle()
     assert panel.drawn()["hover"] == 1
-    assert panel.arithmetic.text() == explain.projection(window.session.result, "q", 0, 1).text
+    assert panel.arithmetic.text() == explain.projection(panel.session.result, "q", 0, 1).text
     # moving back to the dials leaves the clicked cell's sum
     qtbot.mouseMove(panel.canvas, QtCore.QPoint(5, 5))
     settle()
-    assert panel.arithmetic.text() == explain.projection(window.session.result, "q", 0, 0).text
+    assert panel.arithmetic.text() == explain.projection(panel.session.result, "q", 0, 0).text
 
 
-def test_edit_a_weight_and_the_label_follows(window):
-    window.session.set_cell("w_k", 2, 1, "-0.75")
+def test_edit_a_weight_and_the_label_follows(panel):
+    panel.session.set_cell("w_k", 2, 1, "-0.75")
     settle()
-    panel = _panel(window)
     panel.set_grid("k")
     d = panel.drawn()
     line = next(ln for ln in d["lines"] if ln["r"] == 2 and ln["c"] == 1)
     assert line["text"] == "-0.75" and line["dashed"]
 
 
-def test_large_grids_show_the_largest_products_and_the_rest(window):
-    window.session.set_dims(64, 64, 64)
+def test_large_grids_show_the_largest_products_and_the_rest(panel):
+    panel.session.set_dims(64, 64, 64)
     settle()
-    panel = _panel(window)
     d = panel.drawn()
-    s, r = window.session.scenario, window.session.result
+    s, r = panel.session.scenario, panel.session.result
     # 64 dials are too many: the five whose products x_r W[r, 0] are largest, then the others as one sum
     products = [float(s.x[0][m]) * float(s.w_q[m][0]) for m in range(64)]
     top = sorted(sorted(range(64), key=lambda m: -abs(products[m]))[:5])
@@ -145,17 +142,16 @@ def test_large_grids_show_the_largest_products_and_the_rest(window):
     assert d["arithmetic"] == explain.projection(r, "q", 0, 0).text
 
 
-def test_empty_sentence_shows_the_hint(window):
-    window.session.set_text("")
+def test_empty_sentence_shows_the_hint(panel):
+    panel.session.set_text("")
     settle()
-    assert _panel(window).showing_hint()
+    assert panel.showing_hint()
 
 
-def test_edits_to_other_tokens_leave_the_picture_alone_and_edits_to_this_token_redraw_it(window):
+def test_edits_to_other_tokens_leave_the_picture_alone_and_edits_to_this_token_redraw_it(panel):
     """The canvas shows one token times one grid: another token's numbers do not change it, so it is not
     drawn again; a change to this token's numbers or to the grid is drawn, with the new numbers."""
-    panel = _panel(window)
-    s = window.session
+    s = panel.session
     s.select(query=1, key=0)
     settle()
     paints = []

@@ -9,7 +9,8 @@ from PySide6 import QtCore
 
 from qkv_engine import explain
 
-from .conftest import settle
+from qkv_gui.panels.qk_plane import QKPlanePanel
+from .conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
 
@@ -18,11 +19,17 @@ def _panel(window):
     return window.panels["qkPlanePanel"]
 
 
-def test_arrows_numbers_and_meter_in_two_dimensions(window):
-    window.session.select(query=1, key=2)
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(QKPlanePanel, size=IN_GRID)
+
+
+def test_arrows_numbers_and_meter_in_two_dimensions(panel):
+    panel.session.select(query=1, key=2)
     settle()
-    d = _panel(window).drawn()
-    r = window.session.result
+    d = panel.drawn()
+    r = panel.session.result
     q, k = np.asarray(r.q[1]), np.asarray(r.k[2])
     assert d["exact"] and d["note"] == ""
     # d_k = 2: the arrow tips are the vectors themselves
@@ -52,18 +59,17 @@ def test_arrows_numbers_and_meter_in_two_dimensions(window):
         np.testing.assert_allclose(p, r.k[m])
     assert d["other_labels"] == [f"k '{r.tokens[0]}'", f"k '{r.tokens[1]}'"]
     # equal scales: the view box keeps a 1:1 aspect ratio
-    vb = _panel(window).plot.getPlotItem().getViewBox()
+    vb = panel.plot.getPlotItem().getViewBox()
     (x0, x1), (y0, y1) = vb.viewRange()
     assert math.isclose((x1 - x0) / vb.width(), (y1 - y0) / vb.height(), rel_tol=0.02)
 
 
-def test_projection_note_says_how_much_is_kept(make_window):
-    window = make_window("seed-numpy-demo")  # d_k = 4
-    window.session.select(query=2, key=0)
+def test_projection_note_says_how_much_is_kept(make_panel):
+    panel = make_panel(QKPlanePanel, preset="seed-numpy-demo", size=IN_GRID)  # d_k = 4
+    panel.session.select(query=2, key=0)
     settle()
-    panel = _panel(window)
     d = panel.drawn()
-    r = window.session.result
+    r = panel.session.result
     q, k = np.asarray(r.q[2]), np.asarray(r.k[0])
     assert not d["exact"]
     # the plane of q and k: q points right, and both keep their lengths and the angle between them
@@ -106,37 +112,38 @@ def test_clicking_a_faint_key_selects_it(window, qtbot):
     assert window.panels["scalingPanel"].drawn()["key"] == 2
 
 
-def test_zero_length_query_has_no_angle(window):
-    s = window.session
+def test_zero_length_query_has_no_angle(panel):
+    s = panel.session
     for row in range(s.scenario.d_model):
         for col in range(s.scenario.d_k):
             s.set_cell("w_q", row, col, 0.0)
     settle()
-    d = _panel(window).drawn()
+    d = panel.drawn()
     assert d["numbers"]["θ"] == "undefined"
     assert d["numbers"]["|q|"] == "0.0000"
     assert d["wedge"] is None and d["theta_label"] is None
     assert "undefined" in d["note"]
 
 
-def test_many_tokens_draws_without_labels(window):
-    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+def test_many_tokens_draws_without_labels(panel):
+    panel.session.set_text(" ".join(f"w{i}" for i in range(512)))
     settle()
-    d = _panel(window).drawn()
-    r = window.session.result
+    d = panel.drawn()
+    r = panel.session.result
     assert len(d["others"]) == 511
     assert d["other_labels"] == []
     np.testing.assert_allclose(d["q_tip"], r.q[0])
 
 
-def test_empty_sentence_shows_the_hint(window):
-    window.session.set_text("")
+def test_empty_sentence_shows_the_hint(panel):
+    panel.session.set_text("")
     settle()
-    assert _panel(window).showing_hint()
+    assert panel.showing_hint()
 
 
 
-def test_plane_layout_settles_for_huge_numbers_at_any_size(window):
+@pytest.mark.slow
+def test_plane_layout_settles_for_huge_numbers_at_any_size(panel):
     """Equal scales tie the plane's range to its size, and the range to the width of the left axis' tick
     labels. With keys spread over millions the labels change width as the range changes; that must not
     make the layout bounce between two sizes forever (the app hung at full CPU at such sizes)."""
@@ -146,10 +153,9 @@ def test_plane_layout_settles_for_huge_numbers_at_any_size(window):
          [-0.04, -0.1], [0.95, 0.73]]
     scenario = Scenario(tokens=tuple("abcdefgh"), x=np.array(x), w_q=np.array([[0.97, -0.82], [-0.39, -0.25]]),
                         w_k=np.array([[-0.8, -0.44], [-1e6, -0.45]]), w_v=np.eye(2))
-    window.session.set_scenario(scenario)
-    window.session.select(0, 0)
+    panel.session.set_scenario(scenario)
+    panel.session.select(0, 0)
     settle()
-    panel = _panel(window)
     vb = panel.plot.getPlotItem().getViewBox()
     app = QtWidgets.QApplication.instance()
     resized, bouncing = [0], []
@@ -180,16 +186,16 @@ def test_plane_layout_settles_for_huge_numbers_at_any_size(window):
     assert bouncing == []
 
 
-def test_meter_ends_stay_apart_for_huge_scores(window):
+def test_meter_ends_stay_apart_for_huge_scores(panel):
     """Scores in the hundreds of thousands: the dial's two end labels are shortened so they do not run
     into each other, and still name the largest |score| of the row."""
     from PySide6 import QtGui
-    window.session.set_cell("w_k", 1, 0, "-1e6")
-    window.session.select(2, 0)
+    panel.session.set_cell("w_k", 1, 0, "-1e6")
+    panel.session.select(2, 0)
     settle()
-    meter = _panel(window).meter
+    meter = panel.meter
     meter.repaint()
-    limit = float(np.abs(np.asarray(window.session.result.scores[2])).max())
+    limit = float(np.abs(np.asarray(panel.session.result.scores[2])).max())
     neg, pos = meter.end_texts
     fm = QtGui.QFontMetricsF(meter.font())
     assert 2 * max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) + 4 <= meter.width()
@@ -198,16 +204,15 @@ def test_meter_ends_stay_apart_for_huge_scores(window):
         assert math.isclose(float(pos[1:]), limit, rel_tol=5e-3)
 
 
-def test_arrow_names_do_not_sit_on_each_other(window):
+def test_arrow_names_do_not_sit_on_each_other(panel):
     """Query and key arrows pointing the same way (here the same vector: W^Q = W^K, key = query token):
     the key's name moves to another corner of its tip, clear of the query's name, inside the plot."""
     from qkv_engine import Scenario
     x = np.array([[0.2, 0.7, 0.1, 0.9], [0.9, 0.1, 0.8, 0.3], [0.1, 0.4, 0.2, 0.5]])
     w = np.array([[0.6, 0.1], [0.2, 0.5], [0.3, 0.3], [0.1, 0.7]])
-    window.session.set_scenario(Scenario(tokens=("The", "cat", "sat"), x=x, w_q=w, w_k=w, w_v=np.eye(4)[:, :3]))
-    window.session.select(1, 1)
+    panel.session.set_scenario(Scenario(tokens=("The", "cat", "sat"), x=x, w_q=w, w_k=w, w_v=np.eye(4)[:, :3]))
+    panel.session.select(1, 1)
     settle()
-    panel = _panel(window)
     d = panel.drawn()
     np.testing.assert_allclose(d["q_tip"], d["k_tip"])
     qlabel, klabel = panel.arrows["query"][2], panel.arrows["key"][2]

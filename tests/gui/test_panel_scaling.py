@@ -9,11 +9,18 @@ from PySide6 import QtCore
 
 from qkv_engine import explain
 
-from .conftest import settle
+from qkv_gui.panels.scaling_bars import ScalingPanel
+from .conftest import ALONE, IN_GRID, settle
 
 
 def _panel(window):
     return window.panels["scalingPanel"]
+
+
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(ScalingPanel, size=IN_GRID)
 
 
 def _weight_if(result, i, j, x):
@@ -24,11 +31,11 @@ def _weight_if(result, i, j, x):
     return float(e[0] / e.sum())
 
 
-def test_raw_and_scaled_bars_and_the_curve(window):
-    window.session.select(query=2, key=1)
+def test_raw_and_scaled_bars_and_the_curve(panel):
+    panel.session.select(query=2, key=1)
     settle()
-    d = _panel(window).drawn()
-    r = window.session.result
+    d = panel.drawn()
+    r = panel.session.result
     q, k = np.asarray(r.q), np.asarray(r.k)
     raw = q[2] @ k.T  # independent of the engine
     divisor = math.sqrt(r.scenario.d_k)
@@ -58,15 +65,15 @@ def test_raw_and_scaled_bars_and_the_curve(window):
     assert "\n" not in d["message"] and len(d["message"]) < 110
 
 
-def test_big_scores_land_in_the_flat_part(window):
-    s = window.session
+def test_big_scores_land_in_the_flat_part(panel):
+    s = panel.session
     s.set_option(scale=False)
     for row in range(s.scenario.d_model):
         for col in range(s.scenario.d_k):
             s.set_cell("w_q", row, col, 3.0)
             s.set_cell("w_k", row, col, 3.0 if row % 2 else 2.0)
     settle()
-    d = _panel(window).drawn()
+    d = panel.drawn()
     low, high = d["edges"]
     x_raw, _ = d["raw_marker"]
     assert d["divisor"] == 1.0 and d["titles"][1].startswith("÷ 1")
@@ -74,7 +81,7 @@ def test_big_scores_land_in_the_flat_part(window):
     assert "flat" in d["message"]
     s.set_option(scale=True, temperature=20.0)
     settle()
-    d = _panel(window).drawn()
+    d = panel.drawn()
     low, high = d["edges"]
     assert d["divisor"] == math.sqrt(2) * 20.0
     x_raw, _ = d["raw_marker"]
@@ -89,22 +96,22 @@ def test_big_scores_land_in_the_flat_part(window):
     assert "back on the slope" in d["message"]
 
 
-def test_causal_mask_shows_masked_keys_not_bars(window):
-    window.session.set_option(causal=True)
-    window.session.select(query=0, key=2)
+def test_causal_mask_shows_masked_keys_not_bars(panel):
+    panel.session.set_option(causal=True)
+    panel.session.select(query=0, key=2)
     settle()
-    d = _panel(window).drawn()
+    d = panel.drawn()
     assert d["masked"] == [1, 2]
     assert sorted(d["raw_bars"]) == [0] and sorted(d["scaled_bars"]) == [0]
     assert all(np.isfinite(v) for v in d["scaled_bars"].values())
     assert d["raw_marker"] is None and d["scaled_marker"] is None
     assert "masked" in d["message"]
-    ticks = _panel(window).scaled.plot.getAxis("left")._tickLevels[0]
+    ticks = panel.scaled.plot.getAxis("left")._tickLevels[0]
     assert any(label.endswith("(masked)") for _, label in ticks)
     # query 0 sees only itself: the whole curve is flat at 1
-    window.session.select(query=0, key=0)
+    panel.session.select(query=0, key=0)
     settle()
-    d = _panel(window).drawn()
+    d = panel.drawn()
     assert d["edges"] is None and "Only one key" in d["message"]
     np.testing.assert_allclose(d["curve"][1], 1.0)
 
@@ -123,21 +130,21 @@ def test_clicking_a_bar_selects_that_key(window, qtbot):
     assert window.panels["qkPlanePanel"].drawn()["key"] == 2
 
 
-def test_many_tokens(window):
-    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
-    window.session.set_option(causal=True)
-    window.session.select(query=300, key=10)
+def test_many_tokens(panel):
+    panel.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    panel.session.set_option(causal=True)
+    panel.session.select(query=300, key=10)
     settle()
-    d = _panel(window).drawn()
-    r = window.session.result
+    d = panel.drawn()
+    r = panel.session.result
     assert len(d["raw_bars"]) == 301 and len(d["masked"]) == 211
     np.testing.assert_allclose(d["raw_bars"][10], float(np.asarray(r.q[300]) @ np.asarray(r.k[10])))
 
 
-def test_empty_sentence_shows_the_hint(window):
-    window.session.set_text("")
+def test_empty_sentence_shows_the_hint(panel):
+    panel.session.set_text("")
     settle()
-    assert _panel(window).showing_hint()
+    assert panel.showing_hint()
 
 
 

@@ -6,7 +6,8 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
-from tests.gui.conftest import settle
+from qkv_gui.panels.softmax_pie import SoftmaxPanel
+from tests.gui.conftest import ALONE, IN_GRID, settle
 from .reference import numpy_weights as reference_weights
 
 Qt = QtCore.Qt
@@ -16,6 +17,12 @@ Qt = QtCore.Qt
 
 def panel_of(window):
     return window.panels["softmaxPanel"]
+
+
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(SoftmaxPanel, size=IN_GRID)
 
 
 def pct(v):
@@ -28,10 +35,9 @@ def click(qtbot, panel, k):
     settle(qtbot)
 
 
-def test_slices_are_the_query_row_and_add_up_to_a_full_turn(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
-    window.grid.focus("softmaxPanel")
+def test_slices_are_the_query_row_and_add_up_to_a_full_turn(panel, qtbot):
+    s = panel.session
+    panel.resize(*ALONE)
     s.select(query=1, key=2)
     settle(qtbot)
     w = reference_weights(s.scenario)[1]
@@ -62,10 +68,9 @@ def test_clicking_a_slice_selects_its_key_everywhere(window, qtbot):
     assert window.panels["valuesPanel"].drawn()["band"].left() < window.panels["valuesPanel"].groups.centres[2]
 
 
-def test_column_wise_softmax_says_the_row_does_not_add_to_one(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
-    window.grid.focus("softmaxPanel")
+def test_column_wise_softmax_says_the_row_does_not_add_to_one(panel, qtbot):
+    s = panel.session
+    panel.resize(*ALONE)
     assert s.set_option(softmax_over="queries")
     settle(qtbot)
     w = reference_weights(s.scenario)[0]
@@ -83,9 +88,8 @@ def test_column_wise_softmax_says_the_row_does_not_add_to_one(window, qtbot):
     assert "not 100%" not in panel.drawn()["heading"]
 
 
-def test_masked_keys_get_no_slice(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_masked_keys_get_no_slice(panel, qtbot):
+    s = panel.session
     assert s.set_option(causal=True)
     s.select(query=1, key=0)
     settle(qtbot)
@@ -96,21 +100,19 @@ def test_masked_keys_get_no_slice(window, qtbot):
     assert "1 masked: 0%" in d["note"]
 
 
-def test_one_token_is_the_whole_pie_and_empty_shows_the_hint(make_window, qtbot):
-    w = make_window("seed-cat")
-    panel = panel_of(w)
+def test_one_token_is_the_whole_pie_and_empty_shows_the_hint(make_panel, qtbot):
+    panel = make_panel(SoftmaxPanel, preset="seed-cat", size=IN_GRID)
     d = panel.drawn()
     assert -d["span"][0] == pytest.approx(360.0)
     assert d["labels"] == ["cat 100.0%"]
     assert d["pulled"][0] == 0.0
-    w.session.set_text("")
+    panel.session.set_text("")
     settle(qtbot)
     assert panel.showing_hint()
 
 
-def test_512_tokens_label_only_what_fits(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_512_tokens_label_only_what_fits(panel, qtbot):
+    s = panel.session
     s.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
     s.select(query=5, key=400)

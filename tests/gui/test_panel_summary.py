@@ -1,9 +1,16 @@
 """The one-picture summary: the selected pair's numbers sit on the diagram and follow every change."""
 
 import numpy as np
+import pytest
 
-from tests.gui.conftest import settle
+from qkv_gui.panels.summary_diagram import SummaryPanel
+from tests.gui.conftest import ALONE, IN_GRID, settle
 
+
+@pytest.fixture
+def panel(make_panel):
+    """The summary on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(SummaryPanel, size=IN_GRID)
 
 
 def text(panel, name):
@@ -14,10 +21,9 @@ def vec(values):
     return "[" + ", ".join(f"{v:.2f}".replace("-0.00", "0.00") for v in values) + "]"
 
 
-def test_seed_cat_numbers_on_the_picture(make_window, qtbot):
-    window = make_window("seed-cat")
-    panel = window.panels["summaryPanel"]
-    s = window.session.scenario
+def test_seed_cat_numbers_on_the_picture(make_panel, qtbot):
+    panel = make_panel(SummaryPanel, preset="seed-cat", size=IN_GRID)
+    s = panel.session.scenario
     # Independent numbers for the one token: q = x W^Q, k = x W^K, v = x W^V.
     x = s.x[0]
     q, k, v = x @ s.w_q, x @ s.w_k, x @ s.w_v
@@ -33,9 +39,8 @@ def test_seed_cat_numbers_on_the_picture(make_window, qtbot):
     assert "sums to 1" in text(panel, "softmax_note")
 
 
-def test_follows_selection_and_options(window, qtbot):
-    panel = window.panels["summaryPanel"]
-    s = window.session
+def test_follows_selection_and_options(panel, qtbot):
+    s = panel.session
     s.select(query=2, key=0)
     settle(qtbot)
     sc = s.scenario
@@ -65,29 +70,28 @@ def test_follows_selection_and_options(window, qtbot):
     assert "rows don't sum to 1" in text(panel, "softmax_note")
 
 
-def test_items_made_once_and_fit_the_panel(window, qtbot):
-    panel = window.panels["summaryPanel"]
+def test_items_made_once_and_fit_the_panel(panel, qtbot):
     count = len(panel.scene.items())
-    window.session.set_text(" ".join(f"w{i}" for i in range(512)))
+    panel.session.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
-    window.session.select(query=511, key=300)
+    panel.session.select(query=511, key=300)
     settle(qtbot)
     assert len(panel.scene.items()) == count
     assert text(panel, "pair") == "query 512 'w511' → key 301 'w300'"
     # The whole drawing is inside the visible view, in the grid and focused.
-    for focus in (None, "summaryPanel"):
-        window.grid.focus(focus)
+    for size in (IN_GRID, ALONE):
+        panel.resize(*size)
         settle(qtbot)
         view = panel.view
         shown = view.mapToScene(view.viewport().rect()).boundingRect()
         assert shown.contains(panel.scene.itemsBoundingRect().adjusted(1, 1, -1, -1))
-    window.grab()
+    panel.grab()
 
 
-def test_empty_sentence_shows_hint(window, qtbot):
-    window.session.set_text("")
+def test_empty_sentence_shows_hint(panel, qtbot):
+    panel.session.set_text("")
     settle(qtbot)
-    assert window.panels["summaryPanel"].showing_hint()
+    assert panel.showing_hint()
 
 
 # ----- no arrow through a word; a trained model's sizes ----------------------------------------------------

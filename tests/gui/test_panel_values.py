@@ -1,11 +1,13 @@
 """Panel 8, values mixed by the weights: solid bars are weight x value, their sum is the output."""
 
 import numpy as np
+import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
-from tests.gui.conftest import settle
+from qkv_gui.panels.value_mixing import ValuesPanel
+from tests.gui.conftest import ALONE, IN_GRID, settle
 from .reference import numpy_weights
 
 Qt = QtCore.Qt
@@ -20,10 +22,15 @@ def panel_of(window):
     return window.panels["valuesPanel"]
 
 
-def test_bars_are_values_scaled_by_the_weights_and_add_up_to_the_output(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
-    window.grid.focus("valuesPanel")
+@pytest.fixture
+def panel(make_panel):
+    """The panel on its own Session (the app's default example), at its size in the panel grid."""
+    return make_panel(ValuesPanel, size=IN_GRID)
+
+
+def test_bars_are_values_scaled_by_the_weights_and_add_up_to_the_output(panel, qtbot):
+    s = panel.session
+    panel.resize(*ALONE)
     s.select(query=2, key=1)
     settle(qtbot)
     v, a = reference(s.scenario)
@@ -45,9 +52,8 @@ def test_bars_are_values_scaled_by_the_weights_and_add_up_to_the_output(window, 
     assert "[" + ", ".join(f"{o:.2f}" for o in parts.sum(axis=0)) + "]" in d["caption"]
 
 
-def test_hovering_an_output_bar_works_out_that_coordinate(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_hovering_an_output_bar_works_out_that_coordinate(panel, qtbot):
+    s = panel.session
     s.select(query=1)
     settle(qtbot)
     QTest.mouseMove(panel.out_plot.viewport(), panel.output_point(2))
@@ -74,9 +80,8 @@ def test_clicking_a_group_selects_that_key(window, qtbot):
     assert "The" in window.panels["softmaxPanel"].drawn()["note"]
 
 
-def test_edits_and_masks_follow(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_edits_and_masks_follow(panel, qtbot):
+    s = panel.session
     assert s.set_cell("w_v", 0, 1, "-0.8")
     assert s.set_option(causal=True)
     s.select(query=0)
@@ -88,9 +93,8 @@ def test_edits_and_masks_follow(window, qtbot):
     assert d["solid"][3:].tolist() == [0.0] * 6  # the later tokens are masked: weight 0
 
 
-def test_512_tokens_and_empty(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_512_tokens_and_empty(panel, qtbot):
+    s = panel.session
     s.set_text(" ".join(f"w{i}" for i in range(512)))
     settle(qtbot)
     s.select(query=7, key=300)

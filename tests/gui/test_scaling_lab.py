@@ -13,8 +13,21 @@ from qkv_gui import style
 from .conftest import settle
 
 
+#: The lab's size in its dock, opened alone beside a 1600 x 1000 window.
+IN_DOCK = (512, 913)
+
+
 @pytest.fixture
-def lab(window, qtbot):
+def lab(make_panel):
+    """The lab on its own Session (the app's default example), at its size in its dock."""
+    from qkv_gui.panels.scaling_lab import ScalingLabPanel
+
+    return make_panel(ScalingLabPanel, size=IN_DOCK)
+
+
+@pytest.fixture
+def docked_lab(window, qtbot):
+    """The lab opened from the window's Experiments menu."""
     menu = window.experimentsMenu
     (act,) = [a for a in menu.actions() if a.text() == "√d_k lab"]
     act.trigger()
@@ -34,7 +47,8 @@ def numbers(text: str) -> list:
     return [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", text)]
 
 
-def test_menu_sits_after_view_and_dock_can_close_and_float(window, lab):
+def test_menu_sits_after_view_and_dock_can_close_and_float(window, docked_lab):
+    lab = docked_lab
     titles = [a.text() for a in window.menuBar().actions()]
     assert titles.index("Experiments") == titles.index("&View") + 1
     F = QtWidgets.QDockWidget.DockWidgetFeature
@@ -110,9 +124,9 @@ def test_dragging_recomputes_at_most_once_per_event_loop_turn(lab):
     assert lab.last_update_ms < 50
 
 
-def test_sentence_changes_do_not_touch_the_lab(window, lab):
+def test_sentence_changes_do_not_touch_the_lab(lab):
     count, painted = lab.recompute_count, lab.paint_count
-    window.session.set_text("")
+    lab.session.set_text("")
     settle()
     assert not lab.showing_hint() and lab.recompute_count == count and lab.paint_count == painted
 
@@ -157,20 +171,20 @@ def test_open_experiment_docks_come_back_at_the_next_start(make_window, settings
     assert third.experiment_docks == {}
 
 
-def test_a_fresh_lab_shows_the_d_k_and_seed_of_the_one_on_screen(window, lab):
+def test_a_fresh_lab_shows_the_d_k_and_seed_of_the_one_on_screen(lab):
     from qkv_gui.panels.scaling_lab import ScalingLabPanel
 
     lab.set_d_k(300)
     lab.findChild(QtWidgets.QSpinBox, "labSeedSpin").setValue(11)
-    assert window.session.lab_state["scaling_lab"] == {"d_k": 300, "seed": 11}  # at once, before the recompute
-    fresh = ScalingLabPanel(window.session)
+    assert lab.session.lab_state["scaling_lab"] == {"d_k": 300, "seed": 11}  # at once, before the recompute
+    fresh = ScalingLabPanel(lab.session)
     try:
         assert (fresh.d_k, fresh.seed) == (300, 11)
         np.testing.assert_array_equal(fresh.lab.raw_counts, scaling_lab(300, seed=11).raw_counts)
     finally:
         fresh.deleteLater()
-    window.session.lab_state["scaling_lab"] = {"d_k": "lots", "seed": None}  # anything odd: the defaults
-    odd = ScalingLabPanel(window.session)
+    lab.session.lab_state["scaling_lab"] = {"d_k": "lots", "seed": None}  # anything odd: the defaults
+    odd = ScalingLabPanel(lab.session)
     try:
         assert (odd.d_k, odd.seed) == (64, 0)
     finally:

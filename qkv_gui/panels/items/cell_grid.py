@@ -34,7 +34,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg
 
-from qkv_engine.explain import fixed
+from qkv_engine import fixed
 
 from ... import style
 from .colour_tables import ink, table_argb

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine.explain import fixed
-from qkv_engine.views import COLOUR_SCALES, ColourLevels
+from qkv_engine import fixed, views
 
 Qt = QtCore.Qt
 
@@ -27,7 +26,7 @@ TIPS = {
 }
 
 
-def bar_titles(levels: ColourLevels, what: str = "weight") -> tuple:
+def bar_titles(levels: views.ColourLevels, what: str = "weight") -> tuple:
     """The colour bar's title in the mode of ``levels``, longest first (show the longest that fits)."""
     if levels.mode == "absolute":
         return f"{what} (0 to 1)", what
@@ -36,7 +35,7 @@ def bar_titles(levels: ColourLevels, what: str = "weight") -> tuple:
     return f"{what} (0 to the largest, auto)", f"{what}, auto", what
 
 
-def bar_range(levels: ColourLevels) -> tuple:
+def bar_range(levels: views.ColourLevels) -> tuple:
     """(low, high, ticks) of a colour bar: the range its colours span and the numbers at its side (None:
     the axis chooses them). The range stays 0 to 1 in every mode and the numbers say what the ends are,
     so that a bar whose top follows the largest weight is redrawn only when its numbers read differently."""
@@ -49,7 +48,7 @@ def bar_range(levels: ColourLevels) -> tuple:
     return 0.0, 1.0, None
 
 
-def show_on_bar(bar, levels: ColourLevels, title: str | None = None) -> None:
+def show_on_bar(bar, levels: views.ColourLevels, title: str | None = None) -> None:
     """Set a ``pg.ColorBarItem``'s range and numbers for ``levels`` (and its title, when given)."""
     low, high, ticks = bar_range(levels)
     if tuple(bar.levels()) != (low, high):
@@ -86,7 +85,7 @@ class ColourScaleButton(QtWidgets.QToolButton):
         menu = QtWidgets.QMenu(self)
         group = QtGui.QActionGroup(self)
         self.actions_by_mode = {}
-        for mode in COLOUR_SCALES:
+        for mode in views.COLOUR_SCALES:
             act = menu.addAction(f"Colours: {NAMES[mode]}")
             act.setObjectName(f"colourScale_{mode}")
             act.setCheckable(True)

@@ -12,8 +12,7 @@ import numpy as np
 from PySide6 import QtCore, QtGui
 import pyqtgraph as pg
 
-from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
-from qkv_engine.mask_view import mask_runs
+from qkv_engine import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING, mask_view
 
 from ... import style
 
@@ -43,8 +42,8 @@ def runs_path(runs: np.ndarray, x0: float = 0.0, y0: float = 0.0) -> QtGui.QPain
 
 def mask_paths(masked_by) -> tuple:
     """(cover path, {reason: hatch path}, {reason: runs}) of an n x m grid of mask reasons, in cell units."""
-    runs = {r: mask_runs(masked_by, r) for r in MASK_PATTERN}
-    return runs_path(mask_runs(masked_by)), {r: runs_path(rr) for r, rr in runs.items()}, runs
+    runs = {r: mask_view.mask_runs(masked_by, r) for r in MASK_PATTERN}
+    return runs_path(mask_view.mask_runs(masked_by)), {r: runs_path(rr) for r, rr in runs.items()}, runs
 
 
 #: Vector files get the hatches as lines this many pixels apart (SVG and PDF readers draw Qt's pattern brushes
