@@ -23,7 +23,7 @@ style sheet templates and ``colours.paint`` do.
 """
 from __future__ import annotations
 
-from qkv_engine.explain import fixed
+from qkv_engine import fixed
 
 FILL = {
     "x": "#F2C94C",
