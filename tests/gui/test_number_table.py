@@ -1,6 +1,6 @@
 """The number tables (token table, weight grids): cells measured from their words fit exactly as Qt's own
 measure does, and a new number leaves the grids' heights alone."""
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from qkv_gui.editors.inputs_dock import TokenTableWidget
 from qkv_gui.editors.weight_grids import WeightGridsWidget
@@ -13,10 +13,11 @@ def sizes(view: QtWidgets.QTableView) -> tuple:
     return ([cols.sectionSize(i) for i in range(cols.count())], [rows.sectionSize(i) for i in range(rows.count())])
 
 
-def plain_view(model, fitted_like: QtWidgets.QTableView) -> QtWidgets.QTableView:
+def plain_view(model, fitted_like: QtWidgets.QTableView, owner: QtWidgets.QWidget) -> QtWidgets.QTableView:
     """A table with Qt's own delegate over the same model, its sections fitted to their contents as
-    ``fitted_like``'s are."""
-    view = QtWidgets.QTableView()
+    ``fitted_like``'s are: a window of its own, owned by ``owner`` (it goes with the model's widget)."""
+    view = QtWidgets.QTableView(owner)
+    view.setWindowFlag(QtCore.Qt.WindowType.Window)
     view.setModel(model)
     view.setFont(fitted_like.font())
     for mine, theirs in ((view.horizontalHeader(), fitted_like.horizontalHeader()),
@@ -29,7 +30,7 @@ def plain_view(model, fitted_like: QtWidgets.QTableView) -> QtWidgets.QTableView
     return view
 
 
-def test_token_columns_fit_their_numbers_as_qt_measures_them(make_panel, qtbot):
+def test_token_columns_fit_their_numbers_as_qt_measures_them(make_panel):
     table = make_panel(TokenTableWidget, preset="pronoun", size=(600, 400))
     session = table.session
     # numbers of every width: long negative ones, a big one, names in the headers
@@ -37,8 +38,7 @@ def test_token_columns_fit_their_numbers_as_qt_measures_them(make_panel, qtbot):
     session.set_cell("x", 1, 1, 98765.4321)
     session.set_cell("x", 2, 2, -0.001)
     settle()
-    reference = plain_view(table.model, table.view)
-    qtbot.addWidget(reference)
+    reference = plain_view(table.model, table.view, table)
     settle()
     assert sizes(table.view)[0] == sizes(reference)[0]
     widths_before = sizes(table.view)[0]
@@ -48,12 +48,11 @@ def test_token_columns_fit_their_numbers_as_qt_measures_them(make_panel, qtbot):
     assert sizes(table.view)[0] == sizes(reference)[0]
 
 
-def test_weight_grids_fit_as_qt_measures_them_and_keep_their_heights_on_a_new_number(make_panel, qtbot):
+def test_weight_grids_fit_as_qt_measures_them_and_keep_their_heights_on_a_new_number(make_panel):
     grids = make_panel(WeightGridsWidget, preset="pronoun", size=(420, 700))
     session = grids.session
     view = grids.views["w_q"]
-    reference = plain_view(view.model(), view)
-    qtbot.addWidget(reference)
+    reference = plain_view(view.model(), view, grids)
     settle()
     assert sizes(view) == sizes(reference)
     heights = {m: (v.minimumHeight(), v.maximumHeight(), v.height()) for m, v in grids.views.items()}
