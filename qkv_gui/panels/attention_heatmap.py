@@ -45,7 +45,8 @@ from .items import CellGridItem, Outline, colour_map, label_step, mask_icon, sho
 from .items.captions import info_label
 from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
 from .items.target_look import show_target
-from .lazy_axes import set_ticks
+from .lazy_axes import set_ticks, set_tooltip
+from .steady_label import steady_box
 from .turned_axis import TurnableAxis, stand_upright
 from .theming import TextPool, ThemedTextMixin
 
@@ -161,7 +162,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         top.addWidget(self.resetButton, 0, Qt.AlignmentFlag.AlignTop)
         top.addStretch(1)
         layout.addLayout(top)
-        layout.addWidget(self.sumNote)
+        layout.addWidget(steady_box(self.sumNote))
 
         self.canvas = pg.GraphicsLayoutWidget(body)
         self.canvas.setObjectName("heatmapCanvas")
@@ -231,7 +232,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         layout.addWidget(self.canvas, 1)
 
         self.info = info_label(body, "heatmapInfo")
-        layout.addWidget(self.info)
+        layout.addWidget(steady_box(self.info))  # its weight changes at each edit; its size seldom
 
         # clicks on the cells come from the grid; the scene tells of double-clicks (show all) and key names
         self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
@@ -660,7 +661,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         if row_open.any() and not row_open.all():
             lines.append(f"Row '{result.tokens[i]}': {mask_view.row_note(result, i)}")
         self._info = ("\n".join(lines), head)
-        self.canvas.setToolTip("\n".join(lines))
+        set_tooltip(self.canvas, "\n".join(lines))
         self._apply_texts()
 
     def _apply_texts(self) -> None:

@@ -102,6 +102,7 @@ class RelevanceMeter(QtWidgets.QWidget):
         self.value_text = "0"
         self.limit_text = "1"
         self.end_texts = ("-1", "+1")  # the dial's end labels as last drawn
+        self.end_boxes = {}  # row (0: the numbers, 1: the words) -> the boxes of its two labels as last drawn
         self.colours = style.STANDARD  # its colours (the panel's palette)
 
     def set_colours(self, palette: style.Palette) -> None:
@@ -152,20 +153,26 @@ class RelevanceMeter(QtWidgets.QWidget):
         # words
         p.setPen(QtGui.QColor(pal.foreground))
         p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
+        def place(neg: str, pos: str) -> tuple:
+            """Half a label's width, and the centres of the two: under the dial's ends, or as far out as
+            keeps them apart when the dial is small, inside the widget."""
+            half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
+            return (half, max(half, min(cx - radius, cx - half - 3)), min(w - half, max(cx + radius, cx + half + 3)))
+
         for k, (neg, pos) in enumerate(((f"-{self.limit_text}", f"+{self.limit_text}"), ("against", "for"))):
             y = cy + 2 + k * lh
+            half, lx, rx = place(neg, pos)
             if k == 0:
-                if 2 * max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) + 12 > w:
+                if rx - lx < 2 * half + 4:
                     short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
                     neg, pos = (fm.elidedText(f"{sign}{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
                                 for sign in "-+")
+                    half, lx, rx = place(neg, pos)
                 self.end_texts = (neg, pos)
-            half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
-            lx = max(half, cx - radius)
-            rx = min(w - half, cx + radius)
             p.setPen(QtGui.QColor(pal.foreground if k == 0 else pal.muted))
             p.drawText(QtCore.QRectF(lx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), neg)
             p.drawText(QtCore.QRectF(rx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), pos)
+            self.end_boxes[k] = (QtCore.QRectF(lx - half, y, 2 * half, lh), QtCore.QRectF(rx - half, y, 2 * half, lh))
         p.end()
 
 

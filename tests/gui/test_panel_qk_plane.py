@@ -204,6 +204,21 @@ def test_meter_ends_stay_apart_for_huge_scores(panel):
         assert math.isclose(float(pos[1:]), limit, rel_tol=5e-3)
 
 
+@pytest.mark.parametrize("size", [(390, 275), (330, 230), (520, 330)])
+def test_meter_labels_never_overlap_on_a_small_dial(make_panel, size):
+    """A short panel makes the dial small: its end numbers (here -6.0000 and +6.0000, 'Who is it?') and the
+    words 'against' and 'for' move out beyond its ends rather than run into each other."""
+    panel = make_panel(QKPlanePanel, preset="designed-it", size=size)
+    tokens = panel.session.scenario.tokens
+    panel.session.select(tokens.index("it"), tokens.index("animal"))
+    settle()
+    meter = panel.meter
+    meter.repaint()
+    for row, (left, right) in meter.end_boxes.items():
+        assert left.right() < right.left(), (row, meter.end_texts, meter.width())
+        assert left.left() >= 0 and right.right() <= meter.width() + 0.5
+
+
 def test_arrow_names_do_not_sit_on_each_other(panel):
     """Query and key arrows pointing the same way (here the same vector: W^Q = W^K, key = query token):
     the key's name moves to another corner of its tip, clear of the query's name, inside the plot."""
