@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
 from .. import colours
+from ..panels.lazy_axes import set_tooltip
 from ..session import Session
 from .example_note import ExampleNoteBox
 from .grid_models import TokenTableModel
@@ -250,21 +251,21 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
             if self.sentenceEdit.text() != text:
                 self.sentenceEdit.setText(text)
             for spin, value in ((self.dModelSpin, s.d_model), (self.dKSpin, s.d_k), (self.dVSpin, s.d_v),
-                                (self.seedSpin, s.seed), (self.temperatureSpin, s.temperature)):
+                                (self.seedSpin, s.seed), (self.temperatureSpin, s.temperature),
+                                (self.headsSpin, s.n_heads)):
                 if spin.value() != value:  # setValue repaints the box even when the value is the same
                     spin.setValue(value)
             self.scaleCheck.setChecked(s.scale)
             self.causalCheck.setChecked(s.causal)
             self.softmaxOverCombo.setCurrentIndex([k for k, _ in SOFTMAX_CHOICES].index(s.softmax_over))
-            self.headsSpin.setValue(s.n_heads)
             if self.headCombo.count() != s.n_heads:
                 self.headCombo.clear()
                 self.headCombo.addItems([f"head {h + 1} of {s.n_heads}" for h in range(s.n_heads)])
             self.headCombo.setCurrentIndex(self.session.head)
             self.headCombo.setEnabled(s.n_heads > 1)
             self.headLabel.setEnabled(s.n_heads > 1)
-            self.dKSpin.setToolTip("d_k: length of each query and key" + (" (per head)" if s.n_heads > 1 else ""))
-            self.dVSpin.setToolTip("d_v: length of each value" + (" (per head)" if s.n_heads > 1 else ""))
+            set_tooltip(self.dKSpin, "d_k: length of each query and key" + (" (per head)" if s.n_heads > 1 else ""))
+            set_tooltip(self.dVSpin, "d_v: length of each value" + (" (per head)" if s.n_heads > 1 else ""))
             self.crossCheck.setChecked(s.is_cross)
             self.sourceEdit.setVisible(s.is_cross)
             if s.is_cross:
@@ -272,8 +273,8 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
                 if self.sourceEdit.text() != source:
                     self.sourceEdit.setText(source)
             self.causalCheck.setEnabled(not s.is_cross)
-            self.causalCheck.setToolTip(
-                "Two different sentences have no shared order, so the causal mask does not apply "
+            set_tooltip(
+                self.causalCheck, "Two different sentences have no shared order, so the causal mask does not apply "
                 "to cross-attention" if s.is_cross else "Each token may look only at itself and earlier tokens")
         finally:
             for w in widgets:

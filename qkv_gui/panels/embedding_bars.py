@@ -36,7 +36,7 @@ from .embedding_strips import StripView, strip_mode
 from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
-                           value_pool, y_limits)
+                           label_room, value_pool, y_limits)
 from .lazy_axes import set_label, set_ticks, set_tooltip, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
@@ -225,8 +225,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         s = result.scenario
         x, i = s.x, selection.query
         n, d = x.shape
-        both = np.concatenate([x.reshape(-1), s.source_x.reshape(-1)]) if s.is_cross else x
-        self.y_range = steady_range(self.y_range, *y_limits(both, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12))
+        self.y_range = steady_range(self.y_range, *self._wanted_range(result))
         self.strips.groups.layout(n, d)
         self.strips.show(x, i, self.y_range, f"query: {result.tokens[i]}",
                          px_per_unit(self.plot, self.strips.groups.x_range))
@@ -272,11 +271,25 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
             caption += f"<br><i>{html.escape(no_keys_note(result, i))}</i>"
         return caption
 
+    def _wanted_range(self, result) -> tuple:
+        """The values' range with room above and below, and room for the numbers at the bars' tips."""
+        s = result.scenario
+        n, d = s.x.shape
+        both = np.concatenate([s.x.reshape(-1), s.source_x.reshape(-1)]) if s.is_cross else s.x.reshape(-1)
+        lo, hi = y_limits(both, room=0.24 if n * d <= MAX_VALUE_LABELS else 0.12)
+        if n * d <= MAX_VALUE_LABELS:
+            lo, hi = label_room(lo, hi, both, self.vb.height(), self.strips.values, 2)
+        return lo, hi
+
     def _place_labels(self) -> None:
         """Token names on the axis and numbers on the bars, thinned to what fits the width."""
         result = self._result
         if result is None or result.n == 0 or self.as_strips or self.strips.groups.shape != result.scenario.x.shape:
             return  # nothing drawn as bars (yet): ``_show_bars`` places them
+        lo, hi = self._wanted_range(result)
+        if lo < self.y_range[0] or hi > self.y_range[1]:  # a shorter view: the numbers need more room
+            self._show_bars(result, self._selection)
+            return
         low = result.scenario.is_cross and self.vb.height() < LABELS_MIN_HEIGHT  # two short rows: no numbers
         self.strips.place_labels(result.scenario.x, result.tokens, self._query, self.y_range[1], not low)
         self._name_bars()

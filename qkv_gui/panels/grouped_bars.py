@@ -213,6 +213,31 @@ def y_limits(values: np.ndarray, room: float = 0.1) -> tuple:
     return lo - room * span - (0.02 * span if lo < 0 else 0.0), hi + room * span
 
 
+def label_room(lo: float, hi: float, values: np.ndarray, height_px: float, pool: TextPool,
+               decimals: int) -> tuple:
+    """``(lo, hi)`` widened so that a number turned on its side fits above the highest bar (and below the
+    lowest, when it is negative) in a view ``height_px`` pixels high: a number takes the same pixels in
+    any view, so a short view needs more room in the numbers' units. A view too short to give that room
+    keeps ``(lo, hi)``."""
+    finite = values[np.isfinite(values)] if values.size else values
+    if height_px <= 0 or not finite.size:
+        return lo, hi
+    font = QtGui.QFont(pool.font) if pool.font is not None else QtGui.QFont()
+    font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * pool.scale)
+    metrics = QtGui.QFontMetricsF(font)
+    top, bottom = float(finite.max()), float(finite.min())
+    need = max(metrics.horizontalAdvance(style.fmt(v, decimals)) for v in (top, bottom)) + 6
+    ends = (top > 0) + (bottom < 0)
+    if ends == 0 or ends * need >= 0.75 * height_px:
+        return lo, hi
+    new_lo, new_hi = lo, hi
+    for _ in range(4):  # the room widens the span, which makes a pixel more units: a few rounds settle it
+        unit = (new_hi - new_lo) / height_px
+        new_hi = max(hi, top + need * unit) if top > 0 else hi
+        new_lo = min(lo, bottom - need * unit) if bottom < 0 else lo
+    return new_lo, new_hi
+
+
 def bar_edge(color: str, ppu: float):
     """The outline bars get at ``ppu`` pixels per bar: ``color`` when they are wide enough, else none."""
     return pg.mkPen(color, width=1) if ppu >= EDGE_MIN_PX else None

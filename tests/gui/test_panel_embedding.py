@@ -167,3 +167,23 @@ def test_named_features_are_said_on_the_axis_and_in_the_caption(make_panel, qtbo
     from .big_dims import problems
 
     assert not problems(panel), problems(panel)
+
+
+@pytest.mark.parametrize("size", [(280, 200), (390, 275), (520, 330)])
+def test_numbers_on_the_bars_fit_inside_the_picture(make_panel, size):
+    """A short picture gives the numbers at the bars' tips the room they need: none is cut at the top or
+    the bottom (the tallest bars' 0.90 was cut to "0.9" in a short panel), also after an edit makes a bar
+    negative."""
+    panel = make_panel(EmbeddingPanel, preset="seed-the-cat-sat", size=size)
+    for edit in (None, ("x", 1, 2, "-0.85")):
+        if edit:
+            panel.session.set_cell(*edit)
+            settle()
+        pool = panel.strips.values
+        shown = pool.items[:pool.shown]
+        assert shown, "the numbers show at this size"
+        gv = panel.plot
+        view = gv.mapFromScene(panel.vb.sceneBoundingRect()).boundingRect()
+        for item in shown:
+            box = item.view_rect(gv)
+            assert view.top() - 1 <= box.top() and box.bottom() <= view.bottom() + 1, (item.text(), box, view)
