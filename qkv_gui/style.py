@@ -290,7 +290,9 @@ DARK = Palette(
     head_bands=("#1E5C46", "#173F32"), token_bg="#3B3315",
     side_note=("#2A2618", "#6B5F3A"), worked=("#1C2030", "#4A5580"), answer=("#15291F", "#3F7A5E"),
     table_edge="#5A5A5A", cover=("#1E1E1E", "#6B5F3A", "#BDBDBD"), example_note=("#26231A", "#5A4F30"),
-    weights_map=COLORMAP, signed_map=((178, 34, 34), (255, 255, 255), (40, 90, 160)), diff_map="CET-D1",
+    # signed numbers and differences: zero is a dark grey here (a white zero was a bright block on the dark
+    # ground: most cells of a hand-made example are 0), the two signs bright red and blue
+    weights_map=COLORMAP, signed_map=((235, 95, 95), (44, 44, 44), (95, 155, 245)), diff_map="CET-D4",
     chrome={"window": "#262626", "window_text": "#E6E6E6", "base": "#141414", "alternate_base": "#1C1C1C",
             "text": "#E6E6E6", "button": "#363636", "button_text": "#E6E6E6", "bright_text": "#FFFFFF",
             "highlight": "#3D6FD9", "highlighted_text": "#FFFFFF", "link": "#8AB4FF", "link_visited": "#C5A3FF",
