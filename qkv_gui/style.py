@@ -283,7 +283,7 @@ DARK = Palette(
     negative_bg="#4A1E1E", negative_ink="#FF9E9E", error_ink="#FF8A8A", error_bg="#3A1A1A",
     soft_text="#D6D6D6", quiet_text="#BDBDBD", hint_text="#B3B3B3", faint_text="#A6A6A6",
     dark_grey="#CFCFCF", grey="#A8A8A8", curve="#C4C4C4", mid_grey="#8F8F8F", hatch="#9A9A9A",
-    shade=(200, 200, 200, 40), hover_bg="#2C2C2C", plain_box="#242424", dial=("#3A3A3A", "#2A2A2A"),
+    shade=(200, 200, 200, 40), hover_bg="#2C2C2C", plain_box="#242424", dial=("#8A8A8A", "#4A4A4A"),
     note_ink="#F2DC8C", note_bg="#2E2710", label_box=(20, 20, 20, 235),
     mask_fill="#3A3A3A", mask_hatch="#BDBDBD", veil=(20, 20, 20, 170), cross="#CFCFCF",
     light_ink="#FFFFFF", dark_ink="#000000", up_ink="#FF7B8A", down_ink="#82A8FF",
