@@ -283,14 +283,16 @@ DARK = Palette(
     negative_bg="#4A1E1E", negative_ink="#FF9E9E", error_ink="#FF8A8A", error_bg="#3A1A1A",
     soft_text="#D6D6D6", quiet_text="#BDBDBD", hint_text="#B3B3B3", faint_text="#A6A6A6",
     dark_grey="#CFCFCF", grey="#A8A8A8", curve="#C4C4C4", mid_grey="#8F8F8F", hatch="#9A9A9A",
-    shade=(200, 200, 200, 40), hover_bg="#2C2C2C", plain_box="#242424", dial=("#3A3A3A", "#2A2A2A"),
+    shade=(200, 200, 200, 40), hover_bg="#2C2C2C", plain_box="#242424", dial=("#8A8A8A", "#4A4A4A"),
     note_ink="#F2DC8C", note_bg="#2E2710", label_box=(20, 20, 20, 235),
     mask_fill="#3A3A3A", mask_hatch="#BDBDBD", veil=(20, 20, 20, 170), cross="#CFCFCF",
     light_ink="#FFFFFF", dark_ink="#000000", up_ink="#FF7B8A", down_ink="#82A8FF",
     head_bands=("#1E5C46", "#173F32"), token_bg="#3B3315",
     side_note=("#2A2618", "#6B5F3A"), worked=("#1C2030", "#4A5580"), answer=("#15291F", "#3F7A5E"),
     table_edge="#5A5A5A", cover=("#1E1E1E", "#6B5F3A", "#BDBDBD"), example_note=("#26231A", "#5A4F30"),
-    weights_map=COLORMAP, signed_map=((178, 34, 34), (255, 255, 255), (40, 90, 160)), diff_map="CET-D1",
+    # signed numbers and differences: zero is a dark grey here (a white zero was a bright block on the dark
+    # ground: most cells of a hand-made example are 0), the two signs bright red and blue
+    weights_map=COLORMAP, signed_map=((235, 95, 95), (44, 44, 44), (95, 155, 245)), diff_map="CET-D4",
     chrome={"window": "#262626", "window_text": "#E6E6E6", "base": "#141414", "alternate_base": "#1C1C1C",
             "text": "#E6E6E6", "button": "#363636", "button_text": "#E6E6E6", "bright_text": "#FFFFFF",
             "highlight": "#3D6FD9", "highlighted_text": "#FFFFFF", "link": "#8AB4FF", "link_visited": "#C5A3FF",

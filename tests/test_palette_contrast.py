@@ -206,3 +206,16 @@ def test_palettes_by_name_and_the_one_in_use():
     assert style.DARK.colour("side_note_bg") == style.DARK.side_note[0]
     with pytest.raises(KeyError):
         style.DARK.colour("ink_nothing")
+
+
+def test_signed_numbers_in_the_dark_keep_zero_dark_and_both_signs_bright():
+    """Signed numbers (the matrices, the embedding strips, the dot terms): in the dark palette a zero is a
+    dark grey close to the ground (most cells of a hand-made example are 0: white zeros were bright blocks),
+    and both signs stand out from it and from the ground."""
+    p = style.palette("dark")
+    below, zero, above = ("#%02X%02X%02X" % tuple(c) for c in p.signed_map)
+    assert contrast_ratio(zero, p.background) < 1.5
+    for end in (below, above):
+        assert contrast_ratio(end, p.background) >= AA_GRAPHICS
+        assert contrast_ratio(end, zero) >= AA_GRAPHICS
+    assert style.palette("standard").signed_map == ((178, 34, 34), (255, 255, 255), (40, 90, 160))
