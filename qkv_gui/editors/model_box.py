@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from ..panel_grid import ElidedLabel
+from ..panels.lazy_axes import set_tooltip
 from ..session import GRID_NAMES, Session
 
 #: How many edits the box names one by one before it only counts the rest.
@@ -96,6 +97,9 @@ class ModelBox(QtWidgets.QGroupBox):
         layout.addWidget(self.editsLabel)
         self.busyLabel = QtWidgets.QLabel("Running the model\u2026", self)
         self.busyLabel.setObjectName("modelBusyLabel")
+        keep = self.busyLabel.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)  # its line is kept: showing it moves nothing (the whole dock was laid out)
+        self.busyLabel.setSizePolicy(keep)
         self.busyLabel.setVisible(False)
         layout.addWidget(self.busyLabel)
 
@@ -120,20 +124,31 @@ class ModelBox(QtWidgets.QGroupBox):
         widgets = (self.layerSpin, self.headSpin, self.knockOutCheck)
         for w in widgets:
             w.blockSignals(True)
-        try:
-            self.nameLabel.setText(info.name)
-            self.sizesLabel.setText(describe_sizes(info))
-            self.nameLabel.setToolTip(f"{describe_model(info)}\n{info.path}")
-            self.layerSpin.setMaximum(info.n_layers)
-            self.headSpin.setMaximum(info.n_heads)
-            self.layerSpin.setValue(self.session.model_layer + 1)
-            self.headSpin.setValue(self.session.model_head + 1)
-            self.layerSpin.setSuffix(f" of {info.n_layers}")
-            self.headSpin.setSuffix(f" of {info.n_heads}")
+        try:  # each set only when it changes: a set repaints the box (and a new text lays the dock out)
+            _set_text(self.nameLabel, info.name)
+            _set_text(self.sizesLabel, describe_sizes(info))
+            set_tooltip(self.nameLabel, f"{describe_model(info)}\n{info.path}")
+            for spin, value, count in ((self.layerSpin, self.session.model_layer + 1, info.n_layers),
+                                       (self.headSpin, self.session.model_head + 1, info.n_heads)):
+                if spin.maximum() != count:
+                    spin.setMaximum(count)
+                if spin.value() != value:
+                    spin.setValue(value)
+                if spin.suffix() != f" of {count}":
+                    spin.setSuffix(f" of {count}")
             here = (self.session.model_layer, self.session.model_head)
-            self.knockOutCheck.setChecked(here in doc.edits.knocked_out)
+            knocked = here in doc.edits.knocked_out
+            if self.knockOutCheck.isChecked() != knocked:
+                self.knockOutCheck.setChecked(knocked)
         finally:
             for w in widgets:
                 w.blockSignals(False)
-        self.resetButton.setEnabled(not doc.edits.is_empty())
-        self.editsLabel.setText(describe_edits(doc.edits))
+        if self.resetButton.isEnabled() != (not doc.edits.is_empty()):
+            self.resetButton.setEnabled(not doc.edits.is_empty())
+        _set_text(self.editsLabel, describe_edits(doc.edits))
+
+
+def _set_text(label: QtWidgets.QLabel, text: str) -> None:
+    """``label.setText(text)`` unless it shows ``text`` already."""
+    if label.text() != text:
+        label.setText(text)

@@ -184,3 +184,27 @@ def test_view_data_for_the_model_view(session, bert):
     session.modelViewChanged.connect(lambda: seen.append(session.model_view_data.head))
     session.select_model_head(1, 0)
     assert seen == [0]
+
+
+def test_the_model_box_says_when_the_model_runs_and_nothing_moves(session, bert, qtbot):
+    """A slow forward shows "Running the model…" in the model box until it lands; the line is kept while
+    it is hidden, so showing it moves nothing in the dock."""
+    from qkv_gui.editors.model_box import ModelBox
+
+    session.open_model(bert, text="the cat")
+    box = ModelBox(session)
+    qtbot.addWidget(box)
+    box.resize(420, box.sizeHint().height())
+    box.show()
+    settle()
+    idle = (box.sizeHint(), box.busyLabel.geometry(), box.layerSpin.geometry())
+    assert not box.busyLabel.isVisible()
+    session.runner.last_seconds = 1.0  # as if the last forward had been slow
+    session.set_text("the dog")
+    assert session.runner.busy and box.busyLabel.isVisible()
+    box.layout().activate()  # laid out now, while the model runs
+    assert (box.sizeHint(), box.busyLabel.geometry(), box.layerSpin.geometry()) == idle
+    assert session.runner.wait()
+    settle()
+    assert not box.busyLabel.isVisible()
+    assert box.layerSpin.value() == session.model_layer + 1 and box.headSpin.suffix() == f" of {bert.info.n_heads}"
