@@ -30,6 +30,9 @@ BACKGROUND = int(Qt.ItemDataRole.BackgroundRole.value)
 FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 ALIGN = int(Qt.ItemDataRole.TextAlignmentRole.value)
 TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+#: A cell's flags, made once (the views ask for them for every cell they paint; a Python enum's "|" is slow)
+_TEXT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NUMBER_FLAGS = _TEXT_FLAGS | Qt.ItemFlag.ItemIsEditable
 RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 GRID_ROLE = {"w_q": "query", "w_k": "key", "w_v": "value", "w_o": "output"}
 GRID_SYMBOL = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
@@ -138,10 +141,7 @@ class _NumberModel(QtCore.QAbstractTableModel):
         return 0 if parent.isValid() else self._shape[1] + self.first_number_column
 
     def flags(self, index):
-        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if index.column() >= self.first_number_column:
-            f |= Qt.ItemFlag.ItemIsEditable
-        return f
+        return _NUMBER_FLAGS if index.column() >= self.first_number_column else _TEXT_FLAGS
 
     def number_data(self, r: int, c: int, role: int):
         if role not in (DISPLAY, EDIT, BACKGROUND, FOREGROUND, ALIGN, TOOLTIP):
@@ -236,17 +236,17 @@ class TokenTableModel(_NumberModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         s = self.scenario
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             if orientation == Qt.Orientation.Horizontal:
                 return "token" if section == 0 else feature_names.header(s, "x", section - 1)
             if s.d_model >= self.WIDE and section < len(self._tokens):
                 return f"{section + 1} {self._tokens[section]}"
             return str(section + 1)
-        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal and section > 0:
+        if role == TOOLTIP and orientation == Qt.Orientation.Horizontal and section > 0:
             given = feature_names.name(s, "x", section - 1)
             what = f": {given}" if given else ""
             return f"Dial {section} of each token's embedding{what}. Double-click to name it."
-        if role == Qt.ItemDataRole.ForegroundRole and orientation == Qt.Orientation.Horizontal:
+        if role == FOREGROUND and orientation == Qt.Orientation.Horizontal:
             return QtGui.QBrush(QtGui.QColor(style.current().ink["x"]))
         return None
 
@@ -291,13 +291,13 @@ class WeightGridModel(_NumberModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         role_name = GRID_ROLE[self.matrix]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             if orientation == Qt.Orientation.Horizontal:  # a name goes on a second line: narrower columns
                 given = "" if self.matrix == "w_o" else feature_names.name(self.scenario,
                                                                            OUT_SYMBOL[self.matrix], section)
                 return f"\u2192 {self._column_name(section)}" + (f" \u00b7\n{given}" if given else "")
             return f"{self._row_name(section, named=True)} \u2192"
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == TOOLTIP:
             rename = " Double-click to name it."
             if orientation == Qt.Orientation.Horizontal:
                 return (f"Column {section + 1} makes {role_name} coordinate {self._column_name(section, named=True)}."
@@ -307,7 +307,7 @@ class WeightGridModel(_NumberModel):
                         f"feeds each final output.{rename}")
             return (f"Row {section + 1} is how much input dial {self._row_name(section, named=True)} feeds each "
                     f"output.{rename}")
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == FOREGROUND:
             inks = style.current().ink
             ink = (inks["value"] if self.matrix == "w_o" else inks["x"]) \
                 if orientation == Qt.Orientation.Vertical else inks[role_name]
@@ -327,12 +327,12 @@ class BiasRowModel(_NumberModel):
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         kind = BIAS_KIND[self.matrix]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == DISPLAY:
             return f"{BIAS_SYMBOL[self.matrix]} +" if orientation == VERTICAL \
                 else f"\u2192 {feature_names.symbol(self.scenario, kind, section)}"
-        if role == Qt.ItemDataRole.ToolTipRole and orientation == VERTICAL:
+        if role == TOOLTIP and orientation == VERTICAL:
             return (f"The bias {BIAS_SYMBOL[self.matrix]}: added to every token's {GRID_ROLE['w_' + kind]} "
                     f"after the grid ({kind} = x W + {BIAS_SYMBOL[self.matrix]})")
-        if role == Qt.ItemDataRole.ForegroundRole:
+        if role == FOREGROUND:
             return QtGui.QBrush(QtGui.QColor(style.current().ink[GRID_ROLE["w_" + kind]]))
         return None
