@@ -180,6 +180,12 @@ def _prepare_for_vectors(panel: QtWidgets.QWidget, options: ExportOptions) -> No
         bar.setVisible(False)
     for tabs in panel.findChildren(QtWidgets.QTabBar):
         tabs.setVisible(False)  # a switch between pictures is for the screen (the mixing panel's grids)
+    for slider in panel.findChildren(QtWidgets.QSlider):
+        slider.setVisible(False)  # a handle to drag is for the screen; the number beside it says where it is
+    for spin in panel.findChildren(QtWidgets.QAbstractSpinBox):
+        # a number to type into reads as plain text on a slide: "d_k: 64", not a box with arrows
+        spin.setButtonSymbols(QtWidgets.QAbstractSpinBox.ButtonSymbols.NoButtons)
+        spin.setFrame(False)
 
 
 class StagedPanel:

@@ -127,6 +127,7 @@ class ScalingLabPanel(Panel):
         controls.addWidget(seed_label)
         controls.addWidget(self.seed_spin)
         controls.addWidget(self.new_draw)
+        controls.addStretch(0)  # takes the room only when the slider is not shown (an exported figure)
         layout.addLayout(controls)
 
         self.view = pg.GraphicsLayoutWidget(body)

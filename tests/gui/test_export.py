@@ -343,6 +343,19 @@ def test_the_mixing_figure_has_no_tab_bar(session):
         assert heading.mapTo(panel, QtCore.QPoint(0, 0)).y() <= 4
 
 
+def test_the_lab_figure_shows_its_numbers_not_its_controls(session):
+    # The √d_k lab's slider is for dragging on the screen; on a slide its d_k and seed read as plain numbers.
+    opts = export.ExportOptions(width=960)
+    with export.StagedPanel(export.experiment_classes()["scaling-lab"], session, opts) as panel:
+        assert not [s for s in panel.findChildren(QtWidgets.QSlider) if s.isVisible()]
+        spins = [s for s in panel.findChildren(QtWidgets.QAbstractSpinBox) if s.isVisible()]
+        assert spins, "the lab's d_k and seed still show"
+        for spin in spins:
+            assert spin.buttonSymbols() == QtWidgets.QAbstractSpinBox.ButtonSymbols.NoButtons
+            assert not spin.hasFrame()
+        assert panel.dk_spin.text() == str(panel.dk_spin.value())
+
+
 def test_every_deck_page_is_titled_with_its_panel(session, monkeypatch):
     titles = []
 
