@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, presets, session_format
 
-from . import colours, panel_help, style, welcome
+from . import colours, panel_help, settings_file, style, welcome
 from .editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from .experiments import Experiments
 from .export_actions import ExportController
@@ -26,7 +26,7 @@ from .session import Session
 
 Qt = QtCore.Qt
 #: The layout kept in the settings file. 2: the grid's splitters as text (version 1 kept them as pickled
-#: Python objects, which are never read back).
+#: Python objects: ``settings_file`` takes them out of the file unread).
 SETTINGS_VERSION = 2
 MAX_RECENT = 8
 #: The settings key of the palette (View → Theme): "standard", "high-contrast" or "dark".
@@ -87,7 +87,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self._autosaved = None  # (undo index, document) last kept in the recovery file
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
-        self.settings = settings if settings is not None else QtCore.QSettings()
+        if settings is None:
+            settings = settings_file.open_settings()
+        else:
+            settings_file.drop_pickled(settings)  # before anything in it is read: a pickle is never opened
+        self.settings = settings
         colours.use(self.saved_palette())  # before the panels are made: they are drawn in it at once
         self.session = Session(presets.load(preset), parent=self)
         self.session.preset_name = preset
@@ -716,7 +720,6 @@ class MainWindow(QtWidgets.QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
         s.setValue("window/splitters", self.grid.save_state())
-        s.remove("window/grid")  # version 1 kept the splitters as pickled objects there
         s.sync()
 
     def closeEvent(self, event):
