@@ -28,8 +28,8 @@ INDEX = "model.safetensors.index.json"
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 #: Other weight formats this app does not read.
 OTHER_WEIGHTS = (".h5", ".msgpack", ".onnx", ".gguf", ".ggml", ".npz")
-CONVERT = ("convert it on a machine with the transformers library: "
-           "AutoModel.from_pretrained(folder).save_pretrained(folder, safe_serialization=True)")
+CONVERT = ("convert it on another machine that has the transformers library: load the model there and "
+           "save it again with save_pretrained(folder, safe_serialization=True)")
 #: The file names a user may pick instead of their folder.
 _MODEL_FILES = (CONFIG, WEIGHTS, INDEX, "tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json",
                 "merges.txt")
