@@ -84,3 +84,27 @@ def test_only_the_pickled_lines_go(tmp_path):
     assert sorted(s.allKeys()) == ["view/palette", "window/version"]
     assert s.value("view/palette") == "dark"
     assert not (tmp_path / "unpickled").exists()
+
+
+def test_no_module_of_the_app_unpickles_or_opens_settings_around_the_cleaner():
+    """Read as source: no module imports pickle (or its kin) or a hub client, and every QSettings the app
+    makes is made by ``settings_file`` (which cleans the file first)."""
+    import ast
+
+    banned = {"pickle", "cPickle", "dill", "shelve", "marshal", "joblib", "torch", "huggingface_hub", "requests",
+              "urllib"}
+    makers = []
+    for package in ("qkv_engine", "qkv_gui"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                    names = [node.module or ""]
+                else:
+                    names = []
+                assert not {n.split(".")[0] for n in names} & banned, f"{path.relative_to(ROOT)} imports {names}"
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "QSettings":
+                    makers.append(path.name)
+    assert set(makers) == {"settings_file.py"}, makers
