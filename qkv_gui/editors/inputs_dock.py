@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
 from .. import colours
-from ..panels.lazy_axes import set_tooltip
+from ..lazy_text import set_tooltip
 from ..session import Session
 from .example_note import ExampleNoteBox
 from .grid_models import TokenTableModel

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from ..panel_grid import ElidedLabel
-from ..panels.lazy_axes import set_tooltip
+from ..lazy_text import set_text, set_tooltip
 from ..session import GRID_NAMES, Session
 
 #: How many edits the box names one by one before it only counts the rest.
@@ -125,8 +125,8 @@ class ModelBox(QtWidgets.QGroupBox):
         for w in widgets:
             w.blockSignals(True)
         try:  # each set only when it changes: a set repaints the box (and a new text lays the dock out)
-            _set_text(self.nameLabel, info.name)
-            _set_text(self.sizesLabel, describe_sizes(info))
+            set_text(self.nameLabel, info.name)
+            set_text(self.sizesLabel, describe_sizes(info))
             set_tooltip(self.nameLabel, f"{describe_model(info)}\n{info.path}")
             for spin, value, count in ((self.layerSpin, self.session.model_layer + 1, info.n_layers),
                                        (self.headSpin, self.session.model_head + 1, info.n_heads)):
@@ -137,18 +137,9 @@ class ModelBox(QtWidgets.QGroupBox):
                 if spin.suffix() != f" of {count}":
                     spin.setSuffix(f" of {count}")
             here = (self.session.model_layer, self.session.model_head)
-            knocked = here in doc.edits.knocked_out
-            if self.knockOutCheck.isChecked() != knocked:
-                self.knockOutCheck.setChecked(knocked)
+            self.knockOutCheck.setChecked(here in doc.edits.knocked_out)  # (Qt does nothing when it is so)
         finally:
             for w in widgets:
                 w.blockSignals(False)
-        if self.resetButton.isEnabled() != (not doc.edits.is_empty()):
-            self.resetButton.setEnabled(not doc.edits.is_empty())
-        _set_text(self.editsLabel, describe_edits(doc.edits))
-
-
-def _set_text(label: QtWidgets.QLabel, text: str) -> None:
-    """``label.setText(text)`` unless it shows ``text`` already."""
-    if label.text() != text:
-        label.setText(text)
+        self.resetButton.setEnabled(not doc.edits.is_empty())
+        set_text(self.editsLabel, describe_edits(doc.edits))

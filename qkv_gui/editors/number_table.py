@@ -6,9 +6,9 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-DISPLAY = int(QtCore.Qt.ItemDataRole.DisplayRole.value)
-
 from .. import colours
+
+DISPLAY = int(QtCore.Qt.ItemDataRole.DisplayRole.value)
 
 
 class CellNote(QtWidgets.QLabel):

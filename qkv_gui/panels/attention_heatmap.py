@@ -40,12 +40,13 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import explain, mask_view, views
 
 from .. import colours, style
+from ..lazy_text import set_tooltip
 from .base import _BASE_FONT, Panel
 from .items import CellGridItem, Outline, colour_map, label_step, mask_icon, short_token
 from .items.captions import info_label
 from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
 from .items.target_look import show_target
-from .lazy_axes import set_ticks, set_tooltip
+from .lazy_axes import set_ticks
 from .steady_label import steady_box
 from .turned_axis import TurnableAxis, stand_upright
 from .theming import TextPool, ThemedTextMixin

@@ -19,9 +19,10 @@ import pyqtgraph as pg
 from qkv_engine import feature_names, views
 
 from .. import colours, style
+from ..lazy_text import set_tooltip
 from .items import CellGridItem, Outline, colour_map, label_step, nice_step, short_token
 from .items.colour_scale import place_bar
-from .lazy_axes import set_label, set_ticks, set_tooltip, steady_range
+from .lazy_axes import set_label, set_ticks, steady_range
 
 #: Embeddings with more dimensions than this are drawn as strips.
 MAX_BAR_DIMS = 16

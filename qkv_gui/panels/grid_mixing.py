@@ -32,8 +32,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from qkv_engine import explain, feature_names, views
 
 from .. import colours, style
+from ..lazy_text import set_tooltip
 from .base import Panel
-from .lazy_axes import set_tooltip
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 

@@ -1,4 +1,4 @@
-"""Axis ticks, axis labels, plot titles and tool tips that are only set when they change; axes kept as pixmaps.
+"""Axis ticks, axis labels and plot titles that are only set when they change; axes kept as pixmaps.
 
 pyqtgraph lays an axis out again from scratch (tick positions, text sizes: about
 2 ms each) whenever its ticks, label or title are set, even to what it already
@@ -75,13 +75,6 @@ def set_title(plot: pg.PlotItem, title: str, **args) -> None:
     if label.isVisibleTo(plot) and label.text == title and all(label.opts.get(k) == v for k, v in args.items()):
         return
     plot.setTitle(title, **args)
-
-
-def set_tooltip(target, text: str) -> None:
-    """``target.setToolTip(text)`` (a widget or a graphics item), unless that is its tool tip already: each
-    new tool tip is an event that every application-wide event filter hears."""
-    if target.toolTip() != text:
-        target.setToolTip(text)
 
 
 def cache_axes(widget: QtWidgets.QWidget) -> None:

@@ -26,10 +26,11 @@ import pyqtgraph as pg
 from qkv_engine import explain, feature_names, geometry
 
 from .. import colours, style
+from ..lazy_text import set_tooltip
 from .base import Panel
 from .decorations import line_item, path_item, reach, segments_path
 from .dot_terms import DotTerms
-from .lazy_axes import set_plot_label, set_tooltip, steady_range
+from .lazy_axes import set_plot_label, steady_range
 from .masked import mask_reason, no_keys_note
 from .steady_label import steady_box
 from .text_label import MARGIN, TextLabel
