@@ -380,8 +380,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         colours.sheet(self.meter_title, "color: $quiet_text;", pal)
         side.addWidget(self.meter_title)
         self.meter = RelevanceMeter(self.side)
-        side.addWidget(self.meter)
-        side.addStretch(1)
+        side.addWidget(self.meter, 1)  # the dial takes the room there is, up to its largest size ...
+        side.addStretch(0)  # ... and what is left stays under it
         row.addWidget(self.side, 0)
 
         self.terms = DotTerms(body)  # q, k and q_d k_d per coordinate (more than two coordinates, room allowing)

@@ -329,3 +329,12 @@ def test_the_numbers_beside_the_plane_are_never_cut(make_panel):
         table = panel.numbers
         assert table.width() >= table.need_for_numbers(), theme.name
         assert not problems(panel), (theme.name, problems(panel))
+
+
+def test_the_dial_takes_the_room_beside_the_plane(make_panel):
+    """Shown alone (or in presenter mode) the number column has room to spare: the dial grows into it, up to
+    its largest size, instead of staying a small half-circle above empty space."""
+    panel = make_panel(QKPlanePanel, size=ALONE)
+    meter = panel.meter
+    assert meter.height() >= meter.maximumHeight() - 1
+    assert meter.height() > 3 * meter.minimumHeight() // 2
