@@ -6,11 +6,27 @@ editors that set their words on every edit use these instead.
 """
 from __future__ import annotations
 
+from PySide6 import QtCore
+
 
 def set_text(label, text: str) -> None:
-    """``label.setText(text)`` unless it shows ``text`` already."""
-    if label.text() != text:
-        label.setText(text)
+    """``label.setText(text)`` unless it shows ``text`` already.
+
+    A word-wrapped label has its new text laid out at once, at the width it has. Left to itself, it would
+    do so in its next paint; for a label with a text control (rich or selectable text) that changes the
+    control's document while the label paints, which asks Qt for another paint of the label (and of what
+    lies under it) on the next turn of the event loop. A label alone in a box that sizes itself from it
+    (``SteadyBox``) is measured by its box, which hears of the new text now rather than after the paint
+    (measuring a painted text control repaints it)."""
+    if label.text() == text:
+        return
+    label.setText(text)
+    if label.wordWrap():
+        box = label.parentWidget()
+        if box is not None and box.layout() is None:
+            QtCore.QCoreApplication.sendPostedEvents(box, QtCore.QEvent.Type.LayoutRequest)
+        else:
+            label.heightForWidth(label.width())
 
 
 def set_tooltip(target, text: str) -> None:

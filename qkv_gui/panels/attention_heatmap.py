@@ -40,7 +40,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import explain, mask_view, views
 
 from .. import colours, style
-from ..lazy_text import set_tooltip
+from ..lazy_text import set_text, set_tooltip
 from .base import _BASE_FONT, Panel
 from .items import CellGridItem, Outline, colour_map, label_step, mask_icon, short_token
 from .items.captions import info_label
@@ -682,10 +682,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                 f" <span style='color:{self.colours.target}'>" + ("Dashed: the target." if narrow else
                                                             "Dashed outlines: where the training target wants "
                                                             "each query to look.") + "</span>")
-            self.sumNote.setText((note[1] if narrow else note[0]) + target)
+            set_text(self.sumNote, (note[1] if narrow else note[0]) + target)
         info = self._info
         if info is not None:
-            self.info.setText(info[1] if narrow else info[0])
+            set_text(self.info, info[1] if narrow else info[0])
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

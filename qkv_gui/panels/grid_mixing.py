@@ -32,7 +32,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from qkv_engine import explain, feature_names, views
 
 from .. import colours, style
-from ..lazy_text import set_tooltip
+from ..lazy_text import set_text, set_tooltip
 from .base import Panel
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
@@ -732,7 +732,7 @@ class MixingPanel(Panel):
             from_source=which != "q" and s.is_cross, rest=rest, bias=np.array(bias) if np.any(bias) else None,
             out_names=tuple(feature_names.header_names(s, which)) if feature_names.any_named(s, which) else ()))
         empty = no_keys(result, selection.query)
-        self.note.setText(no_keys_note(result, selection.query) if empty else "")
+        set_text(self.note, no_keys_note(result, selection.query) if empty else "")
         self.note.setVisible(empty)
         self._update_text()
 
@@ -743,7 +743,7 @@ class MixingPanel(Panel):
         c = self._col if self._hover is None else self._hover
         ex = explain.projection(result, self._which, self._token_index, c)
         self._explanation = ex
-        self.arithmetic.setText(ex.text)
+        set_text(self.arithmetic, ex.text)
         set_tooltip(self.arithmetic, f"{ex.formula}\n{ex.about}")
 
     # ----- read-only view for tests ----------------------------------------------------------

@@ -29,6 +29,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import explain, pie_layout, views
 
 from .. import colours, style
+from ..lazy_text import set_text
 from .base import Panel
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
@@ -302,7 +303,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
                     f"Each slice is its weight's share of {_percent(total)}.")
         if no_keys(result, i):
             head = f"<b>{html.escape(no_keys_note(result, i))}</b>"
-        self.heading.setText(head)
+        set_text(self.heading, head)
         how = "pulled out" if result.allowed[i, j] else "masked"
         parts = [f"Key <b style='color:{kink}'>{key}</b> ({how}): {_percent(result.weights[i, j])}"]
         count, share, weight = pie_layout.rest(pie, self._labelled)
@@ -311,7 +312,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         masked = int(result.n_keys - np.count_nonzero(result.allowed[i]))
         if masked:
             parts.append(f"{masked} masked: 0%")
-        self.note.setText(" · ".join(parts))
+        set_text(self.note, " · ".join(parts))
 
     def _name(self, k: int) -> str:
         """The query token's text, with its position when the same text appears more than once."""

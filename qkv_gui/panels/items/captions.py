@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from ... import colours, style
+from ...lazy_text import set_text
 
 Qt = QtCore.Qt
 
@@ -41,4 +42,4 @@ def show_texts(width: int, labels_and_texts) -> None:
     narrow = 0 < width < NARROW_PX
     for label, texts in labels_and_texts:
         if texts is not None:
-            label.setText(texts[1] if narrow else texts[0])
+            set_text(label, texts[1] if narrow else texts[0])

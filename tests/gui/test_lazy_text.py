@@ -1,0 +1,87 @@
+"""Words set only when they change (``lazy_text``), and a wrapped label painted once for a new text."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from qkv_gui.lazy_text import set_text
+from qkv_gui.panels.steady_label import steady_box
+
+Type = QtCore.QEvent.Type
+LONG = "A long line of words that needs more than one line at this width, and then some more words. " * 3
+
+
+class Events(QtCore.QObject):
+    """Counts paint events and postponed repaints ("update later") a widget gets."""
+
+    def __init__(self, widget):
+        super().__init__()
+        self.paints = self.later = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802
+        if event.type() == Type.Paint:
+            self.paints += 1
+        elif event.type() == Type.UpdateLater:
+            self.later += 1
+        return False
+
+
+def settle(qapp, turns: int = 6) -> None:
+    for _ in range(turns):
+        qapp.processEvents()
+
+
+def window_with(label_in_box: bool, selectable: bool):
+    window = QtWidgets.QWidget()
+    layout = QtWidgets.QVBoxLayout(window)
+    label = QtWidgets.QLabel("short", window)
+    label.setWordWrap(True)
+    if selectable:  # a text control inside the label, as the panels' worked sums have
+        label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+    layout.addWidget(steady_box(label) if label_in_box else label)
+    layout.addStretch(1)
+    window.resize(300, 400)
+    window.show()
+    return window, label
+
+
+def test_an_unchanged_text_is_not_set_again(qapp):
+    window, label = window_with(label_in_box=True, selectable=True)
+    settle(qapp)
+    events = Events(label)
+    set_text(label, "short")
+    settle(qapp)
+    assert events.paints == 0
+    window.close()
+
+
+def test_a_new_text_of_the_same_height_paints_a_selectable_wrapped_label_once(qapp):
+    for in_box in (True, False):
+        window, label = window_with(label_in_box=in_box, selectable=True)
+        set_text(label, LONG)
+        settle(qapp)
+        height = label.height()
+        events = Events(label)
+        set_text(label, LONG.replace("long", "wide"))  # a new number in a worked sum, say
+        # the window may paint before the posted layout requests are handled (a graphics scene with news
+        # paints the window at once): the label must be ready to be painted for good right away
+        label.repaint()
+        settle(qapp)
+        assert label.text() == LONG.replace("long", "wide") and label.height() == height
+        assert events.later == 0  # the label did not ask for another paint while it painted
+        if in_box:  # (a layout measures its labels when it runs, after the paint: a selectable one repaints)
+            assert events.paints == 1, f"painted {events.paints} times"
+        window.close()
+
+
+def test_the_box_takes_the_height_a_longer_text_needs(qapp):
+    window, label = window_with(label_in_box=True, selectable=True)
+    settle(qapp)
+    one_line = label.height()
+    set_text(label, LONG)
+    settle(qapp)
+    assert label.height() >= label.heightForWidth(label.width()) > one_line
+    set_text(label, "short")
+    settle(qapp)
+    assert label.height() == one_line
+    window.close()
