@@ -366,11 +366,15 @@ class MixingCanvas(QtWidgets.QWidget):
         lines = lay.lines
         segments = np.array([[ln["p0"].x(), ln["p0"].y(), ln["p1"].x(), ln["p1"].y()] for ln in lines])
 
+        widths = {}  # a label's width, measured once for all the places tried
+
         def rect_at(ln, t):
             p0, p1 = ln["p0"], ln["p1"]
             cx = p0.x() + t * (p1.x() - p0.x())
             cy = p0.y() + t * (p1.y() - p0.y())
-            tw = fm.horizontalAdvance(ln["text"]) + 6
+            tw = widths.get(ln["text"])
+            if tw is None:
+                tw = widths[ln["text"]] = fm.horizontalAdvance(ln["text"]) + 6
             return QtCore.QRectF(cx - tw / 2, cy - lh / 2, tw, lh)
 
         is_strong = np.array([ln["strong"] for ln in lines], dtype=bool)[:, None]
