@@ -8,7 +8,9 @@ import math
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import colours
-from .section_fit import SectionFitter
+from .section_fit import SectionFitter, WordsHeader
+
+Qt = QtCore.Qt
 
 DISPLAY = int(QtCore.Qt.ItemDataRole.DisplayRole.value)
 
@@ -116,6 +118,8 @@ class NumberTableView(QtWidgets.QTableView):
     def __init__(self, model, object_name: str, parent=None):
         super().__init__(parent)
         self.setObjectName(object_name)
+        self.setHorizontalHeader(WordsHeader(Qt.Orientation.Horizontal, self))
+        self.setVerticalHeader(WordsHeader(Qt.Orientation.Vertical, self))
         self.setModel(model)
         self.delegate = TextSizeDelegate(self)
         self.setItemDelegate(self.delegate)

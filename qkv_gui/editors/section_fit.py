@@ -114,3 +114,53 @@ class SectionFitter(QtCore.QObject):
         height = min(max(height, header.minimumSectionSize()), header.maximumSectionSize())
         if header.sectionSize(r) != height:
             header.resizeSection(r, height)
+
+
+class WordsHeader(QtWidgets.QHeaderView):
+    """Qt's header, whose own size (a column header's height, a row header's width) is measured again only
+    when its words, its sections or its font change.
+
+    Qt forgets a header's size at every change of a cell's number too, and measures the words of up to 200
+    sections again at the next layout of the table (800 calls an edit for the 384 columns of a trained
+    model's token table)."""
+
+    def __init__(self, orientation, parent=None):
+        super().__init__(orientation, parent)
+        self.setSectionsClickable(True)  # as the headers a QTableView makes for itself
+        self.setHighlightSections(True)
+        self._hint: QtCore.QSize | None = None
+        self.sectionCountChanged.connect(self.forget_size)
+
+    def setModel(self, model):  # noqa: N802 (Qt naming)
+        old = self.model()
+        if old is not None:
+            for signal, slot in ((old.headerDataChanged, self._words_changed), (old.modelReset, self.forget_size),
+                                 (old.layoutChanged, self.forget_size)):
+                try:
+                    signal.disconnect(slot)
+                except (RuntimeError, TypeError):
+                    pass
+        super().setModel(model)
+        if model is not None:
+            model.headerDataChanged.connect(self._words_changed)
+            model.modelReset.connect(self.forget_size)
+            model.layoutChanged.connect(self.forget_size)
+        self.forget_size()
+
+    def _words_changed(self, orientation, _first: int, _last: int) -> None:
+        if orientation == self.orientation():
+            self._hint = None
+
+    def forget_size(self, *_args) -> None:
+        """Measure the header's own size again when it is next asked for."""
+        self._hint = None
+
+    def changeEvent(self, event):  # noqa: N802 (Qt naming)
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._hint = None
+        super().changeEvent(event)
+
+    def sizeHint(self):  # noqa: N802 (Qt naming)
+        if self._hint is None:
+            self._hint = super().sizeHint()
+        return QtCore.QSize(self._hint)

@@ -197,3 +197,27 @@ def test_a_wide_table_fits_its_token_column_and_keeps_its_narrow_dials(make_pane
     settle()
     assert view.columnWidth(0) == reference.columnWidth(0)
     assert cell_fits(view, 2, 0)
+
+
+def test_a_header_s_size_follows_its_words_not_the_numbers(make_panel):
+    grids = make_panel(WeightGridsWidget, preset="seed-the-cat-sat", size=(420, 700))
+    session, view = grids.session, grids.views["w_q"]
+    reference = plain_view(view.model(), view, grids, rows=True)
+    settle()
+    one_line = view.horizontalHeader().sizeHint()
+    assert one_line == reference.horizontalHeader().sizeHint()
+    assert session.set_column_name("q", 0, "looks for a noun")  # the name goes on a second line
+    settle()
+    two_lines = view.horizontalHeader().sizeHint()
+    assert two_lines.height() > one_line.height()
+    assert two_lines == reference.horizontalHeader().sizeHint()
+    assert view.horizontalHeader().height() == two_lines.height()
+    assert session.set_feature_name(0, "a long name for the first dial")  # the row header grows wider
+    session.set_cell("w_q", 1, 1, -1234.5)
+    settle()
+    for mine, theirs in ((view.horizontalHeader(), reference.horizontalHeader()),
+                         (view.verticalHeader(), reference.verticalHeader())):
+        assert mine.sizeHint() == theirs.sizeHint()
+    assert session.set_column_name("q", 0, "")
+    settle()
+    assert view.horizontalHeader().sizeHint() == one_line == reference.horizontalHeader().sizeHint()
