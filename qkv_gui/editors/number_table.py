@@ -77,8 +77,7 @@ class TextMeasure:
         if w is None:
             if len(self._widths) >= self.KEEP:
                 self._widths.clear()
-            text = "" if text is None else str(text)
-            w = self._widths[text] = self.text_width(text) + self.margin
+            w = self._widths[text] = self.text_width("" if text is None else str(text)) + self.margin
         return w
 
 
