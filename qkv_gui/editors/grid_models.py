@@ -101,19 +101,49 @@ class _NumberModel(QtCore.QAbstractTableModel):
             for orientation, count in ((HORIZONTAL, self.columnCount()), (VERTICAL, self.rowCount())):
                 if count:
                     self.headerDataChanged.emit(orientation, 0, count - 1)
-        if new is old:
+        rows = self.text_rows_changed()
+        if new is not old:
+            cells = np.argwhere(new != old)
+            cells[:, 1] += self.first_number_column
+            if len(rows):
+                cells = np.concatenate([np.column_stack([rows, np.zeros_like(rows)]), cells])
+        elif len(rows):
+            cells = np.column_stack([rows, np.zeros_like(rows)])
+        else:
             return
-        off = self.first_number_column
-        if self.text_changed():
-            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
-            return
-        changed = np.argwhere(new != old)
-        if len(changed):
-            (r0, c0), (r1, c1) = changed.min(axis=0), changed.max(axis=0)
-            self.dataChanged.emit(self.index(int(r0), int(c0) + off), self.index(int(r1), int(c1) + off))
+        self._cells_changed(cells)
 
-    def text_changed(self) -> bool:
-        return False
+    #: Up to this many changed cells are told one by one (each view repaints those cells only); more, as
+    #: the one rectangle around them.
+    CELLS_ONE_BY_ONE = 16
+
+    def _cells_changed(self, cells: np.ndarray) -> None:
+        """Tell the views which cells (rows of ``(row, column)``, view columns) show a new value."""
+        if not len(cells):
+            return
+        if len(cells) <= self.CELLS_ONE_BY_ONE:
+            for r, c in cells.tolist():
+                index = self.index(r, c)
+                self.dataChanged.emit(index, index)
+            return
+        (r0, c0), (r1, c1) = cells.min(axis=0).tolist(), cells.max(axis=0).tolist()
+        self.dataChanged.emit(self.index(r0, c0), self.index(r1, c1))
+
+    def text_rows_changed(self) -> np.ndarray:
+        """The rows whose words in the first column changed with the new scenario (none: no such column)."""
+        return np.zeros(0, np.int64)
+
+    def number_text(self, value: float) -> str:
+        """A number as a cell shows it."""
+        return fixed(value, self.decimals) if abs(value) < 1e4 else f"{value:.4g}"
+
+    def texts(self, rows: range, column: int) -> list:
+        """The words the cells of ``rows`` in ``column`` (as the view counts columns) show."""
+        c = column - self.first_number_column
+        if c < 0:
+            return [self.text_data(r, DISPLAY) for r in rows]
+        text = self.number_text
+        return [text(v) for v in self._shown[rows.start:rows.stop, c].tolist()]
 
     # ----- names in the headers (renamed in place by HeaderNameEditor) ---------------------------------
     #: orientation -> the kind of name its header sections show ("x", "q", ...), or None
@@ -148,7 +178,7 @@ class _NumberModel(QtCore.QAbstractTableModel):
             return None
         value = float(self._shown[r, c])
         if role == DISPLAY:
-            return fixed(value, self.decimals) if abs(value) < 1e4 else f"{value:.4g}"
+            return self.number_text(value)
         if role == EDIT:
             return repr(value) if value != round(value, 6) else f"{value:g}"
         if role == BACKGROUND:
@@ -209,12 +239,14 @@ class TokenTableModel(_NumberModel):
         self._tokens = self._tokens_of(session.scenario)
         super().__init__(session, parent)
 
-    def text_changed(self) -> bool:
+    def text_rows_changed(self) -> np.ndarray:
         tokens = self._tokens_of(self.session.scenario)
-        changed, self._tokens = tokens != self._tokens, tokens
-        if changed and self.scenario.d_model >= self.WIDE and self.rowCount():
+        old, self._tokens = self._tokens, tokens
+        if tokens == old:
+            return np.zeros(0, np.int64)
+        if self.scenario.d_model >= self.WIDE and self.rowCount():
             self.headerDataChanged.emit(VERTICAL, 0, self.rowCount() - 1)  # the rows name their tokens
-        return changed
+        return np.array([r for r, (a, b) in enumerate(zip(tokens, old)) if a != b], np.int64)
 
     def _on_scenario(self, scenario):
         if self._matrix().shape != self._shape:
@@ -320,10 +352,14 @@ class BiasRowModel(_NumberModel):
 
     def __init__(self, session: Session, matrix: str, parent=None):
         self.matrix = matrix
+        self._bias, self._row = None, _EMPTY  # the bias shown, and it as a row
         super().__init__(session, parent)
 
     def _matrix(self):
-        return np.asarray(getattr(self.session.scenario, self.matrix)).reshape(1, -1)
+        bias = getattr(self.session.scenario, self.matrix)
+        if bias is not self._bias:  # the same bias keeps its row: nothing to compare
+            self._bias, self._row = bias, np.asarray(bias).reshape(1, -1)
+        return self._row
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         kind = BIAS_KIND[self.matrix]

@@ -291,7 +291,6 @@ class TokenTableWidget(QtWidgets.QWidget):
         layout.setContentsMargins(6, 2, 6, 6)
         self.model = TokenTableModel(session, self)
         self.view = NumberTableView(self.model, "tokenTable", self)
-        self.view.horizontalHeader().setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.namer = HeaderNameEditor(self.view)
         layout.addWidget(self.view)
@@ -301,20 +300,26 @@ class TokenTableWidget(QtWidgets.QWidget):
         layout.addWidget(self.sourceLabel)
         self.sourceModel = TokenTableModel(session, self, source=True)
         self.sourceView = NumberTableView(self.sourceModel, "sourceTable", self)
-        self.sourceView.horizontalHeader().setSectionResizeMode(
-            0, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.sourceView.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.sourceView.clicked.connect(lambda index: session.select(key=index.row()))
         self.sourceNamer = HeaderNameEditor(self.sourceView)
         layout.addWidget(self.sourceView)
         self._wide = None
+        for view in (self.view, self.sourceView):  # the token column always; the dials unless there are many
+            model = view.model()
+            view.fit_sections(lambda model=model: ("first" if self.wide(model.scenario) else "all", False))
         session.scenarioChanged.connect(self._follow_source)
         self._follow_source(session.scenario)
+
+    @staticmethod
+    def wide(s) -> bool:
+        """Many dials: narrow number columns of one width, and the rows name their tokens."""
+        return s.d_model >= TokenTableModel.WIDE
 
     def _follow_source(self, s) -> None:
         self.sourceLabel.setVisible(s.is_cross)
         self.sourceView.setVisible(s.is_cross)
-        wide = s.d_model >= TokenTableModel.WIDE
+        wide = self.wide(s)
         if wide != self._wide:
             self._wide = wide
             for view in (self.view, self.sourceView):
@@ -326,12 +331,12 @@ class TokenTableWidget(QtWidgets.QWidget):
         row headers name the tokens. Few dials: the columns fit their names ("x3 · animate")."""
         header = view.horizontalHeader()
         Mode = QtWidgets.QHeaderView.ResizeMode
-        header.setSectionResizeMode(Mode.Interactive if wide else Mode.ResizeToContents)
-        header.setSectionResizeMode(0, Mode.ResizeToContents)
+        header.setSectionResizeMode(Mode.Interactive if wide else Mode.Fixed)  # fitted by the view's fitter
         if wide:
             header.setDefaultSectionSize(WIDE_COLUMN_PX)
             for c in range(1, view.model().columnCount()):
                 header.resizeSection(c, WIDE_COLUMN_PX)
+        view.fitter.refit()
 
     def showEvent(self, event):  # noqa: N802 (Qt naming)
         super().showEvent(event)

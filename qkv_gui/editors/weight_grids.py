@@ -192,6 +192,7 @@ class WeightGridsWidget(QtWidgets.QWidget):
             title.setWordWrap(True)
             model = WeightGridModel(session, matrix, self)
             view = NumberTableView(model, obj, self)
+            view.fit_sections(lambda model=model: (None, False) if self.big(model.scenario) else ("all", True))
             self.models[matrix], self.views[matrix], self.titles[matrix] = model, view, title
             self.namers[matrix] = HeaderNameEditor(view)
             layout.addWidget(title)
@@ -244,7 +245,7 @@ class WeightGridsWidget(QtWidgets.QWidget):
         has_o = s.w_o is not None
         self.titles["w_o"].setVisible(has_o)
         self.views["w_o"].setVisible(has_o)
-        big = s.d_model >= BIG_ROWS
+        big = self.big(s)
         if big != self._big:
             self._big = big
             self._set_big(big)
@@ -259,6 +260,11 @@ class WeightGridsWidget(QtWidgets.QWidget):
         for bias_view in self.bias_views.values():
             bias_view.show_under_grid(shown)
         self._fit_timer.start()  # once the rows have their heights
+
+    @staticmethod
+    def big(s) -> bool:
+        """Big grids (a trained model's): fixed sizes, and the bar that goes to a row."""
+        return s.d_model >= BIG_ROWS
 
     def _fit_heights(self) -> None:
         """A small grid is never taller than its rows (its bias row then sits right under them); a big one
@@ -279,17 +285,17 @@ class WeightGridsWidget(QtWidgets.QWidget):
 
     def _set_big(self, big: bool) -> None:
         """Big grids: fixed column widths and row heights (measuring 384 rows at each edit is slow);
-        small ones fit their contents (a long name widens its column)."""
+        small ones fit their words (a long name widens its column), each fitted by the view's fitter."""
         Mode = QtWidgets.QHeaderView.ResizeMode
         for view in self.views.values():
             rows, cols = view.verticalHeader(), view.horizontalHeader()
+            rows.setSectionResizeMode(Mode.Fixed)
             if big:
-                rows.setSectionResizeMode(Mode.Fixed)
                 cols.setDefaultSectionSize(BIG_COLUMN_PX)
                 cols.setSectionResizeMode(Mode.Interactive)
             else:
-                rows.setSectionResizeMode(Mode.ResizeToContents)
-                cols.setSectionResizeMode(Mode.ResizeToContents)
+                cols.setSectionResizeMode(Mode.Fixed)
+            view.fitter.refit()
 
     def go_to_row(self, row: int) -> None:
         """Show row ``row`` (0-based, an input dial) at the top of W^Q, W^K and W^V, selected."""
