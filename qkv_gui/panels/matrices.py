@@ -160,6 +160,9 @@ class MatrixView(GridHolder):
         col_tokens = tokens if col_tokens is None else col_tokens
         if self._same(values, tokens, col_tokens, masked_by):
             return
+        # the names in the strips follow the names, the shape and the colours (new numbers leave them)
+        names_stay = (self.values is not None and values.shape == self.values.shape and tokens == self.tokens
+                      and col_tokens == self.col_tokens and self._colours_shown is self.colours)
         self.values = values
         self.tokens = tokens
         self.col_tokens = col_tokens
@@ -190,7 +193,8 @@ class MatrixView(GridHolder):
         if self._shape != (rows, cols):
             self._shape = (rows, cols)
             self.vb.setRange(xRange=(-sw, cols), yRange=(-sh, rows), padding=0.02)
-        self.update_texts()
+        if not names_stay:
+            self.update_texts()
 
     def _same(self, values, tokens, col_tokens, masked_by) -> bool:
         """Whether the grid shows these numbers, names and mask already."""

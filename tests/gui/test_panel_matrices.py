@@ -8,7 +8,6 @@ from PySide6.QtTest import QTest
 
 from qkv_gui.panels.items import MAX_NUMBERS
 from qkv_gui.panels.matrices import MatricesPanel
-from qkv_gui.panels.matrices import MatricesPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
@@ -64,6 +63,21 @@ def test_numbers_and_token_strips_when_they_fit(panel, qtbot):
     for name, role in (("x", "#F2C94C"), ("q", "#8C9EFF"), ("k", "#FF8A65"), ("v", "#5FC9A0")):
         rgba = panel.grids[name].rowStrip.image[0, 0]
         assert "#%02X%02X%02X" % tuple(rgba[:3]) == role, name
+
+
+def test_token_strips_follow_a_new_word_and_keep_their_names_through_new_numbers(panel, qtbot):
+    panel.resize(*ALONE)
+    settle(qtbot)
+    x = panel.grids["x"]
+    names = lambda: [item.textItem.toPlainText() for item in x.rowTokens.items[: panel.session.scenario.n]]  # noqa: E731
+    words = list(panel.session.scenario.tokens)
+    panel.session.set_text(" ".join(["zebra", *words[1:]]))  # as many tokens, one new word
+    settle(qtbot)
+    assert names() == ["zebra", *words[1:]]
+    assert panel.session.set_cell("x", 0, 0, "-12.5")  # new numbers only: the names stay
+    settle(qtbot)
+    assert names() == ["zebra", *words[1:]]
+    assert panel.grids["x"].image.image[0, 0] == -12.5
 
 
 def test_selection_outlined_and_clicks_select(window, qtbot):
