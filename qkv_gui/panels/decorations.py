@@ -1,20 +1,23 @@
-"""Simple decorations of a plot as plain Qt items: lines, shaded bands, single dots and short curves.
+"""Simple marks of a plot as plain Qt items: lines, shaded bands, single dots, arrow heads, short curves, and
+two light items of our own: a bar chart (``Bars``) and a set of round dots (``Dots``).
 
-pyqtgraph's own items for these (``InfiniteLine``, ``LinearRegionItem``, a one-point
-``ScatterPlotItem``, a ``PlotDataItem``) are built for dragging, hovering and data handling, and
-their Python code runs on every repaint (bounds, view changes, cached pictures). A panel that only
-draws them needs none of that: the Qt items here are drawn by Qt alone.
+pyqtgraph's own items for these (``InfiniteLine``, ``LinearRegionItem``, ``ScatterPlotItem``,
+``PlotDataItem``, ``ArrowItem``, ``BarGraphItem``) are built for dragging, hovering and data handling, and
+their Python code runs on every repaint and every edit (bounds, view changes, cached pictures, styles made
+afresh). A panel that only draws them needs none of that: the Qt items here are drawn by Qt alone, and
+``Bars`` and ``Dots`` keep what they work out until their numbers or the plot's scale change.
 
 Each ``*_item`` function makes the item once, adds it to a pyqtgraph plot or ViewBox (never counted
 in its auto-range) and returns it; the panel then moves it with Qt's own calls (``setLine``,
-``setRect``, ``setPos``, ``setPath``). Lines that must look endless are given ends well outside the
-range shown (``reach``); the ViewBox clips what sticks out.
+``setRect``, ``setPos``, ``setRotation``, ``setPath``). Lines that must look endless are given ends well
+outside the range shown (``reach``); the ViewBox clips what sticks out.
 """
 from __future__ import annotations
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg
+from pyqtgraph.Qt.internals import PrimitiveArray  # the QRectF array pyqtgraph's own bar item draws from
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
 
@@ -64,49 +67,280 @@ def dot_item(plot, size: float, pen, brush, z: float = 0.0) -> QtWidgets.QGraphi
     return _add(plot, item, z)
 
 
-#: The options of a bar chart that only place its bars (``Bars.setOpts`` skips them when they are unchanged).
+#: The options that place a chart's bars.
 _PLACES = frozenset(("x", "y", "x0", "y0", "x1", "y1", "width", "height"))
+#: Every option a chart of bars takes: its places, one pen and one brush (``pg.mkPen``/``pg.mkBrush`` specs).
+_OPTIONS = _PLACES | {"pen", "brush"}
+_NO_PEN = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
 
 
-def _copy(value):
-    """A bar option as it was given (an array of the numbers, or None), kept to compare the next one with."""
-    return None if value is None else np.array(value, dtype=np.float64)
+def _pen(spec) -> QtGui.QPen:
+    """``pg.mkPen(spec)``, quicker for the two specs the panels give at every edit: a pen, or None."""
+    if spec is None:
+        return _NO_PEN
+    return QtGui.QPen(spec) if isinstance(spec, QtGui.QPen) else pg.mkPen(spec)
 
 
-def _same(new, kept) -> bool:
-    """Whether a bar option (None, a number, a list or an array) holds the numbers ``kept`` (``_copy``)."""
-    if new is None or kept is None:
-        return new is None and kept is None
-    new = np.asarray(new, dtype=np.float64)
-    return new.shape == kept.shape and bool(np.array_equal(new, kept))
+def _edges(centre, start, end, size, axis: str, start_at_zero: bool):
+    """(low, high) edges of the bars along one axis, read from its options as ``pg.BarGraphItem`` reads them: a
+    start (``x0``), an end (``x1``) or a centre (``x``), and a size (``width``); or both ends. With a size alone
+    the bars start at 0 when ``start_at_zero`` (heights: bars standing on the zero line)."""
+    centre, start, end, size = (None if v is None else np.asarray(v, dtype=np.float64)
+                                for v in (centre, start, end, size))
+    if start is None:
+        if size is not None and end is not None:
+            start = end - size
+        elif size is not None and centre is not None:
+            start = centre - size / 2.0
+        elif start_at_zero:
+            start = np.zeros(())
+        else:
+            raise ValueError(f"Bars: give the {axis} places (a start, an end or a centre) and sizes, or both ends")
+    if size is None:
+        if end is None:
+            raise ValueError(f"Bars: give the {axis} sizes or both ends")
+        size = end - start
+    return np.minimum(start, start + size), np.maximum(start, start + size)
 
 
-class Bars(pg.BarGraphItem):
-    """``pg.BarGraphItem`` that remembers its bounding rectangle until its bars or the plot's scale change
-    (pyqtgraph works it out afresh, pixel padding and all, each of the twenty or so times Qt asks for it
-    in an edit), and that leaves bars where they are when an edit gives them the same places (a repaint
-    saved)."""
+class _DataItem(pg.GraphicsObject):
+    """A plot item whose extent is its data (``dataBounds``) and a margin in pixels (``pixelPadding``), as
+    pyqtgraph's auto-range reads them; its bounding rectangle is worked out once per change (set ``_bounds`` to
+    None, after ``prepareGeometryChange``) or change of the plot's scale, not each time Qt asks for it."""
 
-    def __init__(self, **opts):
+    def __init__(self):
+        super().__init__()
         self._bounds = None
-        self._places = {}  # the places last given (copies: a caller may change its arrays afterwards)
-        super().__init__(**opts)
-
-    def setOpts(self, **opts):  # noqa: N802 (pyqtgraph naming)
-        if opts.keys() <= _PLACES and all(k in self._places and _same(v, self._places[k]) for k, v in opts.items()):
-            return
-        self._bounds = None
-        super().setOpts(**opts)
-        self._places.update((k, _copy(v)) for k, v in opts.items() if k in _PLACES)
 
     def viewTransformChanged(self):  # noqa: N802
-        self._bounds = None
+        self._bounds = None  # the margin's pixels are another size in data units now
         super().viewTransformChanged()
 
     def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
         if self._bounds is None:
-            self._bounds = super().boundingRect()
+            self._bounds = QtCore.QRectF()
+            (left, right), (bottom, top) = self.dataBounds(0), self.dataBounds(1)
+            if left is not None:
+                px, py = self.pixelVectors()
+                pad = self.pixelPadding()
+                px = 0.0 if px is None else px.length() * pad
+                py = 0.0 if py is None else py.length() * pad
+                self._bounds = QtCore.QRectF(left - px, bottom - py, right - left + 2 * px, top - bottom + 2 * py)
         return QtCore.QRectF(self._bounds)
+
+
+class Bars(_DataItem):
+    """A bar chart: rectangles in data coordinates, all in one pen and one brush, drawn by one
+    ``QPainter.drawRects`` call.
+
+    It takes ``pg.BarGraphItem``'s options and keeps them in ``opts`` as given: ``x`` (centres), ``x0``
+    (left edges), ``x1`` (right edges), ``width``; ``y``, ``y0``, ``y1``, ``height`` (bars stand on 0 when
+    only heights are given); ``pen`` and ``brush`` (anything ``pg.mkPen``/``pg.mkBrush`` take; a pen is
+    cosmetic, its width in pixels, as pyqtgraph makes them). The rectangles are worked out once per change of
+    places; the bounding rectangle (the bars, and half the pen's width in pixels around them) once per change of
+    places, pen or the plot's scale. An edit that gives the same places, pen and brush does nothing at all.
+    The plot's auto-range counts the bars as it counts a ``BarGraphItem`` (``dataBounds``, ``pixelPadding``).
+    """
+
+    def __init__(self, **opts):
+        super().__init__()
+        self.opts = dict.fromkeys(sorted(_OPTIONS))
+        self._rects = PrimitiveArray(QtCore.QRectF, 4)  # x, y, width, height of each bar, as Qt reads them
+        self._data = None  # (left, right, bottom, top) of all the bars, or None when there are none
+        self._pen = self._brush = None
+        opts.setdefault("pen", pg.getConfigOption("foreground"))
+        opts.setdefault("brush", (128, 128, 128))
+        self.setOpts(**opts)
+
+    def setOpts(self, **opts):  # noqa: N802 (pyqtgraph naming)
+        unknown = opts.keys() - _OPTIONS
+        if unknown:
+            raise TypeError(f"Bars: unknown option(s) {', '.join(sorted(unknown))}")
+        self.opts.update(opts)
+        pen = _pen(opts["pen"]) if "pen" in opts else self._pen
+        brush = pg.mkBrush(opts["brush"]) if "brush" in opts else self._brush
+        restyled = pen != self._pen or brush != self._brush
+        rects = self._worked_out() if opts.keys() & _PLACES else None
+        shown = self._rects.ndarray()
+        moved = rects is not None and not (rects.shape == shown.shape and bool((rects == shown).all()))
+        if not moved and not restyled:
+            return  # the same bars again (the usual edit of another panel's numbers): nothing to draw
+        self._pen, self._brush = pen, brush
+        if moved:
+            self._rects.resize(len(rects))
+            self._rects.ndarray()[:] = rects
+            if len(rects):
+                (left, bottom), (right, top) = rects[:, :2].min(axis=0), (rects[:, :2] + rects[:, 2:]).max(axis=0)
+                self._data = (float(left), float(right), float(bottom), float(top))
+            else:
+                self._data = None
+        self.prepareGeometryChange()
+        self._bounds = None
+        self.update()
+        self.informViewBoundsChanged()  # (the plot's auto-range, when it has one, counts the bars afresh)
+
+    def _worked_out(self) -> np.ndarray:
+        """The bars' rectangles from the options: one row (x, y, width, height) per bar."""
+        o = self.opts
+        x0, x1 = _edges(o["x"], o["x0"], o["x1"], o["width"], "x", start_at_zero=False)
+        y0, y1 = _edges(o["y"], o["y0"], o["y1"], o["height"], "y", start_at_zero=True)
+        if x0.size == 0 or y0.size == 0:
+            return np.zeros((0, 4))
+        rects = np.empty((max(x0.size, y0.size), 4))
+        rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3] = x0, y0, x1 - x0, y1 - y0
+        return rects
+
+    def rects(self) -> np.ndarray:
+        """The bars as drawn: one row (x, y, width, height) per bar, in data coordinates (a copy)."""
+        return self._rects.ndarray().copy()
+
+    def _drawn_pen(self) -> tuple:
+        """(half the pen's width in data units, ... in pixels): what the outline adds around the bars."""
+        pen = self._pen
+        if pen.style() == QtCore.Qt.PenStyle.NoPen:
+            return 0.0, 0.5
+        if pen.isCosmetic():
+            return 0.0, (pen.widthF() or 1.0) * 0.5
+        return pen.widthF() * 0.5, 0.5
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802 (pyqtgraph naming)
+        if self._data is None:
+            return None, None
+        pad = self._drawn_pen()[0]
+        lo, hi = self._data[2 * ax], self._data[2 * ax + 1]
+        return lo - pad, hi + pad
+
+    def pixelPadding(self) -> float:  # noqa: N802
+        return self._drawn_pen()[1]
+
+    def paint(self, painter, *args):
+        if len(self._rects):
+            painter.setPen(self._pen)
+            painter.setBrush(self._brush)
+            painter.drawRects(*self._rects.drawargs())
+
+
+class _SmoothPath(QtWidgets.QGraphicsPathItem):
+    """A path item drawn with smooth (antialiased) edges whatever the view's own setting."""
+
+    def paint(self, painter, option, widget=None):
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        super().paint(painter, option, widget)
+
+
+def arrow_head_item(plot, length: float, tip_angle: float, pen, brush, z: float = 0.0) -> QtWidgets.QGraphicsPathItem:
+    """A smooth-edged arrow head ``length`` pixels long whatever the plot's scale, its tip on its position
+    (``setPos``). It points left; ``setRotation(a)`` turns it ``a`` degrees clockwise on screen (180 minus the
+    direction in the plot, counter-clockwise from pointing right, for a plot whose y goes up)."""
+    item = _SmoothPath(pg.functions.makeArrowPath(headLen=length, tipAngle=tip_angle, tailLen=None))
+    item.setFlag(Flag.ItemIgnoresTransformations, True)
+    item.setPen(cosmetic(pen))
+    item.setBrush(pg.mkBrush(brush))
+    return _add(plot, item, z)
+
+
+class Dots(_DataItem):
+    """Round dots ``size`` pixels across whatever the plot's scale, at points in data coordinates: one pen, a
+    brush per dot, drawn in order. The dot under the mouse is drawn ``hover_size`` pixels across; a left
+    click on a dot emits ``clicked`` with that dot's number (``set_dots``'s ``data``). The plot's auto-range
+    counts the dots (``dataBounds``, ``pixelPadding``)."""
+
+    clicked = QtCore.Signal(int)
+
+    def __init__(self, hover_size: float | None = None):
+        super().__init__()
+        self.hover_size = hover_size
+        self._pos = np.zeros((0, 2))
+        self._data = np.zeros(0, dtype=int)
+        self._size = 10.0
+        self._pen = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
+        self._brushes: list = []
+        self._hovered = None  # the index of the dot under the mouse
+
+    def set_dots(self, pos, size: float, pen, brushes, data=None) -> None:
+        """Dots at ``pos`` (n x 2), ``size`` pixels across, outlined by ``pen`` and filled by ``brushes`` (one
+        per dot), numbered by ``data`` (default 0..n-1). The same dots again do nothing."""
+        pos = np.array(pos, dtype=np.float64).reshape(-1, 2)
+        data = np.arange(len(pos)) if data is None else np.array(data, dtype=int).reshape(-1)
+        pen = pg.mkPen(pen)
+        brushes = [b if isinstance(b, QtGui.QBrush) else pg.mkBrush(b) for b in brushes]  # (shared ones stay shared)
+        if len(brushes) != len(pos) or len(data) != len(pos):
+            raise ValueError("Dots: give one brush and one number per dot")
+        if (np.array_equal(pos, self._pos) and np.array_equal(data, self._data) and size == self._size
+                and pen == self._pen and brushes == self._brushes):
+            return
+        moved = not np.array_equal(pos, self._pos) or size != self._size
+        self._pos, self._data, self._size, self._pen, self._brushes = pos, data, float(size), pen, brushes
+        if self._hovered is not None and self._hovered >= len(pos):
+            self._hovered = None
+        if moved:
+            self.prepareGeometryChange()
+            self._bounds = None
+            self.informViewBoundsChanged()
+        self.update()
+
+    def positions(self) -> np.ndarray:
+        """The dots' places, in data coordinates (a copy)."""
+        return self._pos.copy()
+
+    def _radius(self, k: int) -> float:
+        return (self.hover_size if k == self._hovered and self.hover_size else self._size) / 2.0
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802 (pyqtgraph naming)
+        if not len(self._pos):
+            return None, None
+        return float(self._pos[:, ax].min()), float(self._pos[:, ax].max())
+
+    def pixelPadding(self) -> float:  # noqa: N802
+        return max(self._size, self.hover_size or 0.0) / 2.0 + max(1.0, self._pen.widthF())
+
+    @staticmethod
+    def _mapped(transform: QtGui.QTransform, pos: np.ndarray) -> np.ndarray:
+        t = transform
+        x, y = pos[:, 0], pos[:, 1]
+        return np.column_stack([t.m11() * x + t.m21() * y + t.dx(), t.m12() * x + t.m22() * y + t.dy()])
+
+    def paint(self, painter, *args):
+        if not len(self._pos):
+            return
+        at = self._mapped(painter.transform(), self._pos).tolist()  # in pixels: each dot its own size there
+        painter.save()
+        painter.resetTransform()
+        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(self._pen)
+        brush = None
+        for k, (x, y) in enumerate(at):
+            if self._brushes[k] is not brush:
+                brush = self._brushes[k]
+                painter.setBrush(brush)
+            r = self._radius(k)
+            painter.drawEllipse(QtCore.QPointF(x, y), r, r)
+        painter.restore()
+
+    def dot_at(self, scene_pos) -> int | None:
+        """The index of the dot drawn at ``scene_pos`` (the top one where dots overlap), or None."""
+        if not len(self._pos):
+            return None
+        at = self._mapped(self.sceneTransform(), self._pos)
+        reach = np.array([self._radius(k) for k in range(len(at))]) + 1.0
+        hits = np.flatnonzero(np.hypot(at[:, 0] - scene_pos.x(), at[:, 1] - scene_pos.y()) <= reach)
+        return int(hits[-1]) if len(hits) else None
+
+    def hoverEvent(self, ev):  # noqa: N802 (pyqtgraph's hover events)
+        k = None if ev.isExit() else self.dot_at(ev.scenePos())
+        if k is not None:
+            ev.acceptClicks(QtCore.Qt.MouseButton.LeftButton)
+        if k != self._hovered:
+            self._hovered = k
+            self.update()
+
+    def mouseClickEvent(self, ev):  # noqa: N802 (pyqtgraph's click events)
+        k = self.dot_at(ev.scenePos()) if ev.button() == QtCore.Qt.MouseButton.LeftButton else None
+        if k is None:
+            ev.ignore()
+            return
+        ev.accept()
+        self.clicked.emit(int(self._data[k]))
 
 
 def curve_path(xs, ys) -> QtGui.QPainterPath:
