@@ -147,6 +147,7 @@ class Bars(_DataItem):
         self.opts = dict.fromkeys(sorted(_OPTIONS))
         self._rects = PrimitiveArray(QtCore.QRectF, 4)  # x, y, width, height of each bar, as Qt reads them
         self._data = None  # (left, right, bottom, top) of all the bars, or None when there are none
+        self._draw_args = None  # what ``drawRects`` takes for them
         self._pen = self._brush = None
         opts.setdefault("pen", pg.getConfigOption("foreground"))
         opts.setdefault("brush", (128, 128, 128))
@@ -169,6 +170,7 @@ class Bars(_DataItem):
         if moved:
             self._rects.resize(len(rects))
             self._rects.ndarray()[:] = rects
+            self._draw_args = self._rects.drawargs() if len(rects) else None  # (wrapping the memory costs more)
             if len(rects):
                 (left, bottom), (right, top) = rects[:, :2].min(axis=0), (rects[:, :2] + rects[:, 2:]).max(axis=0)
                 self._data = (float(left), float(right), float(bottom), float(top))
@@ -214,10 +216,10 @@ class Bars(_DataItem):
         return self._drawn_pen()[1]
 
     def paint(self, painter, *args):
-        if len(self._rects):
+        if self._draw_args is not None:
             painter.setPen(self._pen)
             painter.setBrush(self._brush)
-            painter.drawRects(*self._rects.drawargs())
+            painter.drawRects(*self._draw_args)
 
 
 class _SmoothPath(QtWidgets.QGraphicsPathItem):
