@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg
-from pyqtgraph.Qt.internals import PrimitiveArray  # the QRectF array pyqtgraph's own bar item draws from
+from shiboken6 import wrapInstance
 
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
 
@@ -81,6 +81,16 @@ def _pen(spec) -> QtGui.QPen:
     return QtGui.QPen(spec) if isinstance(spec, QtGui.QPen) else pg.mkPen(spec)
 
 
+def _pads(pen: QtGui.QPen) -> tuple:
+    """(half the pen's width in data units, ... in pixels): what its outline adds around a bar (as
+    ``pg.BarGraphItem`` counts it)."""
+    if pen.style() == QtCore.Qt.PenStyle.NoPen:
+        return 0.0, 0.5
+    if pen.isCosmetic():
+        return 0.0, (pen.widthF() or 1.0) * 0.5
+    return pen.widthF() * 0.5, 0.5
+
+
 def _edges(centre, start, end, size, axis: str, start_at_zero: bool):
     """(low, high) edges of the bars along one axis, read from its options as ``pg.BarGraphItem`` reads them: a
     start (``x0``), an end (``x1``) or a centre (``x``), and a size (``width``); or both ends. With a size alone
@@ -111,9 +121,10 @@ class _DataItem(pg.GraphicsObject):
     def __init__(self):
         super().__init__()
         self._bounds = None
+        self._pixel = None  # (data units per pixel across, ... up) until the plot's scale changes
 
     def viewTransformChanged(self):  # noqa: N802
-        self._bounds = None  # the margin's pixels are another size in data units now
+        self._bounds = self._pixel = None  # the margin's pixels are another size in data units now
         super().viewTransformChanged()
 
     def boundingRect(self) -> QtCore.QRectF:  # noqa: N802
@@ -121,10 +132,14 @@ class _DataItem(pg.GraphicsObject):
             self._bounds = QtCore.QRectF()
             (left, right), (bottom, top) = self.dataBounds(0), self.dataBounds(1)
             if left is not None:
-                px, py = self.pixelVectors()
+                if self._pixel is None:
+                    px, py = self.pixelVectors()  # (None before the plot is first shown: asked again later)
+                    pixel = (0.0 if px is None else px.length(), 0.0 if py is None else py.length())
+                    self._pixel = pixel if px is not None and py is not None else None
+                else:
+                    pixel = self._pixel
                 pad = self.pixelPadding()
-                px = 0.0 if px is None else px.length() * pad
-                py = 0.0 if py is None else py.length() * pad
+                px, py = pixel[0] * pad, pixel[1] * pad
                 self._bounds = QtCore.QRectF(left - px, bottom - py, right - left + 2 * px, top - bottom + 2 * py)
         return QtCore.QRectF(self._bounds)
 
@@ -145,10 +160,12 @@ class Bars(_DataItem):
     def __init__(self, **opts):
         super().__init__()
         self.opts = dict.fromkeys(sorted(_OPTIONS))
-        self._rects = PrimitiveArray(QtCore.QRectF, 4)  # x, y, width, height of each bar, as Qt reads them
+        # x, y, width, height of each bar in the first ``_count`` rows of ``_memory``, as Qt's QRectF array
+        # lies in memory (``_first``: its first QRectF, what ``drawRects`` takes with the count)
+        self._memory, self._first, self._count = np.zeros((0, 4)), None, 0
         self._data = None  # (left, right, bottom, top) of all the bars, or None when there are none
-        self._draw_args = None  # what ``drawRects`` takes for them
         self._pen = self._brush = None
+        self._pads = (0.0, 0.5)  # what the pen adds around the bars: (in data units, in pixels)
         opts.setdefault("pen", pg.getConfigOption("foreground"))
         opts.setdefault("brush", (128, 128, 128))
         self.setOpts(**opts)
@@ -161,65 +178,56 @@ class Bars(_DataItem):
         pen = _pen(opts["pen"]) if "pen" in opts else self._pen
         brush = pg.mkBrush(opts["brush"]) if "brush" in opts else self._brush
         restyled = pen != self._pen or brush != self._brush
-        rects = self._worked_out() if opts.keys() & _PLACES else None
-        shown = self._rects.ndarray()
+        rects, extent = self._worked_out() if opts.keys() & _PLACES else (None, None)
+        shown = self._memory[:self._count]
         moved = rects is not None and not (rects.shape == shown.shape and bool((rects == shown).all()))
         if not moved and not restyled:
             return  # the same bars again (the usual edit of another panel's numbers): nothing to draw
         self._pen, self._brush = pen, brush
+        self._pads = _pads(pen)
         if moved:
-            self._rects.resize(len(rects))
-            self._rects.ndarray()[:] = rects
-            self._draw_args = self._rects.drawargs() if len(rects) else None  # (wrapping the memory costs more)
-            if len(rects):
-                (left, bottom), (right, top) = rects[:, :2].min(axis=0), (rects[:, :2] + rects[:, 2:]).max(axis=0)
-                self._data = (float(left), float(right), float(bottom), float(top))
-            else:
-                self._data = None
+            n = len(rects)
+            if n > len(self._memory):  # room for them (and as many again), and Qt's view of it
+                self._memory = np.empty((2 * n, 4))
+                self._first = wrapInstance(self._memory.__array_interface__["data"][0], QtCore.QRectF)
+            self._memory[:n] = rects
+            self._count = n
+            self._data = extent
         self.prepareGeometryChange()
         self._bounds = None
         self.update()
         self.informViewBoundsChanged()  # (the plot's auto-range, when it has one, counts the bars afresh)
 
-    def _worked_out(self) -> np.ndarray:
-        """The bars' rectangles from the options: one row (x, y, width, height) per bar."""
+    def _worked_out(self) -> tuple:
+        """The bars' rectangles from the options, one row (x, y, width, height) per bar, and their extent
+        (left, right, bottom, top), or None when there are no bars."""
         o = self.opts
         x0, x1 = _edges(o["x"], o["x0"], o["x1"], o["width"], "x", start_at_zero=False)
         y0, y1 = _edges(o["y"], o["y0"], o["y1"], o["height"], "y", start_at_zero=True)
         if x0.size == 0 or y0.size == 0:
-            return np.zeros((0, 4))
+            return np.zeros((0, 4)), None
         rects = np.empty((max(x0.size, y0.size), 4))
         rects[:, 0], rects[:, 1], rects[:, 2], rects[:, 3] = x0, y0, x1 - x0, y1 - y0
-        return rects
+        return rects, (float(x0.min()), float(x1.max()), float(y0.min()), float(y1.max()))
 
     def rects(self) -> np.ndarray:
         """The bars as drawn: one row (x, y, width, height) per bar, in data coordinates (a copy)."""
-        return self._rects.ndarray().copy()
-
-    def _drawn_pen(self) -> tuple:
-        """(half the pen's width in data units, ... in pixels): what the outline adds around the bars."""
-        pen = self._pen
-        if pen.style() == QtCore.Qt.PenStyle.NoPen:
-            return 0.0, 0.5
-        if pen.isCosmetic():
-            return 0.0, (pen.widthF() or 1.0) * 0.5
-        return pen.widthF() * 0.5, 0.5
+        return self._memory[:self._count].copy()
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802 (pyqtgraph naming)
         if self._data is None:
             return None, None
-        pad = self._drawn_pen()[0]
-        lo, hi = self._data[2 * ax], self._data[2 * ax + 1]
-        return lo - pad, hi + pad
+        pad = self._pads[0]
+        return self._data[2 * ax] - pad, self._data[2 * ax + 1] + pad
 
     def pixelPadding(self) -> float:  # noqa: N802
-        return self._drawn_pen()[1]
+        return self._pads[1]
 
     def paint(self, painter, *args):
-        if self._draw_args is not None:
+        if self._count:
             painter.setPen(self._pen)
             painter.setBrush(self._brush)
-            painter.drawRects(*self._draw_args)
+            painter.drawRects(self._first, self._count)
 
 
 class _SmoothPath(QtWidgets.QGraphicsPathItem):
