@@ -249,11 +249,19 @@ def arrow_head_item(plot, length: float, tip_angle: float, pen, brush, z: float 
     return _add(plot, item, z)
 
 
+#: The size of one ``QPainter.PixmapFragment``: ten doubles.
+_FRAGMENT_BYTES = 10 * 8
+
+
 class Dots(_DataItem):
     """Round dots ``size`` pixels across whatever the plot's scale, at points in data coordinates: one pen, a
     brush per dot, drawn in order. The dot under the mouse is drawn ``hover_size`` pixels across; a left
     click on a dot emits ``clicked`` with that dot's number (``set_dots``'s ``data``). The plot's auto-range
-    counts the dots (``dataBounds``, ``pixelPadding``)."""
+    counts the dots (``dataBounds``, ``pixelPadding``).
+
+    Each look (size, pen, brush) is drawn once into a small picture (``pg``'s own ``renderSymbol``, as a
+    ``ScatterPlotItem`` draws its spots); a repaint copies it to every dot of that look with one
+    ``drawPixmapFragments`` call per run of dots that look the same."""
 
     clicked = QtCore.Signal(int)
 
@@ -261,26 +269,42 @@ class Dots(_DataItem):
         super().__init__()
         self.hover_size = hover_size
         self._pos = np.zeros((0, 2))
-        self._data = np.zeros(0, dtype=int)
+        self._numbers = np.zeros(0, dtype=int)
         self._size = 10.0
         self._pen = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
         self._brushes: list = []
+        self._runs: list = []  # (first, last + 1, brush) of each run of dots with the same brush
         self._hovered = None  # the index of the dot under the mouse
+        self._pictures: dict = {}  # (size, brush's colour and pattern, pixel ratio) -> the dot drawn in them
+        # the fragments drawPixmapFragments takes, one row per dot (x, y, source rectangle, scales, turn,
+        # opacity), and the address of the first
+        self._fragments, self._address = np.zeros((0, 10)), 0
 
     def set_dots(self, pos, size: float, pen, brushes, data=None) -> None:
         """Dots at ``pos`` (n x 2), ``size`` pixels across, outlined by ``pen`` and filled by ``brushes`` (one
         per dot), numbered by ``data`` (default 0..n-1). The same dots again do nothing."""
         pos = np.array(pos, dtype=np.float64).reshape(-1, 2)
-        data = np.arange(len(pos)) if data is None else np.array(data, dtype=int).reshape(-1)
+        numbers = np.arange(len(pos)) if data is None else np.array(data, dtype=int).reshape(-1)
         pen = pg.mkPen(pen)
         brushes = [b if isinstance(b, QtGui.QBrush) else pg.mkBrush(b) for b in brushes]  # (shared ones stay shared)
-        if len(brushes) != len(pos) or len(data) != len(pos):
+        if len(brushes) != len(pos) or len(numbers) != len(pos):
             raise ValueError("Dots: give one brush and one number per dot")
-        if (np.array_equal(pos, self._pos) and np.array_equal(data, self._data) and size == self._size
+        if (np.array_equal(pos, self._pos) and np.array_equal(numbers, self._numbers) and size == self._size
                 and pen == self._pen and brushes == self._brushes):
             return
         moved = not np.array_equal(pos, self._pos) or size != self._size
-        self._pos, self._data, self._size, self._pen, self._brushes = pos, data, float(size), pen, brushes
+        if pen != self._pen or size != self._size:
+            self._pictures = {}
+        self._pos, self._numbers, self._size, self._pen, self._brushes = pos, numbers, float(size), pen, brushes
+        self._runs = []
+        for k, brush in enumerate(brushes):
+            if self._runs and self._runs[-1][2] == brush:
+                self._runs[-1][1] = k + 1
+            else:
+                self._runs.append([k, k + 1, brush])
+        if len(pos) > len(self._fragments):
+            self._fragments = np.zeros((2 * len(pos), 10))
+            self._address = self._fragments.__array_interface__["data"][0]
         if self._hovered is not None and self._hovered >= len(pos):
             self._hovered = None
         if moved:
@@ -310,22 +334,36 @@ class Dots(_DataItem):
         x, y = pos[:, 0], pos[:, 1]
         return np.column_stack([t.m11() * x + t.m21() * y + t.dx(), t.m12() * x + t.m22() * y + t.dy()])
 
-    def paint(self, painter, *args):
-        if not len(self._pos):
+    def _picture(self, size: float, brush: QtGui.QBrush, ratio: float) -> QtGui.QPixmap:
+        """One dot ``size`` pixels across in the pen and ``brush``, drawn for a screen of this pixel ratio."""
+        key = (size, brush.color().rgba(), int(brush.style().value), ratio)
+        picture = self._pictures.get(key)
+        if picture is None:
+            image = pg.graphicsItems.ScatterPlotItem.renderSymbol("o", size, self._pen, brush, dpr=ratio)
+            picture = self._pictures[key] = QtGui.QPixmap.fromImage(image)
+        return picture
+
+    def paint(self, painter, option, widget=None):
+        n = len(self._pos)
+        if not n:
             return
-        at = self._mapped(painter.transform(), self._pos).tolist()  # in pixels: each dot its own size there
-        painter.save()
+        ratio = widget.devicePixelRatioF() if widget is not None else 1.0
+        frags = self._fragments[:n]
+        frags[:, 0:2] = np.clip(self._mapped(painter.transform(), self._pos), -2 ** 30, 2 ** 30)  # (in pixels)
+        frags[:, 2:4] = 0.0
+        frags[:, 6:10] = (1 / ratio, 1 / ratio, 0.0, 1.0)
+        runs = self._runs
+        h = self._hovered
+        if h is not None and self.hover_size:  # the dot under the mouse: a run of its own, drawn larger
+            runs = [part for first, last, brush in runs for part in (
+                ((first, h, brush), (h, h + 1, brush, self.hover_size), (h + 1, last, brush))
+                if first <= h < last else ((first, last, brush),)) if part[1] > part[0]]
         painter.resetTransform()
-        painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-        painter.setPen(self._pen)
-        brush = None
-        for k, (x, y) in enumerate(at):
-            if self._brushes[k] is not brush:
-                brush = self._brushes[k]
-                painter.setBrush(brush)
-            r = self._radius(k)
-            painter.drawEllipse(QtCore.QPointF(x, y), r, r)
-        painter.restore()
+        for first, last, brush, *size in runs:
+            picture = self._picture(size[0] if size else self._size, brush, ratio)
+            frags[first:last, 4:6] = (picture.width(), picture.height())
+            at = wrapInstance(self._address + first * _FRAGMENT_BYTES, QtGui.QPainter.PixmapFragment)
+            painter.drawPixmapFragments(at, last - first, picture)
 
     def dot_at(self, scene_pos) -> int | None:
         """The index of the dot drawn at ``scene_pos`` (the top one where dots overlap), or None."""
@@ -350,7 +388,7 @@ class Dots(_DataItem):
             ev.ignore()
             return
         ev.accept()
-        self.clicked.emit(int(self._data[k]))
+        self.clicked.emit(int(self._numbers[k]))
 
 
 def curve_path(xs, ys) -> QtGui.QPainterPath:

@@ -207,3 +207,22 @@ def test_an_arrow_head_points_its_way_with_its_tip_on_its_place(plot, degrees):
     ahead = QtCore.QPoint(round(tip.x() + 6 * math.cos(a)), round(tip.y() - 6 * math.sin(a)))
     assert _colour(image, back) == RED
     assert _colour(image, ahead) == WHITE
+
+
+def test_dots_are_drawn_in_order_and_the_same_dots_again_do_no_work(plot, monkeypatch):
+    dots = Dots()
+    plot.addItem(dots)
+    red, blue = pg.mkBrush(RED), pg.mkBrush(BLUE)
+    at = [[5.0, 0.0], [5.0, 0.0], [2.0, 0.0]]
+    dots.set_dots(at, 10, None, [red, blue, red])
+    image = _grab(plot)
+    assert _colour(image, _px(plot, 5.0, 0.0)) == BLUE  # the later of two dots in one place is on top
+    assert _colour(image, _px(plot, 2.0, 0.0)) == RED
+    updates = []
+    monkeypatch.setattr(dots, "update", lambda *a: updates.append(a))
+    dots.set_dots([list(p) for p in at], 10, None, [red, blue, red])
+    assert updates == []
+    dots.set_dots(at, 10, None, [blue, red, red])
+    assert len(updates) == 1
+    monkeypatch.undo()
+    assert _colour(_grab(plot), _px(plot, 5.0, 0.0)) == RED
