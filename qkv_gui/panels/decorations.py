@@ -259,9 +259,10 @@ class Dots(_DataItem):
     click on a dot emits ``clicked`` with that dot's number (``set_dots``'s ``data``). The plot's auto-range
     counts the dots (``dataBounds``, ``pixelPadding``).
 
-    Each look (size, pen, brush) is drawn once into a small picture (``pg``'s own ``renderSymbol``, as a
-    ``ScatterPlotItem`` draws its spots); a repaint copies it to every dot of that look with one
-    ``drawPixmapFragments`` call per run of dots that look the same."""
+    On screen each look (size, pen, brush) is drawn once into a small picture (``pg``'s own ``renderSymbol``,
+    as a ``ScatterPlotItem`` draws its spots); a repaint copies it to every dot of that look with one
+    ``drawPixmapFragments`` call per run of dots that look the same. In a figure (pyqtgraph's export mode, an
+    SVG or a PDF) the dots are circles drawn in the figure's own units, as large as the figure is scaled."""
 
     clicked = QtCore.Signal(int)
 
@@ -347,23 +348,38 @@ class Dots(_DataItem):
         n = len(self._pos)
         if not n:
             return
-        ratio = widget.devicePixelRatioF() if widget is not None else 1.0
-        frags = self._fragments[:n]
-        frags[:, 0:2] = np.clip(self._mapped(painter.transform(), self._pos), -2 ** 30, 2 ** 30)  # (in pixels)
-        frags[:, 2:4] = 0.0
-        frags[:, 6:10] = (1 / ratio, 1 / ratio, 0.0, 1.0)
+        at = np.clip(self._mapped(painter.transform(), self._pos), -2 ** 30, 2 ** 30)  # in pixels: fixed sizes there
         runs = self._runs
         h = self._hovered
         if h is not None and self.hover_size:  # the dot under the mouse: a run of its own, drawn larger
             runs = [part for first, last, brush in runs for part in (
                 ((first, h, brush), (h, h + 1, brush, self.hover_size), (h + 1, last, brush))
                 if first <= h < last else ((first, last, brush),)) if part[1] > part[0]]
+        painter.save()
         painter.resetTransform()
-        for first, last, brush, *size in runs:
-            picture = self._picture(size[0] if size else self._size, brush, ratio)
-            frags[first:last, 4:6] = (picture.width(), picture.height())
-            at = wrapInstance(self._address + first * _FRAGMENT_BYTES, QtGui.QPainter.PixmapFragment)
-            painter.drawPixmapFragments(at, last - first, picture)
+        exporting = self._exportOpts  # (pyqtgraph's export mode: the app's figures set it, with their scale)
+        if exporting or painter.paintEngine().type() != QtGui.QPaintEngine.Type.Raster:  # a figure: as shapes
+            scale = exporting.get("resolutionScale", 1.0) if exporting else 1.0
+            painter.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing,
+                                  exporting.get("antialias", True) if exporting else True)
+            painter.setPen(self._pen)
+            for first, last, brush, *size in runs:
+                painter.setBrush(brush)
+                r = scale * (size[0] if size else self._size) / 2.0
+                for x, y in at[first:last].tolist():
+                    painter.drawEllipse(QtCore.QPointF(x, y), r, r)
+        else:  # pixels (the screen, a PNG): one small picture per look, copied to its dots
+            ratio = widget.devicePixelRatioF() if widget is not None else 1.0
+            frags = self._fragments[:n]
+            frags[:, 0:2] = at
+            frags[:, 2:4] = 0.0
+            frags[:, 6:10] = (1 / ratio, 1 / ratio, 0.0, 1.0)
+            for first, last, brush, *size in runs:
+                picture = self._picture(size[0] if size else self._size, brush, ratio)
+                frags[first:last, 4:6] = (picture.width(), picture.height())
+                first_fragment = wrapInstance(self._address + first * _FRAGMENT_BYTES, QtGui.QPainter.PixmapFragment)
+                painter.drawPixmapFragments(first_fragment, last - first, picture)
+        painter.restore()
 
     def dot_at(self, scene_pos) -> int | None:
         """The index of the dot drawn at ``scene_pos`` (the top one where dots overlap), or None."""

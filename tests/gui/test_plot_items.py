@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg
 
@@ -226,3 +226,55 @@ def test_dots_are_drawn_in_order_and_the_same_dots_again_do_no_work(plot, monkey
     assert len(updates) == 1
     monkeypatch.undo()
     assert _colour(_grab(plot), _px(plot, 5.0, 0.0)) == RED
+
+
+def _render(widget, painter) -> None:
+    """Draw ``widget`` with ``painter`` as the app's figures do (``QWidget.render``, not the view's own)."""
+    QtWidgets.QWidget.render(widget, painter, QtCore.QPoint(), QtGui.QRegion(),
+                             QtWidgets.QWidget.RenderFlag.DrawChildren)
+
+
+def _figure(plot, item, scale: float) -> QtGui.QImage:
+    """``plot`` drawn as the app draws a figure ``scale`` times its size on screen (painter scaled, items in
+    pyqtgraph's export mode with that resolution scale)."""
+    image = QtGui.QImage(int(scale * plot.width()), int(scale * plot.height()),
+                         QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QtGui.QColor(WHITE))
+    painter = QtGui.QPainter(image)
+    painter.scale(scale, scale)
+    item.setExportMode(True, {"antialias": True, "resolutionScale": scale})
+    _render(plot, painter)
+    item.setExportMode(False)
+    painter.end()
+    return image
+
+
+def test_in_a_figure_dots_are_drawn_as_the_scatter_drew_them_and_as_circles_in_an_svg(plot, tmp_path):
+    from PySide6 import QtSvg
+
+    dots = Dots()
+    plot.addItem(dots)
+    dots.set_dots([[5.0, 0.0]], 12, None, [pg.mkBrush(RED)])
+    settle()
+    row = int(2 * _px(plot, 5.0, 0.0).y())
+    ours = _figure(plot, dots, 2.0)
+    plot.removeItem(dots)
+    scatter = pg.ScatterPlotItem(pos=[[5.0, 0.0]], size=12, pen=None, brush=pg.mkBrush(RED))
+    plot.addItem(scatter)
+    theirs = _figure(plot, scatter, 2.0)
+    across = [[x for x in range(image.width()) if image.pixelColor(x, row).name().upper() == RED]
+              for image in (ours, theirs)]
+    assert across[0] and abs(len(across[0]) - len(across[1])) <= 2 and abs(across[0][0] - across[1][0]) <= 1
+    plot.removeItem(scatter)
+    plot.addItem(dots)
+    # in an SVG (the view's background not cached, as the app's figures draw it): a circle, not a picture
+    plot.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)
+    path = tmp_path / "dots.svg"
+    svg = QtSvg.QSvgGenerator()
+    svg.setFileName(str(path))
+    svg.setSize(plot.size())
+    painter = QtGui.QPainter(svg)
+    _render(plot, painter)
+    painter.end()
+    text = path.read_text().lower()
+    assert "<image" not in text and text.count("<circle") == 1 and RED.lower() in text
