@@ -263,8 +263,7 @@ def paint(item, p: style.Palette, **roles) -> None:
         LabelItem       text
         TextLabel       text, fill, border (its box)
         a Qt shape      pen, brush          (rectangles, paths, ellipses; a line item: pen)
-        BarGraphItem    pen, brush
-        ScatterPlotItem pen, brush          (every spot)
+        Bars            pen, brush          (a bar chart, ``panels.decorations``)
         PlotDataItem    pen, symbol_pen, symbol_brush
         ColorBarItem    table (a colour table's name: "weights", "signed", "diff")
     A role is a flat role name ("ink_query") or (name, alpha)."""
@@ -291,6 +290,7 @@ def repaint(item, p: style.Palette) -> bool:
 def _apply(item, p: style.Palette, roles: dict) -> None:
     import pyqtgraph as pg
 
+    from .panels.decorations import Bars
     from .panels.text_label import TextLabel
 
     c = {k: (v if k == "table" else _role_colour(p, v)) for k, v in roles.items()}
@@ -320,18 +320,13 @@ def _apply(item, p: style.Palette, roles: dict) -> None:
         if "border" in c:
             item.border = _recoloured_pen(item.border if item.border.style() != QtCore.Qt.PenStyle.NoPen
                                           else QtGui.QPen(), c["border"])
-    elif isinstance(item, pg.BarGraphItem):
+    elif isinstance(item, Bars):
         opts = {}
         if "pen" in c:
             opts["pen"] = _recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"])
         if "brush" in c:
             opts["brush"] = _recoloured_brush(pg.mkBrush(item.opts.get("brush")), c["brush"])
         item.setOpts(**opts)
-    elif isinstance(item, pg.ScatterPlotItem):
-        if "pen" in c:
-            item.setPen(_recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"]))
-        if "brush" in c:
-            item.setBrush(_recoloured_brush(pg.mkBrush(item.opts.get("brush")), c["brush"]))
     elif isinstance(item, pg.PlotDataItem):
         if "pen" in c:
             item.setPen(_recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"]))

@@ -28,7 +28,7 @@ from qkv_engine import explain, feature_names, geometry
 from .. import colours, style
 from ..lazy_text import set_tooltip
 from .base import Panel
-from .decorations import line_item, path_item, reach, segments_path
+from .decorations import Dots, arrow_head_item, line_item, path_item, reach, segments_path
 from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, steady_range
 from .masked import mask_reason, no_keys_note
@@ -334,10 +334,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # other keys: faint lines from the origin and clickable dots
         self.other_lines = path_item(self.plot, pg.mkPen(_qcolor(pal.fill["key"], 90), width=1))
         colours.paint(self.other_lines, pal, pen=("fill_key", 90))
-        self.other_dots = pg.ScatterPlotItem(size=10, pen=pg.mkPen(_qcolor(pal.ink["key"], 140)),
-                                             brush=pg.mkBrush(_qcolor(pal.fill["key"], 110)), hoverable=True,
-                                             hoverSize=13, tip=None)
-        self.other_dots.sigClicked.connect(self._on_key_clicked)
+        self.other_dots = Dots(hover_size=13)  # (their size, pen and brushes: set with them at each edit)
+        self.other_dots.clicked.connect(self._on_key_clicked)
         self._key_brush = self._masked_brush = None  # the dots' brushes, made by ``colours_changed``
         self.plot.addItem(self.other_dots)
         self.other_labels = TextPool(self.plot, anchor=(0.0, 1.0), role=("ink_key", 170))
@@ -356,8 +354,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.arrows = {}
         for role in ("key", "query"):
             line = line_item(self.plot, pg.mkPen(pal.fill[role], width=4))
-            head = pg.ArrowItem(pxMode=True, headLen=14, tipAngle=36, tailLen=None,
-                                pen=pg.mkPen(pal.ink[role], width=1), brush=pg.mkBrush(pal.fill[role]))
+            head = arrow_head_item(self.plot, 14, 36, pg.mkPen(pal.ink[role], width=1), pal.fill[role])
             label = TextLabel("", anchor=(0, 0.5))
             colours.paint(line, pal, pen=f"fill_{role}")
             colours.paint(head, pal, pen=f"ink_{role}", brush=f"fill_{role}")
@@ -365,7 +362,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             font = QtGui.QFont(self.font())
             font.setBold(True)
             label.setFont(font)
-            self.plot.addItem(head, ignoreBounds=True)
             self.plot.addItem(label, ignoreBounds=True)
             self.arrows[role] = (line, head, label)
 
@@ -549,9 +545,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.meter.setMaximumHeight(int(7.5 * lh))
 
     # ----- clicks ------------------------------------------------------------------------------
-    def _on_key_clicked(self, _item, points, _ev=None):
-        if len(points):
-            self.session.select(key=int(points[0].data()))
+    def _on_key_clicked(self, key: int) -> None:
+        self.session.select(key=key)
 
     # ----- drawing -------------------------------------------------------------------------------
     @staticmethod
@@ -578,7 +573,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             has_length = math.hypot(*tip) > 0
             head.setVisible(has_length)
             if has_length:
-                head.setStyle(angle=180.0 - math.degrees(math.atan2(tip[1], tip[0])))
+                head.setRotation(180.0 - math.degrees(math.atan2(tip[1], tip[0])))  # (it points left unturned)
                 head.setPos(*tip)
             label.setText(name)
             label.setAnchor(self._outside_anchor(*tip))
@@ -596,7 +591,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             size, pen = 4, pg.mkPen(None)
         # masked keys (this query may not look at them): hollow grey dots
         brushes = [self._key_brush if allowed[m] else self._masked_brush for m in others]
-        self.other_dots.setData(pos=pts, data=others, size=size, pen=pen, brush=brushes)
+        self.other_dots.set_dots(pts, size, pen, brushes, data=others)
         if len(others) and n <= 64:
             self.other_lines.setPath(segments_path(np.zeros_like(pts), pts))
         else:

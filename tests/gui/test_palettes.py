@@ -19,6 +19,7 @@ from qkv_gui import colours, export, style
 from qkv_gui.contrast import AA_TEXT, contrast_ratio
 from qkv_gui.panels.attention_heatmap import HeatmapPanel
 from qkv_gui.panels.compare_heatmaps import CompareHeatmapsPanel
+from qkv_gui.panels.decorations import Bars
 from qkv_gui.panels.concat_project import ConcatProjectPanel
 from qkv_gui.panels.embedding_bars import EmbeddingPanel
 from qkv_gui.panels.heads_grid import HeadsGridPanel
@@ -74,7 +75,7 @@ def describe(item) -> tuple:
         return kind, str(item.opts.get("color")), item.text
     if isinstance(item, TextLabel):
         return kind, _name(item.color()), _brush(item.fill), _pen(item.border), item.text()
-    if isinstance(item, pg.BarGraphItem):
+    if isinstance(item, Bars):
         return kind, _pen(item.opts.get("pen")), _brush(item.opts.get("brush"))
     if isinstance(item, pg.PlotDataItem):
         return kind, _pen(item.opts.get("pen")), _pen(item.opts.get("symbolPen")), _brush(item.opts.get("symbolBrush"))
@@ -483,8 +484,7 @@ def test_painted_items_of_every_kind_take_a_new_palette_and_give_it_back(qapp):
         "label": (TextLabel("q"), {"text": "ink_key", "fill": "pale_key", "border": "ink_key"}),
         "rect": (QtWidgets.QGraphicsRectItem(0, 0, 1, 1), {"pen": "selected", "brush": ("fill_x", 120)}),
         "line": (QtWidgets.QGraphicsLineItem(0, 0, 1, 1), {"pen": "foreground"}),
-        "bars": (pg.BarGraphItem(x=[1], height=[1], width=0.5), {"pen": "edge_x", "brush": "fill_x"}),
-        "dots": (pg.ScatterPlotItem(x=[1], y=[1]), {"pen": "ink_key", "brush": "fill_key"}),
+        "bars": (Bars(x=[1], height=[1], width=0.5), {"pen": "edge_x", "brush": "fill_x"}),
         "curve": (pg.PlotDataItem([0, 1], [0, 1], symbol="o"), {"pen": "ink_weight", "symbol_pen": "ink_weight",
                                                                   "symbol_brush": "background"}),
         "bar": (pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("viridis")), {"table": "signed"}),
@@ -509,7 +509,7 @@ def test_painted_items_of_every_kind_take_a_new_palette_and_give_it_back(qapp):
     assert _pen(rect.pen()) == _name(d.selected) and rect.brush().color().alpha() == 120
     assert _name(rect.brush().color().rgb()) == _name(QtGui.QColor(d.fill["x"]).rgb())
     assert _brush(items["bars"][0].opts["brush"]).startswith(_name(d.fill["x"]))
-    assert _pen(items["dots"][0].opts["pen"]) == _name(d.ink["key"])
+    assert _pen(items["bars"][0].opts["pen"]) == _name(d.edge["x"])
     assert _brush(items["curve"][0].opts["symbolBrush"]).startswith(_name(d.background))
     assert [describe(item) for item, _ in items.values()] != before
 
