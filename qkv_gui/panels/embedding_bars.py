@@ -31,7 +31,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import feature_names, views
 
 from .. import colours, style
-from ..lazy_text import set_tooltip
+from ..lazy_text import set_text, set_tooltip
 from .base import Panel
 from .embedding_strips import StripView, strip_mode
 from .decorations import Bars, line_item, reach
@@ -206,7 +206,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
             self.strip_view.show(s, i, selection.key)
         else:
             self._show_bars(result, selection)
-        self.caption.setText(self._caption(result, selection, strips))
+        set_text(self.caption, self._caption(result, selection, strips))
 
     def _named_count(self) -> int:
         """How many of a token's largest numbers the caption names: fewer in a narrow panel (with a margin
@@ -220,7 +220,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         super().resizeEvent(event)
         was = self._narrow
         if self.as_strips and self._result is not None and self._named_count() and self._narrow != was:
-            self.caption.setText(self._caption(self._result, self._selection, True))  # more or fewer named
+            set_text(self.caption, self._caption(self._result, self._selection, True))  # more or fewer named
 
     def _show_bars(self, result, selection) -> None:
         s = result.scenario

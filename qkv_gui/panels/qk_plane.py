@@ -26,7 +26,7 @@ import pyqtgraph as pg
 from qkv_engine import explain, feature_names, geometry
 
 from .. import colours, style
-from ..lazy_text import set_tooltip
+from ..lazy_text import set_text, set_tooltip
 from .base import Panel
 from .decorations import Dots, arrow_head_item, line_item, path_item, reach, segments_path
 from .dot_terms import DotTerms
@@ -427,13 +427,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         narrow = self._is_narrow()
         full, short = self._notes
         text = short if narrow else full
-        if text != self.note.text():
-            self.note.setText(text)
+        set_text(self.note, text)
         set_tooltip(self.note, full if text != full else "")
         worked = self._worked
         shown = elide_lines(worked, self.worked.font(), self.worked.width() or self.width(), 3) if narrow else worked
-        if shown != self.worked.text():
-            self.worked.setText(shown)
+        set_text(self.worked, shown)
         set_tooltip(self.worked, worked if shown != worked else "")
         self.numbers.set_show_rule(not narrow)
 

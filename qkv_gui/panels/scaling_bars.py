@@ -30,6 +30,7 @@ from .base import Panel
 from .decorations import Bars, curve_path, dot_item, line_item, path_item, rect_item, reach
 from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
+from ..lazy_text import set_text
 from .steady_label import steady_box
 from .text_label import TextLabel
 from .theming import ThemedTextMixin
@@ -365,9 +366,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
         # words: the worked division and what the picture shows
         ex = explain.scaled(result, i, j)
-        self.worked.setText(f"'{result.key_tokens[j]}': {ex.text}")
+        set_text(self.worked, f"'{result.key_tokens[j]}': {ex.text}")
         message = self._message(result, i, j, edges, raw[j], scaled[j], allowed)
-        self.message.setText(message)
+        set_text(self.message, message)
         drawn["worked"] = self.worked.text()
         drawn["message"] = message
         self._drawn = drawn

@@ -36,6 +36,7 @@ from .. import colours, style
 from .base import Panel
 from .decorations import Bars, line_item
 from .lazy_axes import set_ticks, set_title
+from ..lazy_text import set_text
 from .steady_label import steady_box
 from .text_label import TextLabel
 
@@ -412,7 +413,7 @@ class ScalingLabPanel(Panel):
             f"<span style='color:{pal.quiet_text}'>(each point: mean of {sw.rows} rows)</span>")
 
         self.table.setText(self.table_html(lab))
-        self.caption.setText(self.caption_text(lab))
+        set_text(self.caption, self.caption_text(lab))
 
     def _title_pt(self) -> float:
         return round(style.BASE_POINT_SIZE * 0.9 * (self._grow or 1.0) * self.theme.font_scale, 1)

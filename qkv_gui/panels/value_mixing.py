@@ -33,7 +33,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import explain, feature_names, views
 
 from .. import colours, style
-from ..lazy_text import set_tooltip
+from ..lazy_text import set_text, set_tooltip
 from .base import Panel
 from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
@@ -248,7 +248,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
                        f"from {every}; the sum is its <b style='color:{vink}'>output</b> [{coords}]")
         if no_keys(result, i):
             caption = f"<b>{html.escape(no_keys_note(result, i))}</b> Output [{coords}]"
-        self.caption.setText(caption)
+        set_text(self.caption, caption)
         what = f"its coordinate {name}" if one else "v"
         set_tooltip(
             self.plot,
@@ -335,7 +335,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         lo, hi = self.y_range
         self.hover_band.setRect(QtCore.QRectF(c, lo, 1.0, hi - lo))
         ex = explain.output(result, i, c, decimals=worked_decimals(result.n_keys))
-        self.worked.setText(ex.text)
+        set_text(self.worked, ex.text)
         set_tooltip(self.worked, f"{ex.formula}\n(a = the query's weight on each token, v = that token's value)")
 
     # ----- mouse ------------------------------------------------------------------------------
