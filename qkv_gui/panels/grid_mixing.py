@@ -103,19 +103,25 @@ def _place(rects_in_order, taken=None):
     return keep
 
 
-def _crossed(rect: QtCore.QRectF, segments: np.ndarray, own: int) -> bool:
-    """Whether any segment but number ``own`` (rows x0, y0, x1, y1, each running left to right) passes
-    through ``rect``."""
+def _crossed(rect: QtCore.QRectF, segments, own: int) -> bool:
+    """Whether any segment but number ``own`` (rows x0, y0, x1, y1, each running left to right; a row of
+    NaN stands for a line left out) passes through ``rect``. A handful of lines, tried at a few places
+    each: plain arithmetic, not an array sum at every try."""
     if len(segments) < 2:
         return False
-    x0, y0, x1, y1 = segments.T
-    left, right = np.maximum(x0, rect.left()), np.minimum(x1, rect.right())
-    span = np.where(x1 > x0, x1 - x0, 1.0)
-    ya = y0 + (y1 - y0) * (left - x0) / span  # the line's height where it enters and leaves the rect
-    yb = y0 + (y1 - y0) * (right - x0) / span
-    hits = (left < right) & (np.maximum(ya, yb) > rect.top()) & (np.minimum(ya, yb) < rect.bottom())
-    hits[own] = False
-    return bool(hits.any())
+    r_left, r_right, r_top, r_bottom = rect.left(), rect.right(), rect.top(), rect.bottom()
+    for k, (x0, y0, x1, y1) in enumerate(segments):
+        if k == own or x0 != x0:  # its own line, or a line left out (NaN)
+            continue
+        left, right = max(x0, r_left), min(x1, r_right)
+        if not left < right:
+            continue
+        span = x1 - x0 if x1 > x0 else 1.0
+        ya = y0 + (y1 - y0) * (left - x0) / span  # the line's height where it enters and leaves the rect
+        yb = y0 + (y1 - y0) * (right - x0) / span
+        if max(ya, yb) > r_top and min(ya, yb) < r_bottom:
+            return True
+    return False
 
 
 def _fainter(colour: QtGui.QColor, dark: bool) -> QtGui.QColor:
@@ -382,8 +388,8 @@ class MixingCanvas(QtWidgets.QWidget):
         faint_only = np.where(is_strong, np.nan, segments)
         # the strong and the faint ones among the lines a label may not cross, worked out once for each
         # choice of lines (every line, or the strong ones only) rather than at each place tried
-        split = {id(crossing): (np.where(np.isnan(strong_only), np.nan, crossing),
-                                np.where(np.isnan(faint_only), np.nan, crossing))
+        split = {id(crossing): (np.where(np.isnan(strong_only), np.nan, crossing).tolist(),
+                                np.where(np.isnan(faint_only), np.nan, crossing).tolist())
                  for crossing in (segments, strong_only)}
 
         def clear(rect, number, placed, crossing=segments) -> bool:
