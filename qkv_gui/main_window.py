@@ -146,6 +146,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.exporter = ExportController(self)
         self.experiments = Experiments(self)
         self.lesson = LessonController(self)
+        self.welcome: welcome.WelcomeDialog | None = None  # made the first time it is shown (Help → Welcome)
 
         self.statusBar().setObjectName("statusBar")
         self._build_menus()

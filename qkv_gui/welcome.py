@@ -75,8 +75,7 @@ class WelcomeDialog(QtWidgets.QDialog):
             layout.addWidget(button)
             layout.addWidget(note)
             self.buttons[name] = button
-        models = getattr(window, "models", None)
-        if models is None or not callable(getattr(models, "choose", None)):
+        if window.models is None:  # a window that opens no trained models
             self.buttons["welcomeModel"].setEnabled(False)
             self.buttons["welcomeModel"].setToolTip(NO_MODELS)
         themes = QtWidgets.QLabel(THEMES, self)
@@ -118,10 +117,9 @@ class WelcomeDialog(QtWidgets.QDialog):
 
 def show_welcome(window) -> WelcomeDialog:
     """Show the welcome of ``window`` (made once, raised when already open) and remember it was seen."""
-    dialog = getattr(window, "welcome", None)
-    if not isinstance(dialog, WelcomeDialog):
-        dialog = WelcomeDialog(window)
-        window.welcome = dialog
+    dialog = window.welcome
+    if dialog is None:
+        dialog = window.welcome = WelcomeDialog(window)
     window.settings.setValue(SEEN_KEY, True)
     dialog.show()
     dialog.raise_()
