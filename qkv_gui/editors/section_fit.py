@@ -13,8 +13,11 @@ that is wider, within the header's smallest and largest section sizes; a fitted 
 text or its header, whichever is higher.
 
 ``what()`` says what to fit, asked afresh at every refit (a model reset, a new font, a new style): the
-columns ("all", "first" or None) and whether the rows are fitted too. Sections not fitted keep whatever
-size their header gives them. The model must have ``texts(rows, column)``: the words its cells show.
+columns ("all", "first" or None) and whether the rows are fitted too (True or False). Sections not fitted
+all take their header's default size (none keeps a size fitted while the table was smaller). "uniform"
+(columns or rows) makes every section alike without measuring each cell, for tables too big to measure:
+a column as wide as a cell showing ``UNIFORM_TEXT``, a row one line high. The model must have
+``texts(rows, column)``: the words its cells show.
 """
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from PySide6 import QtCore, QtWidgets
 Qt = QtCore.Qt
 DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 HORIZONTAL = Qt.Orientation.Horizontal
+#: The number a "uniform" column is made wide enough for.
+UNIFORM_TEXT = "-00.00"
 
 
 class SectionFitter(QtCore.QObject):
@@ -51,10 +56,20 @@ class SectionFitter(QtCore.QObject):
         view, model = self.view, self.view.model()
         view.ensurePolished()
         self._measure = view.text_measure()
-        columns, self._rows = self.what()
+        columns, rows_fit = self.what()
+        self._rows = rows_fit is True
         count = model.columnCount()
         self._columns = range(count) if columns == "all" else range(min(1, count)) if columns == "first" \
             else range(0)
+        grid = self._grid()
+        horizontal, vertical = view.horizontalHeader(), view.verticalHeader()
+        if columns == "uniform":
+            horizontal.setDefaultSectionSize(self._measure.width(UNIFORM_TEXT) + grid)
+        self._to_default(horizontal, (c for c in range(count) if c not in self._columns))
+        if rows_fit == "uniform":
+            vertical.setDefaultSectionSize(self._measure.height + grid)
+        if not self._rows:
+            self._to_default(vertical, range(model.rowCount()))
         rows = model.rowCount()
         self._cells = np.zeros((rows, len(self._columns)), np.int32)
         self._heads = {}
@@ -66,6 +81,14 @@ class SectionFitter(QtCore.QObject):
         if self._rows:
             for r in range(rows):
                 self._resize_row(r)
+
+    @staticmethod
+    def _to_default(header: QtWidgets.QHeaderView, sections) -> None:
+        """Give ``sections`` of ``header`` its default size (they may keep a size fitted earlier)."""
+        size = header.defaultSectionSize()
+        for k in sections:
+            if header.sectionSize(k) != size:
+                header.resizeSection(k, size)
 
     # ----- what changed ----------------------------------------------------------------------------
     def _cells_changed(self, top_left, bottom_right, roles=()) -> None:

@@ -31,8 +31,6 @@ from .number_table import NumberTableView
 Qt = QtCore.Qt
 #: From this many rows (d_model) on, a grid is big: fixed sizes and the "go to row" bar.
 BIG_ROWS = 16
-#: Width of a number column of a big grid (pixels).
-BIG_COLUMN_PX = 58
 #: How many of the selected token's largest dials the bar offers.
 LARGEST_DIALS = 3
 GRIDS = {"w_q": "weightsQ", "w_k": "weightsK", "w_v": "weightsV", "w_o": "weightsO"}
@@ -192,7 +190,7 @@ class WeightGridsWidget(QtWidgets.QWidget):
             title.setWordWrap(True)
             model = WeightGridModel(session, matrix, self)
             view = NumberTableView(model, obj, self)
-            view.fit_sections(lambda model=model: (None, False) if self.big(model.scenario) else ("all", True))
+            view.fit_sections(lambda model=model: ("uniform", "uniform") if self.big(model.scenario) else ("all", True))
             self.models[matrix], self.views[matrix], self.titles[matrix] = model, view, title
             self.namers[matrix] = HeaderNameEditor(view)
             layout.addWidget(title)
@@ -284,17 +282,13 @@ class WeightGridsWidget(QtWidgets.QWidget):
             view.setMaximumHeight(max(view.minimumHeight(), height))
 
     def _set_big(self, big: bool) -> None:
-        """Big grids: fixed column widths and row heights (measuring 384 rows at each edit is slow);
+        """Big grids: columns and rows all alike (as wide as a number needs, a line high);
         small ones fit their words (a long name widens its column), each fitted by the view's fitter."""
         Mode = QtWidgets.QHeaderView.ResizeMode
         for view in self.views.values():
             rows, cols = view.verticalHeader(), view.horizontalHeader()
             rows.setSectionResizeMode(Mode.Fixed)
-            if big:
-                cols.setDefaultSectionSize(BIG_COLUMN_PX)
-                cols.setSectionResizeMode(Mode.Interactive)
-            else:
-                cols.setSectionResizeMode(Mode.Fixed)
+            cols.setSectionResizeMode(Mode.Interactive if big else Mode.Fixed)
             view.fitter.refit()
 
     def go_to_row(self, row: int) -> None:
