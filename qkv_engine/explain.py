@@ -345,9 +345,10 @@ def weight(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
         return f"e^{_factor(v, decimals, True)}" if shift == 0.0 else f"e^({trimmed(v, decimals)} - {trimmed(shift, decimals)})"
 
     sizes = [t.value for t in terms]
-    exps = _shorten([ex(t.factors[0]) for t in terms], values=sizes,
-                    labels=[f"({_ktok(result, m) if rowwise else _tok(result, m)})" for m in idx])
-    vals = _shorten([fixed(t.value, decimals) for t in terms], values=sizes, rest_decimals=decimals)
+    count = len(terms)  # a long row shows only its largest terms: only those are written out
+    exps = _shorten(_Lazy(count, lambda t: ex(terms[t].factors[0])), values=sizes,
+                    labels=_Lazy(count, lambda t: f"({_ktok(result, idx[t]) if rowwise else _tok(result, idx[t])})"))
+    vals = _shorten(_Lazy(count, lambda t: fixed(terms[t].value, decimals)), values=sizes, rest_decimals=decimals)
     if len(terms) == 1:
         text = f"weight = {ex(float(line[me]))} / {ex(float(line[me]))} = {fixed(value, decimals)} (the only {'key' if rowwise else 'query'})"
     else:
@@ -368,12 +369,14 @@ def output(result: AttentionResult, i: int, c: int, decimals: int = 2) -> Explan
         for j in range(result.n_keys)
     )
     value = float(result.output[i, c])
-    products = _shorten([f"{_factor(t.factors[0], decimals, True)}{_factor(t.factors[1], decimals, False)}" for t in terms],
-                        values=[t.value for t in terms], labels=[f"({_ktok(result, j)})" for j in range(result.n_keys)])
+    count = len(terms)  # many keys: only the largest products are written out
+    products = _shorten(_Lazy(count, lambda j: f"{_factor(terms[j].factors[0], decimals, True)}"
+                                               f"{_factor(terms[j].factors[1], decimals, False)}"),
+                        values=[t.value for t in terms], labels=_Lazy(count, lambda j: f"({_ktok(result, j)})"))
     symbol = f"out{c + 1}"
     lhs = feature_names.header(result.scenario, "out", c)
     text = _worked(lhs, products, terms, value, decimals)
-    formula = f"{lhs} = " + _shorten([f"a{j + 1}·v{j + 1}[{c + 1}]" for j in range(result.n_keys)])
+    formula = f"{lhs} = " + _shorten(_Lazy(count, lambda j: f"a{j + 1}·v{j + 1}[{c + 1}]"))
     return Explanation("output", symbol, f"output of token {_tok(result, i)}", terms,
                        float(sum(t.value for t in terms)), value, decimals, text, formula)
 
