@@ -34,10 +34,11 @@ def softmax_curve(result: AttentionResult, i: int, j: int, xs) -> np.ndarray:
     Flat near 0 for very low x and flat near 1 for very high x: the saturated zones.
     """
     xs = np.asarray(xs, dtype=np.float64)
-    others = [float(result.scaled[i, m]) for m in range(result.n_keys) if m != j and result.allowed[i, m]]
-    if not others:
+    keep = np.asarray(result.allowed[i], dtype=bool).copy()
+    keep[j] = False
+    others_arr = np.asarray(result.scaled[i], dtype=np.float64)[keep]
+    if others_arr.size == 0:
         return np.ones_like(xs)
-    others_arr = np.array(others)
     top = np.maximum(xs, others_arr.max())  # shift for stability
     e_x = np.exp(xs - top)
     e_rest = np.exp(others_arr[None, :] - top[:, None]).sum(axis=1)

@@ -83,3 +83,18 @@ def test_bad_fraction():
     r = _scenario()
     with pytest.raises(ValueError):
         saturation.flat_edges(r, 0, 0, 1.5)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_scaling_panels_curve_is_the_weight_key_j_would_get_at_each_score(causal):
+    from qkv_engine import views
+
+    result = _scenario(n=6, causal=causal, seed=4)
+    xs = np.linspace(-8.0, 8.0, 41)
+    for i in range(result.n):
+        for j in range(result.n):
+            curve = views.softmax_curve(result, i, j, xs)
+            np.testing.assert_allclose(curve, [brute_weight(result, i, j, x) for x in xs], rtol=1e-12, atol=1e-15)
+    # at its own score, an open key's curve passes through the weight it has
+    i, j = 3, 1
+    assert views.softmax_curve(result, i, j, [result.scaled[i, j]])[0] == pytest.approx(result.weights[i, j])
