@@ -147,9 +147,9 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             item = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)
             self.vb.addItem(item, ignoreBounds=True)
             self.slices.append(item)
-        for idx, item in enumerate(self.slices):
-            item.setVisible(idx < count)
-        return self.slices[:count]
+        for item in self.slices[count:]:
+            item.setVisible(False)
+        return self.slices[:count]  # (the caller shows those it draws)
 
     # ----- drawing ----------------------------------------------------------------------------
     def show_result(self, result, selection):
@@ -186,6 +186,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             if spans16[k] == 0 or in_others[k]:
                 item.setVisible(False)
                 continue
+            item.setVisible(True)
             item.setBrush(self.brushes[shade[k]])
             if k == j:
                 item.setPen(self.selected_pen)
