@@ -69,6 +69,8 @@ class Panel(QtWidgets.QWidget):
     #: Shown when there is nothing to draw (empty sentence).
     empty_hint = "Type a sentence to see this picture."
     no_source_hint = "Type a source sentence: its words give the keys and values this picture needs."
+    #: (width, height) a dock showing the panel opens at, or None for what its layout asks.
+    dock_size: tuple | None = None
 
     def __init__(self, session: Session, parent=None):
         super().__init__(parent)
@@ -104,6 +106,9 @@ class Panel(QtWidgets.QWidget):
         self.listen(session.resultChanged, self._on_change)
         self.listen(session.selectionChanged, self._on_change)
         self.listen(colours.hub().changed, self.set_colours)
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
+        return super().sizeHint() if self.dock_size is None else QtCore.QSize(*self.dock_size)
 
     # ----- the session's signals ------------------------------------------------------------
     def listen(self, signal, slot) -> None:

@@ -136,8 +136,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
     title = "Heads joined, then W^O"
     follows_colours = True
 
-    def sizeHint(self) -> QtCore.QSize:
-        return QtCore.QSize(560, 480)  # a dock opens wide enough for the pictures to be read
+    dock_size = (560, 480)  # a dock opens wide enough for the pictures to be read
 
     # ----- building ---------------------------------------------------------------------------------
     def build(self, body):

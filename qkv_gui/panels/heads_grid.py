@@ -105,8 +105,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
     title = "Heads side by side"
     follows_colours = True
 
-    def sizeHint(self) -> QtCore.QSize:
-        return QtCore.QSize(560, 480)  # a dock opens wide enough for the pictures to be read
+    dock_size = (560, 480)  # a dock opens wide enough for the pictures to be read
 
     # ----- building ---------------------------------------------------------------------------------
     def build(self, body):

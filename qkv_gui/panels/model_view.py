@@ -52,8 +52,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     empty_hint = "Open a trained model (File → Open model…) to see every layer and head of it here."
     headClicked = QtCore.Signal(int, int)  # (layer, head), 0-based: a tile was clicked
 
-    def sizeHint(self) -> QtCore.QSize:
-        return QtCore.QSize(560, 420)
+    dock_size = (560, 420)
 
     # ----- building ---------------------------------------------------------------------------------
     def build(self, body):
