@@ -35,17 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
+from bench_live_update import percentile  # noqa: E402
 from bench_model_forward import random_bert, sentence  # noqa: E402
 
 KINDS = ("word", "weight", "head")
 TURNS = 10
-
-
-def percentile(values, p):
-    values = sorted(values)
-    k = (len(values) - 1) * p / 100
-    lo, hi = int(k), min(int(k) + 1, len(values) - 1)
-    return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
 def settle(app, window) -> None:
