@@ -333,9 +333,7 @@ class TokenTableWidget(QtWidgets.QWidget):
         Mode = QtWidgets.QHeaderView.ResizeMode
         header.setSectionResizeMode(Mode.Interactive if wide else Mode.Fixed)  # fitted by the view's fitter
         if wide:
-            header.setDefaultSectionSize(WIDE_COLUMN_PX)
-            for c in range(1, view.model().columnCount()):
-                header.resizeSection(c, WIDE_COLUMN_PX)
+            header.setDefaultSectionSize(WIDE_COLUMN_PX)  # the fitter gives it to every number column
         view.fitter.refit()
 
     def showEvent(self, event):  # noqa: N802 (Qt naming)
