@@ -14,6 +14,7 @@ draw again. A style sheet template names roles with ``$``: ``$foreground``, ``$i
 """
 from __future__ import annotations
 
+import gc
 from string import Template
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -102,6 +103,23 @@ def qt_palette(p: style.Palette) -> QtGui.QPalette:
 
 
 # ----- switching ---------------------------------------------------------------------------------------
+def _windows(app: QtWidgets.QApplication) -> list:
+    """The app's top-level widgets, listed with Python's garbage collector held back.
+
+    Qt hands PySide the list of windows as it is, and PySide then makes a Python list of them. Making it
+    allocates memory, which can start a collection. pyqtgraph's plots leave windows without a parent to
+    the collector: their menus. A collection at that moment deletes some of them while they are still in
+    Qt's list, and PySide then reads freed memory. The test suite crashed there at times, inside
+    ``topLevelWidgets``."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return app.topLevelWidgets()
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def use(name_or_palette) -> style.Palette:
     """Make ``name_or_palette`` the palette of the app: Qt's palette, the style sheets, and every listener of
     ``hub().changed``. Nothing happens when it is the palette in use already."""
@@ -116,11 +134,11 @@ def use(name_or_palette) -> style.Palette:
         app.setPalette(qp)
         QtWidgets.QToolTip.setPalette(qp)
         _applied = new
-        for top in app.topLevelWidgets():
+        for top in _windows(app):
             restyle(top, new)
     hub().changed.emit(new)
     if app is not None:
-        for top in app.topLevelWidgets():
+        for top in _windows(app):
             repolish_sheeted(top)
     return new
 

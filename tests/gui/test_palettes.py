@@ -119,6 +119,29 @@ def _has_colour(image: QtGui.QImage, colour: str) -> int:
     return int((_pixels(image) == np.array([c.red(), c.green(), c.blue()])).all(axis=2).sum())
 
 
+def test_the_windows_are_listed_with_the_garbage_collector_held_back(make_panel, qapp, monkeypatch):
+    """A collection while PySide lists the windows could delete one of them under it (a crash)."""
+    import gc
+
+    panel = make_panel(HeatmapPanel)
+    listed = []
+    real = qapp.topLevelWidgets
+
+    def top_level_widgets():
+        listed.append(gc.isenabled())
+        return real()
+
+    monkeypatch.setattr(qapp, "topLevelWidgets", top_level_widgets, raising=False)
+    try:
+        colours.use("dark")
+        assert listed and not any(listed)
+        assert gc.isenabled()  # and it runs again afterwards
+        assert panel.colours is style.DARK
+    finally:
+        colours.use("standard")
+        settle()
+
+
 # ----- one panel ------------------------------------------------------------------------------------------------
 def test_a_new_palette_recolours_the_heatmap_at_once(make_panel):
     panel = make_panel(HeatmapPanel, preset="pronoun", size=(520, 330))
