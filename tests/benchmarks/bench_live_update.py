@@ -44,8 +44,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Qt waits 5 ms (a frame-pacing pause, no work) before it delivers a window's update request; the
 # benchmark times the work, so the request goes out on the next turn of the event loop.
 os.environ.setdefault("QT_QPA_UPDATE_IDLE_TIME", "0")
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # as the app does at start-up
+from qkv_gui.blas import one_thread  # noqa: E402
+
+one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints without its thread pool
 
 STARTUP_SNIPPET = r"""
 import os, sys, time
