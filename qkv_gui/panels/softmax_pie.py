@@ -187,20 +187,22 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         pie = pie_layout.layout(row, order=order)
         self.pie = pie
         n = result.n_keys
-        shade = np.rint(np.clip(row, 0.0, 1.0) * (SHADES - 1)).astype(int).tolist()  # weight -> colour step
         # Qt measures angles in 1/16 degree, counter-clockwise in item coordinates, where y
         # points down; the ViewBox flips y, so the maths angle a is Qt's -a.
-        starts16 = np.rint(-pie.start * 16).astype(int).tolist()
-        spans16 = np.rint(-pie.span * 16).astype(int).tolist()
+        starts16 = np.rint(-pie.start * 16).astype(int)
+        spans16 = np.rint(-pie.span * 16).astype(int)
+        self._starts16, self._spans16 = starts16, spans16  # every key's slice as Qt measures it (``drawn``)
+        in_others = np.zeros(n, dtype=bool)
+        in_others[grouped] = True
+        # only the slices drawn now (a long row draws most keys as "others"), each told only what changed
+        drawn = np.flatnonzero(~in_others & (spans16 != 0))
+        shown = drawn.tolist()
+        shade = dict(zip(shown, np.rint(np.clip(row[drawn], 0.0, 1.0) * (SHADES - 1)).astype(int).tolist()))
+        starts16, spans16 = dict(zip(shown, starts16[drawn].tolist())), dict(zip(shown, spans16[drawn].tolist()))
         px = self.vb.viewPixelSize()[0]
         rim_px = 1.0 / px if px else 100.0  # the pie's radius on screen
         edge_min = max(EDGE_MIN_DEG, math.degrees(EDGE_MIN_PX / rim_px))
-        thin = (np.abs(pie.span) < edge_min).tolist()
-        in_others = np.zeros(n, dtype=bool)
-        in_others[grouped] = True
-        self._starts16, self._spans16 = starts16, spans16  # every key's slice as Qt measures it (``drawn``)
-        # only the slices drawn now (a long row draws most keys as "others"), each told only what changed
-        shown = np.flatnonzero(~in_others & (np.asarray(spans16) != 0)).tolist()
+        thin = dict(zip(shown, (np.abs(pie.span[drawn]) < edge_min).tolist()))
         items = self._slice_items(n)
         drawn_now = set(shown)
         for k in self._shown_slices:
@@ -244,7 +246,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self.others.setVisible(bool(grouped.size))
         if grouped.size:  # one slice from where the first grouped key starts to where the last one ends
             first, last = int(pie.order[-grouped.size]), int(pie.order[-1])
-            self.others.setStartAngle(starts16[first])
+            self.others.setStartAngle(int(self._starts16[first]))
             self.others.setSpanAngle(int(round(-16 * 360.0 * float(pie.shares[grouped].sum()))))
         self._place_labels()
 

@@ -275,6 +275,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self._cover = cover
             self.masked_cover.setOpts(x0=masked * g.step - 0.1, y0=np.full(masked.size, lo),
                                       width=np.full(masked.size, dg + 0.2), height=np.full(masked.size, hi - lo))
+            self.masked_cover.setVisible(bool(masked.size))  # (none: nothing for the view to ask about)
         if self._out_lefts is None or self._out_lefts.size != d:
             self._out_lefts = np.arange(d, dtype=float) + 0.1
         self._set_bars(self.out_bars, x0=self._out_lefts, height=out, width=0.8)
