@@ -251,9 +251,10 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self._place_labels()
 
     def _redraw(self) -> None:
-        """After a resize: slice edges and labels depend on the size on screen."""
+        """After a resize: slice edges and labels depend on the size on screen (drawn again through
+        ``refresh``, so that a theme's thicker lines are given to the edges it sets)."""
         if self._result is not None and self._result.n and self._selection is not None:
-            self.show_result(self._result, self._selection)
+            self.refresh()
 
     def _place_labels(self) -> None:
         """Label the largest slices (the selected key first) where the text fits without overlap."""
