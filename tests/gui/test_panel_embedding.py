@@ -5,6 +5,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 
+from qkv_gui import style
 from qkv_gui.panels.embedding_bars import EmbeddingPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 
@@ -187,3 +188,74 @@ def test_numbers_on_the_bars_fit_inside_the_picture(make_panel, size):
         for item in shown:
             box = item.view_rect(gv)
             assert view.top() - 1 <= box.top() and box.bottom() <= view.bottom() + 1, (item.text(), box, view)
+
+
+# ----- an edit sets only the parts that changed ------------------------------------------------------------
+def _same_as_drawn_afresh(panel, qtbot) -> None:
+    """The panel after everything done to it shows what a new panel shows for the same session, palette,
+    theme, size and value range (kept while the numbers fit, so handed over): the same bars, outlined strip,
+    names, numbers, texts and tool tip in the same looks; and its view shows the range it worked out."""
+    settle(qtbot)
+    fresh = EmbeddingPanel(panel.session)
+    qtbot.addWidget(fresh)
+    fresh.set_colours(panel.colours)
+    fresh.set_theme(panel.theme)
+    fresh.resize(panel.size())
+    fresh.show()
+    qtbot.waitExposed(fresh)
+    settle(qtbot)
+    fresh.y_range = panel.y_range
+    fresh.refresh()
+    settle(qtbot)
+    mine, new = panel.drawn(), fresh.drawn()
+    assert mine.keys() == new.keys()
+    for key, value in mine.items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(value, new[key], err_msg=key)
+        elif key != "source":
+            assert value == new[key], key
+    for name in ("bars", "chosen"):
+        a, b = getattr(panel.strips, name), getattr(fresh.strips, name)
+        np.testing.assert_array_equal(a.rects(), b.rects(), err_msg=name)
+        assert a._pen == b._pen and a._brush == b._brush, name
+    assert panel.plot.toolTip() == fresh.plot.toolTip()
+    assert panel.plot.getPlotItem().getAxis("bottom").labelText == fresh.plot.getPlotItem().getAxis("bottom").labelText
+    fresh.close()
+    (x0, x1), (y0, y1) = panel.vb.viewRange()
+    assert (x0, x1) == pytest.approx(panel.strips.groups.x_range) and (y0, y1) == pytest.approx(panel.y_range)
+    s = panel.session
+    np.testing.assert_allclose(mine["selected_heights"], s.scenario.x[s.selection.query])
+
+
+def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbot):
+    """The outlined strip, the range, the names and the tool tip are set only when they change: after an edit
+    of another token, of the query, a big number, another query, new words, named dials, another palette
+    and presenter mode, the panel is the one a new panel draws."""
+    panel = make_panel(EmbeddingPanel, size=IN_GRID)
+    s = panel.session
+    s.select(query=1)
+    assert s.set_cell("x", 2, 1, "-0.6")  # another token: the outlined strip stays
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_cell("x", 1, 0, "0.35")  # the query's own numbers
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_cell("x", 0, 3, "3.5")  # a bigger range
+    _same_as_drawn_afresh(panel, qtbot)
+    assert panel.y_range[1] > 3.5
+    s.select(query=2)
+    _same_as_drawn_afresh(panel, qtbot)
+    s.set_text("a dog ran after the ball")  # new names, another number of strips
+    _same_as_drawn_afresh(panel, qtbot)
+    assert [t for _, t in panel.drawn()["ticks"]][:2] == ["a", "dog"]
+    s.set_text("my cat ran after that bird")  # other names, as many
+    _same_as_drawn_afresh(panel, qtbot)
+    assert [t for _, t in panel.drawn()["ticks"]][:2] == ["my", "cat"]
+    assert s.set_feature_name(0, "animate")  # named dials: the tool tip and the axis say so
+    _same_as_drawn_afresh(panel, qtbot)
+    assert "animate" in panel.plot.toolTip()
+    panel.set_colours(style.DARK)
+    _same_as_drawn_afresh(panel, qtbot)
+    panel.set_theme(style.presenter(1.5))
+    _same_as_drawn_afresh(panel, qtbot)
+    panel.set_theme(style.SCREEN)
+    panel.set_colours(style.STANDARD)
+    _same_as_drawn_afresh(panel, qtbot)
