@@ -211,7 +211,6 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         looks = self._looks
         if len(looks) != n:
             looks = self._looks = [None] * n
-        pens = {}
         for k in shown:
             item = items[k]
             if k == j:

@@ -247,7 +247,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             v, parts = v[:, c:c + 1], parts[:, c:c + 1]
         dg = v.shape[1]  # bars per group
         g = self.groups
-        if g.shape != (n, dg):
+        if g.shape != (n, dg) or self._solid_lefts is None:
             g.layout(n, dg)
             self._solid_lefts = g.lefts + 0.15
             self._out_lefts = None
