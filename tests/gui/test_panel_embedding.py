@@ -5,9 +5,9 @@ import pytest
 from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 
-from qkv_gui import style
 from qkv_gui.panels.embedding_bars import EmbeddingPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from .fresh_panel import assert_same_drawn, drawn_afresh, same_bars, through_looks
 
 Qt = QtCore.Qt
 
@@ -195,29 +195,11 @@ def _same_as_drawn_afresh(panel, qtbot) -> None:
     """The panel after everything done to it shows what a new panel shows for the same session, palette,
     theme, size and value range (kept while the numbers fit, so handed over): the same bars, outlined strip,
     names, numbers, texts and tool tip in the same looks; and its view shows the range it worked out."""
-    settle(qtbot)
-    fresh = EmbeddingPanel(panel.session)
-    qtbot.addWidget(fresh)
-    fresh.set_colours(panel.colours)
-    fresh.set_theme(panel.theme)
-    fresh.resize(panel.size())
-    fresh.show()
-    qtbot.waitExposed(fresh)
-    settle(qtbot)
-    fresh.y_range = panel.y_range
-    fresh.refresh()
-    settle(qtbot)
-    mine, new = panel.drawn(), fresh.drawn()
-    assert mine.keys() == new.keys()
-    for key, value in mine.items():
-        if isinstance(value, np.ndarray):
-            np.testing.assert_array_equal(value, new[key], err_msg=key)
-        elif key != "source":
-            assert value == new[key], key
+    fresh = drawn_afresh(panel, qtbot, handed=("y_range",))
+    mine = panel.drawn()
+    assert_same_drawn(mine, fresh.drawn(), skip=("source",))
     for name in ("bars", "chosen"):
-        a, b = getattr(panel.strips, name), getattr(fresh.strips, name)
-        np.testing.assert_array_equal(a.rects(), b.rects(), err_msg=name)
-        assert a._pen == b._pen and a._brush == b._brush, name
+        same_bars(getattr(panel.strips, name), getattr(fresh.strips, name), name)
     assert panel.plot.toolTip() == fresh.plot.toolTip()
     assert panel.plot.getPlotItem().getAxis("bottom").labelText == fresh.plot.getPlotItem().getAxis("bottom").labelText
     fresh.close()
@@ -252,10 +234,4 @@ def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbo
     assert s.set_feature_name(0, "animate")  # named dials: the tool tip and the axis say so
     _same_as_drawn_afresh(panel, qtbot)
     assert "animate" in panel.plot.toolTip()
-    panel.set_colours(style.DARK)
-    _same_as_drawn_afresh(panel, qtbot)
-    panel.set_theme(style.presenter(1.5))
-    _same_as_drawn_afresh(panel, qtbot)
-    panel.set_theme(style.SCREEN)
-    panel.set_colours(style.STANDARD)
-    _same_as_drawn_afresh(panel, qtbot)
+    through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines

@@ -7,9 +7,9 @@ from PySide6.QtTest import QTest
 import pyqtgraph as pg  # (PySide6 first)
 
 from qkv_engine import explain
-from qkv_gui import style
 from qkv_gui.panels.softmax_pie import SoftmaxPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from .fresh_panel import assert_same_drawn, drawn_afresh, through_looks
 from .reference import numpy_weights as reference_weights
 
 Qt = QtCore.Qt
@@ -196,20 +196,9 @@ def _same_as_drawn_afresh(panel, qtbot) -> None:
     """The pie after everything done to it looks, pixel for pixel, as a pie drawn afresh for the same
     session, palette, theme and size (a new panel in them from the start); its slices and labels are the
     same."""
-    settle(qtbot)
-    fresh = SoftmaxPanel(panel.session)
-    qtbot.addWidget(fresh)
-    fresh.set_colours(panel.colours)
-    fresh.set_theme(panel.theme)
-    fresh.resize(panel.size())
-    fresh.show()
-    qtbot.waitExposed(fresh)
-    settle(qtbot)
-    mine, new = panel.drawn(), fresh.drawn()
-    for key in ("visible", "start", "span", "pulled"):
-        np.testing.assert_array_equal(mine[key], new[key], err_msg=key)
-    for key in ("outlined", "labels", "heading", "note", "others", "others_span"):
-        assert mine[key] == new[key], key
+    fresh = drawn_afresh(panel, qtbot)
+    mine = panel.drawn()
+    assert_same_drawn(mine, fresh.drawn())
     assert _pixels(panel.view) == _pixels(fresh.view)
     fresh.close()
     # and what both draw is right: each slice in its weight's colour, the selected key outlined in the
@@ -256,10 +245,4 @@ def test_a_pie_changed_edit_by_edit_looks_as_one_drawn_afresh(make_panel, qtbot)
     s.set_text("a dog ran after the small red ball today")  # new names
     _same_as_drawn_afresh(panel, qtbot)
     assert any(label.startswith("dog ") for label in panel.drawn()["labels"])
-    panel.set_colours(style.DARK)  # new slice colours and edges
-    _same_as_drawn_afresh(panel, qtbot)
-    panel.set_theme(style.presenter(1.5))  # bigger labels, thicker edges
-    _same_as_drawn_afresh(panel, qtbot)
-    panel.set_theme(style.SCREEN)
-    panel.set_colours(style.STANDARD)
-    _same_as_drawn_afresh(panel, qtbot)
+    through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines

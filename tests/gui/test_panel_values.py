@@ -6,9 +6,9 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
-from qkv_gui import style
 from qkv_gui.panels.value_mixing import ValuesPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from .fresh_panel import assert_same_drawn, drawn_afresh, same_bars, through_looks
 from .reference import numpy_weights
 
 Qt = QtCore.Qt
@@ -178,29 +178,11 @@ def _same_as_drawn_afresh(panel, qtbot) -> None:
     """The panel after everything done to it shows what a new panel shows for the same session, palette,
     theme, size and value range (the range is kept while the numbers fit, so it is handed over): the same
     bars, names, weights, numbers and texts in the same looks; and its views show the ranges it worked out."""
-    settle(qtbot)
-    fresh = ValuesPanel(panel.session)
-    qtbot.addWidget(fresh)
-    fresh.set_colours(panel.colours)
-    fresh.set_theme(panel.theme)
-    fresh.resize(panel.size())
-    fresh.show()
-    qtbot.waitExposed(fresh)
-    settle(qtbot)
-    fresh.y_range = panel.y_range
-    fresh.refresh()
-    settle(qtbot)
-    mine, new = panel.drawn(), fresh.drawn()
-    assert mine.keys() == new.keys()
-    for key, value in mine.items():
-        if isinstance(value, np.ndarray):
-            np.testing.assert_array_equal(value, new[key], err_msg=key)
-        else:
-            assert value == new[key], key
+    fresh = drawn_afresh(panel, qtbot, handed=("y_range",))
+    mine = panel.drawn()
+    assert_same_drawn(mine, fresh.drawn())
     for name in ("faint", "scaled", "chosen", "out_bars", "masked_cover"):  # the bars in the same looks
-        mine_bars, new_bars = getattr(panel, name), getattr(fresh, name)
-        np.testing.assert_array_equal(mine_bars.rects(), new_bars.rects(), err_msg=name)
-        assert mine_bars._pen == new_bars._pen and mine_bars._brush == new_bars._brush, name
+        same_bars(getattr(panel, name), getattr(fresh, name), name)
     for pool in ("scaled_labels", "out_labels", "weights"):  # the numbers and weights: where, how big
         for a, b in zip(getattr(panel, pool).items[:getattr(panel, pool).shown], getattr(fresh, pool).items):
             assert (a.text(), a.pos(), a.font(), a.angle, a.brush()) == (b.text(), b.pos(), b.font(), b.angle,
@@ -248,10 +230,4 @@ def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbo
     assert s.set_column_name("v", 1, "animate")  # a named output coordinate
     _same_as_drawn_afresh(panel, qtbot)
     assert any("animate" in t for _, t in panel.drawn()["out_ticks"])
-    panel.set_colours(style.DARK)
-    _same_as_drawn_afresh(panel, qtbot)
-    panel.set_theme(style.presenter(1.5))
-    _same_as_drawn_afresh(panel, qtbot)
-    panel.set_theme(style.SCREEN)
-    panel.set_colours(style.STANDARD)
-    _same_as_drawn_afresh(panel, qtbot)
+    through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines
