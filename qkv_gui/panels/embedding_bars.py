@@ -165,7 +165,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._narrow = False
         self._features = None
         self._selection = None
-        self._wanted = None  # ((result, plot height), the range it wants)
+        self._wanted = None  # (result, (plot height, numbers' scale), the range it wants)
         self._feature_key = None
         self.y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
@@ -290,11 +290,11 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
 
     def _wanted_range(self, result) -> tuple:
         """The values' range with room above and below, and room for the numbers at the bars' tips (worked out
-        once per result and plot height)."""
-        key = (result, self.vb.height())
-        if self._wanted is None or self._wanted[0][0] is not result or self._wanted[0][1] != key[1]:
-            self._wanted = (key, self._range_for(result))
-        return self._wanted[1]
+        once per result, plot height and size of the numbers)."""
+        room = (self.vb.height(), self.strips.values.scale)
+        if self._wanted is None or self._wanted[0] is not result or self._wanted[1] != room:
+            self._wanted = (result, room, self._range_for(result))
+        return self._wanted[2]
 
     def _range_for(self, result) -> tuple:
         s = result.scenario
