@@ -85,6 +85,8 @@ class _Strips:
         self.widths = TextWidths()
         self.edge = None  # the bars' outline now (none when they are narrow)
         self.ticks: list = []
+        self._chosen = self._ranges = self._names_key = None  # as last drawn
+        self._shown: list = []
 
     def show(self, x: np.ndarray, k: int, y_range, pointer: str, ppu: float) -> None:
         """Bars of the embeddings ``x`` (tokens x dials), token ``k``'s strip outlined and named."""
@@ -93,8 +95,14 @@ class _Strips:
         g.layout(n, d)
         self.edge = bar_edge(self.palette.edge["x"], ppu)
         self.bars.setOpts(x0=g.lefts, height=x.reshape(-1), width=1.0, pen=self.edge)
-        self.chosen.setOpts(x0=g.lefts[k * d:(k + 1) * d], height=np.array(x[k]), width=1.0)
-        self.vb.setRange(xRange=g.x_range, yRange=y_range, padding=0)
+        chosen = (k, x[k].tobytes(), g.shape)
+        if chosen != self._chosen:  # (an edit of another token leaves the outlined strip as it is)
+            self._chosen = chosen
+            self.chosen.setOpts(x0=g.lefts[k * d:(k + 1) * d], height=np.array(x[k]), width=1.0)
+        ranges = (g.x_range, tuple(y_range))
+        if ranges != self._ranges:  # pyqtgraph redoes its transforms and tells every item, even for the same
+            self._ranges = ranges
+            self.vb.setRange(xRange=g.x_range, yRange=y_range, padding=0)
         lo, hi = y_range
         left, right = reach(*g.x_range)
         self.zero.setLine(left, 0.0, right, 0.0)
@@ -105,10 +113,13 @@ class _Strips:
         """Token names on the axis and numbers on the bars, thinned to what fits the width."""
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
-        widths = self.widths(tick_font(self.plot), names)
-        shown = thin_labels(g.centres, widths, ppu, keep=(k,))
-        self.ticks = [(float(g.centres[m]), names[m]) for m in shown]
-        set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self.ticks])
+        font = tick_font(self.plot)
+        key = (names, font.key(), ppu, k, g.shape)
+        if key != self._names_key:  # thinned again only for new names, a new width or another token
+            self._names_key = key
+            self._shown = thin_labels(g.centres, self.widths(font, names), ppu, keep=(k,))
+            self.ticks = [(float(g.centres[m]), names[m]) for m in self._shown]
+            set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self.ticks])
         place_value_labels(self.values, g.lefts + 0.5, x.reshape(-1), ppu if numbers else 0.0, 2)
         edge = bar_edge(self.palette.edge["x"], ppu)
         if (edge is None) != (self.edge is None):  # a resize made the bars wide or narrow
@@ -154,6 +165,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._narrow = False
         self._features = None
         self._selection = None
+        self._wanted = None  # (result, (plot height, numbers' scale), the range it wants)
+        self._feature_key = None
         self.y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -232,11 +245,14 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
                          px_per_unit(self.plot, self.strips.groups.x_range))
         if s.is_cross:
             self.source.show(s.source_x, result.key_tokens, selection.key, self.y_range)
-        named = feature_names.any_named(s, "x")
-        self._features = [feature_names.plain(s, "x", c) for c in range(d)] if named else None
-        set_tooltip(self.plot, f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right"
-                             + (" (" + ", ".join(feature_names.header_names(s, "x")) + ")" if named else "") + ".\n"
-                             "Bars below the line are negative. Click a token's strip to make it the query.")
+        names = (s.feature_names, d)
+        if names != self._feature_key:  # the dials' names and the tool tip change only with them
+            self._feature_key = names
+            named = feature_names.any_named(s, "x")
+            self._features = [feature_names.plain(s, "x", c) for c in range(d)] if named else None
+            set_tooltip(self.plot, f"Each token is a row of {d} numbers: one bar per dial, x1 to x{d}, left to right"
+                                 + (" (" + ", ".join(feature_names.header_names(s, "x")) + ")" if named else "")
+                                 + ".\nBars below the line are negative. Click a token's strip to make it the query.")
         self._place_labels()
 
     def _numbers(self, s, row, strips: bool) -> str:
@@ -273,7 +289,14 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         return caption
 
     def _wanted_range(self, result) -> tuple:
-        """The values' range with room above and below, and room for the numbers at the bars' tips."""
+        """The values' range with room above and below, and room for the numbers at the bars' tips (worked out
+        once per result, plot height and size of the numbers)."""
+        room = (self.vb.height(), self.strips.values.scale)
+        if self._wanted is None or self._wanted[0] is not result or self._wanted[1] != room:
+            self._wanted = (result, room, self._range_for(result))
+        return self._wanted[2]
+
+    def _range_for(self, result) -> tuple:
         s = result.scenario
         n, d = s.x.shape
         both = np.concatenate([s.x.reshape(-1), s.source_x.reshape(-1)]) if s.is_cross else s.x.reshape(-1)

@@ -222,11 +222,9 @@ def label_room(lo: float, hi: float, values: np.ndarray, height_px: float, pool:
     finite = values[np.isfinite(values)] if values.size else values
     if height_px <= 0 or not finite.size:
         return lo, hi
-    font = QtGui.QFont(pool.font) if pool.font is not None else QtGui.QFont()
-    font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * pool.scale)
-    metrics = QtGui.QFontMetricsF(font)
+    widths = _number_widths(pool)
     top, bottom = float(finite.max()), float(finite.min())
-    need = max(metrics.horizontalAdvance(style.fmt(v, decimals)) for v in (top, bottom)) + 6
+    need = max(widths(style.fmt(v, decimals)) for v in (top, bottom)) + 6
     ends = (top > 0) + (bottom < 0)
     if ends == 0 or ends * need >= 0.75 * height_px:
         return lo, hi
@@ -238,6 +236,41 @@ def label_room(lo: float, hi: float, values: np.ndarray, height_px: float, pool:
     return new_lo, new_hi
 
 
+_number_metrics: dict = {}
+
+
+def _number_widths(pool: TextPool):
+    """A function giving the pixel width of a number written by ``pool``'s labels (its font at its scale),
+    remembered per font, scale and text."""
+    key = ((pool.font or QtGui.QFont()).key(), pool.scale)
+    found = _number_metrics.get(key)
+    if found is None:
+        if len(_number_metrics) > 16:
+            _number_metrics.clear()
+        font = QtGui.QFont(pool.font) if pool.font is not None else QtGui.QFont()
+        font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * pool.scale)
+        metrics, known = QtGui.QFontMetricsF(font), {}
+
+        def found(text: str) -> float:
+            w = known.get(text)
+            if w is None:
+                if len(known) > 4096:
+                    known.clear()
+                w = known[text] = metrics.horizontalAdvance(text)
+            return w
+
+        _number_metrics[key] = found
+    return found
+
+
+_edges: dict = {}
+
+
 def bar_edge(color: str, ppu: float):
     """The outline bars get at ``ppu`` pixels per bar: ``color`` when they are wide enough, else none."""
-    return pg.mkPen(color, width=1) if ppu >= EDGE_MIN_PX else None
+    if ppu < EDGE_MIN_PX:
+        return None
+    pen = _edges.get(color)
+    if pen is None:  # one pen per colour, made once (a bar chart compares it with the pen it has)
+        pen = _edges[color] = pg.mkPen(color, width=1)
+    return QtGui.QPen(pen)

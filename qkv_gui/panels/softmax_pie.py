@@ -26,7 +26,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import explain, pie_layout, views
+from qkv_engine import explain, pie_layout
 
 from .. import colours, style
 from ..lazy_text import set_text
@@ -113,6 +113,13 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
 
         self.pie = None
         self._result = None
+        self._looks: list = []  # each slice's (start, span, shade, pen, x, y) as last set
+        self._shown_slices: list = []  # the keys whose slices are drawn
+        self._slices_used = 0
+        self._starts16 = self._spans16 = ()
+        self._key_names: list = []
+        self._label_looks: list = []  # each label's (text, bold, scale, anchor, x, y, box) as last set
+        self._widths: dict = {}  # label text widths (and heights), per font and theme scale
         self._sel = (0, 0)
         self._label_texts: list = []
         self._tokens_seen = None
@@ -140,16 +147,26 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
 
     def colours_changed(self, palette) -> None:
         self._brushes_and_pens(palette)
+        self._forget_looks()
+
+    def theme_changed(self, theme) -> None:
+        self._forget_looks()  # (the theme has scaled the slices' pens: each is given its pen again)
+
+    def _forget_looks(self) -> None:
+        """Every slice is told its whole look again at the next drawing (new brushes and pens)."""
+        self._looks = []
 
     # ----- pools ------------------------------------------------------------------------------
     def _slice_items(self, count: int) -> list:
         while len(self.slices) < count:
             item = QtWidgets.QGraphicsEllipseItem(-1.0, -1.0, 2.0, 2.0)
+            item.setVisible(False)
             self.vb.addItem(item, ignoreBounds=True)
             self.slices.append(item)
-        for item in self.slices[count:]:
+        for item in self.slices[count:self._slices_used]:
             item.setVisible(False)
-        return self.slices[:count]  # (the caller shows those it draws)
+        self._slices_used = count
+        return self.slices  # (the caller shows those it draws)
 
     # ----- drawing ----------------------------------------------------------------------------
     def show_result(self, result, selection):
@@ -162,6 +179,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
                 self._repeated[t] = self._repeated.get(t, 0) + 1
             for t in result.key_tokens:
                 self._key_repeated[t] = self._key_repeated.get(t, 0) + 1
+            self._key_names = [self._key_name(k) for k in range(result.n_keys)]
         row = result.weights[i]  # the weights query i gives every key
         grouped = pie_layout.small_slices(row, keep=(j,), min_share=OTHERS_SHARE, more_than=OTHERS_AFTER)
         self.grouped = grouped
@@ -169,47 +187,73 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         pie = pie_layout.layout(row, order=order)
         self.pie = pie
         n = result.n_keys
-        shade = np.rint(np.clip(row, 0.0, 1.0) * (SHADES - 1)).astype(int).tolist()  # weight -> colour step
         # Qt measures angles in 1/16 degree, counter-clockwise in item coordinates, where y
         # points down; the ViewBox flips y, so the maths angle a is Qt's -a.
-        starts16 = np.rint(-pie.start * 16).astype(int).tolist()
-        spans16 = np.rint(-pie.span * 16).astype(int).tolist()
+        starts16 = np.rint(-pie.start * 16).astype(int)
+        spans16 = np.rint(-pie.span * 16).astype(int)
+        self._starts16, self._spans16 = starts16, spans16  # every key's slice as Qt measures it (``drawn``)
+        in_others = np.zeros(n, dtype=bool)
+        in_others[grouped] = True
+        # only the slices drawn now (a long row draws most keys as "others"), each told only what changed
+        drawn = np.flatnonzero(~in_others & (spans16 != 0))
+        shown = drawn.tolist()
+        shade = dict(zip(shown, np.rint(np.clip(row[drawn], 0.0, 1.0) * (SHADES - 1)).astype(int).tolist()))
+        starts16, spans16 = dict(zip(shown, starts16[drawn].tolist())), dict(zip(shown, spans16[drawn].tolist()))
         px = self.vb.viewPixelSize()[0]
         rim_px = 1.0 / px if px else 100.0  # the pie's radius on screen
         edge_min = max(EDGE_MIN_DEG, math.degrees(EDGE_MIN_PX / rim_px))
-        thin = (np.abs(pie.span) < edge_min).tolist()
-        in_others = np.zeros(n, dtype=bool)
-        in_others[grouped] = True
-        for k, item in enumerate(self._slice_items(n)):
-            item.setStartAngle(starts16[k])  # set even when hidden: the geometry stays readable (tests)
-            item.setSpanAngle(spans16[k])
-            if spans16[k] == 0 or in_others[k]:
-                item.setVisible(False)
-                continue
-            item.setVisible(True)
-            item.setBrush(self.brushes[shade[k]])
+        thin = dict(zip(shown, (np.abs(pie.span[drawn]) < edge_min).tolist()))
+        items = self._slice_items(n)
+        drawn_now = set(shown)
+        for k in self._shown_slices:
+            if k < n and k not in drawn_now:
+                items[k].setVisible(False)
+        looks = self._looks
+        if len(looks) != n:
+            looks = self._looks = [None] * n
+        for k in shown:
+            item = items[k]
             if k == j:
-                item.setPen(self.selected_pen)
-                item.setZValue(5)
                 pull = PULL if pie.shares[k] < 0.999 else 0.0
                 a = math.radians(float(pie.mid[k]))
-                item.setPos(pull * math.cos(a), pull * math.sin(a))
+                look = (starts16[k], spans16[k], shade[k], 2, pull * math.cos(a), pull * math.sin(a))
             else:
                 # thin slices get an edge of their own colour, which hides the seams between them
-                item.setPen(self.shade_pens[shade[k]] if thin[k] else self.edge_pen)
-                item.setZValue(0)
-                item.setPos(0.0, 0.0)
+                look = (starts16[k], spans16[k], shade[k], 1 if thin[k] else 0, 0.0, 0.0)
+            old = looks[k]
+            if old is None or not item.isVisible():
+                old = (None,) * 6
+            if look == old:
+                continue
+            looks[k] = look
+            if look[0] != old[0]:
+                item.setStartAngle(look[0])
+            if look[1] != old[1]:
+                item.setSpanAngle(look[1])
+            if look[2] != old[2]:
+                item.setBrush(self.brushes[look[2]])
+            if look[3] != old[3] or (look[3] == 1 and look[2] != old[2]):
+                item.setPen((self.edge_pen, self.shade_pens[look[2]], self.selected_pen)[look[3]])
+                z = 5 if look[3] == 2 else 0
+                if item.zValue() != z:
+                    item.setZValue(z)
+            if look[4:] != old[4:]:
+                item.setPos(look[4], look[5])
+            if not item.isVisible():
+                item.setVisible(True)
+        self._shown_slices = shown
         self.others.setVisible(bool(grouped.size))
         if grouped.size:  # one slice from where the first grouped key starts to where the last one ends
             first, last = int(pie.order[-grouped.size]), int(pie.order[-1])
-            self.others.setStartAngle(starts16[first])
+            self.others.setStartAngle(int(self._starts16[first]))
             self.others.setSpanAngle(int(round(-16 * 360.0 * float(pie.shares[grouped].sum()))))
         self._place_labels()
 
     def _redraw(self) -> None:
-        """After a resize: slice edges and labels depend on the size on screen."""
+        """After a resize: slice edges and labels depend on the size on screen (drawn again through
+        ``refresh``, so that a theme's thicker lines are given to the edges it sets)."""
         if self._result is not None and self._result.n and self._selection is not None:
-            self.show_result(self._result, self._selection)
+            self.refresh()
 
     def _place_labels(self) -> None:
         """Label the largest slices (the selected key first) where the text fits without overlap."""
@@ -220,54 +264,78 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         px = self.vb.viewPixelSize()  # data units per pixel (x, y)
         if not px[0] or not px[1]:
             return
+        px0, px1 = px
         rect = self.vb.viewRect()
+        rl, rt, rr, rb = rect.left(), rect.top(), rect.right(), rect.bottom()
+        shares = pie.shares
         grouped = np.zeros(pie.n, dtype=bool)
         grouped[self.grouped] = True
-        ranked = [int(k) for k in np.argsort(-pie.shares, kind="stable")
-                  if not grouped[k] and pie.shares[k] >= MIN_LABEL_SHARE][:MAX_LABELS]
+        ranked = np.argsort(-shares, kind="stable")
+        ranked = ranked[~grouped[ranked] & (shares[ranked] >= MIN_LABEL_SHARE)][:MAX_LABELS].tolist()
         if j in ranked:
             ranked.remove(j)
-        order = ([j] if pie.weights[j] > 0 else []) + ([OTHERS] if self.grouped.size else []) + ranked
-        placed: list = []
+        weights = pie.weights.tolist()
+        order = ([j] if weights[j] > 0 else []) + ([OTHERS] if self.grouped.size else []) + ranked
+        mids = pie.mid.tolist()
+        pulled = pie.shares[j] < 0.999
+        placed: list = []  # (left, top, right, bottom) of each label placed, in data units
         chosen: list = []
         scale = self.theme.font_scale
-        metrics = scaled_metrics(self.label_font, scale)
-        bold_metrics = scaled_metrics(self.bold_font, scale)
+        names = self._key_names
         for k in order:
             if k == OTHERS:
                 share = float(pie.shares[self.grouped].sum())
                 text = f"{self.grouped.size} others {_percent(float(pie.weights[self.grouped].sum()))}"
                 mid = float(pie.start[int(pie.order[-self.grouped.size])]) - 180.0 * share
             else:
-                text = f"{self._key_name(k)} {_percent(pie.weights[k])}"
-                mid = float(pie.mid[k])
-            fm = bold_metrics if k == j else metrics
-            w, h = (fm.horizontalAdvance(text) + 6) * px[0], (fm.height() + 2) * px[1]
+                text = f"{names[k]} {100.0 * weights[k]:.1f}%"  # (as ``_percent``: a weight is never negative)
+                mid = mids[k]
+            bold = k == j
+            w, h = (self._text_width(text, bold, scale) + 6) * px0, (self._text_height(bold, scale) + 2) * px1
             a = math.radians(mid)
             c, s = math.cos(a), math.sin(a)
-            r = LABEL_RADIUS + (PULL if k == j and pie.shares[k] < 0.999 else 0.0)
+            r = LABEL_RADIUS + (PULL if bold and pulled else 0.0)
             x, y = r * c, r * s
             ax, ay = 0.5 - 0.5 * _soft_sign(c), 0.5 + 0.5 * _soft_sign(s)
-            box = QtCore.QRectF(x - ax * w, y - (1 - ay) * h, w, h)  # y up: anchor 1 puts text above
+            left, top = x - ax * w, y - (1 - ay) * h  # y up: anchor 1 puts text above
+            right, bottom = left + w, top + h
+            inside = rl <= left and right <= rr and rt <= top and bottom <= rb  # (as QRectF.contains)
             boxed = False
-            if k == j and not rect.contains(box):
+            if bold and not inside:
                 # the pulled-out slice is always named: moved inward until it fits, on a white box
-                box, text, boxed = self._fit_inside(box, rect, text, fm, px)
+                fm = scaled_metrics(self.bold_font, scale)
+                box, text, boxed = self._fit_inside(QtCore.QRectF(left, top, w, h), rect, text, fm, px)
                 if box is None:
                     continue
-                x, y = box.left() + ax * box.width(), box.top() + (1 - ay) * box.height()
-            if not rect.contains(box) or any(box.intersects(b) for b in placed):
-                continue
-            placed.append(box)
+                left, top, right, bottom = box.left(), box.top(), box.right(), box.bottom()
+                x, y = left + ax * box.width(), top + (1 - ay) * box.height()
+                inside = rect.contains(box)
+            if not inside or any(left < o[2] and o[0] < right and top < o[3] and o[1] < bottom for o in placed):
+                continue  # (the last: as QRectF.intersects)
+            placed.append((left, top, right, bottom))
             chosen.append((k, text, x, y, (ax, ay), boxed))
         labelled = np.zeros(pie.n, dtype=bool)
         texts = []
-        for item, (k, text, x, y, anchor, boxed) in zip(self.labels.take(len(chosen)), chosen):
-            item.setText(text)
-            set_themed_font(item, self.bold_font if k == j else self.label_font, scale)
-            item.setAnchor(anchor)
-            item.setPos(x, y)
-            item.fill = QtGui.QColor(*self.colours.label_box) if boxed else None
+        box_colour = self.colours.label_box
+        looks = self._label_looks
+        for n, (item, (k, text, x, y, anchor, boxed)) in enumerate(zip(self.labels.take(len(chosen)), chosen)):
+            bold = k == j
+            look = (text, bold, scale, anchor, x, y, box_colour if boxed else None)
+            old = looks[n] if n < len(looks) else None
+            if look != old:  # each label told only what changed
+                if old is None or old[0] != text:
+                    item.setText(text)
+                if old is None or old[1:3] != look[1:3]:
+                    set_themed_font(item, self.bold_font if bold else self.label_font, scale)
+                item.setAnchor(anchor)
+                if old is None or old[4:6] != look[4:6]:
+                    item.setPos(x, y)
+                if old is None or old[6] != look[6]:
+                    item.fill = QtGui.QColor(*box_colour) if boxed else None
+                if n < len(looks):
+                    looks[n] = look
+                else:
+                    looks.append(look)
             if k == OTHERS:
                 labelled[self.grouped] = True
             else:
@@ -276,6 +344,24 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self._labelled = labelled
         self._label_texts = texts
         self._write_notes()
+
+    def _text_width(self, text: str, bold: bool, scale: float) -> float:
+        """The pixel width of a label's text in its font at the theme's scale, measured once per text."""
+        key = (bold, scale)
+        known = self._widths.get(key)
+        if known is None or len(known) > 4096:
+            known = self._widths[key] = {}
+        w = known.get(text)
+        if w is None:
+            w = known[text] = scaled_metrics(self.bold_font if bold else self.label_font, scale).horizontalAdvance(text)
+        return w
+
+    def _text_height(self, bold: bool, scale: float) -> float:
+        key = ("height", bold, scale)
+        h = self._widths.get(key)
+        if h is None:
+            h = self._widths[key] = scaled_metrics(self.bold_font if bold else self.label_font, scale).height()
+        return h
 
     @staticmethod
     def _fit_inside(box: QtCore.QRectF, rect: QtCore.QRectF, text: str, fm, px):
@@ -293,7 +379,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
     def _write_notes(self) -> None:
         result, pie = self._result, self.pie
         i, j = self._sel
-        total = float(views.row_sums(result)[i])
+        total = pie.total  # what the row adds up to
         q, key = html.escape(self._name(i)), html.escape(self._key_name(j))
         qink, kink = self.colours.ink["query"], self.colours.ink["key"]
         if result.scenario.softmax_over == "keys":
@@ -357,11 +443,11 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         """What is on screen: each visible slice's start/span (maths degrees), offset, the labels and notes."""
         n = self.pie.n if self.pie is not None else 0
         starts, spans, pulled, visible = [], [], [], []
-        for item in self.slices[:n]:
+        for k, item in enumerate(self.slices[:n]):
             visible.append(item.isVisible())
-            starts.append(-item.startAngle() / 16.0)
-            spans.append(-item.spanAngle() / 16.0)
-            pulled.append(math.hypot(item.pos().x(), item.pos().y()))
+            starts.append(-self._starts16[k] / 16.0)
+            spans.append(-self._spans16[k] / 16.0)
+            pulled.append(math.hypot(item.pos().x(), item.pos().y()) if item.isVisible() else 0.0)
         return {
             "visible": np.array(visible, dtype=bool),
             "start": np.array(starts),

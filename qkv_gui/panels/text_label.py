@@ -51,6 +51,7 @@ class TextLabel(QtWidgets.QGraphicsSimpleTextItem):
         self._margin = float(margin)
         self._color = None
         self._box = None  # a QGraphicsRectItem behind the text, made when a fill or border is set
+        self._placed = None  # the box's size, anchor, angle and margin as placed
         self._fill = QtGui.QBrush(QtCore.Qt.BrushStyle.NoBrush)
         self._border = QtGui.QPen(QtCore.Qt.PenStyle.NoPen)
         if color is None:  # the palette's foreground, following a new palette
@@ -138,8 +139,13 @@ class TextLabel(QtWidgets.QGraphicsSimpleTextItem):
         return self.deviceTransform(view.viewportTransform()).mapRect(self.box_rect())
 
     def _place(self) -> None:
-        """Put the anchor point of the text box at the item's position, turned by the angle."""
+        """Put the anchor point of the text box at the item's position, turned by the angle (nothing to do
+        when a new text has the same size: a number with other digits, mostly)."""
         box = self.box_rect()
+        placed = (box.width(), box.height(), self._anchor, self._angle, self._margin)
+        if placed == self._placed:
+            return
+        self._placed = placed
         ax = box.left() + self._anchor[0] * box.width()
         ay = box.top() + self._anchor[1] * box.height()
         t = QtGui.QTransform()

@@ -77,7 +77,19 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.y_range = (-1.0, 1.0)
         self.out_x_range = (-0.25, 1.25)
         self._wide = None  # whether the bars are wide enough for outlines, as drawn
-        self._widths = TextWidths()
+        # text widths remembered per font: the names', the weights' and the coordinates' (one for all would
+        # forget each font's widths whenever it measures in another)
+        self._widths, self._weight_widths, self._out_widths = TextWidths(), TextWidths(), TextWidths()
+        # what was last given to the bars, the views and the labels (an edit mostly changes some numbers only)
+        self._bar_opts: dict = {}
+        self._ranges: dict = {}
+        self._cover = None
+        self._solid_lefts = self._out_lefts = None
+        self._row_key, self._row_px = None, 0.0
+        self._tip_what = None
+        self._names_key = self._out_key = self._weight_font_key = None
+        self._weight_font = None
+        self._shown_names: list = []
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
@@ -182,11 +194,38 @@ class ValuesPanel(ThemedTextMixin, Panel):
     # ----- drawing ----------------------------------------------------------------------------
     def _weights_row(self, span: float) -> float:
         """How far (in data units) the range reaches below the bars to leave room for the row of weights."""
-        row_px = QtGui.QFontMetricsF(self.weights.font or QtGui.QFont()).height() * self.weights.scale + 2 * MARGIN
+        font = self.weights.font or QtGui.QFont()
+        key = (font.key(), self.weights.scale)
+        if key != self._row_key:  # measured once per font and theme scale
+            self._row_key = key
+            self._row_px = QtGui.QFontMetricsF(font).height() * self.weights.scale + 2 * MARGIN
+        row_px = self._row_px
         plot_px = self.vb.height()
         if plot_px < 3 * row_px:
             return 0.0
         return span * row_px / (plot_px - row_px)
+
+    def _set_bars(self, bars: Bars, **opts) -> None:
+        """``bars.setOpts(**opts)`` unless they are the options it was given last time (numbers compared as
+        arrays): most edits change some bars, not all of them."""
+        last = self._bar_opts.get(bars)
+        if last is not None and last.keys() == opts.keys() and all(
+                _same(last[k], v) for k, v in opts.items()):
+            return
+        self._bar_opts[bars] = opts
+        bars.setOpts(**opts)
+
+    def _set_range(self, vb, x_range, y_range=None) -> None:
+        """The view's range, set only when it is another one (pyqtgraph redoes its transforms and tells every
+        item otherwise)."""
+        wanted = (tuple(x_range), None if y_range is None else tuple(y_range))
+        if self._ranges.get(vb) == wanted:
+            return
+        self._ranges[vb] = wanted
+        if y_range is None:
+            vb.setXRange(*x_range, padding=0)
+        else:
+            vb.setRange(xRange=x_range, yRange=y_range, padding=0)
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
@@ -207,19 +246,23 @@ class ValuesPanel(ThemedTextMixin, Panel):
         if one:  # the left chart shows coordinate c alone
             v, parts = v[:, c:c + 1], parts[:, c:c + 1]
         dg = v.shape[1]  # bars per group
-        self.groups.layout(n, dg)
         g = self.groups
+        if g.shape != (n, dg) or self._solid_lefts is None:
+            g.layout(n, dg)
+            self._solid_lefts = g.lefts + 0.15
+            self._out_lefts = None
         self._parts, self._out, self._shown_v = parts, out, v
         room = 0.24 if n * dg <= MAX_VALUE_LABELS else 0.12
         lo, hi = y_limits(np.concatenate([v.reshape(-1), out]), room=room)
         self.y_range = steady_range(self.y_range, lo - self._weights_row(hi - lo), hi)
         ppu = px_per_unit(self.plot, g.x_range)
         self._wide = ppu >= 5
-        self.faint.setOpts(x0=g.lefts, height=v.reshape(-1), width=1.0, pen=self.faint_pen if self._wide else None)
-        self.scaled.setOpts(x0=g.lefts + 0.15, height=parts.reshape(-1), width=0.7,
-                            pen=bar_edge(self.colours.ink["value"], ppu))
-        self.chosen.setOpts(x0=g.lefts[j * dg:(j + 1) * dg] + 0.15, height=np.array(parts[j]), width=0.7)
-        self.vb.setRange(xRange=g.x_range, yRange=self.y_range, padding=0)
+        self._set_bars(self.faint, x0=g.lefts, height=v.reshape(-1), width=1.0,
+                       pen=self.faint_pen if self._wide else None)
+        self._set_bars(self.scaled, x0=self._solid_lefts, height=parts.reshape(-1), width=0.7,
+                       pen=bar_edge(self.colours.ink["value"], ppu))
+        self._set_bars(self.chosen, x0=self._solid_lefts[j * dg:(j + 1) * dg], height=parts[j], width=0.7)
+        self._set_range(self.vb, g.x_range, self.y_range)
         lo, hi = self.y_range
         left, right = reach(*g.x_range)
         self.zeros[0].setLine(left, 0.0, right, 0.0)
@@ -227,11 +270,17 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.pointer.setText(f"key: {result.key_tokens[j]}")
         masked = np.flatnonzero(~np.asarray(result.allowed[i], dtype=bool))
         self._masked = masked
-        self.masked_cover.setOpts(x0=masked * g.step - 0.1, y0=np.full(masked.size, lo),
-                                  width=np.full(masked.size, dg + 0.2), height=np.full(masked.size, hi - lo))
-        self.out_bars.setOpts(x0=np.arange(d, dtype=float) + 0.1, height=np.array(out), width=0.8)
+        cover = (masked.tobytes(), g.step, dg, lo, hi)
+        if cover != self._cover:  # the same keys masked in the same range: nothing to move
+            self._cover = cover
+            self.masked_cover.setOpts(x0=masked * g.step - 0.1, y0=np.full(masked.size, lo),
+                                      width=np.full(masked.size, dg + 0.2), height=np.full(masked.size, hi - lo))
+            self.masked_cover.setVisible(bool(masked.size))  # (none: nothing for the view to ask about)
+        if self._out_lefts is None or self._out_lefts.size != d:
+            self._out_lefts = np.arange(d, dtype=float) + 0.1
+        self._set_bars(self.out_bars, x0=self._out_lefts, height=out, width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
-        self.out_vb.setXRange(*self.out_x_range, padding=0)
+        self._set_range(self.out_vb, self.out_x_range)
         left, right = reach(*self.out_x_range)
         self.zeros[1].setLine(left, 0.0, right, 0.0)
 
@@ -250,12 +299,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
             caption = f"<b>{html.escape(no_keys_note(result, i))}</b> Output [{coords}]"
         set_text(self.caption, caption)
         what = f"its coordinate {name}" if one else "v"
-        set_tooltip(
-            self.plot,
-            f"Faint bars: each token's value ({what}). Solid bars: the part the query takes (weight × value).\n"
-            "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
-        set_tooltip(self.out_plot, "The output is the sum of all the solid bars, coordinate by coordinate.\n"
-                                   "Point at a bar to see its sum worked out below.")
+        if what != self._tip_what:  # (the tool tips' words change only with the coordinate shown)
+            self._tip_what = what
+            set_tooltip(
+                self.plot,
+                f"Faint bars: each token's value ({what}). Solid bars: the part the query takes (weight × value).\n"
+                "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
+            set_tooltip(self.out_plot, "The output is the sum of all the solid bars, coordinate by coordinate.\n"
+                                       "Point at a bar to see its sum worked out below.")
         self._place_labels()
         self._write_worked()
 
@@ -267,9 +318,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
         names = result.key_tokens
-        shown = thin_labels(g.centres, self._widths(tick_font(self.plot), names), ppu, keep=(j,))
-        self._ticks = [(float(g.centres[k]), names[k]) for k in shown]
-        set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
+        font = tick_font(self.plot)
+        key = (names, font.key(), ppu, j, g.shape)
+        if key != self._names_key:  # the names thinned again only for new names, a new width or another key
+            self._names_key = key
+            self._shown_names = thin_labels(g.centres, self._widths(font, names), ppu, keep=(j,))
+            self._ticks = [(float(g.centres[k]), names[k]) for k in self._shown_names]
+            set_ticks(self.plot.getPlotItem().getAxis("bottom"), [self._ticks])
+        shown = self._shown_names
         self._place_weights(result, i, j, ppu, shown)
         place_pointer(self.pointer, g, j, self.y_range[1], ppu)
         solid = self._parts.reshape(-1)
@@ -281,20 +337,26 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self._wide = wide
             self.faint.setOpts(pen=self.faint_pen if wide else None)
             self.scaled.setOpts(pen=bar_edge(self.colours.ink["value"], ppu))
+            self._bar_opts.pop(self.faint, None)  # (not the options given last: set them all next time)
+            self._bar_opts.pop(self.scaled, None)
 
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
         s = result.scenario
-        wordings = [[feature_names.header(s, "out", c) for c in range(d)],
-                    [feature_names.plain(s, "out", c) for c in range(d)], [f"out{c + 1}" for c in range(d)],
-                    [f"{c + 1}" for c in range(d)]]
         font = tick_font(self.out_plot)
-        for names in wordings:  # the first wording in which every coordinate is named, else the shortest thinned
-            oshown = thin_labels(np.arange(d) + 0.5, self._widths(font, names), oppu, keep=(self._coord,), pad_px=4)
-            if len(oshown) == d:
-                break
-        self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
-        set_ticks(self.out_plot.getPlotItem().getAxis("bottom"), [self._out_ticks])
+        key = (s.v_names, s.n_heads, s.d_v, d, font.key(), oppu, self._coord)
+        if key != self._out_key:  # the coordinates named again only when their names, width or the one shown change
+            self._out_key = key
+            wordings = [[feature_names.header(s, "out", c) for c in range(d)],
+                        [feature_names.plain(s, "out", c) for c in range(d)], [f"out{c + 1}" for c in range(d)],
+                        [f"{c + 1}" for c in range(d)]]
+            for names in wordings:  # the first wording naming every coordinate, else the shortest thinned
+                oshown = thin_labels(np.arange(d) + 0.5, self._out_widths(font, names), oppu, keep=(self._coord,),
+                                     pad_px=4)
+                if len(oshown) == d:
+                    break
+            self._out_ticks = [(c + 0.5, names[c]) for c in oshown]
+            set_ticks(self.out_plot.getPlotItem().getAxis("bottom"), [self._out_ticks])
         if d <= MAX_VALUE_LABELS:
             place_value_labels(self.out_labels, np.arange(d) + 0.5, self._out, oppu, 2, rotate=False)
         else:
@@ -307,9 +369,13 @@ class ValuesPanel(ThemedTextMixin, Panel):
         allowed = np.asarray(result.allowed[i], dtype=bool)
         percents = 100.0 * np.asarray(result.weights[i], dtype=np.float64)
         texts = [f"{explain.fixed(float(percents[k]), 1)}%" if allowed[k] else "masked" for k in named]
-        font = QtGui.QFont(self.weights.font or QtGui.QFont())
-        font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * self.weights.scale)
-        widths = self._widths(font, texts)
+        key = ((self.weights.font or QtGui.QFont()).key(), self.weights.scale)
+        if key != self._weight_font_key:
+            self._weight_font_key = key
+            font = QtGui.QFont(self.weights.font or QtGui.QFont())
+            font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * self.weights.scale)
+            self._weight_font = font
+        widths = self._weight_widths(self._weight_font, texts)
         room = self._weights_row(1.0) > 0.0
         keep = [named.index(j)] if j in named else []
         lo = self.y_range[0]
@@ -418,6 +484,16 @@ class ValuesPanel(ThemedTextMixin, Panel):
         lo, hi = self.y_range
         scene = self.out_vb.mapViewToScene(QtCore.QPointF(c + 0.5, (lo + hi) / 2))
         return self.out_plot.mapFromScene(scene)
+
+
+def _same(a, b) -> bool:
+    """Whether two options of a bar chart are the same: equal arrays, or the same other thing."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape \
+            and bool((a == b).all())
+    if a is None or b is None:
+        return a is b
+    return a is b or (type(a) is type(b) and a == b)
 
 
 def worked_decimals(n: int) -> int:

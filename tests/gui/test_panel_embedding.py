@@ -7,6 +7,7 @@ from PySide6.QtTest import QTest
 
 from qkv_gui.panels.embedding_bars import EmbeddingPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from .fresh_panel import assert_same_drawn, drawn_afresh, same_bars, through_looks
 
 Qt = QtCore.Qt
 
@@ -187,3 +188,50 @@ def test_numbers_on_the_bars_fit_inside_the_picture(make_panel, size):
         for item in shown:
             box = item.view_rect(gv)
             assert view.top() - 1 <= box.top() and box.bottom() <= view.bottom() + 1, (item.text(), box, view)
+
+
+# ----- an edit sets only the parts that changed ------------------------------------------------------------
+def _same_as_drawn_afresh(panel, qtbot) -> None:
+    """The panel after everything done to it shows what a new panel shows for the same session, palette,
+    theme, size and value range (kept while the numbers fit, so handed over): the same bars, outlined strip,
+    names, numbers, texts and tool tip in the same looks; and its view shows the range it worked out."""
+    fresh = drawn_afresh(panel, qtbot, handed=("y_range",))
+    mine = panel.drawn()
+    assert_same_drawn(mine, fresh.drawn(), skip=("source",))
+    for name in ("bars", "chosen"):
+        same_bars(getattr(panel.strips, name), getattr(fresh.strips, name), name)
+    assert panel.plot.toolTip() == fresh.plot.toolTip()
+    assert panel.plot.getPlotItem().getAxis("bottom").labelText == fresh.plot.getPlotItem().getAxis("bottom").labelText
+    fresh.close()
+    (x0, x1), (y0, y1) = panel.vb.viewRange()
+    assert (x0, x1) == pytest.approx(panel.strips.groups.x_range) and (y0, y1) == pytest.approx(panel.y_range)
+    s = panel.session
+    np.testing.assert_allclose(mine["selected_heights"], s.scenario.x[s.selection.query])
+
+
+def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbot):
+    """The outlined strip, the range, the names and the tool tip are set only when they change: after an edit
+    of another token, of the query, a big number, another query, new words, named dials, another palette
+    and presenter mode, the panel is the one a new panel draws."""
+    panel = make_panel(EmbeddingPanel, size=IN_GRID)
+    s = panel.session
+    s.select(query=1)
+    assert s.set_cell("x", 2, 1, "-0.6")  # another token: the outlined strip stays
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_cell("x", 1, 0, "0.35")  # the query's own numbers
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_cell("x", 0, 3, "3.5")  # a bigger range
+    _same_as_drawn_afresh(panel, qtbot)
+    assert panel.y_range[1] > 3.5
+    s.select(query=2)
+    _same_as_drawn_afresh(panel, qtbot)
+    s.set_text("a dog ran after the ball")  # new names, another number of strips
+    _same_as_drawn_afresh(panel, qtbot)
+    assert [t for _, t in panel.drawn()["ticks"]][:2] == ["a", "dog"]
+    s.set_text("my cat ran after that bird")  # other names, as many
+    _same_as_drawn_afresh(panel, qtbot)
+    assert [t for _, t in panel.drawn()["ticks"]][:2] == ["my", "cat"]
+    assert s.set_feature_name(0, "animate")  # named dials: the tool tip and the axis say so
+    _same_as_drawn_afresh(panel, qtbot)
+    assert "animate" in panel.plot.toolTip()
+    through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines

@@ -2,12 +2,14 @@
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
+import pyqtgraph as pg  # (PySide6 first)
 
 from qkv_engine import explain
 from qkv_gui.panels.softmax_pie import SoftmaxPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from .fresh_panel import assert_same_drawn, drawn_afresh, through_looks
 from .reference import numpy_weights as reference_weights
 
 Qt = QtCore.Qt
@@ -182,3 +184,65 @@ def test_the_pulled_out_slice_is_named_in_a_narrow_panel(make_panel, qtbot, size
     first = d["labels"][0]  # its name, shortened in the middle only when even that would not fit
     assert first == f"{key} {pct(w[2])}" or ("…" in first and first.endswith(pct(w[2])))
     assert not problems(panel), problems(panel)
+
+
+# ----- an edit tells the slices and labels only what changed ---------------------------------------------
+def _pixels(view) -> bytes:
+    image = view.grab().toImage()
+    return bytes(image.constBits())
+
+
+def _same_as_drawn_afresh(panel, qtbot) -> None:
+    """The pie after everything done to it looks, pixel for pixel, as a pie drawn afresh for the same
+    session, palette, theme and size (a new panel in them from the start); its slices and labels are the
+    same."""
+    fresh = drawn_afresh(panel, qtbot)
+    mine = panel.drawn()
+    assert_same_drawn(mine, fresh.drawn())
+    assert _pixels(panel.view) == _pixels(fresh.view)
+    fresh.close()
+    # and what both draw is right: each slice in its weight's colour, the selected key outlined in the
+    # palette's colour for it, the others edged in the background's, their widths as the theme scales them
+    s, pal, ls = panel.session, panel.colours, panel.theme.line_scale
+    i, j = s.selection.query, s.selection.key
+    row = s.result.weights[i]
+    cmap = pg.colormap.get(pal.weights_map)
+    for k in np.flatnonzero(mine["visible"]):
+        item = panel.slices[k]
+        step = round(min(max(float(row[k]), 0.0), 1.0) * 255) / 255
+        assert item.brush().color() == cmap.map(step, mode="qcolor"), k
+        pen = item.pen()
+        if k == j:
+            assert pen.color() == QtGui.QColor(pal.selected) and pen.widthF() == pytest.approx(2.5 * ls)
+        else:
+            assert pen.color() in (QtGui.QColor(pal.background), item.brush().color()), k  # (thin: its own colour)
+            assert pen.widthF() == pytest.approx(ls)
+
+
+def test_a_pie_changed_edit_by_edit_looks_as_one_drawn_afresh(make_panel, qtbot):
+    """Slices and labels are told only what changed at each edit: after edits of the query's numbers,
+    another key, keys masked and unmasked, new words, another palette and presenter mode, the pie is the
+    one a new panel draws."""
+    panel = make_panel(SoftmaxPanel, preset="long-sentence", size=IN_GRID)
+    s = panel.session
+    s.select(query=2, key=1)
+    settle(qtbot)
+    for step in range(6):  # the selected query's numbers: every slice and label moves
+        col = step % s.scenario.d_model
+        assert s.set_cell("x", 2, col, float(s.scenario.x[2, col]) + (1.5 if step % 2 else -1.2))
+        settle(qtbot)
+    _same_as_drawn_afresh(panel, qtbot)
+    s.select(key=4)  # the pulled-out slice changes
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_option(causal=True)  # query 3 sees three keys: the other slices go
+    s.select(query=2, key=0)
+    _same_as_drawn_afresh(panel, qtbot)
+    assert panel.drawn()["visible"].tolist() == [True] * 3 + [False] * (s.scenario.n - 3)
+    assert s.set_option(causal=False)  # ... and come back
+    _same_as_drawn_afresh(panel, qtbot)
+    d = panel.drawn()  # every key drawn again, alone or among the others
+    assert sorted(np.flatnonzero(~d["visible"]).tolist()) == d["others"]
+    s.set_text("a dog ran after the small red ball today")  # new names
+    _same_as_drawn_afresh(panel, qtbot)
+    assert any(label.startswith("dog ") for label in panel.drawn()["labels"])
+    through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines

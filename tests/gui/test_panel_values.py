@@ -8,6 +8,7 @@ from PySide6.QtTest import QTest
 from qkv_engine import explain
 from qkv_gui.panels.value_mixing import ValuesPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from .fresh_panel import assert_same_drawn, drawn_afresh, same_bars, through_looks
 from .reference import numpy_weights
 
 Qt = QtCore.Qt
@@ -170,3 +171,63 @@ def test_every_output_is_named_in_a_narrow_panel_and_numbers_sit_past_the_faint_
         assert item.text() == f"{solid:.2f}"
     named = make_panel(ValuesPanel, preset="designed-it", size=(520, 330))
     assert [t for _, t in named.drawn()["out_ticks"]] in (["out1 · animate", "out2 · noun"], ["animate", "noun"])
+
+
+# ----- an edit sets only the parts that changed ------------------------------------------------------------
+def _same_as_drawn_afresh(panel, qtbot) -> None:
+    """The panel after everything done to it shows what a new panel shows for the same session, palette,
+    theme, size and value range (the range is kept while the numbers fit, so it is handed over): the same
+    bars, names, weights, numbers and texts in the same looks; and its views show the ranges it worked out."""
+    fresh = drawn_afresh(panel, qtbot, handed=("y_range",))
+    mine = panel.drawn()
+    assert_same_drawn(mine, fresh.drawn())
+    for name in ("faint", "scaled", "chosen", "out_bars", "masked_cover"):  # the bars in the same looks
+        same_bars(getattr(panel, name), getattr(fresh, name), name)
+    for pool in ("scaled_labels", "out_labels", "weights"):  # the numbers and weights: where, how big
+        for a, b in zip(getattr(panel, pool).items[:getattr(panel, pool).shown], getattr(fresh, pool).items):
+            assert (a.text(), a.pos(), a.font(), a.angle, a.brush()) == (b.text(), b.pos(), b.font(), b.angle,
+                                                                      b.brush()), pool
+    fresh.close()
+    (x0, x1), (y0, y1) = panel.vb.viewRange()
+    assert (x0, x1) == pytest.approx(panel.groups.x_range) and (y0, y1) == pytest.approx(panel.y_range)
+    assert panel.out_vb.viewRange()[0] == pytest.approx(list(panel.out_x_range))
+    s = panel.session
+    masked = np.flatnonzero(~np.asarray(s.result.allowed[s.selection.query], dtype=bool))
+    assert mine["masked"] == masked.tolist()
+    cover = panel.masked_cover.rects()  # a hatched cover over each masked key's group, the full height
+    assert panel.masked_cover.isVisible() == bool(masked.size)
+    np.testing.assert_allclose(cover[:, 0], masked * panel.groups.step - 0.1)
+    np.testing.assert_allclose(cover[:, 3], np.full(masked.size, y1 - y0))
+
+
+def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbot):
+    """Bars, ranges, the masked cover, names and tool tips are set only when they change: after edits that
+    grow and shrink the values, another key, masks on and off, new words, a named output, another palette
+    and presenter mode, the panel is the one a new panel draws."""
+    panel = make_panel(ValuesPanel, size=ALONE)  # (room to name the outputs)
+    s = panel.session
+    s.select(query=1, key=2)
+    assert s.set_cell("x", 1, 0, "0.35")  # the query's numbers
+    assert s.set_cell("x", 2, 1, "-0.6")  # another token's
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_cell("w_v", 0, 1, "4.5")  # big values: a bigger range
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_cell("w_v", 0, 1, "0.2")  # and back
+    _same_as_drawn_afresh(panel, qtbot)
+    s.select(key=0)
+    _same_as_drawn_afresh(panel, qtbot)
+    assert s.set_option(causal=True)  # query 1 sees the first two keys: the third is covered
+    _same_as_drawn_afresh(panel, qtbot)
+    assert panel.drawn()["masked"] == [2]
+    assert s.set_option(causal=False)  # ... and uncovered
+    _same_as_drawn_afresh(panel, qtbot)
+    s.set_text("a dog ran after the ball")  # new names, another number of groups
+    _same_as_drawn_afresh(panel, qtbot)
+    assert [t for _, t in panel.drawn()["ticks"]] == ["a", "dog", "ran", "after", "the", "ball"]
+    s.set_text("my cat ran after that bird")  # other names, as many
+    _same_as_drawn_afresh(panel, qtbot)
+    assert [t for _, t in panel.drawn()["ticks"]][:2] == ["my", "cat"]
+    assert s.set_column_name("v", 1, "animate")  # a named output coordinate
+    _same_as_drawn_afresh(panel, qtbot)
+    assert any("animate" in t for _, t in panel.drawn()["out_ticks"])
+    through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines
