@@ -250,10 +250,12 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self._place_labels()
 
     def _redraw(self) -> None:
-        """After a resize: slice edges and labels depend on the size on screen (drawn again through
-        ``refresh``, so that a theme's thicker lines are given to the edges it sets)."""
+        """After a resize: slice edges and labels depend on the size on screen (and a theme's thicker lines
+        are given to the edges drawn again, as ``refresh`` gives them)."""
         if self._result is not None and self._result.n and self._selection is not None:
-            self.refresh()
+            self.show_result(self._result, self._selection)
+            if self.theme != style.SCREEN:
+                self._scale_items()
 
     def _place_labels(self) -> None:
         """Label the largest slices (the selected key first) where the text fits without overlap."""
