@@ -289,3 +289,39 @@ def test_an_array_changed_in_place_and_given_again_is_drawn_anew(view):
     values[0, 0] = 0.4
     image = show(view, values, levels=(0.0, 0.4))
     assert close(pixel(view, image, 0, 0), style.colormap().map(1.0, mode="qcolor"))
+
+
+def test_the_same_outlines_or_veils_again_draw_nothing_and_new_numbers_repaint_only_the_cells(view, monkeypatch):
+    values = np.array([[0.1, 0.3, 0.2], [0.2, 0.0, 0.4]])
+    view.grid.set_header_cells(2.0, 1.0)  # strips beside and above the cells (names drawn by other items)
+    show(view, values, levels=(0.0, 0.4))
+    box = Outline(QtCore.QRectF(0, 0, 3, 1), "#ff0000", 2.0)
+    view.grid.set_outlines({"row": box})
+    view.grid.set_veils([QtCore.QRectF(2, 1, 1, 1)])
+    repaints = []
+    monkeypatch.setattr(view.grid, "update", lambda *a: repaints.append(a))
+    view.grid.set_outlines({"row": Outline(QtCore.QRectF(0, 0, 3, 1), "#ff0000", 2.0), "gone": None})
+    view.grid.set_veils([QtCore.QRectF(2, 1, 1, 1)])
+    assert repaints == []
+    view.grid.set_outlines({"row": Outline(QtCore.QRectF(0, 1, 3, 1), "#ff0000", 2.0)})
+    view.grid.set_veils([])
+    assert len(repaints) == 2
+    repaints.clear()
+    view.grid.setData(values * 0.5, (0.0, 0.4))
+    (area,), = repaints
+    pad_x, pad_y = view.grid._pad
+    assert area == QtCore.QRectF(-pad_x, -pad_y, 3 + 2 * pad_x, 2 + 2 * pad_y)  # not the strips
+    assert pad_x < 2.0 and pad_y < 1.0
+    monkeypatch.undo()
+    image = show(view, values * 0.5, levels=(0.0, 0.4))
+    assert close(pixel(view, image, 1, 2), style.colormap().map(0.5, mode="qcolor"))
+
+
+def test_a_big_grid_with_one_new_number_is_drawn_anew(view):
+    values = np.random.default_rng(3).random((300, 300)) * 0.4
+    view.grid.numbers = False
+    show(view, values, levels=(0.0, 0.4))
+    changed = values.copy()
+    changed[1, 2] = 0.4  # off the sparse sample
+    image = show(view, changed, levels=(0.0, 0.4))
+    assert close(pixel(view, image, 1, 2), style.colormap().map(1.0, mode="qcolor"))
