@@ -184,11 +184,40 @@ def diverging_limit(values, share: float = 0.98) -> float:
     ``share`` of the finite ``values`` do not pass. A real model's embeddings have a few huge numbers; a
     scale to the largest would leave every other cell pale, so those few get the end colours. 1 when every
     value is 0."""
-    sizes = np.abs(np.asarray(values, dtype=np.float64))
-    sizes = sizes[np.isfinite(sizes)]
+    sizes = np.abs(np.asarray(values, dtype=np.float64)).reshape(-1)
+    finite = np.isfinite(sizes)
+    if not finite.all():
+        sizes = sizes[finite]
     if sizes.size == 0:
         return 1.0
-    top = float(np.quantile(sizes, share))
+    top = _upper_quantile(sizes, share)
     if top <= 0.0:
         top = float(sizes.max())
     return top if top > 0.0 else 1.0
+
+
+#: A grid of more sizes than this finds its quantile among the largest few (``_upper_quantile``).
+_SORT_FEW_AFTER = 20_000
+
+
+def _upper_quantile(sizes: np.ndarray, share: float) -> float:
+    """``np.quantile(sizes, share)`` (1-D, finite), the same number, found quicker for a big array and a high
+    share: the quantile lies between two neighbours in sorted order, and both are among the sizes at least as
+    large as a bound read off an every-k-th sample; only those few are put in order. (A 512 x 512 score grid
+    ordered all its 262,144 sizes to find one.)"""
+    n = sizes.size
+    if n <= _SORT_FEW_AFTER or not 0.5 <= share < 1.0:
+        return float(np.quantile(sizes, share))
+    at = share * (n - 1)  # the quantile's place in sorted order, as np.quantile's "linear" method puts it
+    low = int(np.floor(at))
+    sample = sizes[::max(1, n // 4096)]
+    guess = max(0, int(np.floor((share - 0.02) * (sample.size - 1))))  # a bound well below the quantile
+    bound = np.partition(sample, guess)[guess]
+    few = sizes[sizes >= bound]
+    below = n - few.size  # how many sizes lie under the bound: the first places in sorted order
+    if below > low:  # the sample misled the bound: order them all
+        return float(np.quantile(sizes, share))
+    k = low - below
+    pair = np.partition(few, (k, min(k + 1, few.size - 1)))[[k, min(k + 1, few.size - 1)]]
+    # between the two neighbours as np.quantile interpolates (its own arithmetic: the same float)
+    return float(np.quantile(pair, at - low))

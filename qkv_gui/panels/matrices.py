@@ -49,9 +49,11 @@ NUMBER_PT = 8.0
 OP_PT = 10.0
 
 
-def _rgba(color: str) -> np.ndarray:
-    c = QtGui.QColor(color)
-    return np.array([[[c.red(), c.green(), c.blue(), 255]]], dtype=np.ubyte)
+def _strip() -> QtWidgets.QGraphicsRectItem:
+    """A token strip: one rectangle in its role's fill, drawn by Qt (no outline)."""
+    item = QtWidgets.QGraphicsRectItem()
+    item.setPen(QtGui.QPen(Qt.PenStyle.NoPen))
+    return item
 
 
 def _pen(color: str, width: float) -> QtGui.QPen:
@@ -99,8 +101,8 @@ class MatrixView(GridHolder):
         if not weights:
             self.image.soften = 2.5
         self.vb.addItem(self.image)
-        self.rowStrip = pg.ImageItem(axisOrder="row-major")
-        self.colStrip = pg.ImageItem(axisOrder="row-major")
+        self.rowStrip = _strip()
+        self.colStrip = _strip()
         self._paint_strips()
         if rows_role:
             self.vb.addItem(self.rowStrip)
@@ -113,6 +115,8 @@ class MatrixView(GridHolder):
         self.rowTokens = TextPool(self.vb, font=font)
         self.colTokens = TextPool(self.vb, font=font)
         self._shape = None
+        self._outlined = {}  # key -> (rect, colour) of the outlines drawn
+        self._levels = None  # the colour scale's ends of the numbers shown
         self._names_widest = None  # (metrics, column names, their widest): the names rarely change between edits
         self.vb.sigResized.connect(lambda *_: self.update_texts())
 
@@ -120,7 +124,7 @@ class MatrixView(GridHolder):
         """The token strips in their roles' fills."""
         for strip, role in ((self.rowStrip, self.rows_role), (self.colStrip, self.cols_role)):
             if role:
-                strip.setImage(_rgba(self.colours.fill[role]), autoLevels=False, levels=(0, 255))
+                strip.setBrush(QtGui.QColor(self.colours.fill[role]))
 
     def set_colours(self, palette: style.Palette) -> None:
         """Draw in ``palette`` (the grid, title and pooled names follow by themselves): the strips; the outlines
@@ -143,8 +147,15 @@ class MatrixView(GridHolder):
         self.update_texts()
 
     def highlight(self, key: str, color: str, rect: QtCore.QRectF | None) -> None:
-        """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away."""
-        self.image.set_outlines({key: None if rect is None else Outline(rect, color, 2.2)})
+        """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away. The same outline
+        again leaves the grid as it is (it is not painted again for it)."""
+        self._outline(key, None if rect is None else Outline(rect, color, 2.2))
+
+    def _outline(self, key: str, outline: Outline | None) -> None:
+        drawn = None if outline is None else (outline.rect, outline.color, outline.width)
+        if self._outlined.get(key) != drawn:
+            self._outlined[key] = drawn
+            self.image.set_outlines({key: outline})
 
     def strip_sizes(self, rows: int, cols: int):
         sw = max(1.0, 0.08 * cols) if self.rows_role else 0.0
@@ -152,11 +163,12 @@ class MatrixView(GridHolder):
         return sw, sh
 
     def set_values(self, values: np.ndarray, tokens: tuple, col_tokens: tuple | None = None,
-                   masked_by: np.ndarray | None = None) -> None:
+                   masked_by: np.ndarray | None = None, levels: tuple | None = None) -> None:
         """``tokens`` name the rows, ``col_tokens`` (default: the same) the columns; cells masked
-        (``masked_by``: the reason of each, 0 open) get the mask look. The same numbers, names and mask
-        as shown already leave the grid as it is (an edit changes some grids and not others: a number of
-        W^V changes V alone)."""
+        (``masked_by``: the reason of each, 0 open) get the mask look; ``levels``: the colour scale's ends
+        when another grid of the same numbers has them (Kᵀ takes K's), else worked out here. The same
+        numbers, names and mask as shown already leave the grid as it is (an edit changes some grids and not
+        others: a number of W^V changes V alone)."""
         col_tokens = tokens if col_tokens is None else col_tokens
         if self._same(values, tokens, col_tokens, masked_by):
             return
@@ -174,27 +186,38 @@ class MatrixView(GridHolder):
         if title != self.titleItem.text:
             self.titleItem.setText(title, size=f"{TITLE_PT * self.scale:g}pt")
             self.titleItem.setMinimumWidth(0)  # let narrow panels squeeze the title rather than clip the grids
-        if self.weights:
-            levels = (0.0, 1.0)
-        elif values.size > ROBUST_AFTER:  # a real model's grid: a few huge numbers would leave the rest pale
-            top = views.diverging_limit(values)
-            levels = (-top, top)
-        else:
-            top = float(np.max(np.abs(values))) if values.size else 1.0
-            levels = (-top, top) if top > 0 else (-1.0, 1.0)
+        if levels is None:
+            levels = self.levels_for(values)
+        self._levels = levels
         self.image.setData(values, levels, masked_by=masked_by if self.masked is not None else None)
-        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0)})
-        sw, sh = self.strip_sizes(rows, cols)
-        self.image.set_header_cells(sw, sh)  # a name in a strip counts as its row or column
-        if self.rows_role:
-            self.rowStrip.setRect(QtCore.QRectF(-sw, 0, sw, rows))
-        if self.cols_role:
-            self.colStrip.setRect(QtCore.QRectF(0, -sh, cols, sh))
-        if self._shape != (rows, cols):
+        self._outline("frame", Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0))
+        if self._shape != (rows, cols):  # strips, their hit areas and the view follow the shape alone
             self._shape = (rows, cols)
+            sw, sh = self.strip_sizes(rows, cols)
+            self.image.set_header_cells(sw, sh)  # a name in a strip counts as its row or column
+            if self.rows_role:
+                self.rowStrip.setRect(QtCore.QRectF(-sw, 0, sw, rows))
+            if self.cols_role:
+                self.colStrip.setRect(QtCore.QRectF(0, -sh, cols, sh))
             self.vb.setRange(xRange=(-sw, cols), yRange=(-sh, rows), padding=0.02)
         if not names_stay:
             self.update_texts()
+
+    def levels_for(self, values: np.ndarray) -> tuple:
+        """The colour scale's ends for ``values``: 0 to 1 for weights; else symmetric about 0, to the largest
+        size, or (big grids) to where 98 % of the sizes end."""
+        if self.weights:
+            return 0.0, 1.0
+        if values.size > ROBUST_AFTER:  # a real model's grid: a few huge numbers would leave the rest pale
+            top = views.diverging_limit(values)
+            return -top, top
+        top = float(np.max(np.abs(values))) if values.size else 1.0
+        return (-top, top) if top > 0 else (-1.0, 1.0)
+
+    @property
+    def levels(self) -> tuple | None:
+        """The colour scale's ends of the numbers shown (None before any)."""
+        return self._levels
 
     def _same(self, values, tokens, col_tokens, masked_by) -> bool:
         """Whether the grid shows these numbers, names and mask already."""
@@ -379,7 +402,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         g["q"].set_values(result.q, toks)
         g["k"].set_values(result.k, ktoks)
         g["v"].set_values(result.v, ktoks)
-        g["kt"].set_values(result.k.T, ktoks)
+        g["kt"].set_values(result.k.T, ktoks, levels=g["k"].levels)  # K's numbers: K's scale
         g["scores"].set_values(result.scores, toks, ktoks)
         g["weights"].set_values(result.weights, toks, ktoks, masked_by=result.masked_by)
 

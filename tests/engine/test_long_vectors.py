@@ -81,3 +81,21 @@ def test_the_diverging_limit_leaves_the_few_largest_sizes_out():
     assert views.diverging_limit(np.zeros((2, 3))) == 1.0
     assert views.diverging_limit([0.0] * 99 + [3.0]) == 3.0  # mostly zeros: the largest, not 0
     assert views.diverging_limit([np.nan, 2.0, -1.0], share=1.0) == 2.0
+
+
+@pytest.mark.parametrize("kind", ["normal", "heavy tails", "ties", "mostly zeros", "sorted", "NaN and inf"])
+def test_the_diverging_limit_of_a_big_grid_is_numpys_quantile_of_its_sizes(kind):
+    """A big grid finds its limit among its largest sizes only: the very number np.quantile gives."""
+    rng = np.random.default_rng(len(kind))
+    for n in (20_001, 65_536, 262_144):
+        values = {"normal": lambda: rng.normal(size=n), "heavy tails": lambda: rng.standard_cauchy(size=n),
+                  "ties": lambda: np.round(rng.normal(size=n), 1), "sorted": lambda: np.sort(rng.normal(size=n)),
+                  "mostly zeros": lambda: np.where(rng.random(n) < 0.03, rng.normal(size=n), 0.0),
+                  "NaN and inf": lambda: np.where(rng.random(n) < 0.01, np.nan, rng.normal(size=n))}[kind]()
+        if kind == "NaN and inf":
+            values[:5] = np.inf
+        sizes = np.abs(values[np.isfinite(values)])
+        for share in (0.5, 0.9, 0.98, 0.999, 1.0):
+            want = float(np.quantile(sizes, share))
+            want = want if want > 0 else float(sizes.max())
+            assert views.diverging_limit(values.reshape(-1, 16 if n % 16 == 0 else 1), share) == want, (n, share)
