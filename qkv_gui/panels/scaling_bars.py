@@ -88,6 +88,7 @@ class _Chart:
         self.marker = dot_item(plot, 10, pg.mkPen(p.selected, width=2), p.background)
         self.marker_label = TextLabel("", anchor=(0, 1))
         plot.addItem(self.marker_label, ignoreBounds=True)
+        self._set = {}  # what was last given to each item (an edit gives most of them the same again)
         for item, roles in (
                 (self.flat_low, {"brush": "shade"}), (self.flat_high, {"brush": "shade"}),
                 (self.masked, {"brush": "hatch"}), (self.curve, {"pen": "curve"}), (self.zero, {"pen": "foreground"}),
@@ -96,8 +97,17 @@ class _Chart:
                 (self.marker_label, {"text": "selected"})):
             colours.paint(item, p, **roles)
 
+    def changed(self, name: str, *given) -> bool:
+        """Whether ``given`` differs from what item ``name`` was last given (and keep it if so)."""
+        if self._set.get(name) == given:
+            return False
+        self._set[name] = given
+        return True
+
     def show_flat_ends(self, lo: float, hi: float, edges, rows: int) -> None:
         """Shade the flat ends (left of ``edges[0]``, right of ``edges[1]``) across every row, or hide them."""
+        if not self.changed("flat", lo, hi, None if edges is None else tuple(edges), rows):
+            return
         for item in (self.flat_low, self.flat_high):
             item.setVisible(edges is not None)
         if edges is None:
@@ -192,44 +202,56 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._fit_labels()
 
     @staticmethod
-    def _text_rect(chart, item) -> QtCore.QRectF:
-        """Where a text item at its data position will be drawn, in scene pixels (before it is painted)."""
-        vb = chart.plot.getViewBox()
-        at = vb.mapViewToScene(item.pos())
+    def _text_rect(to_scene: QtGui.QTransform, item, anchor=None) -> QtCore.QRectF:
+        """Where a text item at its data position will be drawn (with ``anchor``, default its own), in scene
+        pixels (before it is painted); ``to_scene``: the chart's data -> scene transform."""
+        at = to_scene.map(item.pos())
         size = item.box_size()
-        ax, ay = item.anchor.x(), item.anchor.y()
+        ax, ay = (item.anchor.x(), item.anchor.y()) if anchor is None else anchor
         return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
 
     def _fit_labels(self, *_):
         """Text on the charts only where there is room for it: inside the chart, not on each other.
-        The marker's label goes to whichever side of the dot has room; the shading and the dot stay."""
+        The marker's label goes to whichever side of the dot has room; the shading and the dot stay.
+        Nothing is placed again when the charts, their ranges and the labels' places and words are as
+        they were."""
         for chart, name in ((self.raw, "raw"), (self.scaled, "scaled")):
             vb = chart.plot.getViewBox()
+            vb.updateMatrix()  # (the view's transform follows a new range only when asked)
+            to_scene = vb.childTransform() * vb.sceneTransform()
             box = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
-            placed = []
             marker = self._drawn.get(f"{name}_marker")
             label = chart.marker_label
-            label.setVisible(False)
+            edges = self._drawn.get("edges")
+            flats = [(item.pos(), item.anchor, item.text(), region.rect()) for item, region
+                     in zip(chart.flat_labels, (chart.flat_low, chart.flat_high))] if edges is not None else None
+            if not chart.changed("labels", to_scene, box, marker is not None, label.pos(), label.text(),
+                                 label.font(), flats, chart.flat_labels[0].font()):
+                continue
+            placed = []
+            shown = False
             if marker is not None:
                 for anchor in ((0, 1), (1, 1), (0, 0), (1, 0)):
-                    label.setAnchor(anchor)
-                    rect = self._text_rect(chart, label)
+                    rect = self._text_rect(to_scene, label, anchor)
                     if box.contains(rect):
-                        label.setVisible(True)
+                        label.setAnchor(anchor)
+                        shown = True
                         placed.append(rect)
                         break
-            edges = self._drawn.get("edges")
+                else:
+                    label.setAnchor((1, 0))  # the last tried, as before
+            label.setVisible(shown)
             for item, region in zip(chart.flat_labels, (chart.flat_low, chart.flat_high)):
-                item.setVisible(False)
-                if edges is None:
-                    continue
-                rect = self._text_rect(chart, item)
-                lo, hi = region.rect().left(), region.rect().right()
-                left, right = vb.mapViewToScene(QtCore.QPointF(lo, 0)).x(), vb.mapViewToScene(QtCore.QPointF(hi, 0)).x()
-                in_shade = rect.left() >= left - 8 and rect.right() <= right + 8  # on its grey end, not on the bars
-                if in_shade and box.contains(rect) and not any(rect.intersects(r) for r in placed):
-                    item.setVisible(True)
-                    placed.append(rect)
+                fits = False
+                if edges is not None:
+                    rect = self._text_rect(to_scene, item)
+                    lo, hi = region.rect().left(), region.rect().right()
+                    left, right = to_scene.map(QtCore.QPointF(lo, 0)).x(), to_scene.map(QtCore.QPointF(hi, 0)).x()
+                    in_shade = rect.left() >= left - 8 and rect.right() <= right + 8  # on its grey end, not on the bars
+                    fits = in_shade and box.contains(rect) and not any(rect.intersects(r) for r in placed)
+                    if fits:
+                        placed.append(rect)
+                item.setVisible(fits)
 
     # ----- clicks --------------------------------------------------------------------------------
     def key_at(self, scene_pos) -> int | None:
@@ -315,40 +337,56 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
         drawn = {"query": i, "key": j, "divisor": result.divisor, "titles": titles, "edges": edges,
                  "x_range": (lo, hi), "masked": [int(m) for m in np.flatnonzero(~allowed)]}
-        for chart, values, name in ((self.raw, raw, "raw"), (self.scaled, scaled, "scaled")):
+        masked = ~allowed
+        n_masked = int(masked.sum())
+        # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top (one
+        # path for both charts, made only when the curve moved)
+        curve_ys = None if curve_w is None else -0.5 + n * curve_w
+        path = None
+        if curve_ys is not None and self.raw.changed("curve_points", xs.tobytes(), curve_ys.tobytes()):
+            path = curve_path(xs, curve_ys)
+        # where key j's score lands on the curve, raw and scaled
+        at = None
+        if curve_w is not None:
+            x_at = np.array([raw[j], scaled[j]], dtype=np.float64)
+            at = views.softmax_curve(result, i, j, x_at)
+        for k, (chart, values, name) in enumerate(((self.raw, raw, "raw"), (self.scaled, scaled, "scaled"))):
             plot = chart.plot
             ok = allowed
             vals = np.where(ok, values, 0.0)
             chart.bars.setOpts(x0=np.minimum(vals[ok], 0.0), width=np.abs(vals[ok]), y=rows[ok],
                                height=np.full(int(ok.sum()), BAR_HEIGHT))
             if ok[j]:
-                chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],
-                                     height=[BAR_HEIGHT])
+                if chart.changed("chosen", float(vals[j]), float(rows[j])):
+                    chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],
+                                         height=[BAR_HEIGHT])
                 chart.chosen.setVisible(True)
             else:
                 chart.chosen.setVisible(False)
-            masked = ~ok
-            chart.masked.setOpts(x0=np.full(int(masked.sum()), lo), width=np.full(int(masked.sum()), hi - lo),
-                                 y=rows[masked], height=np.full(int(masked.sum()), 0.9))
-            # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
-            if curve_w is not None:
-                chart.curve.setPath(curve_path(xs, -0.5 + n * curve_w))
+            if chart.changed("masked", masked.tobytes(), lo, hi, n):
+                chart.masked.setOpts(x0=np.full(n_masked, lo), width=np.full(n_masked, hi - lo), y=rows[masked],
+                                     height=np.full(n_masked, 0.9))
+            if curve_ys is not None:
+                if path is not None:
+                    chart.curve.setPath(path)
                 chart.curve.setVisible(True)
             else:
                 chart.curve.setVisible(False)
             chart.show_flat_ends(lo, hi, edges, n)
-            left, right = reach(-0.5, n - 0.5)
-            chart.zero.setLine(0.0, left, 0.0, right)
-            # where key j's score lands on the curve
-            if curve_w is not None:
-                x = float(values[j])
-                w_at = float(views.softmax_curve(result, i, j, [x])[0])
+            if chart.changed("rows", n):
+                left, right = reach(-0.5, n - 0.5)
+                chart.zero.setLine(0.0, left, 0.0, right)
+                ax = plot.getAxis("right")
+                set_ticks(ax, [[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
+                set_label(ax, "weight" if n > 0 else "")
+                plot.setYRange(-0.5, n - 0.5, padding=0.02)
+            if at is not None:
+                x, w_at = float(values[j]), float(at[k])
                 y = -0.5 + n * w_at
                 chart.marker.setPos(x, y)
                 chart.guide.setLine(x, float(rows[j]), x, y)
                 chart.marker_label.setText(f"weight {explain.fixed(w_at, 2)}")
-                chart.marker_label.setPos(x, y)
-                chart.marker_label.setAnchor((0, 1) if x < (lo + hi) / 2 else (1, 1))
+                chart.marker_label.setPos(x, y)  # (its anchor: the side with room, ``_fit_labels``)
                 for item in (chart.marker, chart.guide):
                     item.setVisible(True)
                 drawn[f"{name}_marker"] = (x, w_at)
@@ -356,12 +394,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 for item in (chart.marker, chart.guide, chart.marker_label):
                     item.setVisible(False)
                 drawn[f"{name}_marker"] = None
-            ax = plot.getAxis("right")
-            set_ticks(ax, [[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
-            set_label(ax, "weight" if n > 0 else "")
-            plot.setYRange(-0.5, n - 0.5, padding=0.02)
             drawn[f"{name}_bars"] = (np.flatnonzero(ok), values)  # made a {key: value} dict by drawn()
-        self.raw.plot.setXRange(lo, hi, padding=0)
+        if self.raw.changed("x_range", lo, hi):
+            self.raw.plot.setXRange(lo, hi, padding=0)
         drawn["curve"] = (xs, curve_w)
 
         # words: the worked division and what the picture shows
@@ -406,14 +441,18 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
     def _space_numbers(self) -> None:
         """Numbers along each score axis far enough apart to read: a tidy step whose numbers fit the chart's
-        width (pyqtgraph's own choice let 0.02 and 0.04 run together in a narrow chart)."""
+        width (pyqtgraph's own choice let 0.02 and 0.04 run together in a narrow chart). The same range, width
+        and font as last time keep the step."""
         lo, hi = self._drawn.get("x_range", (0.0, 1.0))
         if not hi > lo:
             return
         for chart in (self.raw, self.scaled):
             axis = chart.plot.getAxis("bottom")
-            fm = QtGui.QFontMetricsF(axis.style.get("tickFont") or self.font())
+            font = axis.style.get("tickFont") or self.font()
             width = max(1.0, chart.plot.getViewBox().width())
+            if not chart.changed("spacing", lo, hi, width, font):
+                continue
+            fm = QtGui.QFontMetricsF(font)
             step = _step_125((hi - lo) / 4.0)
             for _ in range(3):  # the numbers' width depends on the step (its decimals): settle both
                 decimals = max(0, -int(np.floor(np.log10(step) + 1e-9)))
