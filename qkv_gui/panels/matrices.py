@@ -49,6 +49,19 @@ NUMBER_PT = 8.0
 OP_PT = 10.0
 
 
+def _from_pixmap(item: QtWidgets.QGraphicsItem) -> None:
+    """Paint ``item`` (words that rarely change: titles, operators, token names) from a pixmap of it, drawn
+    again only when it changes: an edit repaints the grids under and beside it. Exports switch the caches off
+    (vector text); ``_redraw`` after a move, so the words are drawn again at their new fraction of a pixel."""
+    item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
+def _redraw(items) -> None:
+    """Draw cached words again, where they are now (Qt moves a cached pixmap by whole pixels)."""
+    for item in items:
+        item.update()
+
+
 def _strip() -> QtWidgets.QGraphicsRectItem:
     """A token strip: one rectangle in its role's fill, drawn by Qt (no outline)."""
     item = QtWidgets.QGraphicsRectItem()
@@ -94,6 +107,7 @@ class MatrixView(GridHolder):
         title_role = f"ink_{role}" if role in palette.ink else "foreground"
         self.titleItem = box.addLabel("", row=0, col=0, size=f"{TITLE_PT}pt", color=palette.colour(title_role))
         colours.paint(self.titleItem, palette, text=title_role)
+        _from_pixmap(self.titleItem.item)
         self.vb = box.addViewBox(row=1, col=0, lockAspect=False, enableMouse=False, enableMenu=False,
                                  invertY=True, defaultPadding=0.0)
         # Negative numbers red, zero white, positive blue (pale under numbers); weights viridis from 0 to 1.
@@ -239,6 +253,7 @@ class MatrixView(GridHolder):
 
     def update_texts(self) -> None:
         """Token names in the strips (the grid writes its own numbers where they fit)."""
+        _redraw([self.titleItem.item])  # the grid was laid out again: its title may have moved
         if self.values is None:
             return
         rows, cols = self.values.shape
@@ -259,6 +274,8 @@ class MatrixView(GridHolder):
             for r, item in zip(rows_shown, items):
                 item.setText(fm.elidedText(self.tokens[r], elide, room), color=self.colours.on_fill[self.rows_role])
                 item.setPos(-sw / 2, r + 0.5)
+                _from_pixmap(item)
+            _redraw(items)
             self.token_rows = rows_shown
             shown += len(items)
         if self.cols_role:
@@ -279,6 +296,8 @@ class MatrixView(GridHolder):
                 item.setText(fm.elidedText(self.col_tokens[c], elide, max(0.0, 2 * half - 6)),
                              color=self.colours.on_fill[self.cols_role])
                 item.setPos(c + 0.5, -sh / 2)
+                _from_pixmap(item)
+            _redraw(items)
             self.token_cols = cols_shown
             shown += len(items)
         self.shown_tokens = shown
@@ -325,6 +344,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         def op(layout_, col, text, role="foreground"):
             label = pg.LabelItem(text, size=f"{OP_PT:g}pt", color=pal.colour(role))
             colours.paint(label, pal, text=role)
+            _from_pixmap(label.item)
             layout_.addItem(label, row=0, col=col)
             self.ops.append(label)
             return label
@@ -475,6 +495,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
     def _refit_now(self) -> None:
         self._refit_pending = False
         self.canvas.refit()
+        _redraw(label.item for label in self.ops)  # the operators between the grids moved with them
 
     def _apply_texts(self) -> None:
         chain = self._chain

@@ -321,7 +321,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._x_range = lo, hi = steady_range(self._x_range, lo - margin, hi + margin)
 
         xs = np.linspace(lo, hi, CURVE_POINTS)
-        curve_w = views.softmax_curve(result, i, j, xs) if allowed[j] else None
+        # the curve, and where key j's raw and scaled scores land on it (its last two points): one call
+        curve_w = at = None
+        if allowed[j]:
+            curve_w = views.softmax_curve(result, i, j, np.concatenate([xs, [raw[j], scaled[j]]]))
+            curve_w, at = curve_w[:-2], curve_w[-2:]
         s = result.scenario
         div = explain.trimmed(result.divisor, 3)
         if s.scale and s.temperature != 1.0:
@@ -345,11 +349,6 @@ class ScalingPanel(ThemedTextMixin, Panel):
         path = None
         if curve_ys is not None and self.raw.changed("curve_points", xs.tobytes(), curve_ys.tobytes()):
             path = curve_path(xs, curve_ys)
-        # where key j's score lands on the curve, raw and scaled
-        at = None
-        if curve_w is not None:
-            x_at = np.array([raw[j], scaled[j]], dtype=np.float64)
-            at = views.softmax_curve(result, i, j, x_at)
         for k, (chart, values, name) in enumerate(((self.raw, raw, "raw"), (self.scaled, scaled, "scaled"))):
             plot = chart.plot
             ok = allowed
@@ -401,10 +400,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
         # words: the worked division and what the picture shows
         ex = explain.scaled(result, i, j)
-        set_text(self.worked, f"'{result.key_tokens[j]}': {ex.text}")
+        worked = f"'{result.key_tokens[j]}': {ex.text}"
+        set_text(self.worked, worked)
         message = self._message(result, i, j, edges, raw[j], scaled[j], allowed)
         set_text(self.message, message)
-        drawn["worked"] = self.worked.text()
+        drawn["worked"] = worked
         drawn["message"] = message
         self._drawn = drawn
         self._write_titles()
