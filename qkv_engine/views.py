@@ -201,23 +201,27 @@ _SORT_FEW_AFTER = 20_000
 
 
 def _upper_quantile(sizes: np.ndarray, share: float) -> float:
-    """``np.quantile(sizes, share)`` (1-D, finite), the same number, found quicker for a big array and a high
-    share: the quantile lies between two neighbours in sorted order, and both are among the sizes at least as
-    large as a bound read off an every-k-th sample; only those few are put in order. (A 512 x 512 score grid
-    ordered all its 262,144 sizes to find one.)"""
+    """``np.quantile(sizes, share)`` (1-D, finite), the same number, found quicker: the quantile lies between
+    two neighbours in sorted order, which are put in place with one partial sort, then interpolated with
+    np.quantile's own arithmetic. A big array with a high share looks only among the sizes at least as large
+    as a bound read off an every-k-th sample (a 512 x 512 score grid ordered all its 262,144 sizes to find
+    one quantile)."""
     n = sizes.size
-    if n <= _SORT_FEW_AFTER or not 0.5 <= share < 1.0:
-        return float(np.quantile(sizes, share))
-    at = share * (n - 1)  # the quantile's place in sorted order, as np.quantile's "linear" method puts it
+    at = (n - 1) * share  # the quantile's place in sorted order, as np.quantile's "linear" method puts it
     low = int(np.floor(at))
-    sample = sizes[::max(1, n // 4096)]
-    guess = max(0, int(np.floor((share - 0.02) * (sample.size - 1))))  # a bound well below the quantile
-    bound = np.partition(sample, guess)[guess]
-    few = sizes[sizes >= bound]
-    below = n - few.size  # how many sizes lie under the bound: the first places in sorted order
-    if below > low:  # the sample misled the bound: order them all
-        return float(np.quantile(sizes, share))
+    few, below = sizes, 0
+    if n > _SORT_FEW_AFTER and 0.5 <= share < 1.0:
+        sample = sizes[::max(1, n // 4096)]
+        guess = max(0, int(np.floor((share - 0.02) * (sample.size - 1))))  # a bound well below the quantile
+        bound = np.partition(sample, guess)[guess]
+        few = sizes[sizes >= bound]
+        below = n - few.size  # how many sizes lie under the bound: the first places in sorted order
+        if below > low:  # the sample misled the bound: look at them all
+            few, below = sizes, 0
     k = low - below
-    pair = np.partition(few, (k, min(k + 1, few.size - 1)))[[k, min(k + 1, few.size - 1)]]
-    # between the two neighbours as np.quantile interpolates (its own arithmetic: the same float)
-    return float(np.quantile(pair, at - low))
+    k1 = min(k + 1, few.size - 1)
+    ordered = np.partition(few, (k, k1))
+    a, b, t = ordered[k], ordered[k1], at - low
+    # numpy's lerp: from the nearer end (a float for float, as np.quantile gives it)
+    diff = b - a
+    return float(b - diff * (1 - t) if t >= 0.5 else a + diff * t)

@@ -62,6 +62,16 @@ def _redraw(items) -> None:
         item.update()
 
 
+def _differ(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two grids of one shape hold different numbers; a big grid compares every k-th number first
+    (an edit that changes a big grid changes most of it, and comparing all of it costs as much as drawing)."""
+    if a.size > 4096:
+        step = a.size // 1024 | 1
+        if not np.array_equal(a.reshape(-1)[::step], b.reshape(-1)[::step]):
+            return True
+    return not np.array_equal(a, b)
+
+
 def _strip() -> QtWidgets.QGraphicsRectItem:
     """A token strip: one rectangle in its role's fill, drawn by Qt (no outline)."""
     item = QtWidgets.QGraphicsRectItem()
@@ -240,7 +250,7 @@ class MatrixView(GridHolder):
             return False
         if tokens != self.tokens or col_tokens != self.col_tokens:
             return False
-        if values is not shown and (values.shape != shown.shape or not np.array_equal(values, shown)):
+        if values is not shown and (values.shape != shown.shape or _differ(values, shown)):
             return False
         old = self._masked_by
         if (masked_by is None) != (old is None):
@@ -311,8 +321,9 @@ class MatricesPanel(ThemedTextMixin, Panel):
     def build(self, body):
         self._shape_key = None  # the shapes the grids were given room for
         self._chain = None  # the words under the grids: (in full, short)
+        self._words = None  # what they were written for
+        self._selection_drawn = None  # the selection, shapes and inks the outlines were drawn for
         self._result = None
-        self.selected_rects = {}
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
@@ -428,23 +439,34 @@ class MatricesPanel(ThemedTextMixin, Panel):
 
         i, j = selection.query, selection.key
         qi, kj = self.colours.ink["query"], self.colours.ink["key"]
-        g["x"].highlight("row_i", qi, QtCore.QRectF(0, i, s.d_model, 1))
-        g["x"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1) if j != i and not cross else None)
-        if cross:
-            g["xs"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1))
-        g["q"].highlight("row_i", qi, QtCore.QRectF(0, i, d_k, 1))
-        g["k"].highlight("row_j", kj, QtCore.QRectF(0, j, d_k, 1))
-        g["v"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_v, 1))
-        g["kt"].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, d_k))
-        for name in ("scores", "weights"):
-            g[name].highlight("row_i", qi, QtCore.QRectF(0, i, m, 1))
-            g[name].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, n))
-        self.selected_rects = {
-            name: {key: outline.rect for key, outline in view.highlights.items() if key != "frame"}
-            for name, view in g.items() if name != "xs" or cross
-        }
+        if (i, j, shape, qi, kj) != self._selection_drawn:  # the selection's outlines follow it, its shapes and inks
+            self._selection_drawn = (i, j, shape, qi, kj)
+            g["x"].highlight("row_i", qi, QtCore.QRectF(0, i, s.d_model, 1))
+            g["x"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1) if j != i and not cross else None)
+            if cross:
+                g["xs"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1))
+            g["q"].highlight("row_i", qi, QtCore.QRectF(0, i, d_k, 1))
+            g["k"].highlight("row_j", kj, QtCore.QRectF(0, j, d_k, 1))
+            g["v"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_v, 1))
+            g["kt"].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, d_k))
+            for name in ("scores", "weights"):
+                g[name].highlight("row_i", qi, QtCore.QRectF(0, i, m, 1))
+                g[name].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, n))
 
-        qk, kq = qi, kj
+        nk = no_keys(result, i)
+        words = (n, m, d_k, s.scale, s.temperature, s.softmax_over, cross, s.has_bias, g["weights"].masked is not None,
+                 result.tokens[i] if nk else None, result.n_heads, result.head, qi, kj, self.theme.font_scale)
+        if words != self._words:  # the words under the grids follow these alone (not the numbers)
+            self._words = words
+            self._chain = self._chain_words(result, i, qi, kj)
+        self._apply_texts()
+        self.canvas.refit()
+
+    def _chain_words(self, result, i: int, qk: str, kq: str) -> tuple:
+        """The words under the grids, (in full, short): how the shapes chain, and what the grids show; the
+        softmax operator's words are set here too."""
+        s = result.scenario
+        n, d_k, m, cross = result.n, s.d_k, result.n_keys, s.is_cross
         scale = f"÷ √{d_k}" if s.scale else "no scaling"
         if s.temperature != 1.0:
             scale += f", ÷ T={style.fmt(s.temperature, 2).rstrip('0').rstrip('.')}"
@@ -469,7 +491,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
                 f"and cell (i, j) is query i · key j. Then {scale} and softmax along {way} give the "
                 f"weights, {n} × {m}. {made}")
         extra = []
-        if g["weights"].masked is not None:
+        if self.grids["weights"].masked is not None:
             extra.append("Grey, hatched weights are masked: 0.")
         if no_keys(result, i):
             extra.append(html.escape(no_keys_note(result, i), quote=False))
@@ -480,9 +502,16 @@ class MatricesPanel(ThemedTextMixin, Panel):
             short = f"head {result.head + 1} of {result.n_heads}: " + short
         if extra:
             full += " " + " ".join(extra)
-        self._chain = (full, short)
-        self._apply_texts()
-        self.canvas.refit()
+        return full, short
+
+    @property
+    def selected_rects(self) -> dict:
+        """Grid name -> {outline name: rectangle in cells} of the selection's outlines shown now."""
+        if self._result is None:
+            return {}
+        cross = self._result.scenario.is_cross
+        return {name: {key: outline.rect for key, outline in view.highlights.items() if key != "frame"}
+                for name, view in self.grids.items() if name != "xs" or cross}
 
     def _refit_later(self, *_) -> None:
         """The grids were laid out again: once the layout has settled, scale the picture down if it needs
