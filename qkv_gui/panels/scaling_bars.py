@@ -38,6 +38,10 @@ from .theming import ThemedTextMixin
 Qt = QtCore.Qt
 
 CURVE_POINTS = 240
+#: The curve is drawn through fewer of its points where it is nearly straight: off the true curve by at most
+#: this many pixels, and never skipping more than CURVE_STRIDE points at once.
+CURVE_TOLERANCE_PX = 0.05
+CURVE_STRIDE = 8
 BAR_HEIGHT = 0.62
 
 
@@ -46,6 +50,33 @@ def _step_125(span: float) -> float:
     exactly at the decimals they need: 0.025 would print as 0.03)."""
     power = 10.0 ** np.floor(np.log10(span))
     return float(next(f * power for f in (1.0, 2.0, 5.0, 10.0) if f * power >= span * (1 - 1e-12)))
+
+
+def sparse_points(ys: np.ndarray, px_y: float) -> np.ndarray:
+    """The places (indices) of the points of a curve sampled at even steps across to draw it through, so that
+    the line through them leaves the line through all of them by at most CURVE_TOLERANCE_PX pixels (``px_y``:
+    pixels per unit up): few where the curve is straight (a flat end of the softmax curve), all where it
+    bends. A chord over m steps leaves the curve by at most m² / 8 times the largest second difference
+    beside it; m is the largest such that this stays within the tolerance."""
+    count = len(ys)
+    if count <= 2 or not px_y > 0:
+        return np.arange(count)
+    y = np.asarray(ys, dtype=np.float64) * px_y
+    bend = np.zeros(count)
+    bend[1:-1] = np.abs(y[:-2] - 2.0 * y[1:-1] + y[2:])
+    # the largest bend within a stride either side: what a chord through here may meet
+    padded = np.pad(bend, CURVE_STRIDE + 1, mode="edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * CURVE_STRIDE + 3)
+    near = windows.max(axis=1)
+    with np.errstate(divide="ignore"):
+        steps = np.floor(np.sqrt(4.0 * CURVE_TOLERANCE_PX / near))  # 8 x tolerance / 2: room for rounding
+    steps = np.clip(np.nan_to_num(steps, posinf=CURVE_STRIDE), 1, CURVE_STRIDE)
+    # a point every ``steps`` places: where the running sum of 1 / steps passes a whole number
+    marks = np.floor(np.cumsum(1.0 / steps))
+    keep = np.flatnonzero(np.diff(marks, prepend=-1.0) > 0)
+    if keep[-1] != count - 1:
+        keep = np.append(keep, count - 1)
+    return keep
 
 
 def _color(hex_str: str, alpha: int = 255) -> QtGui.QColor:
@@ -134,6 +165,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._x_range = None  # the score axis as shown (kept while the scores fit)
         self._title_pt = 9.0
         self._shown_result = None  # the result the bars show (a resize before the next edit redraws it)
+        self._curve = None  # (xs, ys, rows) of the softmax curve shown, or None
         self._wordings = ()  # the scaled chart's title, longest wording first
         self._title = ""  # ... the wording shown
         self._titles_for = None  # (wordings, width, text size) the titles were laid out for
@@ -199,7 +231,22 @@ class ScalingPanel(ThemedTextMixin, Panel):
             self._write_titles()  # the view has its new width now (the panel hears of a resize before it)
             self._set_ticks(shown)  # as many key names as fit the new height
             self._space_numbers()
+            self._draw_curve()  # through as many of its points as the new size needs
         self._fit_labels()
+
+    def _draw_curve(self) -> None:
+        """The curve in both charts (one path: they share their ranges), through the points its size on screen
+        needs; made again only when the curve or the charts' size changed."""
+        if self._curve is None:
+            return
+        xs, ys, n = self._curve
+        tall = max(chart.plot.getViewBox().height() for chart in (self.raw, self.scaled))
+        px_y = tall / max(n * 1.04, 1e-12)  # pixels per row (the rows' range has 2 % padding each side)
+        if self.raw.changed("curve", xs.tobytes(), ys.tobytes(), px_y):
+            keep = sparse_points(ys, px_y)
+            path = curve_path(xs[keep], ys[keep])
+            for chart in (self.raw, self.scaled):
+                chart.curve.setPath(path)
 
     @staticmethod
     def _text_rect(to_scene: QtGui.QTransform, item, anchor=None) -> QtCore.QRectF:
@@ -343,12 +390,10 @@ class ScalingPanel(ThemedTextMixin, Panel):
                  "x_range": (lo, hi), "masked": [int(m) for m in np.flatnonzero(~allowed)]}
         masked = ~allowed
         n_masked = int(masked.sum())
-        # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top (one
-        # path for both charts, made only when the curve moved)
+        # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
         curve_ys = None if curve_w is None else -0.5 + n * curve_w
-        path = None
-        if curve_ys is not None and self.raw.changed("curve_points", xs.tobytes(), curve_ys.tobytes()):
-            path = curve_path(xs, curve_ys)
+        self._curve = None if curve_ys is None else (xs, curve_ys, n)
+        self._draw_curve()
         for k, (chart, values, name) in enumerate(((self.raw, raw, "raw"), (self.scaled, scaled, "scaled"))):
             plot = chart.plot
             ok = allowed
@@ -365,12 +410,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             if chart.changed("masked", masked.tobytes(), lo, hi, n):
                 chart.masked.setOpts(x0=np.full(n_masked, lo), width=np.full(n_masked, hi - lo), y=rows[masked],
                                      height=np.full(n_masked, 0.9))
-            if curve_ys is not None:
-                if path is not None:
-                    chart.curve.setPath(path)
-                chart.curve.setVisible(True)
-            else:
-                chart.curve.setVisible(False)
+            chart.curve.setVisible(curve_ys is not None)
             chart.show_flat_ends(lo, hi, edges, n)
             if chart.changed("rows", n):
                 left, right = reach(-0.5, n - 0.5)
