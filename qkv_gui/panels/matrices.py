@@ -50,9 +50,11 @@ OP_PT = 10.0
 
 
 def _from_pixmap(item: QtWidgets.QGraphicsItem) -> None:
-    """Paint ``item`` (words that rarely change: titles, operators, token names) from a pixmap of it, drawn
-    again only when it changes: an edit repaints the grids under and beside it. Exports switch the caches off
-    (vector text); ``_redraw`` after a move, so the words are drawn again at their new fraction of a pixel."""
+    """Paint ``item`` (a token name: plain words that rarely change) from a pixmap of it, drawn again only
+    when it changes: an edit repaints the grid beside it. Exports switch the caches off (vector text);
+    ``_redraw`` after a move, so the words are drawn again at their new fraction of a pixel. (Not the
+    titles: a rich-text item lays its words out late, and its pixmap was left blank after a new theme and
+    size.)"""
     item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
@@ -117,7 +119,6 @@ class MatrixView(GridHolder):
         title_role = f"ink_{role}" if role in palette.ink else "foreground"
         self.titleItem = box.addLabel("", row=0, col=0, size=f"{TITLE_PT}pt", color=palette.colour(title_role))
         colours.paint(self.titleItem, palette, text=title_role)
-        _from_pixmap(self.titleItem.item)
         self.vb = box.addViewBox(row=1, col=0, lockAspect=False, enableMouse=False, enableMenu=False,
                                  invertY=True, defaultPadding=0.0)
         # Negative numbers red, zero white, positive blue (pale under numbers); weights viridis from 0 to 1.
@@ -263,7 +264,6 @@ class MatrixView(GridHolder):
 
     def update_texts(self) -> None:
         """Token names in the strips (the grid writes its own numbers where they fit)."""
-        _redraw([self.titleItem.item])  # the grid was laid out again: its title may have moved
         if self.values is None:
             return
         rows, cols = self.values.shape
@@ -355,7 +355,6 @@ class MatricesPanel(ThemedTextMixin, Panel):
         def op(layout_, col, text, role="foreground"):
             label = pg.LabelItem(text, size=f"{OP_PT:g}pt", color=pal.colour(role))
             colours.paint(label, pal, text=role)
-            _from_pixmap(label.item)
             layout_.addItem(label, row=0, col=col)
             self.ops.append(label)
             return label
@@ -524,7 +523,6 @@ class MatricesPanel(ThemedTextMixin, Panel):
     def _refit_now(self) -> None:
         self._refit_pending = False
         self.canvas.refit()
-        _redraw(label.item for label in self.ops)  # the operators between the grids moved with them
 
     def _apply_texts(self) -> None:
         chain = self._chain

@@ -194,3 +194,72 @@ def test_a_real_models_grids_are_colour_with_their_biases_said(make_panel, make_
     settle()
     assert "b<sup>Q</sup>" in panel.chain.text()
     assert not problems(panel), problems(panel)
+
+
+# ----- an edit redraws what it changed, and the picture still follows everything ---------------------------
+def _picture(panel):
+    settle()
+    return panel.canvas.grab().toImage()
+
+
+def test_after_many_edits_the_panel_looks_as_one_built_for_where_they_ended(make_panel):
+    """The panel keeps what it drew (strips, outlines, words, pictures of its names) and sets again only what
+    an edit changed: after new numbers, a new word, more tokens, a new selection, the causal mask, the dark
+    palette, slide-sized words and a new size, it shows what a panel built at the end shows, pixel for pixel."""
+    from qkv_gui import style
+
+    first = make_panel(MatricesPanel, size=IN_GRID)
+    s = first.session
+    words = list(s.scenario.tokens)
+    steps = [lambda: s.set_cell("w_v", 0, 0, "0.7"), lambda: s.set_cell("w_q", 1, 0, "-0.3"),
+             lambda: s.select(query=1, key=2), lambda: s.set_text(" ".join(["zebra", *words[1:]])),
+             lambda: s.set_text(" ".join(["zebra", *words[1:], "again"])), lambda: s.set_option(causal=True),
+             lambda: s.select(query=3, key=0), lambda: first.set_colours(style.DARK),
+             lambda: first.set_theme(style.SLIDE), lambda: first.resize(*ALONE), lambda: s.set_cell("x", 2, 1, "1.5"),
+             lambda: first.resize(300, 200), lambda: s.set_cell("x", 1, 1, "-0.5"),  # drawn smaller to fit
+             lambda: s.set_text(" ".join(f"w{k}" for k in range(40))), lambda: first.resize(*ALONE),
+             lambda: s.select(query=30, key=12), lambda: s.set_cell("w_k", 0, 0, "1.1")]
+    for step in steps:
+        step()
+        settle()
+    fresh = make_panel(MatricesPanel, size=ALONE, session=s)
+    fresh.set_colours(style.DARK)
+    fresh.set_theme(style.SLIDE)
+    assert first._chain == fresh._chain
+    assert first.selected_rects == fresh.selected_rects
+    assert [view.titleItem.text for view in first.grids.values()] == [view.titleItem.text for view in fresh.grids.values()]
+    assert _picture(first) == _picture(fresh)
+    # ... and back to the standard look: the names, titles and strips follow again
+    for panel in (first, fresh):
+        panel.set_colours(style.STANDARD)
+        panel.set_theme(style.SCREEN)
+    assert _picture(first) == _picture(fresh)
+
+
+def test_a_number_of_w_v_sets_only_the_v_grid_again(panel, qtbot, monkeypatch):
+    """A number of W^V changes V alone: the other grids keep their pictures and outlines (nothing of them is
+    set again, so nothing of them is painted again)."""
+    calls = []
+    for name, view in panel.grids.items():
+        for method in ("setData", "set_outlines"):
+            original = getattr(view.image, method)
+            monkeypatch.setattr(view.image, method,
+                                lambda *a, _o=original, _n=name, _m=method, **k: (calls.append((_n, _m)), _o(*a, **k)))
+    assert panel.session.set_cell("w_v", 0, 1, "0.77")
+    settle(qtbot)
+    assert calls == [("v", "setData")]
+    np.testing.assert_allclose(panel.grids["v"].image.image, expected_grids(panel.session.scenario)["v"], atol=1e-12)
+    panel.session.select(query=1, key=0)  # a new selection moves the outlines, and sets no numbers
+    settle(qtbot)
+    assert {m for _n, m in calls[1:]} == {"set_outlines"}
+    assert panel.selected_rects["v"]["row_j"] == QtCore.QRectF(0, 0, panel.session.scenario.d_v, 1)
+
+
+def test_k_transposed_is_coloured_on_ks_scale(panel, qtbot):
+    """Kᵀ holds K's numbers, so it takes K's colour scale: ± the largest size of K (a small grid)."""
+    assert panel.session.set_cell("w_k", 0, 0, "2.5")
+    settle(qtbot)
+    k = expected_grids(panel.session.scenario)["k"]
+    top = float(np.max(np.abs(k)))
+    assert panel.grids["k"].image.levels == (-top, top)
+    assert panel.grids["kt"].image.levels == (-top, top)
