@@ -9,6 +9,7 @@ from PySide6.QtTest import QTest
 from qkv_gui.panels.items import MAX_NUMBERS
 from qkv_gui.panels.matrices import MatricesPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from tests.gui.edit_history import followed_and_fresh
 
 Qt = QtCore.Qt
 
@@ -204,32 +205,17 @@ def _picture(panel):
 
 def test_after_many_edits_the_panel_looks_as_one_built_for_where_they_ended(make_panel):
     """The panel keeps what it drew (strips, outlines, words, pictures of its names) and sets again only what
-    an edit changed: after new numbers, a new word, more tokens, a new selection, the causal mask, the dark
-    palette, slide-sized words and a new size, it shows what a panel built at the end shows, pixel for pixel."""
-    from qkv_gui import style
-
-    first = make_panel(MatricesPanel, size=IN_GRID)
-    s = first.session
-    words = list(s.scenario.tokens)
-    steps = [lambda: s.set_cell("w_v", 0, 0, "0.7"), lambda: s.set_cell("w_q", 1, 0, "-0.3"),
-             lambda: s.select(query=1, key=2), lambda: s.set_text(" ".join(["zebra", *words[1:]])),
-             lambda: s.set_text(" ".join(["zebra", *words[1:], "again"])), lambda: s.set_option(causal=True),
-             lambda: s.select(query=3, key=0), lambda: first.set_colours(style.DARK),
-             lambda: first.set_theme(style.SLIDE), lambda: first.resize(*ALONE), lambda: s.set_cell("x", 2, 1, "1.5"),
-             lambda: first.resize(300, 200), lambda: s.set_cell("x", 1, 1, "-0.5"),  # drawn smaller to fit
-             lambda: s.set_text(" ".join(f"w{k}" for k in range(40))), lambda: first.resize(*ALONE),
-             lambda: s.select(query=30, key=12), lambda: s.set_cell("w_k", 0, 0, "1.1")]
-    for step in steps:
-        step()
-        settle()
-    fresh = make_panel(MatricesPanel, size=ALONE, session=s)
-    fresh.set_colours(style.DARK)
-    fresh.set_theme(style.SLIDE)
+    an edit changed: after a long history (``edit_history``) it shows what a panel built at its end shows,
+    pixel for pixel."""
+    first, fresh = followed_and_fresh(make_panel, MatricesPanel)
     assert first._chain == fresh._chain
     assert first.selected_rects == fresh.selected_rects
-    assert [view.titleItem.text for view in first.grids.values()] == [view.titleItem.text for view in fresh.grids.values()]
+    titles = lambda panel: [view.titleItem.text for view in panel.grids.values()]  # noqa: E731
+    assert titles(first) == titles(fresh)
     assert _picture(first) == _picture(fresh)
     # ... and back to the standard look: the names, titles and strips follow again
+    from qkv_gui import style
+
     for panel in (first, fresh):
         panel.set_colours(style.STANDARD)
         panel.set_theme(style.SCREEN)

@@ -11,6 +11,7 @@ from qkv_engine import explain
 
 from qkv_gui.panels.scaling_bars import ScalingPanel
 from .conftest import ALONE, IN_GRID, settle
+from .edit_history import followed_and_fresh
 
 
 def _panel(window):
@@ -209,28 +210,9 @@ def test_thirty_keys_are_named_as_fit_and_nothing_runs_off(make_panel, make_sess
 # ----- an edit sets what it changed, and the charts still follow everything --------------------------------
 def test_after_many_edits_the_charts_look_as_ones_built_for_where_they_ended(make_panel):
     """The charts keep what they drew (ranges, masked rows, the chosen bar, the curve, the labels' places, the
-    axis' spacing) and set again only what an edit changed: after new numbers, new keys, selections, the
-    causal mask, no scaling, the dark palette, slide-sized words and new sizes, they show what charts built at
-    the end show, pixel for pixel."""
-    from qkv_gui import style
-
-    first = make_panel(ScalingPanel, size=IN_GRID)
-    s = first.session
-    words = list(s.scenario.tokens)
-    steps = [lambda: s.set_cell("w_v", 0, 0, "0.7"), lambda: s.set_cell("w_q", 1, 0, "-0.3"),
-             lambda: s.select(query=1, key=2), lambda: s.set_text(" ".join(["zebra", *words[1:], "again"])),
-             lambda: s.set_option(causal=True), lambda: s.select(query=3, key=0), lambda: s.set_option(scale=False),
-             lambda: first.set_colours(style.DARK), lambda: first.set_theme(style.SLIDE),
-             lambda: first.resize(*ALONE), lambda: s.set_cell("x", 2, 1, "1.5"), lambda: first.resize(300, 200),
-             lambda: s.set_text(" ".join(f"w{k}" for k in range(40))), lambda: first.resize(*ALONE),
-             lambda: s.select(query=30, key=12), lambda: s.set_cell("w_k", 0, 0, "1.1")]
-    for step in steps:
-        step()
-        settle()
-    fresh = make_panel(ScalingPanel, size=ALONE, session=s)
-    fresh.set_colours(style.DARK)
-    fresh.set_theme(style.SLIDE)
-    settle()
+    axis' spacing) and set again only what an edit changed: after a long history (``edit_history``) they show
+    what charts built at its end show, pixel for pixel."""
+    first, fresh = followed_and_fresh(make_panel, ScalingPanel)
     same = lambda d: {k: v for k, v in d.items() if k not in ("raw_bars", "scaled_bars", "curve")}  # noqa: E731
     assert same(first.drawn()) == same(fresh.drawn())
     assert first.view.grab().toImage() == fresh.view.grab().toImage()
