@@ -383,6 +383,13 @@ class MatricesPanel(ThemedTextMixin, Panel):
             view.image.cellClicked.connect(lambda r, c, name=name: self._on_cell_clicked(name, r, c))
             view.vb.sigResized.connect(self._refit_later)
         self._show_source(False)
+        # the boxes that only hold the grids paint nothing: Qt need not ask them their bounds or call their
+        # (Python) paint at each repaint
+        holders = [ci, top, bottom, *self.ops]
+        for view in self.grids.values():
+            holders += [view.box, view.vb, view.titleItem]
+        for item in holders:
+            item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
 
     def _show_source(self, cross: bool) -> None:
         """Put X source and its arrow in the top row (cross-attention) or take them out."""

@@ -64,13 +64,19 @@ def sparse_points(ys: np.ndarray, px_y: float) -> np.ndarray:
     y = np.asarray(ys, dtype=np.float64) * px_y
     bend = np.zeros(count)
     bend[1:-1] = np.abs(y[:-2] - 2.0 * y[1:-1] + y[2:])
-    # the largest bend within a stride either side: what a chord through here may meet
-    padded = np.pad(bend, CURVE_STRIDE + 1, mode="edge")
-    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * CURVE_STRIDE + 3)
-    near = windows.max(axis=1)
-    with np.errstate(divide="ignore"):
-        steps = np.floor(np.sqrt(4.0 * CURVE_TOLERANCE_PX / near))  # 8 x tolerance / 2: room for rounding
-    steps = np.clip(np.nan_to_num(steps, posinf=CURVE_STRIDE), 1, CURVE_STRIDE)
+    # the largest bend a chord through here may meet: blocks a stride and one long, each with its neighbours
+    size = CURVE_STRIDE + 1
+    blocks = -(-count // size)
+    block_max = np.zeros(blocks * size)
+    block_max[:count] = bend
+    block_max = block_max.reshape(blocks, size).max(axis=1)
+    near = block_max.copy()
+    near[1:] = np.maximum(near[1:], block_max[:-1])
+    near[:-1] = np.maximum(near[:-1], block_max[1:])
+    near = np.repeat(near, size)[:count]
+    # m^2 / 8 x bend <= tolerance / 2 (room for rounding), m from 1 to the stride
+    near = np.maximum(near, 4.0 * CURVE_TOLERANCE_PX / CURVE_STRIDE ** 2)
+    steps = np.maximum(np.floor(np.sqrt(4.0 * CURVE_TOLERANCE_PX / near)), 1.0)
     # a point every ``steps`` places: where the running sum of 1 / steps passes a whole number
     marks = np.floor(np.cumsum(1.0 / steps))
     keep = np.flatnonzero(np.diff(marks, prepend=-1.0) > 0)
@@ -186,6 +192,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self.scaled.plot.getAxis("left").setStyle(showValues=False)
         self.scaled.plot.getAxis("left").setWidth(4)
         self.view.scene().sigMouseClicked.connect(self._on_click)
+        # the boxes that only hold the charts paint nothing: Qt need not ask them their bounds or call their
+        # (Python) paint at each repaint
+        for item in (self.view.ci, *(part for chart in (self.raw, self.scaled)
+                                     for part in (chart.plot, chart.plot.getViewBox(), chart.plot.titleLabel))):
+            item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
         for chart in (self.raw, self.scaled):
             chart.plot.getViewBox().sigResized.connect(self._on_chart_resized)
 
