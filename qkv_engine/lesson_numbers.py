@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,89 +110,133 @@ def _shape(rows: int, cols: int) -> str:
 
 
 # ----- placeholder values --------------------------------------------------------------------
-def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> dict:
-    """Every value a lesson text may use, for query token ``i`` and key token ``j`` (0-based).
+class PlaceholderValues(MutableMapping):
+    """Placeholder name -> its text, each worked out the first time it is asked for and then kept.
+
+    A step of the lesson uses a few of the hundred or so names, and the pane is written again at every
+    edit: working out only those is what keeps an edit in lesson mode inside one frame. It reads as a
+    dict (``name in values``, ``values[name]``, ``update``)."""
+
+    def __init__(self):
+        self._make: dict = {}  # name -> a function giving its text
+        self._done: dict = {}  # name -> its text, once asked for
+
+    def define(self, name: str, make) -> None:
+        """``name``'s text is ``make()``, worked out when first asked for."""
+        self._make[name] = make
+        self._done.pop(name, None)
+
+    def __getitem__(self, name: str) -> str:
+        try:
+            return self._done[name]
+        except KeyError:
+            text = self._done[name] = self._make[name]()
+            return text
+
+    def __setitem__(self, name: str, text) -> None:
+        self._make[name] = None
+        self._done[name] = text
+
+    def __delitem__(self, name: str) -> None:
+        del self._make[name]
+        self._done.pop(name, None)
+
+    def __iter__(self):
+        return iter(self._make)
+
+    def __len__(self) -> int:
+        return len(self._make)
+
+    def __contains__(self, name) -> bool:
+        return name in self._make
+
+
+def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> PlaceholderValues:
+    """Every value a lesson text may use, for query token ``i`` and key token ``j`` (0-based), each
+    worked out when it is first read (``PlaceholderValues``).
 
     With no tokens only the sizes are given (the lesson then shows what is
     missing visibly instead of failing).
     """
     s = result.scenario
     n, m = result.n, result.n_keys  # queries; keys and values (the source's tokens in cross-attention)
-    vals: dict[str, str] = {
-        "n": str(n),
-        "d_model": str(s.d_model),
-        "d_k": str(s.d_k),
-        "d_v": str(s.d_v),
-        "sqrt_dk": explain.trimmed(math.sqrt(s.d_k), 4),
-        "divisor": explain.trimmed(result.divisor, 4),
-        "temperature": explain.trimmed(s.temperature, 3),
-        "shape_x": _shape(n, s.d_model),
-        "shape_wq": _shape(s.d_model, s.d_k),
-        "shape_wk": _shape(s.d_model, s.d_k),
-        "shape_wv": _shape(s.d_model, s.d_v),
-        "shape_q": _shape(n, s.d_k),
-        "shape_k": _shape(m, s.d_k),
-        "shape_kt": _shape(s.d_k, m),
-        "shape_v": _shape(m, s.d_v),
-        "shape_scores": _shape(n, m),
-        "shape_output": _shape(n, s.d_v),
-        "tokens": ", ".join(f"'{t}'" for t in s.tokens[:MAX_LISTED])
+    vals = PlaceholderValues()
+    define = vals.define
+    for name, make in {
+        "n": lambda: str(n),
+        "d_model": lambda: str(s.d_model),
+        "d_k": lambda: str(s.d_k),
+        "d_v": lambda: str(s.d_v),
+        "sqrt_dk": lambda: explain.trimmed(math.sqrt(s.d_k), 4),
+        "divisor": lambda: explain.trimmed(result.divisor, 4),
+        "temperature": lambda: explain.trimmed(s.temperature, 3),
+        "shape_x": lambda: _shape(n, s.d_model),
+        "shape_wq": lambda: _shape(s.d_model, s.d_k),
+        "shape_wk": lambda: _shape(s.d_model, s.d_k),
+        "shape_wv": lambda: _shape(s.d_model, s.d_v),
+        "shape_q": lambda: _shape(n, s.d_k),
+        "shape_k": lambda: _shape(m, s.d_k),
+        "shape_kt": lambda: _shape(s.d_k, m),
+        "shape_v": lambda: _shape(m, s.d_v),
+        "shape_scores": lambda: _shape(n, m),
+        "shape_output": lambda: _shape(n, s.d_v),
+        "tokens": lambda: ", ".join(f"'{t}'" for t in s.tokens[:MAX_LISTED])
         + (f", ... ({n - MAX_LISTED} more)" if n > MAX_LISTED else ""),
-        "scaling_note": ("Scaling is on." if s.scale else
-                         "Scaling is switched off right now, so the scores go in unchanged."),
-        "softmax_note": ("" if s.softmax_over == "keys" else
-                         "Careful: the app is set to the column-wise softmax (the bug) right now."),
-        "feature_names": ", ".join(feature_names.header_names(s, "x")[:MAX_LISTED])
+        "scaling_note": lambda: ("Scaling is on." if s.scale else
+                                 "Scaling is switched off right now, so the scores go in unchanged."),
+        "softmax_note": lambda: ("" if s.softmax_over == "keys" else
+                                 "Careful: the app is set to the column-wise softmax (the bug) right now."),
+        "feature_names": lambda: ", ".join(feature_names.header_names(s, "x")[:MAX_LISTED])
         + (f", ... ({s.d_model - MAX_LISTED} more)" if s.d_model > MAX_LISTED else ""),
-    }
+    }.items():
+        define(name, make)
     if n == 0 or m == 0:
         return vals
     i = max(0, min(int(i), n - 1))
     j = max(0, min(int(j), m - 1))
-    vals.update({
-        "i": str(i + 1),
-        "j": str(j + 1),
-        "token_i": s.tokens[i],
-        "token_j": s.key_tokens[j],
-        "x_i": vector(s.x[i]),
-        "x_j": vector(s.key_x[j]),
-        "x1_i": explain.trimmed(float(s.x[i, 0]), 2),
-        "q_i": vector(result.q[i]),
-        "k_j": vector(result.k[j]),
-        "v_j": vector(result.v[j]),
-        "output_i": vector(result.output[i]),
-        "features_i": named_row(s, s.x[i]),
-        "features_j": named_row(s, s.key_x[j]),
-    })
+    for name, make in {
+        "i": lambda: str(i + 1),
+        "j": lambda: str(j + 1),
+        "token_i": lambda: s.tokens[i],
+        "token_j": lambda: s.key_tokens[j],
+        "x_i": lambda: vector(s.x[i]),
+        "x_j": lambda: vector(s.key_x[j]),
+        "x1_i": lambda: explain.trimmed(float(s.x[i, 0]), 2),
+        "q_i": lambda: vector(result.q[i]),
+        "k_j": lambda: vector(result.k[j]),
+        "v_j": lambda: vector(result.v[j]),
+        "output_i": lambda: vector(result.output[i]),
+        "features_i": lambda: named_row(s, s.x[i]),
+        "features_j": lambda: named_row(s, s.key_x[j]),
+    }.items():
+        define(name, make)
     for c in range(s.d_k):
-        vals[f"q{c + 1}_worked"] = explain.projection(result, "q", i, c).text
-        vals[f"k{c + 1}_worked"] = explain.projection(result, "k", j, c).text
-        vals[f"q{c + 1}"] = explain.fixed(float(result.q[i, c]), 2)
-        vals[f"k{c + 1}"] = explain.fixed(float(result.k[j, c]), 2)
+        define(f"q{c + 1}_worked", lambda c=c: explain.projection(result, "q", i, c).text)
+        define(f"k{c + 1}_worked", lambda c=c: explain.projection(result, "k", j, c).text)
+        define(f"q{c + 1}", lambda c=c: explain.fixed(float(result.q[i, c]), 2))
+        define(f"k{c + 1}", lambda c=c: explain.fixed(float(result.k[j, c]), 2))
     for c in range(s.d_v):
-        vals[f"v{c + 1}_worked"] = explain.projection(result, "v", j, c).text
-        vals[f"output{c + 1}_worked"] = explain.output(result, i, c).text
-    vals["q_worked"] = _lines(explain.projection(result, "q", i, c).text for c in range(s.d_k))
-    vals["k_worked"] = _lines(explain.projection(result, "k", j, c).text for c in range(s.d_k))
-    vals["v_worked"] = _lines(explain.projection(result, "v", j, c).text for c in range(s.d_v))
-    vals["output_worked"] = _lines(explain.output(result, i, c).text for c in range(s.d_v))
-    sc = explain.score(result, i, j)
-    vals["score_worked"] = sc.text
-    vals["score"] = explain.fixed(sc.value, 4)
-    vals["norm_q_worked"] = explain.norm(result, "q", i).text
-    vals["norm_k_worked"] = explain.norm(result, "k", j).text
-    vals["cosine_worked"] = explain.cosine(result, i, j).text
-    scl = explain.scaled(result, i, j)
-    vals["scaled_worked"] = scl.text
-    vals["scaled"] = "masked" if not result.allowed[i, j] else explain.fixed(scl.value, 4)
-    w = explain.weight(result, i, j)
-    vals["weight_worked"] = w.text
-    vals["weight"] = explain.fixed(w.value, 4)
+        define(f"v{c + 1}_worked", lambda c=c: explain.projection(result, "v", j, c).text)
+        define(f"output{c + 1}_worked", lambda c=c: explain.output(result, i, c).text)
+    # the worked lines of every coordinate: those already asked for are not worked out again
+    define("q_worked", lambda: _lines(vals[f"q{c + 1}_worked"] for c in range(s.d_k)))
+    define("k_worked", lambda: _lines(vals[f"k{c + 1}_worked"] for c in range(s.d_k)))
+    define("v_worked", lambda: _lines(vals[f"v{c + 1}_worked"] for c in range(s.d_v)))
+    define("output_worked", lambda: _lines(vals[f"output{c + 1}_worked"] for c in range(s.d_v)))
+    define("score_worked", lambda: explain.score(result, i, j).text)
+    define("score", lambda: explain.fixed(explain.score(result, i, j).value, 4))
+    define("norm_q_worked", lambda: explain.norm(result, "q", i).text)
+    define("norm_k_worked", lambda: explain.norm(result, "k", j).text)
+    define("cosine_worked", lambda: explain.cosine(result, i, j).text)
+    define("scaled_worked", lambda: explain.scaled(result, i, j).text)
+    define("scaled", lambda: "masked" if not result.allowed[i, j] else explain.fixed(explain.scaled(result, i, j).value, 4))
+    define("weight_worked", lambda: explain.weight(result, i, j).text)
+    define("weight", lambda: explain.fixed(explain.weight(result, i, j).value, 4))
     blocked = ~result.allowed[i]
-    vals["scores_row"] = labelled_row(s.tokens, result.scores[i], 4)
-    vals["scaled_row"] = labelled_row(s.tokens, result.scaled[i], 4, skip=blocked)
-    vals["weights_row"] = labelled_row(s.tokens, result.weights[i], 2)
-    vals["weights_row_sum"] = explain.fixed(float(np.sum(result.weights[i])), 2)
+    define("scores_row", lambda: labelled_row(s.tokens, result.scores[i], 4))
+    define("scaled_row", lambda: labelled_row(s.tokens, result.scaled[i], 4, skip=blocked))
+    define("weights_row", lambda: labelled_row(s.tokens, result.weights[i], 2))
+    define("weights_row_sum", lambda: explain.fixed(float(np.sum(result.weights[i])), 2))
     return vals
 
 

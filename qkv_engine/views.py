@@ -187,44 +187,30 @@ def diverging_limit(values, share: float = 0.98) -> float:
     ``share`` of the finite ``values`` do not pass. A real model's embeddings have a few huge numbers; a
     scale to the largest would leave every other cell pale, so those few get the end colours. 1 when every
     value is 0."""
-    sizes = np.abs(np.asarray(values, dtype=np.float64)).reshape(-1)
-    finite = np.isfinite(sizes)
-    if not finite.all():
-        sizes = sizes[finite]
+    sizes = np.abs(np.asarray(values, dtype=np.float64)).reshape(-1)  # a new array: sorted in place below
+    if not np.isfinite(sizes).all():
+        sizes = sizes[np.isfinite(sizes)]
     if sizes.size == 0:
         return 1.0
-    top = _upper_quantile(sizes, share)
+    top = _quantile(sizes, share)
     if top <= 0.0:
         top = float(sizes.max())
     return top if top > 0.0 else 1.0
 
 
-#: A grid of more sizes than this finds its quantile among the largest few (``_upper_quantile``).
-_SORT_FEW_AFTER = 20_000
-
-
-def _upper_quantile(sizes: np.ndarray, share: float) -> float:
-    """``np.quantile(sizes, share)`` (1-D, finite), the same number, found quicker: the quantile lies between
-    two neighbours in sorted order, which are put in place with one partial sort, then interpolated with
-    np.quantile's own arithmetic. A big array with a high share looks only among the sizes at least as large
-    as a bound read off an every-k-th sample (a 512 x 512 score grid ordered all its 262,144 sizes to find
-    one quantile)."""
+def _quantile(sizes: np.ndarray, share: float) -> float:
+    """``np.quantile(sizes, share)`` (its default, linear method), to the last bit, in one partial sort of
+    ``sizes`` (which it reorders). ``np.quantile`` sorts four places into position, the first and the
+    last among them: 6 ms for the 262,144 scores of 512 tokens, this 0.5 ms."""
     n = sizes.size
-    at = (n - 1) * share  # the quantile's place in sorted order, as np.quantile's "linear" method puts it
-    low = int(np.floor(at))
-    few, below = sizes, 0
-    if n > _SORT_FEW_AFTER and 0.5 <= share < 1.0:
-        sample = sizes[::max(1, n // 4096)]
-        guess = max(0, int(np.floor((share - 0.02) * (sample.size - 1))))  # a bound well below the quantile
-        bound = np.partition(sample, guess)[guess]
-        few = sizes[sizes >= bound]
-        below = n - few.size  # how many sizes lie under the bound: the first places in sorted order
-        if below > low:  # the sample misled the bound: look at them all
-            few, below = sizes, 0
-    k = low - below
-    k1 = min(k + 1, few.size - 1)
-    ordered = np.partition(few, (k, k1))
-    a, b, t = ordered[k], ordered[k1], at - low
-    # numpy's lerp: from the nearer end (a float for float, as np.quantile gives it)
-    diff = b - a
-    return float(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+    at = (n - 1) * share  # where the share falls between the sorted sizes, as numpy works it out
+    if at >= n - 1:
+        return float(sizes.max())
+    if at < 0:
+        return float(sizes.min())
+    below = int(np.floor(at))
+    sizes.partition(below)
+    a, b = float(sizes[below]), float(sizes[below + 1:].min())
+    t = at - below
+    # numpy's interpolation, from the nearer end
+    return b - (b - a) * (1.0 - t) if t >= 0.5 else a + (b - a) * t

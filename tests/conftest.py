@@ -1,8 +1,13 @@
-"""Shared test set-up: Qt runs offscreen, and settings never touch the user's own."""
+"""Shared test set-up: Qt runs offscreen, threads are set as the app sets them, and settings never touch
+the user's own."""
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+from qkv_gui.blas import one_thread  # noqa: E402
+
+one_thread()  # as the app does: BLAS on one thread, Qt paints without its thread pool
 
 
 import pytest  # noqa: E402

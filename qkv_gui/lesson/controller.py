@@ -202,7 +202,8 @@ class LessonController(QtCore.QObject):
         self._saved_layout: dict | None = None
         self._before_lesson_focus: str | None = None
         self._key_filter = _KeyFilter(self)
-        self.render_count = 0
+        self.render_count = 0  # how many times the pane's text was written
+        self._shown = None  # (html, text pixel size, pane width) the pane was last written with
         self._laid_out_width = -1
 
         self.pane = LessonPane()
@@ -500,13 +501,17 @@ class LessonController(QtCore.QObject):
     def render(self, keep_scroll: bool = True) -> None:
         if not self.active:
             return
+        html, px, width = self.html(), self.body_px(), self.pane.text.viewport().width()
+        if keep_scroll and (html, px, width) == self._shown:
+            return  # the pane shows this already (an edit that changes no number of this step)
         bar = self.pane.text.verticalScrollBar()
         pos = bar.value()
         font = self.pane.text.font()
-        font.setPixelSize(self.body_px())
+        font.setPixelSize(px)
         self.pane.text.document().setDefaultFont(font)
-        self._laid_out_width = self.pane.text.viewport().width()
-        self.pane.text.setHtml(self.html())
+        self._laid_out_width = width
+        self.pane.text.setHtml(html)
+        self._shown = (html, px, width)
         if keep_scroll:
             bar.setValue(pos)
         self.render_count += 1

@@ -254,16 +254,22 @@ class Panel(QtWidgets.QWidget):
         """Scale the fonts and pens of every item in this panel's graphics scenes.
 
         Each item remembers the size it was last given by the theme; a size that
-        differs was set by the panel since, and becomes the new base.
+        differs was set by the panel since, and becomes the new base. An item that
+        still has the size the theme gave it is left alone (after an edit, most are:
+        setting an axis' font again would lay it out and draw it afresh), unless
+        ``force`` (a new theme).
         """
         import pyqtgraph as pg
 
         fs, ls = self.theme.font_scale, self.theme.line_scale
 
         def scaled(item, key, current, factor, minimum=0.0):
+            """The size to give, or None when the item has it already."""
             base, done = item.data(key), item.data(key + 1)
             if base is None or done is None or abs(current - done) > 1e-6:
                 base = current  # first time, or the panel has set a new size since
+            elif not force:
+                return None  # the theme's size, given before and not changed since
             new = max(base, minimum) * factor if base > 0 else (factor if factor != 1 and minimum else 0.0)
             item.setData(key, base)
             item.setData(key + 1, new)
@@ -276,19 +282,23 @@ class Panel(QtWidgets.QWidget):
             for item in scene.items():
                 if isinstance(item, pg.AxisItem):
                     f = QtGui.QFont(item.style.get("tickFont") or QtGui.QFont())
-                    size = f.pointSizeF() if f.pointSizeF() > 0 else 9.0
-                    f.setPointSizeF(scaled(item, _BASE_FONT, size, fs))
-                    item.setStyle(tickFont=f)
+                    size = scaled(item, _BASE_FONT, f.pointSizeF() if f.pointSizeF() > 0 else 9.0, fs)
+                    if size is not None:
+                        f.setPointSizeF(size)
+                        item.setStyle(tickFont=f)
                 elif isinstance(item, (QtWidgets.QGraphicsTextItem, QtWidgets.QGraphicsSimpleTextItem)):
                     f = item.font()
-                    size = f.pointSizeF() if f.pointSizeF() > 0 else 9.0
-                    f.setPointSizeF(scaled(item, _BASE_FONT, size, fs))
-                    item.setFont(f)
+                    size = scaled(item, _BASE_FONT, f.pointSizeF() if f.pointSizeF() > 0 else 9.0, fs)
+                    if size is not None:
+                        f.setPointSizeF(size)
+                        item.setFont(f)
                 if isinstance(item, (QtWidgets.QAbstractGraphicsShapeItem, QtWidgets.QGraphicsLineItem)):
                     pen = item.pen()
                     if pen.style() != QtCore.Qt.PenStyle.NoPen:
-                        pen.setWidthF(scaled(item, _BASE_PEN, pen.widthF(), ls, minimum=1.0))
-                        item.setPen(pen)
+                        width = scaled(item, _BASE_PEN, pen.widthF(), ls, minimum=1.0)
+                        if width is not None:
+                            pen.setWidthF(width)
+                            item.setPen(pen)
 
     def showEvent(self, event):
         super().showEvent(event)

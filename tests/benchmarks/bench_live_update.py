@@ -1,7 +1,7 @@
 """Benchmark: edit-to-repainted time, the longest event-loop turn, and start-up time, printed as figures.
 
     python tests/benchmarks/bench_live_update.py [--runs 3] [--repeats 40] [--sizes 4,16,64,256,512,1024]
-                                                 [--no-startup]
+                                                 [--no-startup] [--lesson STEP]
 
 For each number of tokens n it builds the window offscreen at 1600 x 1000 and times three kinds of edit,
 each as a typed edit arrives (through the editor's table model):
@@ -23,6 +23,8 @@ to it: the longest gap between two ticks is the longest time input would have wa
 The app keeps at most 512 tokens (``qkv_engine.MAX_TOKENS``); n = 1024 is measured by raising that limit
 inside this process only, to see whether a higher limit would be affordable (under 50 ms p95).
 Start-up is measured in a fresh process: from launch to the first painted window.
+``--lesson STEP`` times the same edits in lesson mode, the step's pane beside the panels (step 2 writes out
+q's arithmetic, which every edit changes).
 
 Targets on a 2-core machine: p95 <= 16 ms and median <= 10 ms up to 64 tokens, <= 30 ms p95 at 512, no
 event-loop turn over 16 ms up to 64 tokens, start-up under 2 s.
@@ -44,8 +46,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Qt waits 5 ms (a frame-pacing pause, no work) before it delivers a window's update request; the
 # benchmark times the work, so the request goes out on the next turn of the event loop.
 os.environ.setdefault("QT_QPA_UPDATE_IDLE_TIME", "0")
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # as the app does at start-up
+from qkv_gui.blas import one_thread  # noqa: E402
+
+one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints without its thread pool
 
 STARTUP_SNIPPET = r"""
 import os, sys, time
@@ -138,7 +141,9 @@ class Editor:
         model.setData(model.index(row, index_col), f"{new:.2f}")
 
 
-def make_window(app, settings, scratch, n: int):
+def make_window(app, settings, scratch, n: int, lesson_step: int | None = None):
+    """The window at 1600 x 1000 holding ``n`` tokens; with ``lesson_step``, in lesson mode at that step
+    (0-based: the pane beside the panels writes the step's numbers again at each edit)."""
     from qkv_gui.main_window import MainWindow
 
     w = MainWindow(settings=settings, recovery=scratch / "recovery.qkv.json")
@@ -146,6 +151,9 @@ def make_window(app, settings, scratch, n: int):
     w.resize(1600, 1000)
     w.show()
     w.session.set_text(" ".join(f"t{i % 97}x{i}" for i in range(n)))
+    if lesson_step is not None:
+        w.enter_lesson_mode()
+        w.lesson.go(lesson_step)
     for _ in range(5):
         app.processEvents()
     w.repaint()
@@ -247,7 +255,7 @@ def longest_turn(app, w) -> tuple:
     return max(gaps), max(cpu_gaps), percentile(gaps, 95)
 
 
-def bench_run(sizes, repeats: int):
+def bench_run(sizes, repeats: int, lesson_step: int | None = None):
     """One run over every size: {n: {"kinds": {kind: (wall, cpu)}, "layouts": {kind: count}, "turn": ...}}."""
     from PySide6 import QtCore, QtWidgets
 
@@ -261,7 +269,7 @@ def bench_run(sizes, repeats: int):
     for n in sizes:
         scenario_module.MAX_TOKENS = max(limit, n)  # this process only: the app keeps its own limit
         try:
-            w = make_window(app, settings, scratch, n)
+            w = make_window(app, settings, scratch, n, lesson_step)
             row = {"kinds": {}, "layouts": {}}
             for kind in KINDS:
                 row["kinds"][kind] = time_edits(app, w, kind, repeats)
@@ -328,11 +336,13 @@ def main():
     ap.add_argument("--repeats", type=int, default=40)
     ap.add_argument("--sizes", default="4,16,64,256,512,1024", help="comma-separated numbers of tokens")
     ap.add_argument("--no-startup", action="store_true", help="skip the start-up measurement")
+    ap.add_argument("--lesson", type=int, metavar="STEP", default=None,
+                    help="in lesson mode, at this step (1 = the first), its pane beside the panels")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     runs = []
     for k in range(args.runs):
-        rows = bench_run(sizes, args.repeats)
+        rows = bench_run(sizes, args.repeats, None if args.lesson is None else args.lesson - 1)
         print_run(k + 1, rows, args.repeats)
         sys.stdout.flush()
         runs.append(rows)

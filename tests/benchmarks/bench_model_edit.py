@@ -26,12 +26,13 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_QPA_UPDATE_IDLE_TIME", "0")
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # as the app sets it
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from qkv_gui.blas import one_thread  # noqa: E402
+
+one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints without its thread pool
 
 import numpy as np  # noqa: E402
 

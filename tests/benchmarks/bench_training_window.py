@@ -26,8 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")  # as the app does at start-up
+from qkv_gui.blas import one_thread  # noqa: E402
+
+one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints without its thread pool
 
 from PySide6 import QtCore, QtWidgets  # noqa: E402
 

@@ -45,6 +45,26 @@ def test_placeholder_values_are_explains_text_for_the_selected_pair():
     assert v["shape_kt"] == "2 × 3" and v["shape_scores"] == "3 × 3"
 
 
+def test_placeholder_values_are_worked_out_only_when_read(monkeypatch):
+    """A step uses a few of the values: the others are not worked out (the pane is written at every edit)."""
+    r = compute(presets.load("seed-the-cat-sat"))
+    eager = {}
+    for name in placeholder_values(r, 2, 1):
+        eager[name] = placeholder_values(r, 2, 1)[name]
+    want = explain.score(r, 2, 1).text
+    calls = []
+    for name in ("projection", "output", "score", "weight", "scaled", "norm", "cosine"):
+        real = getattr(explain, name)
+        monkeypatch.setattr(explain, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    v = placeholder_values(r, 2, 1)
+    assert calls == [] and "score_worked" in v and "weight" in v
+    assert v["score_worked"] == want and calls == ["score"]
+    assert v["q_worked"].split("\n") == [v[f"q{c + 1}_worked"] for c in range(r.scenario.d_k)]
+    assert calls.count("projection") == r.scenario.d_k  # each line once, kept
+    v.update({"extra": "x"})
+    assert v["extra"] == "x" and dict(v) == {**eager, "extra": "x"}
+
+
 def test_placeholder_values_with_no_tokens_give_sizes_only():
     r = compute(presets.load("seed-cat").with_text(""))
     v = placeholder_values(r, 0, 0)

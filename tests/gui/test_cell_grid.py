@@ -252,3 +252,40 @@ def test_in_a_vector_file_cells_stay_sharp_and_hatches_are_lines(view, tmp_path)
     # the hatches: many short lines (a cross hatch in the blocked cell), no pattern fill
     assert svg.count("<polyline") + svg.count("<line") + len(re.findall(r"<path[^>]*d=\"M[^\"]*L", svg)) > 5
     assert "pattern" not in svg.lower()
+
+
+def test_the_same_data_again_draws_nothing_and_any_change_is_drawn(view, monkeypatch):
+    """An edit elsewhere gives a grid the same numbers again (a weight grid when a token changes): it is not
+    recoloured or repainted; a change of numbers, levels, mask or colour map is."""
+    values = np.array([[0.1, 0.3], [0.2, np.nan]])
+    view.grid.numbers = False
+    show(view, values, levels=(0.0, 0.4))
+    repaints = []
+    monkeypatch.setattr(view.grid, "update", lambda *a: repaints.append(a))
+    view.grid.setData(values.copy(), (0.0, 0.4))
+    view.grid.setData(values.copy(), levels=(0.0, 0.4), masked_by=np.zeros((2, 2), np.int8))
+    assert repaints == []
+    cmap = style.colormap()
+    changes = [
+        dict(values=np.array([[0.4, 0.3], [0.2, np.nan]]), levels=(0.0, 0.4)),  # a number
+        dict(values=values.copy(), levels=(0.0, 0.8)),  # the levels
+        dict(values=values.copy(), levels=(0.0, 0.8), masked_by=np.array([[0, 0], [MASK_CAUSAL, 0]], np.int8)),
+        dict(values=values.copy(), levels=(0.0, 0.8)),  # the mask gone again
+    ]
+    for change in changes:
+        monkeypatch.undo()
+        image = show(view, **change)
+        top = float(np.ravel(change["levels"][1])[0])
+        masked = change.get("masked_by") is not None
+        want = QtGui.QColor(MASK_FILL) if masked else cmap.map(change["values"][1, 0] / top, mode="qcolor")
+        assert close(pixel(view, image, 1, 0, 0.1, 0.1), want, tol=12), change
+        assert close(pixel(view, image, 0, 0), cmap.map(change["values"][0, 0] / top, mode="qcolor")), change
+
+
+def test_an_array_changed_in_place_and_given_again_is_drawn_anew(view):
+    values = np.array([[0.1, 0.3], [0.2, 0.0]])
+    view.grid.numbers = False
+    show(view, values, levels=(0.0, 0.4))
+    values[0, 0] = 0.4
+    image = show(view, values, levels=(0.0, 0.4))
+    assert close(pixel(view, image, 0, 0), style.colormap().map(1.0, mode="qcolor"))

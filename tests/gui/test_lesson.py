@@ -165,6 +165,24 @@ def test_step_text_uses_the_live_numbers(make_window):
     assert "unknown placeholder" not in w.lesson.text()
 
 
+def test_an_edit_that_changes_no_number_of_the_step_leaves_the_pane_as_it_is(make_window):
+    w = make_window("seed-cat")
+    w.enter_lesson_mode()
+    w.lesson.go(1)  # q1 worked out: numbers of W^Q, not of W^V
+    settle()
+    writes, text = w.lesson.render_count, w.lesson.text()
+    assert w.session.set_cell("w_v", 0, 0, 0.75)
+    settle()
+    assert w.lesson.render_count == writes and w.lesson.text() == text
+    assert w.session.set_cell("w_q", 0, 0, 0.5)
+    settle()
+    assert w.lesson.render_count == writes + 1
+    assert explain.projection(w.session.result, "q", 0, 0).text in w.lesson.text()
+    w.set_palette("dark")  # the same numbers in other colours
+    settle()
+    assert w.lesson.render_count == writes + 2
+
+
 def test_every_step_fills_every_placeholder(make_window):
     w = make_window()
     w.enter_lesson_mode()

@@ -220,3 +220,38 @@ def test_slide_texts_do_not_overlap_or_stick_out(cls, sessions):
             assert text_boxes(panel) or painted_boxes(panel), "the panel shows some text"
             bad += [f"{name}: {b}" for b in layout_problems(panel)]
     assert not bad, "\n".join(bad)
+
+
+def _shown_in(cls, session, theme):
+    """A panel of ``cls`` on ``session``, shown offscreen as a cell of the window's grid, in ``theme``."""
+    panel = cls(session)
+    panel.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    panel.resize(*GRID_CELL)
+    panel.show()
+    panel.set_theme(theme)
+    _settle()
+    return panel
+
+
+@pytest.mark.parametrize("cls", PANEL_CLASSES, ids=lambda c: c.object_name)
+def test_in_presenter_mode_edits_keep_the_text_scaled_without_laying_the_axes_out_again(cls, qapp, monkeypatch):
+    """After edits, a panel in presenter mode has the text sizes of a panel put in presenter mode afresh;
+    the axes, whose font the theme set once, are not given it again at each edit (that laid each out and
+    drew it afresh)."""
+    style.configure_pyqtgraph()
+    theme = style.presenter(1.5)
+    session = Session(presets.load("seed-the-cat-sat"))
+    panel = _shown_in(cls, session, theme)
+    restyled = []
+    real = pg.AxisItem.setStyle
+    monkeypatch.setattr(pg.AxisItem, "setStyle", lambda self, **kw: restyled.append(kw) or real(self, **kw))
+    assert session.set_cell("x", 1, 0, 0.9) and session.set_cell("w_k", 0, 1, -0.7)
+    session.select(2, 1)
+    _settle()
+    assert not [kw for kw in restyled if "tickFont" in kw]
+    monkeypatch.undo()
+    fresh = _shown_in(cls, session, theme)
+    assert text_sizes(panel) == text_sizes(fresh)
+    for p in (panel, fresh):
+        p.hide()
+        p.deleteLater()

@@ -68,15 +68,25 @@ class Outline:
     halo: bool = False  # a line in the palette's halo colour under it
 
 
+def _equal(a, b) -> bool:
+    """The same number, or the same numbers (levels are either)."""
+    if np.ndim(a) == 0 and np.ndim(b) == 0:
+        return float(a) == float(b)
+    return bool(np.array_equal(a, b))
+
+
 def two_decimals(v: float) -> str:
     return fixed(v, 2)
+
+
+#: The paint engines that write vector files (SVG, PDF, print), not pixels.
+_VECTOR_ENGINES = frozenset((QtGui.QPaintEngine.Type.SVG, QtGui.QPaintEngine.Type.Pdf, QtGui.QPaintEngine.Type.Picture))
 
 
 def _draws_vectors(p: QtGui.QPainter) -> bool:
     """True when the painter writes a vector file (SVG, PDF, print), not pixels."""
     engine = p.paintEngine()
-    kind = QtGui.QPaintEngine.Type
-    return engine is not None and engine.type() in (kind.SVG, kind.Pdf, kind.Picture)
+    return engine is not None and engine.type() in _VECTOR_ENGINES
 
 
 class CellGridItem(pg.GraphicsObject):
@@ -109,6 +119,7 @@ class CellGridItem(pg.GraphicsObject):
         self._hatches: dict = {}
         self._runs: dict = {}
         self._outlines: dict = {}
+        self._pens: dict = {}  # (colour, width, dashed, line scale) -> QPen (``_pen``)
         self._veils: list = []
         self._headers = (0.0, 0.0)
         self._pad = (0.0, 0.0)
@@ -123,6 +134,8 @@ class CellGridItem(pg.GraphicsObject):
             raise ValueError(f"values: expected a 2-D array, got shape {values.shape}")
         if masked_by is not None and np.shape(masked_by) != values.shape:
             raise ValueError(f"masked_by: expected shape {values.shape}, got {np.shape(masked_by)}")
+        if self._same(values, levels, masked_by, colormap):
+            return  # what is shown already (a weight grid when a token's number changed): nothing to draw
         if values.shape != self.values.shape:
             self.prepareGeometryChange()
         self.values = values
@@ -134,6 +147,27 @@ class CellGridItem(pg.GraphicsObject):
         if self.hovered is not None and not self._holds(*self.hovered):
             self._set_hover(None)
         self.update()
+
+    def _same(self, values: np.ndarray, levels, masked_by, colormap) -> bool:
+        """True when ``setData`` with these would show exactly what is shown now."""
+        if self._index is None or values is self.values or values.shape != self.values.shape:
+            return False  # (the same array again may have been changed in place)
+        if colormap is not None and colormap != self.colormap:
+            return False
+        low, high = levels  # (numbers, or arrays of them)
+        if not (_equal(low, self.low) and _equal(high, self.high)):
+            return False
+        if masked_by is None:
+            if self.masked_by is not None:
+                return False
+        elif self.masked_by is None:
+            if np.any(masked_by):
+                return False
+        elif not np.array_equal(masked_by, self.masked_by):
+            return False
+        # bit for bit (an empty cell, NaN, is then the same as an empty cell): an array of 512 x 512 numbers
+        # compared as numbers, NaN-aware, took 2.4 ms; as 64-bit words, 0.16 ms
+        return bool(np.array_equal(values.view(np.uint64), self.values.view(np.uint64)))
 
     def setRect(self, rect: QtCore.QRectF) -> None:
         """Place the grid's n x m cells in ``rect`` of the parent's coordinates."""
@@ -377,9 +411,10 @@ class CellGridItem(pg.GraphicsObject):
             p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, False)
             p.drawImage(QtCore.QRectF(0, 0, m, n), self._export_image() if vector else self._image)
             paint_mask(p, self._cover, self._hatches, self._runs, dev if vector else None, self.colours)
-            veil = QtGui.QColor(*self.colours.veil)
-            for rect in self._veils:
-                p.fillRect(rect, veil)
+            if self._veils:
+                veil = QtGui.QColor(*self.colours.veil)
+                for rect in self._veils:
+                    p.fillRect(rect, veil)
             if dev is not None:
                 # the rest in view pixels: the painter maps them onto its device (the screen, or an export)
                 p.setTransform(dev.inverted()[0] * p.transform())
@@ -420,10 +455,19 @@ class CellGridItem(pg.GraphicsObject):
                 p.drawText(rect, flags, fmt(float(values[i, j])))
 
     def _pen(self, color, width: float, dashed: bool = False) -> QtGui.QPen:
-        pen = QtGui.QPen(QtGui.QColor(color))
-        pen.setWidthF(width * self.line_scale)
-        if dashed:
-            pen.setStyle(Qt.PenStyle.DashLine)
+        """A pen of ``width`` view pixels times the theme's line scale (made once, kept while the scale
+        stays: the outlines are drawn at every paint)."""
+        key = (color if isinstance(color, (str, tuple)) else QtGui.QColor(color).rgba(), width, dashed,
+               self.line_scale)
+        pen = self._pens.get(key)
+        if pen is None:
+            if len(self._pens) > 64:
+                self._pens.clear()
+            pen = QtGui.QPen(QtGui.QColor(color))
+            pen.setWidthF(width * self.line_scale)
+            if dashed:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            self._pens[key] = pen
         return pen
 
     def _paint_lines(self, p, dev) -> None:
