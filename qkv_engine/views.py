@@ -39,10 +39,13 @@ def softmax_curve(result: AttentionResult, i: int, j: int, xs) -> np.ndarray:
     others_arr = np.asarray(result.scaled[i], dtype=np.float64)[keep]
     if others_arr.size == 0:
         return np.ones_like(xs)
-    top = np.maximum(xs, others_arr.max())  # shift for stability
-    e_x = np.exp(xs - top)
-    e_rest = np.exp(others_arr[None, :] - top[:, None]).sum(axis=1)
-    return e_x / (e_x + e_rest)
+    # e^x / (e^x + S) = 1 / (1 + e^(log S - x)): log S once (shifted by the largest other score, for
+    # stability), not the other scores' exponentials again at every x
+    top = others_arr.max()
+    log_s = top + np.log(np.exp(others_arr - top).sum())
+    d = xs - log_s
+    e = np.exp(-np.abs(d))  # at most 1: no overflow on either side
+    return np.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
 # ----- colour scales of weight pictures -------------------------------------------------------------

@@ -49,9 +49,36 @@ NUMBER_PT = 8.0
 OP_PT = 10.0
 
 
-def _rgba(color: str) -> np.ndarray:
-    c = QtGui.QColor(color)
-    return np.array([[[c.red(), c.green(), c.blue(), 255]]], dtype=np.ubyte)
+def _from_pixmap(item: QtWidgets.QGraphicsItem) -> None:
+    """Paint ``item`` (a token name: plain words that rarely change) from a pixmap of it, drawn again only
+    when it changes: an edit repaints the grid beside it. Exports switch the caches off (vector text);
+    ``_redraw`` after a move, so the words are drawn again at their new fraction of a pixel. (Not the
+    titles: a rich-text item lays its words out late, and its pixmap was left blank after a new theme and
+    size.)"""
+    item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
+def _redraw(items) -> None:
+    """Draw cached words again, where they are now (Qt moves a cached pixmap by whole pixels)."""
+    for item in items:
+        item.update()
+
+
+def _differ(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two grids of one shape hold different numbers; a big grid compares every k-th number first
+    (an edit that changes a big grid changes most of it, and comparing all of it costs as much as drawing)."""
+    if a.size > 4096:
+        step = a.size // 1024 | 1
+        if not np.array_equal(a.reshape(-1)[::step], b.reshape(-1)[::step]):
+            return True
+    return not np.array_equal(a, b)
+
+
+def _strip() -> QtWidgets.QGraphicsRectItem:
+    """A token strip: one rectangle in its role's fill, drawn by Qt (no outline)."""
+    item = QtWidgets.QGraphicsRectItem()
+    item.setPen(QtGui.QPen(Qt.PenStyle.NoPen))
+    return item
 
 
 def _pen(color: str, width: float) -> QtGui.QPen:
@@ -99,8 +126,8 @@ class MatrixView(GridHolder):
         if not weights:
             self.image.soften = 2.5
         self.vb.addItem(self.image)
-        self.rowStrip = pg.ImageItem(axisOrder="row-major")
-        self.colStrip = pg.ImageItem(axisOrder="row-major")
+        self.rowStrip = _strip()
+        self.colStrip = _strip()
         self._paint_strips()
         if rows_role:
             self.vb.addItem(self.rowStrip)
@@ -113,6 +140,8 @@ class MatrixView(GridHolder):
         self.rowTokens = TextPool(self.vb, font=font)
         self.colTokens = TextPool(self.vb, font=font)
         self._shape = None
+        self._outlined = {}  # key -> (rect, colour) of the outlines drawn
+        self._levels = None  # the colour scale's ends of the numbers shown
         self._names_widest = None  # (metrics, column names, their widest): the names rarely change between edits
         self.vb.sigResized.connect(lambda *_: self.update_texts())
 
@@ -120,7 +149,7 @@ class MatrixView(GridHolder):
         """The token strips in their roles' fills."""
         for strip, role in ((self.rowStrip, self.rows_role), (self.colStrip, self.cols_role)):
             if role:
-                strip.setImage(_rgba(self.colours.fill[role]), autoLevels=False, levels=(0, 255))
+                strip.setBrush(QtGui.QColor(self.colours.fill[role]))
 
     def set_colours(self, palette: style.Palette) -> None:
         """Draw in ``palette`` (the grid, title and pooled names follow by themselves): the strips; the outlines
@@ -143,8 +172,15 @@ class MatrixView(GridHolder):
         self.update_texts()
 
     def highlight(self, key: str, color: str, rect: QtCore.QRectF | None) -> None:
-        """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away."""
-        self.image.set_outlines({key: None if rect is None else Outline(rect, color, 2.2)})
+        """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away. The same outline
+        again leaves the grid as it is (it is not painted again for it)."""
+        self._outline(key, None if rect is None else Outline(rect, color, 2.2))
+
+    def _outline(self, key: str, outline: Outline | None) -> None:
+        drawn = None if outline is None else (outline.rect, outline.color, outline.width)
+        if self._outlined.get(key) != drawn:
+            self._outlined[key] = drawn
+            self.image.set_outlines({key: outline})
 
     def strip_sizes(self, rows: int, cols: int):
         sw = max(1.0, 0.08 * cols) if self.rows_role else 0.0
@@ -152,11 +188,12 @@ class MatrixView(GridHolder):
         return sw, sh
 
     def set_values(self, values: np.ndarray, tokens: tuple, col_tokens: tuple | None = None,
-                   masked_by: np.ndarray | None = None) -> None:
+                   masked_by: np.ndarray | None = None, levels: tuple | None = None) -> None:
         """``tokens`` name the rows, ``col_tokens`` (default: the same) the columns; cells masked
-        (``masked_by``: the reason of each, 0 open) get the mask look. The same numbers, names and mask
-        as shown already leave the grid as it is (an edit changes some grids and not others: a number of
-        W^V changes V alone)."""
+        (``masked_by``: the reason of each, 0 open) get the mask look; ``levels``: the colour scale's ends
+        when another grid of the same numbers has them (Kᵀ takes K's), else worked out here. The same
+        numbers, names and mask as shown already leave the grid as it is (an edit changes some grids and not
+        others: a number of W^V changes V alone)."""
         col_tokens = tokens if col_tokens is None else col_tokens
         if self._same(values, tokens, col_tokens, masked_by):
             return
@@ -174,27 +211,38 @@ class MatrixView(GridHolder):
         if title != self.titleItem.text:
             self.titleItem.setText(title, size=f"{TITLE_PT * self.scale:g}pt")
             self.titleItem.setMinimumWidth(0)  # let narrow panels squeeze the title rather than clip the grids
-        if self.weights:
-            levels = (0.0, 1.0)
-        elif values.size > ROBUST_AFTER:  # a real model's grid: a few huge numbers would leave the rest pale
-            top = views.diverging_limit(values)
-            levels = (-top, top)
-        else:
-            top = float(np.max(np.abs(values))) if values.size else 1.0
-            levels = (-top, top) if top > 0 else (-1.0, 1.0)
+        if levels is None:
+            levels = self.levels_for(values)
+        self._levels = levels
         self.image.setData(values, levels, masked_by=masked_by if self.masked is not None else None)
-        self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0)})
-        sw, sh = self.strip_sizes(rows, cols)
-        self.image.set_header_cells(sw, sh)  # a name in a strip counts as its row or column
-        if self.rows_role:
-            self.rowStrip.setRect(QtCore.QRectF(-sw, 0, sw, rows))
-        if self.cols_role:
-            self.colStrip.setRect(QtCore.QRectF(0, -sh, cols, sh))
-        if self._shape != (rows, cols):
+        self._outline("frame", Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0))
+        if self._shape != (rows, cols):  # strips, their hit areas and the view follow the shape alone
             self._shape = (rows, cols)
+            sw, sh = self.strip_sizes(rows, cols)
+            self.image.set_header_cells(sw, sh)  # a name in a strip counts as its row or column
+            if self.rows_role:
+                self.rowStrip.setRect(QtCore.QRectF(-sw, 0, sw, rows))
+            if self.cols_role:
+                self.colStrip.setRect(QtCore.QRectF(0, -sh, cols, sh))
             self.vb.setRange(xRange=(-sw, cols), yRange=(-sh, rows), padding=0.02)
         if not names_stay:
             self.update_texts()
+
+    def levels_for(self, values: np.ndarray) -> tuple:
+        """The colour scale's ends for ``values``: 0 to 1 for weights; else symmetric about 0, to the largest
+        size, or (big grids) to where 98 % of the sizes end."""
+        if self.weights:
+            return 0.0, 1.0
+        if values.size > ROBUST_AFTER:  # a real model's grid: a few huge numbers would leave the rest pale
+            top = views.diverging_limit(values)
+            return -top, top
+        top = float(np.max(np.abs(values))) if values.size else 1.0
+        return (-top, top) if top > 0 else (-1.0, 1.0)
+
+    @property
+    def levels(self) -> tuple | None:
+        """The colour scale's ends of the numbers shown (None before any)."""
+        return self._levels
 
     def _same(self, values, tokens, col_tokens, masked_by) -> bool:
         """Whether the grid shows these numbers, names and mask already."""
@@ -203,7 +251,7 @@ class MatrixView(GridHolder):
             return False
         if tokens != self.tokens or col_tokens != self.col_tokens:
             return False
-        if values is not shown and (values.shape != shown.shape or not np.array_equal(values, shown)):
+        if values is not shown and (values.shape != shown.shape or _differ(values, shown)):
             return False
         old = self._masked_by
         if (masked_by is None) != (old is None):
@@ -236,6 +284,8 @@ class MatrixView(GridHolder):
             for r, item in zip(rows_shown, items):
                 item.setText(fm.elidedText(self.tokens[r], elide, room), color=self.colours.on_fill[self.rows_role])
                 item.setPos(-sw / 2, r + 0.5)
+                _from_pixmap(item)
+            _redraw(items)
             self.token_rows = rows_shown
             shown += len(items)
         if self.cols_role:
@@ -256,6 +306,8 @@ class MatrixView(GridHolder):
                 item.setText(fm.elidedText(self.col_tokens[c], elide, max(0.0, 2 * half - 6)),
                              color=self.colours.on_fill[self.cols_role])
                 item.setPos(c + 0.5, -sh / 2)
+                _from_pixmap(item)
+            _redraw(items)
             self.token_cols = cols_shown
             shown += len(items)
         self.shown_tokens = shown
@@ -269,8 +321,9 @@ class MatricesPanel(ThemedTextMixin, Panel):
     def build(self, body):
         self._shape_key = None  # the shapes the grids were given room for
         self._chain = None  # the words under the grids: (in full, short)
+        self._words = None  # what they were written for
+        self._selection_drawn = None  # the selection, shapes and inks the outlines were drawn for
         self._result = None
-        self.selected_rects = {}
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
@@ -330,6 +383,13 @@ class MatricesPanel(ThemedTextMixin, Panel):
             view.image.cellClicked.connect(lambda r, c, name=name: self._on_cell_clicked(name, r, c))
             view.vb.sigResized.connect(self._refit_later)
         self._show_source(False)
+        # the boxes that only hold the grids paint nothing: Qt need not ask them their bounds or call their
+        # (Python) paint at each repaint
+        holders = [ci, top, bottom, *self.ops]
+        for view in self.grids.values():
+            holders += [view.box, view.vb, view.titleItem]
+        for item in holders:
+            item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
 
     def _show_source(self, cross: bool) -> None:
         """Put X source and its arrow in the top row (cross-attention) or take them out."""
@@ -379,29 +439,40 @@ class MatricesPanel(ThemedTextMixin, Panel):
         g["q"].set_values(result.q, toks)
         g["k"].set_values(result.k, ktoks)
         g["v"].set_values(result.v, ktoks)
-        g["kt"].set_values(result.k.T, ktoks)
+        g["kt"].set_values(result.k.T, ktoks, levels=g["k"].levels)  # K's numbers: K's scale
         g["scores"].set_values(result.scores, toks, ktoks)
         g["weights"].set_values(result.weights, toks, ktoks, masked_by=result.masked_by)
 
         i, j = selection.query, selection.key
         qi, kj = self.colours.ink["query"], self.colours.ink["key"]
-        g["x"].highlight("row_i", qi, QtCore.QRectF(0, i, s.d_model, 1))
-        g["x"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1) if j != i and not cross else None)
-        if cross:
-            g["xs"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1))
-        g["q"].highlight("row_i", qi, QtCore.QRectF(0, i, d_k, 1))
-        g["k"].highlight("row_j", kj, QtCore.QRectF(0, j, d_k, 1))
-        g["v"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_v, 1))
-        g["kt"].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, d_k))
-        for name in ("scores", "weights"):
-            g[name].highlight("row_i", qi, QtCore.QRectF(0, i, m, 1))
-            g[name].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, n))
-        self.selected_rects = {
-            name: {key: outline.rect for key, outline in view.highlights.items() if key != "frame"}
-            for name, view in g.items() if name != "xs" or cross
-        }
+        if (i, j, shape, qi, kj) != self._selection_drawn:  # the selection's outlines follow it, its shapes and inks
+            self._selection_drawn = (i, j, shape, qi, kj)
+            g["x"].highlight("row_i", qi, QtCore.QRectF(0, i, s.d_model, 1))
+            g["x"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1) if j != i and not cross else None)
+            if cross:
+                g["xs"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_model, 1))
+            g["q"].highlight("row_i", qi, QtCore.QRectF(0, i, d_k, 1))
+            g["k"].highlight("row_j", kj, QtCore.QRectF(0, j, d_k, 1))
+            g["v"].highlight("row_j", kj, QtCore.QRectF(0, j, s.d_v, 1))
+            g["kt"].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, d_k))
+            for name in ("scores", "weights"):
+                g[name].highlight("row_i", qi, QtCore.QRectF(0, i, m, 1))
+                g[name].highlight("col_j", kj, QtCore.QRectF(j, 0, 1, n))
 
-        qk, kq = qi, kj
+        nk = no_keys(result, i)
+        words = (n, m, d_k, s.scale, s.temperature, s.softmax_over, cross, s.has_bias, g["weights"].masked is not None,
+                 result.tokens[i] if nk else None, result.n_heads, result.head, qi, kj, self.theme.font_scale)
+        if words != self._words:  # the words under the grids follow these alone (not the numbers)
+            self._words = words
+            self._chain = self._chain_words(result, i, qi, kj)
+        self._apply_texts()
+        self.canvas.refit()
+
+    def _chain_words(self, result, i: int, qk: str, kq: str) -> tuple:
+        """The words under the grids, (in full, short): how the shapes chain, and what the grids show; the
+        softmax operator's words are set here too."""
+        s = result.scenario
+        n, d_k, m, cross = result.n, s.d_k, result.n_keys, s.is_cross
         scale = f"÷ √{d_k}" if s.scale else "no scaling"
         if s.temperature != 1.0:
             scale += f", ÷ T={style.fmt(s.temperature, 2).rstrip('0').rstrip('.')}"
@@ -426,7 +497,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
                 f"and cell (i, j) is query i · key j. Then {scale} and softmax along {way} give the "
                 f"weights, {n} × {m}. {made}")
         extra = []
-        if g["weights"].masked is not None:
+        if self.grids["weights"].masked is not None:
             extra.append("Grey, hatched weights are masked: 0.")
         if no_keys(result, i):
             extra.append(html.escape(no_keys_note(result, i), quote=False))
@@ -437,9 +508,16 @@ class MatricesPanel(ThemedTextMixin, Panel):
             short = f"head {result.head + 1} of {result.n_heads}: " + short
         if extra:
             full += " " + " ".join(extra)
-        self._chain = (full, short)
-        self._apply_texts()
-        self.canvas.refit()
+        return full, short
+
+    @property
+    def selected_rects(self) -> dict:
+        """Grid name -> {outline name: rectangle in cells} of the selection's outlines shown now."""
+        if self._result is None:
+            return {}
+        cross = self._result.scenario.is_cross
+        return {name: {key: outline.rect for key, outline in view.highlights.items() if key != "frame"}
+                for name, view in self.grids.items() if name != "xs" or cross}
 
     def _refit_later(self, *_) -> None:
         """The grids were laid out again: once the layout has settled, scale the picture down if it needs

@@ -38,6 +38,10 @@ from .theming import ThemedTextMixin
 Qt = QtCore.Qt
 
 CURVE_POINTS = 240
+#: The curve is drawn through fewer of its points where it is nearly straight: off the true curve by at most
+#: this many pixels, and never skipping more than CURVE_STRIDE points at once.
+CURVE_TOLERANCE_PX = 0.05
+CURVE_STRIDE = 8
 BAR_HEIGHT = 0.62
 
 
@@ -46,6 +50,39 @@ def _step_125(span: float) -> float:
     exactly at the decimals they need: 0.025 would print as 0.03)."""
     power = 10.0 ** np.floor(np.log10(span))
     return float(next(f * power for f in (1.0, 2.0, 5.0, 10.0) if f * power >= span * (1 - 1e-12)))
+
+
+def sparse_points(ys: np.ndarray, px_y: float) -> np.ndarray:
+    """The places (indices) of the points of a curve sampled at even steps across to draw it through, so that
+    the line through them leaves the line through all of them by at most CURVE_TOLERANCE_PX pixels (``px_y``:
+    pixels per unit up): few where the curve is straight (a flat end of the softmax curve), all where it
+    bends. A chord over m steps leaves the curve by at most m² / 8 times the largest second difference
+    beside it; m is the largest such that this stays within the tolerance."""
+    count = len(ys)
+    if count <= 2 or not px_y > 0:
+        return np.arange(count)
+    y = np.asarray(ys, dtype=np.float64) * px_y
+    bend = np.zeros(count)
+    bend[1:-1] = np.abs(y[:-2] - 2.0 * y[1:-1] + y[2:])
+    # the largest bend a chord through here may meet: blocks a stride and one long, each with its neighbours
+    size = CURVE_STRIDE + 1
+    blocks = -(-count // size)
+    block_max = np.zeros(blocks * size)
+    block_max[:count] = bend
+    block_max = block_max.reshape(blocks, size).max(axis=1)
+    near = block_max.copy()
+    near[1:] = np.maximum(near[1:], block_max[:-1])
+    near[:-1] = np.maximum(near[:-1], block_max[1:])
+    near = np.repeat(near, size)[:count]
+    # m^2 / 8 x bend <= tolerance / 2 (room for rounding), m from 1 to the stride
+    near = np.maximum(near, 4.0 * CURVE_TOLERANCE_PX / CURVE_STRIDE ** 2)
+    steps = np.maximum(np.floor(np.sqrt(4.0 * CURVE_TOLERANCE_PX / near)), 1.0)
+    # a point every ``steps`` places: where the running sum of 1 / steps passes a whole number
+    marks = np.floor(np.cumsum(1.0 / steps))
+    keep = np.flatnonzero(np.diff(marks, prepend=-1.0) > 0)
+    if keep[-1] != count - 1:
+        keep = np.append(keep, count - 1)
+    return keep
 
 
 def _color(hex_str: str, alpha: int = 255) -> QtGui.QColor:
@@ -88,6 +125,7 @@ class _Chart:
         self.marker = dot_item(plot, 10, pg.mkPen(p.selected, width=2), p.background)
         self.marker_label = TextLabel("", anchor=(0, 1))
         plot.addItem(self.marker_label, ignoreBounds=True)
+        self._set = {}  # what was last given to each item (an edit gives most of them the same again)
         for item, roles in (
                 (self.flat_low, {"brush": "shade"}), (self.flat_high, {"brush": "shade"}),
                 (self.masked, {"brush": "hatch"}), (self.curve, {"pen": "curve"}), (self.zero, {"pen": "foreground"}),
@@ -96,8 +134,17 @@ class _Chart:
                 (self.marker_label, {"text": "selected"})):
             colours.paint(item, p, **roles)
 
+    def changed(self, name: str, *given) -> bool:
+        """Whether ``given`` differs from what item ``name`` was last given (and keep it if so)."""
+        if self._set.get(name) == given:
+            return False
+        self._set[name] = given
+        return True
+
     def show_flat_ends(self, lo: float, hi: float, edges, rows: int) -> None:
         """Shade the flat ends (left of ``edges[0]``, right of ``edges[1]``) across every row, or hide them."""
+        if not self.changed("flat", lo, hi, None if edges is None else tuple(edges), rows):
+            return
         for item in (self.flat_low, self.flat_high):
             item.setVisible(edges is not None)
         if edges is None:
@@ -124,6 +171,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._x_range = None  # the score axis as shown (kept while the scores fit)
         self._title_pt = 9.0
         self._shown_result = None  # the result the bars show (a resize before the next edit redraws it)
+        self._curve = None  # (xs, ys, rows) of the softmax curve shown, or None
         self._wordings = ()  # the scaled chart's title, longest wording first
         self._title = ""  # ... the wording shown
         self._titles_for = None  # (wordings, width, text size) the titles were laid out for
@@ -144,6 +192,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self.scaled.plot.getAxis("left").setStyle(showValues=False)
         self.scaled.plot.getAxis("left").setWidth(4)
         self.view.scene().sigMouseClicked.connect(self._on_click)
+        # the boxes that only hold the charts paint nothing: Qt need not ask them their bounds or call their
+        # (Python) paint at each repaint
+        for item in (self.view.ci, *(part for chart in (self.raw, self.scaled)
+                                     for part in (chart.plot, chart.plot.getViewBox(), chart.plot.titleLabel))):
+            item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
         for chart in (self.raw, self.scaled):
             chart.plot.getViewBox().sigResized.connect(self._on_chart_resized)
 
@@ -189,47 +242,74 @@ class ScalingPanel(ThemedTextMixin, Panel):
             self._write_titles()  # the view has its new width now (the panel hears of a resize before it)
             self._set_ticks(shown)  # as many key names as fit the new height
             self._space_numbers()
+            self._draw_curve()  # through as many of its points as the new size needs
         self._fit_labels()
 
+    def _draw_curve(self) -> None:
+        """The curve in both charts (one path: they share their ranges), through the points its size on screen
+        needs; made again only when the curve or the charts' size changed."""
+        if self._curve is None:
+            return
+        xs, ys, n = self._curve
+        tall = max(chart.plot.getViewBox().height() for chart in (self.raw, self.scaled))
+        px_y = tall / max(n * 1.04, 1e-12)  # pixels per row (the rows' range has 2 % padding each side)
+        if self.raw.changed("curve", xs.tobytes(), ys.tobytes(), px_y):
+            keep = sparse_points(ys, px_y)
+            path = curve_path(xs[keep], ys[keep])
+            for chart in (self.raw, self.scaled):
+                chart.curve.setPath(path)
+
     @staticmethod
-    def _text_rect(chart, item) -> QtCore.QRectF:
-        """Where a text item at its data position will be drawn, in scene pixels (before it is painted)."""
-        vb = chart.plot.getViewBox()
-        at = vb.mapViewToScene(item.pos())
+    def _text_rect(to_scene: QtGui.QTransform, item, anchor=None) -> QtCore.QRectF:
+        """Where a text item at its data position will be drawn (with ``anchor``, default its own), in scene
+        pixels (before it is painted); ``to_scene``: the chart's data -> scene transform."""
+        at = to_scene.map(item.pos())
         size = item.box_size()
-        ax, ay = item.anchor.x(), item.anchor.y()
+        ax, ay = (item.anchor.x(), item.anchor.y()) if anchor is None else anchor
         return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
 
     def _fit_labels(self, *_):
         """Text on the charts only where there is room for it: inside the chart, not on each other.
-        The marker's label goes to whichever side of the dot has room; the shading and the dot stay."""
+        The marker's label goes to whichever side of the dot has room; the shading and the dot stay.
+        Nothing is placed again when the charts, their ranges and the labels' places and words are as
+        they were."""
         for chart, name in ((self.raw, "raw"), (self.scaled, "scaled")):
             vb = chart.plot.getViewBox()
+            vb.updateMatrix()  # (the view's transform follows a new range only when asked)
+            to_scene = vb.childTransform() * vb.sceneTransform()
             box = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
-            placed = []
             marker = self._drawn.get(f"{name}_marker")
             label = chart.marker_label
-            label.setVisible(False)
+            edges = self._drawn.get("edges")
+            flats = [(item.pos(), item.anchor, item.text(), region.rect()) for item, region
+                     in zip(chart.flat_labels, (chart.flat_low, chart.flat_high))] if edges is not None else None
+            if not chart.changed("labels", to_scene, box, marker is not None, label.pos(), label.text(),
+                                 label.font(), flats, chart.flat_labels[0].font()):
+                continue
+            placed = []
+            shown = False
             if marker is not None:
                 for anchor in ((0, 1), (1, 1), (0, 0), (1, 0)):
-                    label.setAnchor(anchor)
-                    rect = self._text_rect(chart, label)
+                    rect = self._text_rect(to_scene, label, anchor)
                     if box.contains(rect):
-                        label.setVisible(True)
+                        label.setAnchor(anchor)
+                        shown = True
                         placed.append(rect)
                         break
-            edges = self._drawn.get("edges")
+                else:
+                    label.setAnchor((1, 0))  # the last tried, as before
+            label.setVisible(shown)
             for item, region in zip(chart.flat_labels, (chart.flat_low, chart.flat_high)):
-                item.setVisible(False)
-                if edges is None:
-                    continue
-                rect = self._text_rect(chart, item)
-                lo, hi = region.rect().left(), region.rect().right()
-                left, right = vb.mapViewToScene(QtCore.QPointF(lo, 0)).x(), vb.mapViewToScene(QtCore.QPointF(hi, 0)).x()
-                in_shade = rect.left() >= left - 8 and rect.right() <= right + 8  # on its grey end, not on the bars
-                if in_shade and box.contains(rect) and not any(rect.intersects(r) for r in placed):
-                    item.setVisible(True)
-                    placed.append(rect)
+                fits = False
+                if edges is not None:
+                    rect = self._text_rect(to_scene, item)
+                    lo, hi = region.rect().left(), region.rect().right()
+                    left, right = to_scene.map(QtCore.QPointF(lo, 0)).x(), to_scene.map(QtCore.QPointF(hi, 0)).x()
+                    in_shade = rect.left() >= left - 8 and rect.right() <= right + 8  # on its grey end, not on the bars
+                    fits = in_shade and box.contains(rect) and not any(rect.intersects(r) for r in placed)
+                    if fits:
+                        placed.append(rect)
+                item.setVisible(fits)
 
     # ----- clicks --------------------------------------------------------------------------------
     def key_at(self, scene_pos) -> int | None:
@@ -299,7 +379,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._x_range = lo, hi = steady_range(self._x_range, lo - margin, hi + margin)
 
         xs = np.linspace(lo, hi, CURVE_POINTS)
-        curve_w = views.softmax_curve(result, i, j, xs) if allowed[j] else None
+        # the curve, and where key j's raw and scaled scores land on it (its last two points): one call
+        curve_w = at = None
+        if allowed[j]:
+            curve_w = views.softmax_curve(result, i, j, np.concatenate([xs, [raw[j], scaled[j]]]))
+            curve_w, at = curve_w[:-2], curve_w[-2:]
         s = result.scenario
         div = explain.trimmed(result.divisor, 3)
         if s.scale and s.temperature != 1.0:
@@ -315,40 +399,44 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
         drawn = {"query": i, "key": j, "divisor": result.divisor, "titles": titles, "edges": edges,
                  "x_range": (lo, hi), "masked": [int(m) for m in np.flatnonzero(~allowed)]}
-        for chart, values, name in ((self.raw, raw, "raw"), (self.scaled, scaled, "scaled")):
+        masked = ~allowed
+        n_masked = int(masked.sum())
+        # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
+        curve_ys = None if curve_w is None else -0.5 + n * curve_w
+        self._curve = None if curve_ys is None else (xs, curve_ys, n)
+        self._draw_curve()
+        for k, (chart, values, name) in enumerate(((self.raw, raw, "raw"), (self.scaled, scaled, "scaled"))):
             plot = chart.plot
             ok = allowed
             vals = np.where(ok, values, 0.0)
             chart.bars.setOpts(x0=np.minimum(vals[ok], 0.0), width=np.abs(vals[ok]), y=rows[ok],
                                height=np.full(int(ok.sum()), BAR_HEIGHT))
             if ok[j]:
-                chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],
-                                     height=[BAR_HEIGHT])
+                if chart.changed("chosen", float(vals[j]), float(rows[j])):
+                    chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],
+                                         height=[BAR_HEIGHT])
                 chart.chosen.setVisible(True)
             else:
                 chart.chosen.setVisible(False)
-            masked = ~ok
-            chart.masked.setOpts(x0=np.full(int(masked.sum()), lo), width=np.full(int(masked.sum()), hi - lo),
-                                 y=rows[masked], height=np.full(int(masked.sum()), 0.9))
-            # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
-            if curve_w is not None:
-                chart.curve.setPath(curve_path(xs, -0.5 + n * curve_w))
-                chart.curve.setVisible(True)
-            else:
-                chart.curve.setVisible(False)
+            if chart.changed("masked", masked.tobytes(), lo, hi, n):
+                chart.masked.setOpts(x0=np.full(n_masked, lo), width=np.full(n_masked, hi - lo), y=rows[masked],
+                                     height=np.full(n_masked, 0.9))
+            chart.curve.setVisible(curve_ys is not None)
             chart.show_flat_ends(lo, hi, edges, n)
-            left, right = reach(-0.5, n - 0.5)
-            chart.zero.setLine(0.0, left, 0.0, right)
-            # where key j's score lands on the curve
-            if curve_w is not None:
-                x = float(values[j])
-                w_at = float(views.softmax_curve(result, i, j, [x])[0])
+            if chart.changed("rows", n):
+                left, right = reach(-0.5, n - 0.5)
+                chart.zero.setLine(0.0, left, 0.0, right)
+                ax = plot.getAxis("right")
+                set_ticks(ax, [[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
+                set_label(ax, "weight" if n > 0 else "")
+                plot.setYRange(-0.5, n - 0.5, padding=0.02)
+            if at is not None:
+                x, w_at = float(values[j]), float(at[k])
                 y = -0.5 + n * w_at
                 chart.marker.setPos(x, y)
                 chart.guide.setLine(x, float(rows[j]), x, y)
                 chart.marker_label.setText(f"weight {explain.fixed(w_at, 2)}")
-                chart.marker_label.setPos(x, y)
-                chart.marker_label.setAnchor((0, 1) if x < (lo + hi) / 2 else (1, 1))
+                chart.marker_label.setPos(x, y)  # (its anchor: the side with room, ``_fit_labels``)
                 for item in (chart.marker, chart.guide):
                     item.setVisible(True)
                 drawn[f"{name}_marker"] = (x, w_at)
@@ -356,20 +444,18 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 for item in (chart.marker, chart.guide, chart.marker_label):
                     item.setVisible(False)
                 drawn[f"{name}_marker"] = None
-            ax = plot.getAxis("right")
-            set_ticks(ax, [[(-0.5, "0"), (-0.5 + n * 0.5, "0.5"), (-0.5 + n, "1")], []])
-            set_label(ax, "weight" if n > 0 else "")
-            plot.setYRange(-0.5, n - 0.5, padding=0.02)
             drawn[f"{name}_bars"] = (np.flatnonzero(ok), values)  # made a {key: value} dict by drawn()
-        self.raw.plot.setXRange(lo, hi, padding=0)
+        if self.raw.changed("x_range", lo, hi):
+            self.raw.plot.setXRange(lo, hi, padding=0)
         drawn["curve"] = (xs, curve_w)
 
         # words: the worked division and what the picture shows
         ex = explain.scaled(result, i, j)
-        set_text(self.worked, f"'{result.key_tokens[j]}': {ex.text}")
+        worked = f"'{result.key_tokens[j]}': {ex.text}"
+        set_text(self.worked, worked)
         message = self._message(result, i, j, edges, raw[j], scaled[j], allowed)
         set_text(self.message, message)
-        drawn["worked"] = self.worked.text()
+        drawn["worked"] = worked
         drawn["message"] = message
         self._drawn = drawn
         self._write_titles()
@@ -406,14 +492,18 @@ class ScalingPanel(ThemedTextMixin, Panel):
 
     def _space_numbers(self) -> None:
         """Numbers along each score axis far enough apart to read: a tidy step whose numbers fit the chart's
-        width (pyqtgraph's own choice let 0.02 and 0.04 run together in a narrow chart)."""
+        width (pyqtgraph's own choice let 0.02 and 0.04 run together in a narrow chart). The same range, width
+        and font as last time keep the step."""
         lo, hi = self._drawn.get("x_range", (0.0, 1.0))
         if not hi > lo:
             return
         for chart in (self.raw, self.scaled):
             axis = chart.plot.getAxis("bottom")
-            fm = QtGui.QFontMetricsF(axis.style.get("tickFont") or self.font())
+            font = axis.style.get("tickFont") or self.font()
             width = max(1.0, chart.plot.getViewBox().width())
+            if not chart.changed("spacing", lo, hi, width, font):
+                continue
+            fm = QtGui.QFontMetricsF(font)
             step = _step_125((hi - lo) / 4.0)
             for _ in range(3):  # the numbers' width depends on the step (its decimals): settle both
                 decimals = max(0, -int(np.floor(np.log10(step) + 1e-9)))

@@ -98,3 +98,16 @@ def test_the_scaling_panels_curve_is_the_weight_key_j_would_get_at_each_score(ca
     # at its own score, an open key's curve passes through the weight it has
     i, j = 3, 1
     assert views.softmax_curve(result, i, j, [result.scaled[i, j]])[0] == pytest.approx(result.weights[i, j])
+
+
+def test_the_curve_holds_far_out_and_for_long_rows():
+    """Scores in the hundreds (no overflow, the flat ends exactly 0 and 1 where softmax gives them) and a row of
+    512 keys: the curve is the brute-force softmax weight at every score."""
+    from qkv_engine import views
+
+    for n, spread, xs in ((6, 30.0, np.linspace(-900.0, 900.0, 61)), (512, 1.0, np.linspace(-12.0, 12.0, 97))):
+        result = _scenario(n=n, spread=spread, seed=9)
+        for i, j in ((0, 1), (n - 1, n // 2)):
+            curve = views.softmax_curve(result, i, j, xs)
+            np.testing.assert_allclose(curve, [brute_weight(result, i, j, x) for x in xs], rtol=1e-12, atol=1e-15)
+            assert np.all(np.diff(curve) >= 0) and np.all((curve >= 0) & (curve <= 1))

@@ -9,6 +9,7 @@ from PySide6.QtTest import QTest
 from qkv_gui.panels.items import MAX_NUMBERS
 from qkv_gui.panels.matrices import MatricesPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
+from tests.gui.edit_history import followed_and_fresh
 
 Qt = QtCore.Qt
 
@@ -59,10 +60,13 @@ def test_numbers_and_token_strips_when_they_fit(panel, qtbot):
     assert written == [f"{w:.2f}" for w in expected_grids(sc)["weights"].ravel()]
     x = panel.grids["x"]
     assert [item.textItem.toPlainText() for item in x.rowTokens.items[: sc.n]] == list(sc.tokens)
-    # Token strips are drawn in the role colour of their grid.
+    # Token strips are drawn in the role colour of their grid (a pixel of the picture, beside the names).
+    picture = panel.canvas.grab().toImage()
     for name, role in (("x", "#F2C94C"), ("q", "#8C9EFF"), ("k", "#FF8A65"), ("v", "#5FC9A0")):
-        rgba = panel.grids[name].rowStrip.image[0, 0]
-        assert "#%02X%02X%02X" % tuple(rgba[:3]) == role, name
+        strip = panel.grids[name].rowStrip
+        at = panel.canvas.mapFromScene(strip.mapToScene(strip.rect().topLeft())) + QtCore.QPoint(1, 1)
+        ratio = picture.devicePixelRatio()
+        assert picture.pixelColor(int(at.x() * ratio), int(at.y() * ratio)).name().upper() == role, name
 
 
 def test_token_strips_follow_a_new_word_and_keep_their_names_through_new_numbers(panel, qtbot):
@@ -191,3 +195,57 @@ def test_a_real_models_grids_are_colour_with_their_biases_said(make_panel, make_
     settle()
     assert "b<sup>Q</sup>" in panel.chain.text()
     assert not problems(panel), problems(panel)
+
+
+# ----- an edit redraws what it changed, and the picture still follows everything ---------------------------
+def _picture(panel):
+    settle()
+    return panel.canvas.grab().toImage()
+
+
+def test_after_many_edits_the_panel_looks_as_one_built_for_where_they_ended(make_panel):
+    """The panel keeps what it drew (strips, outlines, words, pictures of its names) and sets again only what
+    an edit changed: after a long history (``edit_history``) it shows what a panel built at its end shows,
+    pixel for pixel."""
+    first, fresh = followed_and_fresh(make_panel, MatricesPanel)
+    assert first._chain == fresh._chain
+    assert first.selected_rects == fresh.selected_rects
+    titles = lambda panel: [view.titleItem.text for view in panel.grids.values()]  # noqa: E731
+    assert titles(first) == titles(fresh)
+    assert _picture(first) == _picture(fresh)
+    # ... and back to the standard look: the names, titles and strips follow again
+    from qkv_gui import style
+
+    for panel in (first, fresh):
+        panel.set_colours(style.STANDARD)
+        panel.set_theme(style.SCREEN)
+    assert _picture(first) == _picture(fresh)
+
+
+def test_a_number_of_w_v_sets_only_the_v_grid_again(panel, qtbot, monkeypatch):
+    """A number of W^V changes V alone: the other grids keep their pictures and outlines (nothing of them is
+    set again, so nothing of them is painted again)."""
+    calls = []
+    for name, view in panel.grids.items():
+        for method in ("setData", "set_outlines"):
+            original = getattr(view.image, method)
+            monkeypatch.setattr(view.image, method,
+                                lambda *a, _o=original, _n=name, _m=method, **k: (calls.append((_n, _m)), _o(*a, **k)))
+    assert panel.session.set_cell("w_v", 0, 1, "0.77")
+    settle(qtbot)
+    assert calls == [("v", "setData")]
+    np.testing.assert_allclose(panel.grids["v"].image.image, expected_grids(panel.session.scenario)["v"], atol=1e-12)
+    panel.session.select(query=1, key=0)  # a new selection moves the outlines, and sets no numbers
+    settle(qtbot)
+    assert {m for _n, m in calls[1:]} == {"set_outlines"}
+    assert panel.selected_rects["v"]["row_j"] == QtCore.QRectF(0, 0, panel.session.scenario.d_v, 1)
+
+
+def test_k_transposed_is_coloured_on_ks_scale(panel, qtbot):
+    """Kᵀ holds K's numbers, so it takes K's colour scale: ± the largest size of K (a small grid)."""
+    assert panel.session.set_cell("w_k", 0, 0, "2.5")
+    settle(qtbot)
+    k = expected_grids(panel.session.scenario)["k"]
+    top = float(np.max(np.abs(k)))
+    assert panel.grids["k"].image.levels == (-top, top)
+    assert panel.grids["kt"].image.levels == (-top, top)

@@ -11,6 +11,7 @@ from qkv_engine import explain
 
 from qkv_gui.panels.scaling_bars import ScalingPanel
 from .conftest import ALONE, IN_GRID, settle
+from .edit_history import followed_and_fresh
 
 
 def _panel(window):
@@ -204,3 +205,77 @@ def test_thirty_keys_are_named_as_fit_and_nothing_runs_off(make_panel, make_sess
     panel.resize(330, 230)
     settle()
     assert not problems(panel), problems(panel)
+
+
+# ----- an edit sets what it changed, and the charts still follow everything --------------------------------
+def test_after_many_edits_the_charts_look_as_ones_built_for_where_they_ended(make_panel):
+    """The charts keep what they drew (ranges, masked rows, the chosen bar, the curve, the labels' places, the
+    axis' spacing) and set again only what an edit changed: after a long history (``edit_history``) they show
+    what charts built at its end show, pixel for pixel."""
+    first, fresh = followed_and_fresh(make_panel, ScalingPanel)
+    same = lambda d: {k: v for k, v in d.items() if k not in ("raw_bars", "scaled_bars", "curve")}  # noqa: E731
+    assert same(first.drawn()) == same(fresh.drawn())
+    assert first.view.grab().toImage() == fresh.view.grab().toImage()
+
+
+def test_a_number_of_w_v_leaves_the_charts_as_they_are(panel, qtbot, monkeypatch):
+    """A number of W^V changes no score: nothing on the charts is set again (so nothing is painted again)."""
+    settle(qtbot)
+    calls = []
+    for chart in (panel.raw, panel.scaled):
+        for item, method in ((chart.curve, "setPath"), (chart.masked, "setOpts"), (chart.chosen, "setOpts"),
+                             (chart.flat_low, "setRect"), (chart.marker_label, "setAnchor")):
+            original = getattr(item, method)
+            monkeypatch.setattr(item, method, lambda *a, _o=original, _m=method, **k: (calls.append(_m), _o(*a, **k)))
+    before = panel.drawn()
+    assert panel.session.set_cell("w_v", 0, 1, "0.77")
+    settle(qtbot)
+    assert calls == []
+    assert panel.drawn()["x_range"] == before["x_range"]
+    assert panel.session.set_cell("w_q", 0, 1, "0.77")  # new scores: the curve and the chosen bar move
+    settle(qtbot)
+    assert "setPath" in calls and "setOpts" in calls
+
+
+def _off_the_curve_px(panel) -> float:
+    """How far (pixels, up) the drawn curve runs from the line through all its points, at those points."""
+    xs, ws = panel.drawn()["curve"]
+    n = panel.session.result.n_keys
+    path = panel.raw.curve.path()
+    drawn = np.array([[path.elementAt(k).x, path.elementAt(k).y] for k in range(path.elementCount())])
+    assert drawn[0, 0] == xs[0] and drawn[-1, 0] == xs[-1]  # from end to end of the score axis
+    ys = -0.5 + n * np.asarray(ws)
+    vb = panel.raw.plot.getViewBox()
+    px_up = vb.height() / (vb.viewRange()[1][1] - vb.viewRange()[1][0])
+    return float(np.max(np.abs(np.interp(xs, drawn[:, 0], drawn[:, 1]) - ys)) * px_up)
+
+
+def test_the_curve_is_drawn_through_the_points_its_size_needs(panel, qtbot):
+    """Fewer points where the curve runs straight, never more than the tolerance off the line through all of
+    them, at the charts' size, also after they grow."""
+    from qkv_gui.panels.scaling_bars import CURVE_POINTS, CURVE_TOLERANCE_PX
+
+    panel.session.select(query=2, key=1)
+    settle(qtbot)
+    assert panel.raw.curve.path().elementCount() < CURVE_POINTS
+    assert _off_the_curve_px(panel) <= CURVE_TOLERANCE_PX
+    panel.resize(*ALONE)  # taller charts: more points where it bends
+    settle(qtbot)
+    assert _off_the_curve_px(panel) <= CURVE_TOLERANCE_PX
+    assert panel.scaled.curve.path() == panel.raw.curve.path()
+
+
+@pytest.mark.parametrize("steep", [0.05, 0.3, 1.0, 5.0])
+def test_sparse_points_keep_the_line_within_the_tolerance(steep):
+    """Independent check: the polyline through the kept points against the one through all, in pixels."""
+    from qkv_gui.panels.scaling_bars import CURVE_STRIDE, CURVE_TOLERANCE_PX, sparse_points
+
+    xs = np.linspace(-4.0, 4.0, 240)
+    for rows, px_per_row in ((3, 40.0), (16, 8.0), (40, 25.0)):
+        ys = -0.5 + rows / (1.0 + np.exp(-xs / steep))
+        keep = sparse_points(ys, px_per_row)
+        assert keep[0] == 0 and keep[-1] == len(xs) - 1 and np.all(np.diff(keep) >= 1)
+        assert np.max(np.diff(keep)) <= CURVE_STRIDE
+        off = np.abs(np.interp(xs, xs[keep], ys[keep]) - ys) * px_per_row
+        assert off.max() <= CURVE_TOLERANCE_PX
+    assert len(sparse_points(np.zeros(240), 30.0)) <= 240 // CURVE_STRIDE + 2  # a straight line: a point in eight
