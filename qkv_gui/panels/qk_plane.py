@@ -194,6 +194,8 @@ class NumbersTable(QtWidgets.QWidget):
         self._width = 0  # the widest the rows have needed at this font
         self.show_rule = True  # the rule under the numbers (a narrow panel keeps it in the tooltip)
         self.colours = style.STANDARD  # its colours (the panel's palette)
+        self._metrics = None  # (plain, bold) fonts and their metrics, made again on a new font
+        self._widths: dict = {}  # (bold, text) -> its width in the font now
 
     def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
@@ -206,7 +208,10 @@ class NumbersTable(QtWidgets.QWidget):
             self.update()
 
     def set_values(self, values) -> None:
-        self.values = tuple(values)
+        values = tuple(values)
+        if values == self.values:
+            return
+        self.values = values
         width = self._need()
         if width > self._width:
             self._width = width
@@ -214,17 +219,28 @@ class NumbersTable(QtWidgets.QWidget):
         self.update()
 
     def _fonts(self):
-        bold = QtGui.QFont(self.font())
-        bold.setBold(True)
-        return self.font(), bold
+        """(plain font, bold font, plain metrics), made once per font."""
+        if self._metrics is None:
+            bold = QtGui.QFont(self.font())
+            bold.setBold(True)
+            self._metrics = (self.font(), bold, QtGui.QFontMetricsF(self.font()))
+        return self._metrics
+
+    def _advance(self, text: str, bold: bool) -> float:
+        """The width of ``text`` in the plain or bold font, measured once per font."""
+        width = self._widths.get((bold, text))
+        if width is None:
+            plain, heavy, _fm = self._fonts()
+            width = self._widths[(bold, text)] = QtGui.QFontMetricsF(heavy if bold else plain).horizontalAdvance(text)
+            if len(self._widths) > 512:  # numbers come and go: keep the names' and the latest ones'
+                self._widths = {k: v for k, v in list(self._widths.items())[-64:]}
+        return width
 
     def _need(self, rule: bool = True) -> int:
         """The width the rows need (and the rule under them, unless ``rule`` is False)."""
-        plain, bold = self._fonts()
-        fm, fmb = QtGui.QFontMetricsF(plain), QtGui.QFontMetricsF(bold)
-        names = max((fmb if b else fm).horizontalAdvance(f"{name} = ") for name, _r, b in self.ROWS)
-        values = max((fmb if b else fm).horizontalAdvance(v) for (_n, _r, b), v in zip(self.ROWS, self.values))
-        return int(max(names + values, fm.horizontalAdvance(self.RULE) if rule else 0.0)) + 2
+        names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
+        values = max(self._advance(v, b) for (_n, _r, b), v in zip(self.ROWS, self.values))
+        return int(max(names + values, self._advance(self.RULE, False) if rule else 0.0)) + 2
 
     def need_for_numbers(self) -> int:
         """The width the names and numbers need: never less (the rule under them may be shortened)."""
@@ -242,16 +258,15 @@ class NumbersTable(QtWidgets.QWidget):
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
             self._width = 0  # measured afresh at the new size
+            self._metrics, self._widths = None, {}
             self.updateGeometry()
         super().changeEvent(event)
 
     def paintEvent(self, event):  # noqa: N802
         p = QtGui.QPainter(self)
-        plain, bold = self._fonts()
-        fm = QtGui.QFontMetricsF(plain)
+        plain, bold, fm = self._fonts()
         lh = fm.height()
-        names = max(QtGui.QFontMetricsF(bold if b else plain).horizontalAdvance(f"{name} = ")
-                    for name, _r, b in self.ROWS)
+        names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
         left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         width = self.width()
@@ -286,6 +301,11 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._result_dk = 2
         self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
+        self._lines_drawn = None  # the other keys' points the faint lines were drawn to
+        self._dot_pens: dict = {}  # the dots' looks, made by ``_dot_look``
+        self._side_fitted = None  # what the number column's width was worked out from
+        self._axes_named = None  # what the axis names were fitted to
+        self._names_fitted: dict = {}  # (font, name, room) -> the arrow's name as it fits
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(4, 2, 4, 4)
         outer.setSpacing(2)
@@ -376,6 +396,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         colours.sheet(self.meter_title, "color: $quiet_text;", pal)
         side.addWidget(self.meter_title)
         self.meter = RelevanceMeter(self.side)
+        self.meter.setToolTip("The needle swings left for a negative score (arrows point apart), up for 0 "
+                              "(at right angles) and right for a positive score (same way). The ends are the "
+                              "largest score this query has with any key.")
         side.addWidget(self.meter, 1)  # the dial takes the room there is, up to its largest size ...
         side.addStretch(0)  # ... and what is left stays under it
         row.addWidget(self.side, 0)
@@ -400,6 +423,22 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             part.set_colours(palette)
         self._key_brush = pg.mkBrush(_qcolor(palette.fill["key"], 110))
         self._masked_brush = pg.mkBrush(_qcolor(palette.background, 255))
+        self._dot_pens = {}
+
+    def _dot_look(self, n: int) -> tuple:
+        """(size in pixels, pen) of the other keys' dots with ``n`` keys: fewer keys, larger dots."""
+        kind = 0 if n <= MAX_KEY_LABELS else 1 if n <= 64 else 2
+        look = self._dot_pens.get(kind)
+        if look is None:
+            key_ink = self.colours.ink["key"]
+            if kind == 0:
+                look = 10, pg.mkPen(_qcolor(key_ink, 140))
+            elif kind == 1:
+                look = 7, pg.mkPen(_qcolor(key_ink, 90))
+            else:  # hundreds of keys: small dots, no outlines, no lines
+                look = 4, pg.mkPen(None)
+            self._dot_pens[kind] = look
+        return look
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -464,10 +503,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def text_scaled(self) -> None:
         self._declutter()
 
-    def _text_rect(self, item) -> QtCore.QRectF:
-        """Where a text item at its data position is drawn, in scene pixels."""
+    def _to_scene(self) -> QtGui.QTransform:
+        """The plane's data coordinates to scene pixels (the view box's, worked out once for many labels)."""
         vb = self.plot.getPlotItem().getViewBox()
-        at = vb.mapViewToScene(item.pos())
+        vb.updateMatrix()
+        return vb.childGroup.sceneTransform()
+
+    def _text_rect(self, item, to_scene: QtGui.QTransform | None = None) -> QtCore.QRectF:
+        """Where a text item at its data position is drawn, in scene pixels."""
+        at = (to_scene or self._to_scene()).map(item.pos())
         size = item.box_size()
         return QtCore.QRectF(at.x() - item.anchor.x() * size.width(), at.y() - item.anchor.y() * size.height(),
                              size.width(), size.height())
@@ -479,15 +523,16 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             return
         vb = self.plot.getPlotItem().getViewBox()
         box = vb.sceneBoundingRect()
+        to_scene = self._to_scene()
         placed = []
-        self._part_arrow_names(box)
+        self._part_arrow_names(box, to_scene)
         wanted = [self.arrows["query"][2], self.arrows["key"][2]]
         if self._drawn.get("wedge") is not None:
             wanted.append(self.theta_label)
         labelled = len(self._drawn.get("other_labels", []))
         wanted += self.other_labels.items[:labelled]
         for item in wanted:
-            rect = self._text_rect(item)
+            rect = self._text_rect(item, to_scene)
             ok = box.contains(rect) and not any(rect.intersects(r) for r in placed)
             if item in (self.arrows["query"][2], self.arrows["key"][2]):
                 ok = True  # the two arrows are always named
@@ -495,7 +540,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             if ok:
                 placed.append(rect)
 
-    def _part_arrow_names(self, box: QtCore.QRectF) -> None:
+    def _part_arrow_names(self, box: QtCore.QRectF, to_scene: QtGui.QTransform) -> None:
         """Each arrow's name at a corner of its tip: the outward one when it is inside the plot (and, for the
         key, clear of the query's name), else the first other corner that is (arrows pointing nearly the same
         way, or a tip near the plot's edge in a narrow panel)."""
@@ -507,18 +552,16 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             label.setPos(*tip)
             name = self._arrow_names.get(role, label.text())
             room = box.width() - 2 * MARGIN
-            fm = QtGui.QFontMetricsF(label.font())
-            label.setText(name if fm.horizontalAdvance(name) <= room else  # a plot narrower than the name
-                          fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0.0, room)))
+            label.setText(self._fitted_name(label.font(), name, room))
             home = self._outside_anchor(*tip)
             for anchor in (home, (home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
                 label.setAnchor(anchor)
-                rect = self._text_rect(label)
+                rect = self._text_rect(label, to_scene)
                 if box.contains(rect) and not any(rect.intersects(r) for r in placed):
                     break
             else:  # no corner is inside (a name wider than the room either side of its tip): slid inside
                 label.setAnchor(home)
-                rect = self._text_rect(label)
+                rect = self._text_rect(label, to_scene)
                 dx = max(0.0, box.left() - rect.left()) - max(0.0, rect.right() - box.right())
                 dy = max(0.0, box.top() - rect.top()) - max(0.0, rect.bottom() - box.bottom())
                 clash = next((r for r in placed if rect.translated(dx, dy).intersects(r)), None)
@@ -530,14 +573,33 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                     vb = self.plot.getPlotItem().getViewBox()
                     at = vb.mapViewToScene(QtCore.QPointF(*tip)) + QtCore.QPointF(dx, dy)
                     label.setPos(vb.mapSceneToView(at))
-                    rect = self._text_rect(label)
+                    rect = self._text_rect(label, to_scene)
             placed.append(rect.adjusted(1, 1, -1, -1))  # touching is fine, overlapping is not
+
+    def _fitted_name(self, font: QtGui.QFont, name: str, room: float) -> str:
+        """``name`` whole when it fits ``room`` pixels in ``font``, else shortened with "…"; the last few
+        asked are kept (an edit asks again for the same names in the same room)."""
+        key = (font.key(), name, room)
+        shown = self._names_fitted.get(key)
+        if shown is None:
+            fm = QtGui.QFontMetricsF(font)
+            shown = name if fm.horizontalAdvance(name) <= room else fm.elidedText(  # a plot narrower than the name
+                name, Qt.TextElideMode.ElideRight, max(0.0, room))
+            if len(self._names_fitted) > 64:
+                self._names_fitted.clear()
+            self._names_fitted[key] = shown
+        return shown
 
     def _fit_side(self) -> None:
         """The number column as wide as its widest line (fonts as the theme made them), within reason."""
-        lh = QtGui.QFontMetricsF(self.numbers.font()).height()
-        need = max(self.numbers.sizeHint().width(), self.meter_title.sizeHint().width(), 9.0 * lh) + 4
+        lh = self.numbers._fonts()[2].height()
+        hint = self.numbers.sizeHint().width()
         numbers = self.numbers.need_for_numbers() + 4  # the numbers themselves are never cut
+        key = (lh, hint, numbers, self.meter_title.sizeHint().width(), self.width())
+        if key == self._side_fitted:
+            return
+        self._side_fitted = key
+        need = max(hint, key[3], 9.0 * lh) + 4
         self.side.setFixedWidth(int(max(120.0, numbers, min(0.45 * max(self.width(), 1), need))))
         self.meter.setMinimumHeight(int(3.0 * lh))  # a short panel gets a smaller dial, not cut words
         self.meter.setMaximumHeight(int(7.5 * lh))
@@ -578,22 +640,21 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             label.setPos(*tip)
 
         # other keys
-        others = np.array([m for m in range(n) if m != j], dtype=int)
+        others = np.delete(np.arange(n), j) if 0 <= j < n else np.arange(n)
         pts = np.asarray(view.keys)[others] if len(others) else np.zeros((0, 2))
-        key_ink = self.colours.ink["key"]
-        if n <= MAX_KEY_LABELS:
-            size, pen = 10, pg.mkPen(_qcolor(key_ink, 140))
-        elif n <= 64:
-            size, pen = 7, pg.mkPen(_qcolor(key_ink, 90))
-        else:  # hundreds of keys: small dots, no outlines, no lines
-            size, pen = 4, pg.mkPen(None)
+        size, pen = self._dot_look(n)
         # masked keys (this query may not look at them): hollow grey dots
-        brushes = [self._key_brush if allowed[m] else self._masked_brush for m in others]
-        self.other_dots.set_dots(pts, size, pen, brushes, data=others)
-        if len(others) and n <= 64:
-            self.other_lines.setPath(segments_path(np.zeros_like(pts), pts))
+        open_others = allowed[others]
+        if open_others.all():
+            brushes = [self._key_brush] * len(others)
         else:
-            self.other_lines.setPath(QtGui.QPainterPath())
+            brushes = [self._key_brush if a else self._masked_brush for a in open_others.tolist()]
+        self.other_dots.set_dots(pts, size, pen, brushes, data=others)
+        lines = pts if len(others) and n <= 64 else None
+        if lines is None or self._lines_drawn is None or not np.array_equal(lines, self._lines_drawn):
+            self._lines_drawn = lines
+            self.other_lines.setPath(QtGui.QPainterPath() if lines is None else
+                                     segments_path(np.zeros_like(lines), lines))
         labelled = len(others) if n <= MAX_KEY_LABELS else 0
         for idx, item in enumerate(self.other_labels.take(labelled)):
             m = int(others[idx])
@@ -626,7 +687,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             mask_note = (f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
                          f"this score is worked out but not used.")
         self._worked = ex_score.text + ("\n" + mask_note if mask_note else "")
-        self._write_note()
         products = [t.value for t in ex_score.terms]
         shortened = d_k > explain.MAX_SHOWN_TERMS  # the sum names only its largest terms: outline those
         self.terms.set_terms(result.q[i], result.k[j], products,
@@ -674,9 +734,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         limit = float(row.max()) if row.size else 0.0
         limit = limit if limit > 0 else 1.0
         self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
-        set_tooltip(self.meter, "The needle swings left for a negative score (arrows point apart), up for 0 "
-                                "(at right angles) and right for a positive score (same way). The ends are the "
-                                "largest score this query has with any key.")
 
         # range: everything drawn, origin included, equal scales (aspect locked)
         allpts = np.vstack([[0.0, 0.0], q2, k2, pts]) if len(pts) else np.array([[0.0, 0.0], q2, k2])
@@ -733,14 +790,23 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             return
         pi = self.plot.getPlotItem()
         vb = pi.getViewBox()
+        bottom, left = pi.getAxis("bottom"), pi.getAxis("left")
+
+        def fitted_to() -> tuple:  # what the names shown were fitted to (and what they say)
+            return (tuple(names), vb.width(), vb.height(), bottom.label.font().key(), left.label.font().key(),
+                    bottom.labelText, left.labelText, bottom.isVisibleTo(pi), left.isVisibleTo(pi))
+
+        if fitted_to() == self._axes_named:
+            return
         for name, text, room in (("bottom", names[0], vb.width()), ("left", names[1], vb.height())):
             fm = QtGui.QFontMetricsF(pi.getAxis(name).label.font())
             shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, room - 8))
             if shown != pi.getAxis(name).labelText:
                 set_plot_label(pi, name, shown)
                 pi.getAxis(name).resizeEvent()  # centres the new wording
-        set_tooltip(self.plot.getPlotItem().getAxis("bottom"), names[0])
-        set_tooltip(self.plot.getPlotItem().getAxis("left"), names[1])
+        set_tooltip(bottom, names[0])
+        set_tooltip(left, names[1])
+        self._axes_named = fitted_to()
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:
