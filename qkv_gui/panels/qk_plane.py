@@ -105,14 +105,19 @@ class RelevanceMeter(QtWidgets.QWidget):
         self.end_texts = ("-1", "+1")  # the dial's end labels as last drawn
         self.end_boxes = {}  # row (0: the numbers, 1: the words) -> the boxes of its two labels as last drawn
         self.colours = style.STANDARD  # its colours (the panel's palette)
+        self._dial = (None, None)  # (what it was drawn for, the dial drawn: its halves, rim and still words)
 
     def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
         self.update()
 
     def set_value(self, value: float, limit: float, value_text: str, limit_text: str) -> None:
+        fraction = max(-1.0, min(1.0, float(value) / float(limit))) if float(limit) > 0 else 0.0
+        if (float(value), float(limit), fraction, value_text, limit_text) == (
+                self.value, self.limit, self.fraction, self.value_text, self.limit_text):
+            return
         self.value, self.limit = float(value), float(limit)
-        self.fraction = max(-1.0, min(1.0, self.value / self.limit)) if self.limit > 0 else 0.0
+        self.fraction = fraction
         self.value_text, self.limit_text = value_text, limit_text
         self.update()
 
@@ -123,17 +128,12 @@ class RelevanceMeter(QtWidgets.QWidget):
     def sizeHint(self):
         return QtCore.QSize(150, 86)
 
-    def paintEvent(self, event):
-        p = QtGui.QPainter(self)
-        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-        fm = QtGui.QFontMetricsF(self.font())
-        lh = fm.height()
-        w, h = self.width(), self.height()
-        radius = max(10.0, min((w - 8) / 2.0, h - 3.2 * lh - 8, 6.0 * lh))
-        cx, cy = w / 2.0, 4 + lh + radius
+    def _still(self, p: QtGui.QPainter, fm: QtGui.QFontMetricsF, cx: float, cy: float, radius: float) -> None:
+        """What does not move with the score: the dial's two halves and rim, the 0 over it, "against" and
+        "for" under the numbers."""
+        pal, w, lh = self.colours, self.width(), fm.height()
         arc = QtCore.QRectF(cx - radius, cy - radius, 2 * radius, 2 * radius)
         # the dial: negative half hatched, positive half plain, so sign is not carried by colour alone
-        pal = self.colours
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(QtGui.QBrush(QtGui.QColor(pal.dial[0]), Qt.BrushStyle.BDiagPattern))
         p.drawPie(arc, 90 * 16, 90 * 16)
@@ -144,6 +144,66 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.drawArc(arc, 0, 180 * 16)
         p.drawLine(QtCore.QPointF(cx - radius, cy), QtCore.QPointF(cx + radius, cy))
         p.drawLine(QtCore.QPointF(cx, cy - radius), QtCore.QPointF(cx, cy - radius + 5))
+        p.setPen(QtGui.QColor(pal.foreground))
+        p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
+        self._ends(p, fm, cx, cy, radius, 1, "against", "for")
+
+    def _ends(self, p, fm, cx: float, cy: float, radius: float, k: int, neg: str, pos: str) -> None:
+        """Row ``k`` of the labels under the dial's two ends (0: the numbers, 1: the words)."""
+        w, lh = self.width(), fm.height()
+
+        def place(neg: str, pos: str) -> tuple:
+            """Half a label's width, and the centres of the two: under the dial's ends, or as far out as
+            keeps them apart when the dial is small, inside the widget."""
+            half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
+            return (half, max(half, min(cx - radius, cx - half - 3)), min(w - half, max(cx + radius, cx + half + 3)))
+
+        y = cy + 2 + k * lh
+        half, lx, rx = place(neg, pos)
+        if k == 0:
+            if rx - lx < 2 * half + 4:
+                short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
+                neg, pos = (fm.elidedText(f"{sign}{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
+                            for sign in "-+")
+                half, lx, rx = place(neg, pos)
+            self.end_texts = (neg, pos)
+        p.setPen(QtGui.QColor(self.colours.foreground if k == 0 else self.colours.muted))
+        p.drawText(QtCore.QRectF(lx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), neg)
+        p.drawText(QtCore.QRectF(rx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), pos)
+        self.end_boxes[k] = (QtCore.QRectF(lx - half, y, 2 * half, lh), QtCore.QRectF(rx - half, y, 2 * half, lh))
+
+    def _on_screen(self, p: QtGui.QPainter) -> bool:
+        """Whether ``p`` paints pixels at the widget's own scale (the screen, a grab): the still parts can
+        then be copied from a picture drawn once; a figure (scaled, or vectors) has them drawn afresh."""
+        t = p.deviceTransform()
+        return (p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster and not t.isScaling()
+                and not t.isRotating())
+
+    def paintEvent(self, event):
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        fm = QtGui.QFontMetricsF(self.font())
+        lh = fm.height()
+        w, h = self.width(), self.height()
+        radius = max(10.0, min((w - 8) / 2.0, h - 3.2 * lh - 8, 6.0 * lh))
+        cx, cy = w / 2.0, 4 + lh + radius
+        pal = self.colours
+        if self._on_screen(p):
+            ratio = self.devicePixelRatioF()
+            key = (w, h, self.font().key(), pal, ratio)
+            if self._dial[0] != key:
+                picture = QtGui.QPixmap(max(1, int(math.ceil(w * ratio))), max(1, int(math.ceil(h * ratio))))
+                picture.setDevicePixelRatio(ratio)
+                picture.fill(Qt.GlobalColor.transparent)
+                q = QtGui.QPainter(picture)
+                q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+                q.setFont(self.font())
+                self._still(q, fm, cx, cy, radius)
+                q.end()
+                self._dial = (key, picture)
+            p.drawPixmap(0, 0, self._dial[1])
+        else:
+            self._still(p, fm, cx, cy, radius)
         # needle
         a = math.radians(self.needle_degrees())
         tip = QtCore.QPointF(cx + 0.92 * radius * math.cos(a), cy - 0.92 * radius * math.sin(a))
@@ -151,29 +211,8 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.drawLine(QtCore.QPointF(cx, cy), tip)
         p.setBrush(QtGui.QColor(pal.selected))
         p.drawEllipse(QtCore.QPointF(cx, cy), 3, 3)
-        # words
-        p.setPen(QtGui.QColor(pal.foreground))
-        p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
-        def place(neg: str, pos: str) -> tuple:
-            """Half a label's width, and the centres of the two: under the dial's ends, or as far out as
-            keeps them apart when the dial is small, inside the widget."""
-            half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
-            return (half, max(half, min(cx - radius, cx - half - 3)), min(w - half, max(cx + radius, cx + half + 3)))
-
-        for k, (neg, pos) in enumerate(((f"-{self.limit_text}", f"+{self.limit_text}"), ("against", "for"))):
-            y = cy + 2 + k * lh
-            half, lx, rx = place(neg, pos)
-            if k == 0:
-                if rx - lx < 2 * half + 4:
-                    short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
-                    neg, pos = (fm.elidedText(f"{sign}{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
-                                for sign in "-+")
-                    half, lx, rx = place(neg, pos)
-                self.end_texts = (neg, pos)
-            p.setPen(QtGui.QColor(pal.foreground if k == 0 else pal.muted))
-            p.drawText(QtCore.QRectF(lx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), neg)
-            p.drawText(QtCore.QRectF(rx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), pos)
-            self.end_boxes[k] = (QtCore.QRectF(lx - half, y, 2 * half, lh), QtCore.QRectF(rx - half, y, 2 * half, lh))
+        # the score's limits under the dial's ends
+        self._ends(p, fm, cx, cy, radius, 0, f"-{self.limit_text}", f"+{self.limit_text}")
         p.end()
 
 
