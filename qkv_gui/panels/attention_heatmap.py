@@ -56,6 +56,8 @@ Qt = QtCore.Qt
 #: Point size of the token names; they may shrink down to TICK_MIN_PT when that names every token.
 TICK_PT = 8.0
 TICK_MIN_PT = 6.5
+#: Row sums that differ by less than this are the same sums on screen (their strip is not coloured again).
+SUM_TOLERANCE = 1e-12
 #: What a click on the grid does in each mode.
 MODES = ("select", "block", "padding")
 CROSS_CAUSAL_TIP = ("No causal mask in cross-attention: the two sentences have no shared order, "
@@ -81,6 +83,12 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._narrow = None  # (narrow, fairly narrow): the width the texts and buttons were last set for
         self._measured = None  # (key names, padding, font size) the key names were last measured for
         self._title_options: dict = {}  # axis -> the titles it may show, longest first
+        self._titles_shown: dict = {}  # axis -> the title it shows
+        self._titles_fitted = None  # what the titles shown were fitted to
+        self._labels_placed = None  # what the names and notes on the grid were last placed for
+        self._sums_shown = None  # (row sums, top level) the row-sum strip shows
+        self._limits = None  # the zoom limits set on the view
+        self._buttons = None  # what the mask buttons were last set for
         sc = self.session.scenario
         # (tokens, key tokens, preset): a new one puts the click back to "select"
         self._document = (sc.tokens, sc.key_tokens, self.session.preset_name)
@@ -294,6 +302,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
     def _sync_buttons(self, result) -> None:
         sc = result.scenario
         cross = sc.is_cross
+        key = (bool(sc.causal), cross, bool(sc.padding or sc.blocked))
+        if key == self._buttons:
+            return
+        self._buttons = key
         self.causalButton.setChecked(bool(sc.causal) and not cross)
         self.causalButton.setEnabled(not cross)
         self.causalButton.setToolTip(CROSS_CAUSAL_TIP if cross else self.causalTip)
@@ -320,7 +332,14 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         sw, gap = self._strip(m)
         row_sums = views.row_sums(result)
         self._row_sums = row_sums
-        self.rowSumImage.setData(row_sums.reshape(n, 1), (0.0, levels.high))
+        # most edits leave every row adding up to 1 (give or take the last bit): the strip is coloured again
+        # only when a sum moves by more than any colour or number shown could tell
+        sums = (row_sums, levels.high)
+        if (self._sums_shown is None or not np.array_equal(self._sums_shown[1], sums[1])
+                or self._sums_shown[0].shape != row_sums.shape
+                or not np.allclose(self._sums_shown[0], row_sums, rtol=0.0, atol=SUM_TOLERANCE)):
+            self._sums_shown = sums
+            self.rowSumImage.setData(row_sums.reshape(n, 1), (0.0, levels.high))
         if column_mode:
             sh, gap_y = self._strip(n)
             col_sums = views.column_sums(result)
@@ -338,8 +357,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             self.rowSumImage.setRect(rects[1])
             if column_mode:
                 self.colSumImage.setRect(rects[2])
-        self._note = self._sum_note(result, column_mode, has_masks, row_sums)
-        self._apply_texts()
+        self._note = self._sum_note(result, column_mode, has_masks, row_sums)  # set with the info line below
 
         self._update_row_warn(result)
         self._update_selection(result, selection)
@@ -348,8 +366,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._sync_buttons(result)
 
         x1, y1 = self._extent(result)
-        self.vb.setLimits(xMin=-0.05 * x1, xMax=1.05 * x1, yMin=-0.05 * y1, yMax=1.05 * y1,
-                          minXRange=min(1.0, x1), minYRange=min(1.0, y1))
+        if (x1, y1) != self._limits:
+            self._limits = (x1, y1)
+            self.vb.setLimits(xMin=-0.05 * x1, xMax=1.05 * x1, yMin=-0.05 * y1, yMax=1.05 * y1,
+                              minXRange=min(1.0, x1), minYRange=min(1.0, y1))
         self._measure_labels(result)
         view_key = (n, m, column_mode)
         if view_key != self._view_key:
@@ -415,6 +435,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._axis_titles = key
         self._title_options = {"left": left, "right": right or (), "bar": titles}
         self._titles_shown = {}
+        self._titles_fitted = None
         self.plot.getAxis("bottom").setLabel(bottom, color=self.colours.ink["key"])
         self.openKeysShown = has_masks
         if has_masks:
@@ -426,6 +447,12 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
     def _fit_titles(self, h_px: float) -> None:
         """Give the upright axes the longest title that fits ``h_px`` pixels (the plot's height)."""
+        axes = {name: self.colorbar.getAxis("left") if name == "bar" else self.plot.getAxis(name)
+                for name in self._title_options}
+        key = (h_px, tuple(axis.label.font().key() for axis in axes.values()))
+        if key == self._titles_fitted:
+            return
+        self._titles_fitted = key
         ink = {"left": self.colours.ink["query"], "right": self.colours.foreground, "bar": self.colours.foreground}
         for name, options in self._title_options.items():
             if not options:
@@ -508,6 +535,15 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         (x0, x1), (y0, y1) = self.vb.viewRange()
         w_px = max(1.0, self.vb.width())
         h_px = max(1.0, self.vb.height())
+        # a new number moves no name: the names, their places and the notes on the grid are placed again
+        # only for new words, masks, a new zoom, size, hovered cell, font or palette
+        placed_for = (result.tokens, self._measured, x0, x1, y0, y1, w_px, h_px, self.hover_cell_ij,
+                      self._column_mode(result), self._open.tobytes(), self._empty_rows.tobytes(),
+                      self.openKeysShown, self._tick_pt, self.theme.font_scale, self.colours,
+                      self.plot.getAxis("left").width(), self._titles_fitted)
+        if placed_for == self._labels_placed:
+            return
+        self._labels_placed = placed_for
         px_x = w_px / max(1e-9, x1 - x0)  # pixels per cell, across
         px_y = h_px / max(1e-9, y1 - y0)  # pixels per cell, down
         self._fit_titles(h_px)
@@ -712,6 +748,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                 button.setIcon(mask_icon(kind, palette=palette))
         self._axis_titles = None
         self._titles_shown = {}
+        self._titles_fitted = self._labels_placed = self._sums_shown = None
 
     def _measure_labels(self, result) -> None:
         """The key names as shown (padding keys marked) and their widths in the tick font as drawn now
