@@ -345,6 +345,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._side_fitted = None  # what the number column's width was worked out from
         self._axes_named = None  # what the axis names were fitted to
         self._names_fitted: dict = {}  # (font, name, room) -> the arrow's name as it fits
+        self._placed = (None, [])  # (what the names on the plane were last placed for, which were shown)
+        self._range_set = None  # the ranges last asked of the plot
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(4, 2, 4, 4)
         outer.setSpacing(2)
@@ -563,21 +565,34 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         vb = self.plot.getPlotItem().getViewBox()
         box = vb.sceneBoundingRect()
         to_scene = self._to_scene()
-        placed = []
-        self._part_arrow_names(box, to_scene)
         wanted = [self.arrows["query"][2], self.arrows["key"][2]]
         if self._drawn.get("wedge") is not None:
             wanted.append(self.theta_label)
         labelled = len(self._drawn.get("other_labels", []))
         wanted += self.other_labels.items[:labelled]
+        # the same names at the same places in the same plot are placed as they were (an edit of another
+        # token's numbers moves neither arrow)
+        placing = (box, to_scene, self._drawn.get("q_tip"), self._drawn.get("k_tip"),
+                   tuple(self._arrow_names.items()),
+                   tuple((item.text(), item.pos(), item.font().key(), item.anchor) for item in wanted[2:]),
+                   tuple(label.font().key() for label in wanted[:2]))
+        if placing == self._placed[0]:
+            for item, ok in zip(wanted, self._placed[1]):  # (a label pool shows every label it hands out)
+                if item.isVisible() != ok:
+                    item.setVisible(ok)
+            return
+        placed, shown = [], []
+        self._part_arrow_names(box, to_scene)
         for item in wanted:
             rect = self._text_rect(item, to_scene)
             ok = box.contains(rect) and not any(rect.intersects(r) for r in placed)
             if item in (self.arrows["query"][2], self.arrows["key"][2]):
                 ok = True  # the two arrows are always named
             item.setVisible(ok)
+            shown.append(ok)
             if ok:
                 placed.append(rect)
+        self._placed = (placing, shown)
 
     def _part_arrow_names(self, box: QtCore.QRectF, to_scene: QtGui.QTransform) -> None:
         """Each arrow's name at a corner of its tip: the outward one when it is inside the plot (and, for the
@@ -666,17 +681,14 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
         # arrows
         self._arrow_names = {"query": f"q '{tok[i]}'", "key": f"k '{ktok[j]}'"}
-        for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{ktok[j]}'")):
-            line, head, label = self.arrows[role]
+        for role, tip in (("query", q2), ("key", k2)):  # (their names are placed by ``_declutter``)
+            line, head, _label = self.arrows[role]
             line.setLine(0.0, 0.0, tip[0], tip[1])
             has_length = math.hypot(*tip) > 0
             head.setVisible(has_length)
             if has_length:
                 head.setRotation(180.0 - math.degrees(math.atan2(tip[1], tip[0])))  # (it points left unturned)
                 head.setPos(*tip)
-            label.setText(name)
-            label.setAnchor(self._outside_anchor(*tip))
-            label.setPos(*tip)
 
         # other keys
         others = np.delete(np.arange(n), j) if 0 <= j < n else np.arange(n)
@@ -748,7 +760,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             mid = math.radians(start + span / 2)
             self.theta_label.setText("θ")
             self.theta_label.setPos(1.35 * radius * math.cos(mid), 1.35 * radius * math.sin(mid))
-            self.theta_label.setVisible(True)
+            # (shown by ``_declutter`` where it is clear of the names)
         else:
             self.theta_label.setVisible(False)
         self.wedge.setPath(path)
@@ -787,7 +799,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             self.plot.getPlotItem().getAxis("left").textWidth = 30
         self._x_range = steady_range(self._x_range, lo[0] - pad, hi[0] + pad)
         self._y_range = steady_range(self._y_range, lo[1] - pad, hi[1] + pad)
-        self.plot.setRange(xRange=self._x_range, yRange=self._y_range, padding=0)
+        if (self._x_range, self._y_range) != self._range_set:
+            self._range_set = (self._x_range, self._y_range)
+            self.plot.setRange(xRange=self._x_range, yRange=self._y_range, padding=0)
         (x0, x1), (y0, y1) = reach(*self._x_range), reach(*self._y_range)
         self.axis_x.setLine(0.0, y0, 0.0, y1)
         self.axis_y.setLine(x0, 0.0, x1, 0.0)
@@ -806,7 +820,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self._notes[0],
             "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.text() if wedge is not None else None,
-            "key_label": self.arrows["key"][2].text(),
+            "key_label": self._arrow_names["key"],
             "masked": [int(m) for m in others if not allowed[m]],
             "axes": tuple(self._axis_names),
         }
