@@ -235,6 +235,7 @@ class NumbersTable(QtWidgets.QWidget):
         self.colours = style.STANDARD  # its colours (the panel's palette)
         self._metrics = None  # (plain, bold) fonts and their metrics, made again on a new font
         self._widths: dict = {}  # (bold, text) -> its width in the font now
+        self._needs = (None, 0)  # ((values, with the rule), the width they need)
 
     def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
@@ -277,9 +278,13 @@ class NumbersTable(QtWidgets.QWidget):
 
     def _need(self, rule: bool = True) -> int:
         """The width the rows need (and the rule under them, unless ``rule`` is False)."""
-        names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
-        values = max(self._advance(v, b) for (_n, _r, b), v in zip(self.ROWS, self.values))
-        return int(max(names + values, self._advance(self.RULE, False) if rule else 0.0)) + 2
+        key = (self.values, rule)
+        if self._needs[0] != key or self._metrics is None:
+            names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
+            values = max(self._advance(v, b) for (_n, _r, b), v in zip(self.ROWS, self.values))
+            need = int(max(names + values, self._advance(self.RULE, False) if rule else 0.0)) + 2
+            self._needs = (key, need)
+        return self._needs[1]
 
     def need_for_numbers(self) -> int:
         """The width the names and numbers need: never less (the rule under them may be shortened)."""
@@ -297,7 +302,7 @@ class NumbersTable(QtWidgets.QWidget):
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
             self._width = 0  # measured afresh at the new size
-            self._metrics, self._widths = None, {}
+            self._metrics, self._widths, self._needs = None, {}, (None, 0)
             self.updateGeometry()
         super().changeEvent(event)
 
@@ -787,8 +792,10 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
 
         # range: everything drawn, origin included, equal scales (aspect locked)
-        allpts = np.vstack([[0.0, 0.0], q2, k2, pts]) if len(pts) else np.array([[0.0, 0.0], q2, k2])
-        lo, hi = allpts.min(axis=0), allpts.max(axis=0)
+        lo = np.array([min(0.0, q2[0], k2[0]), min(0.0, q2[1], k2[1])])
+        hi = np.array([max(0.0, q2[0], k2[0]), max(0.0, q2[1], k2[1])])
+        if len(pts):
+            lo, hi = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
         size = float(max(hi - lo))
         if size <= 0:
             size = 1.0
