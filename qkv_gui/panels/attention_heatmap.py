@@ -79,7 +79,8 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._tick_pt = TICK_PT  # the names' point size now (at theme scale 1)
         self._rects = None  # the rectangles the images were last placed in
         self._note = None  # the sums note: (wide, narrow) wordings
-        self._info = None  # the line about a cell: (wide, narrow) wordings
+        self._info = None  # the line about a cell: (wide, narrow) wordings; wide None until first shown
+        self._info_full = None  # makes the wide wording
         self._narrow = None  # (narrow, fairly narrow): the width the texts and buttons were last set for
         self._measured = None  # (key names, padding, font size) the key names were last measured for
         self._title_options: dict = {}  # axis -> the titles it may show, longest first
@@ -245,6 +246,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
         # clicks on the cells come from the grid; the scene tells of double-clicks (show all) and key names
         self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.canvas.viewport().installEventFilter(self)  # (the grid's tooltip is written out when asked for)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.scenarioChanged, self._on_scenario_changed)
         self.listen(self.session.trainTargetChanged, self._on_target)
@@ -685,21 +687,43 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         result, sel = self._result, self._selection
         if result is None or sel is None or result.n == 0 or result.n_keys == 0:
             return
-        self._set_info(sel.query, sel.key, self._cell_text(sel.query, sel.key), prefix="Selected")
+        # the pair's softmax arithmetic (long for a long row) is written out when it is shown: in the info
+        # line of a wide panel, or in the tooltip when the mouse rests on the grid
+        self._set_info(sel.query, sel.key, None, prefix="Selected")
 
-    def _set_info(self, i: int, j: int, text: str, prefix: str) -> None:
+    def _set_info(self, i: int, j: int, text: str | None, prefix: str) -> None:
+        """The info line and the grid's tooltip about cell (i, j); ``text``: its arithmetic (None: worked out
+        by ``_cell_text`` when first shown)."""
         result = self._result
         w = float(result.weights[i, j])
         tag = "" if result.allowed[i, j] else f" (masked: {mask_view.REASON_NAME[int(self._why[i, j])]})"
         head = (f"{prefix}: query {i + 1} '{result.tokens[i]}' → key {j + 1} '{result.key_tokens[j]}', "
                 f"weight {style.fmt(w, 4)}{tag}")
-        lines = [head, text]
         row_open = result.allowed[i]
-        if row_open.any() and not row_open.all():
-            lines.append(f"Row '{result.tokens[i]}': {mask_view.row_note(result, i)}")
-        self._info = ("\n".join(lines), head)
-        set_tooltip(self.canvas, "\n".join(lines))
+        note = (f"Row '{result.tokens[i]}': {mask_view.row_note(result, i)}"
+                if row_open.any() and not row_open.all() else None)
+
+        def full(text=text) -> str:
+            lines = [head, self._cell_text(i, j) if text is None else text]
+            return "\n".join(lines if note is None else [*lines, note])
+
+        self._info = (full() if text is not None else None, head)
+        self._info_full = full
+        set_tooltip(self.canvas, self._info[0] if self._info[0] is not None else head)
         self._apply_texts()
+
+    def info_text(self) -> str:
+        """The whole info about the pair shown (what a wide panel writes under the grid, and the tooltip)."""
+        if self._info is not None and self._info[0] is None:
+            self._info = (self._info_full(), self._info[1])
+            set_tooltip(self.canvas, self._info[0])
+        return self._info[0] if self._info is not None else ""
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        """The mouse rests on the grid: its tooltip says all about the pair (written out now if not yet)."""
+        if event.type() == QtCore.QEvent.Type.ToolTip and obj is self.canvas.viewport():
+            self.info_text()
+        return False
 
     def _apply_texts(self) -> None:
         """Full sentences when the panel is wide; one short line each when it is narrow
@@ -721,7 +745,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             set_text(self.sumNote, (note[1] if narrow else note[0]) + target)
         info = self._info
         if info is not None:
-            set_text(self.info, info[1] if narrow else info[0])
+            set_text(self.info, info[1] if narrow else self.info_text())
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

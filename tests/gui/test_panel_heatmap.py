@@ -488,3 +488,29 @@ def test_titles_and_limits_follow_the_size_and_the_number_of_tokens(panel):
     s.set_option(causal=False)
     settle()
     assert not panel.causalButton.isChecked()
+
+
+def test_the_grid_tooltip_writes_out_the_selected_pairs_arithmetic_when_the_mouse_rests(panel):
+    """A narrow panel's info line names the selected pair; the softmax arithmetic (long for a long row) is
+    written out when it is shown: in the grid's tooltip when the mouse rests there, in the info line of a
+    wide panel."""
+    s = panel.session
+    s.select(query=2, key=1)
+    settle()
+    assert panel.info.text().startswith("Selected: query 3") and "\n" not in panel.info.text()
+    viewport = panel.canvas.viewport()
+
+    def rest_the_mouse():
+        at = QtCore.QPoint(viewport.width() // 2, viewport.height() // 2)
+        event = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, at, viewport.mapToGlobal(at))
+        QtWidgets.QApplication.sendEvent(viewport, event)
+        return panel.canvas.toolTip()
+
+    assert explain.weight(s.result, 2, 1).text in rest_the_mouse()
+    s.set_cell("x", 0, 0, float(s.scenario.x[0, 0]) + 0.5)
+    settle()
+    tip = rest_the_mouse()
+    assert explain.weight(s.result, 2, 1).text in tip and tip.startswith("Selected: query 3")
+    panel.resize(700, 420)
+    settle()
+    assert explain.weight(s.result, 2, 1).text in panel.info.text()
