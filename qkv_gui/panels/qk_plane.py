@@ -346,6 +346,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         self._lines_drawn = None  # the other keys' points the faint lines were drawn to
+        self._dots_set = (None, None)  # (their look, masks and numbers; their places) as the dots were last set
         self._dot_pens: dict = {}  # the dots' looks, made by ``_dot_look``
         self._side_fitted = None  # what the number column's width was worked out from
         self._axes_named = None  # what the axis names were fitted to
@@ -701,11 +702,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         size, pen = self._dot_look(n)
         # masked keys (this query may not look at them): hollow grey dots
         open_others = allowed[others]
-        if open_others.all():
-            brushes = [self._key_brush] * len(others)
-        else:
-            brushes = [self._key_brush if a else self._masked_brush for a in open_others.tolist()]
-        self.other_dots.set_dots(pts, size, pen, brushes, data=others)
+        dots = (size, pen, self._key_brush, self._masked_brush, open_others.tobytes(), others.tobytes())
+        # (the same dots again: with two coordinates a new query moves no key)
+        if dots != self._dots_set[0] or not np.array_equal(pts, self._dots_set[1]):
+            self._dots_set = (dots, pts)
+            if open_others.all():
+                brushes = [self._key_brush] * len(others)
+            else:
+                brushes = [self._key_brush if a else self._masked_brush for a in open_others.tolist()]
+            self.other_dots.set_dots(pts, size, pen, brushes, data=others)
         lines = pts if len(others) and n <= 64 else None
         if lines is None or self._lines_drawn is None or not np.array_equal(lines, self._lines_drawn):
             self._lines_drawn = lines
@@ -828,7 +833,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.text() if wedge is not None else None,
             "key_label": self._arrow_names["key"],
-            "masked": [int(m) for m in others if not allowed[m]],
+            "masked": others[~open_others].tolist(),
             "axes": tuple(self._axis_names),
         }
         self._declutter()

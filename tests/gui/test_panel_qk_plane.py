@@ -487,3 +487,36 @@ def test_the_dial_follows_the_score_the_palette_and_the_font(panel):
         kept, fresh = _image(meter).astype(int), _dial_drawn_afresh(meter).astype(int)
         assert kept.shape == fresh.shape
         assert np.abs(kept - fresh).max() <= 2
+
+
+def test_the_faint_dots_follow_masks_palettes_and_moved_keys(panel):
+    """The dots are set again only when they change: a mask, a palette or a moved key reaches them."""
+    from PySide6 import QtGui
+
+    from qkv_gui import style
+
+    s = panel.session
+    s.select(query=0, key=0)
+    settle()
+    dots = panel.other_dots
+    fills = lambda: {b.color().name(QtGui.QColor.NameFormat.HexArgb) for b in dots._brushes}  # noqa: E731
+    open_fill = fills()
+    assert len(open_fill) == 1
+    s.set_option(causal=True)  # query 0 may look at no later key: every other dot is hollow
+    settle()
+    assert panel.drawn()["masked"] == list(range(1, s.result.n))
+    assert fills().isdisjoint(open_fill)
+    s.set_option(causal=False)
+    settle()
+    assert fills() == open_fill and panel.drawn()["masked"] == []
+    s.set_option(causal=True)
+    settle()
+    panel.set_colours(style.palette("dark"))  # the same masks, a new ground
+    settle()
+    dark = QtGui.QColor(style.palette("dark").background).name(QtGui.QColor.NameFormat.HexArgb)
+    assert fills() == {dark}  # hollow dots in the dark palette's ground
+    s.set_option(causal=False)
+    s.set_cell("x", 2, 1, float(s.scenario.x[2, 1]) - 0.7)
+    settle()
+    others = list(panel.drawn()["others"])
+    np.testing.assert_allclose(dots.positions()[others.index(2)], s.result.k[2])
