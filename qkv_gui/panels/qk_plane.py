@@ -346,6 +346,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         self._lines_drawn = None  # the other keys' points the faint lines were drawn to
+        self._explanations = (None, None)  # (what they were worked out from, the engine's explanations)
         self._dots_set = (None, None)  # (their look, masks and numbers; their places) as the dots were last set
         self._dot_pens: dict = {}  # the dots' looks, made by ``_dot_look``
         self._side_fitted = None  # what the number column's width was worked out from
@@ -556,12 +557,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         vb.updateMatrix()
         return vb.childGroup.sceneTransform()
 
-    def _text_rect(self, item, to_scene: QtGui.QTransform | None = None) -> QtCore.QRectF:
-        """Where a text item at its data position is drawn, in scene pixels."""
+    def _text_rect(self, item, to_scene: QtGui.QTransform | None = None, anchor=None) -> QtCore.QRectF:
+        """Where a text item at its data position is drawn, in scene pixels (with ``anchor`` instead of its
+        own, when given)."""
         at = (to_scene or self._to_scene()).map(item.pos())
         size = item.box_size()
-        return QtCore.QRectF(at.x() - item.anchor.x() * size.width(), at.y() - item.anchor.y() * size.height(),
-                             size.width(), size.height())
+        ax, ay = anchor if anchor is not None else item.anchor.toTuple()
+        return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
 
     def _declutter(self) -> None:
         """The arrow names first, then θ, then the other keys' names: each shown only where it overlaps no
@@ -615,9 +617,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             label.setText(self._fitted_name(label.font(), name, room))
             home = self._outside_anchor(*tip)
             for anchor in (home, (home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
-                label.setAnchor(anchor)
-                rect = self._text_rect(label, to_scene)
+                rect = self._text_rect(label, to_scene, anchor)  # (tried without moving the label)
                 if box.contains(rect) and not any(rect.intersects(r) for r in placed):
+                    label.setAnchor(anchor)
                     break
             else:  # no corner is inside (a name wider than the room either side of its tip): slid inside
                 label.setAnchor(home)
@@ -725,10 +727,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             item.setPos(x, y)
 
         # numbers from the engine
-        ex_nq = explain.norm(result, "q", i)
-        ex_nk = explain.norm(result, "k", j)
-        ex_cos = explain.cosine(result, i, j)
-        ex_score = explain.score(result, i, j)
+        ex_nq, ex_nk, ex_cos, ex_score = self._explained(result, i, j)
         defined = ex_cos.angle is not None
         texts = {
             "|q|": explain.fixed(ex_nq.value, ex_nq.decimals),
@@ -837,6 +836,19 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "axes": tuple(self._axis_names),
         }
         self._declutter()
+
+    def _explained(self, result, i: int, j: int) -> tuple:
+        """The engine's |q|, |k|, cos θ and score of the pair, with their worked sums. They are asked again
+        only when what they are worked out from changes: the two vectors, their score, the two tokens' names
+        and the columns' names (an edit of another token's numbers changes none of these)."""
+        s = result.scenario
+        q, k = np.asarray(result.q[i]), np.asarray(result.k[j])
+        key = (i, j, q.tobytes(), k.tobytes(), float(result.scores[i, j]), result.tokens[i],
+               result.key_tokens[j], s.q_names, s.k_names, s.n_heads)
+        if key != self._explanations[0]:
+            self._explanations = (key, (explain.norm(result, "q", i), explain.norm(result, "k", j),
+                                        explain.cosine(result, i, j), explain.score(result, i, j)))
+        return self._explanations[1]
 
     @staticmethod
     def _coordinate_name(s, c: int) -> str:

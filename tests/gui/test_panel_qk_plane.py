@@ -520,3 +520,26 @@ def test_the_faint_dots_follow_masks_palettes_and_moved_keys(panel):
     settle()
     others = list(panel.drawn()["others"])
     np.testing.assert_allclose(dots.positions()[others.index(2)], s.result.k[2])
+
+
+def test_the_worked_numbers_are_the_engines_after_every_kind_of_edit(panel):
+    """The engine's explanations are asked again only when the pair's vectors, score or names change: after
+    each kind of edit the numbers and the worked sum are those of the result now."""
+    s = panel.session
+    s.select(query=1, key=2)
+    settle()
+    edits = [lambda: s.set_cell("x", 0, 0, float(s.scenario.x[0, 0]) + 0.4),  # another token: nothing moves
+             lambda: s.set_cell("x", 1, 1, float(s.scenario.x[1, 1]) - 0.3),  # the query's own numbers
+             lambda: s.set_cell("w_k", 0, 1, float(s.scenario.w_k[0, 1]) + 0.2),  # every key
+             lambda: s.set_cell("w_v", 0, 0, float(s.scenario.w_v[0, 0]) + 0.2),  # values only
+             lambda: s.select(query=2, key=1)]
+    for edit in edits:
+        edit()
+        settle()
+        r, (i, j) = s.result, (s.selection.query, s.selection.key)
+        d = panel.drawn()
+        q, k = np.asarray(r.q[i]), np.asarray(r.k[j])
+        assert d["worked"] == explain.score(r, i, j).text
+        assert d["numbers"]["|q|"] == f"{np.linalg.norm(q):.4f}" and d["numbers"]["|k|"] == f"{np.linalg.norm(k):.4f}"
+        assert d["numbers"]["score"] == explain.fixed(float(q @ k), 4)
+        assert explain.cosine(r, i, j).text in panel.numbers.toolTip()
