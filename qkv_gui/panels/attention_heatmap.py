@@ -56,6 +56,8 @@ Qt = QtCore.Qt
 #: Point size of the token names; they may shrink down to TICK_MIN_PT when that names every token.
 TICK_PT = 8.0
 TICK_MIN_PT = 6.5
+#: Row sums that differ by less than this are the same sums on screen (their strip is not coloured again).
+SUM_TOLERANCE = 1e-12
 #: What a click on the grid does in each mode.
 MODES = ("select", "block", "padding")
 CROSS_CAUSAL_TIP = ("No causal mask in cross-attention: the two sentences have no shared order, "
@@ -77,10 +79,17 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._tick_pt = TICK_PT  # the names' point size now (at theme scale 1)
         self._rects = None  # the rectangles the images were last placed in
         self._note = None  # the sums note: (wide, narrow) wordings
-        self._info = None  # the line about a cell: (wide, narrow) wordings
+        self._info = None  # the line about a cell: (wide, narrow) wordings; wide None until first shown
+        self._info_full = None  # makes the wide wording
         self._narrow = None  # (narrow, fairly narrow): the width the texts and buttons were last set for
         self._measured = None  # (key names, padding, font size) the key names were last measured for
         self._title_options: dict = {}  # axis -> the titles it may show, longest first
+        self._titles_shown: dict = {}  # axis -> the title it shows
+        self._titles_fitted = None  # what the titles shown were fitted to
+        self._labels_placed = None  # what the names and notes on the grid were last placed for
+        self._sums_shown = None  # (row sums, top level) the row-sum strip shows
+        self._limits = None  # the zoom limits set on the view
+        self._buttons = None  # what the mask buttons were last set for
         sc = self.session.scenario
         # (tokens, key tokens, preset): a new one puts the click back to "select"
         self._document = (sc.tokens, sc.key_tokens, self.session.preset_name)
@@ -237,6 +246,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
         # clicks on the cells come from the grid; the scene tells of double-clicks (show all) and key names
         self.canvas.scene().sigMouseClicked.connect(self._on_scene_clicked)
+        self.canvas.viewport().installEventFilter(self)  # (the grid's tooltip is written out when asked for)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.scenarioChanged, self._on_scenario_changed)
         self.listen(self.session.trainTargetChanged, self._on_target)
@@ -294,6 +304,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
     def _sync_buttons(self, result) -> None:
         sc = result.scenario
         cross = sc.is_cross
+        key = (bool(sc.causal), cross, bool(sc.padding or sc.blocked))
+        if key == self._buttons:
+            return
+        self._buttons = key
         self.causalButton.setChecked(bool(sc.causal) and not cross)
         self.causalButton.setEnabled(not cross)
         self.causalButton.setToolTip(CROSS_CAUSAL_TIP if cross else self.causalTip)
@@ -320,7 +334,14 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         sw, gap = self._strip(m)
         row_sums = views.row_sums(result)
         self._row_sums = row_sums
-        self.rowSumImage.setData(row_sums.reshape(n, 1), (0.0, levels.high))
+        # most edits leave every row adding up to 1 (give or take the last bit): the strip is coloured again
+        # only when a sum moves by more than any colour or number shown could tell
+        sums = (row_sums, levels.high)
+        if (self._sums_shown is None or not np.array_equal(self._sums_shown[1], sums[1])
+                or self._sums_shown[0].shape != row_sums.shape
+                or not np.allclose(self._sums_shown[0], row_sums, rtol=0.0, atol=SUM_TOLERANCE)):
+            self._sums_shown = sums
+            self.rowSumImage.setData(row_sums.reshape(n, 1), (0.0, levels.high))
         if column_mode:
             sh, gap_y = self._strip(n)
             col_sums = views.column_sums(result)
@@ -338,8 +359,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             self.rowSumImage.setRect(rects[1])
             if column_mode:
                 self.colSumImage.setRect(rects[2])
-        self._note = self._sum_note(result, column_mode, has_masks, row_sums)
-        self._apply_texts()
+        self._note = self._sum_note(result, column_mode, has_masks, row_sums)  # set with the info line below
 
         self._update_row_warn(result)
         self._update_selection(result, selection)
@@ -348,8 +368,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._sync_buttons(result)
 
         x1, y1 = self._extent(result)
-        self.vb.setLimits(xMin=-0.05 * x1, xMax=1.05 * x1, yMin=-0.05 * y1, yMax=1.05 * y1,
-                          minXRange=min(1.0, x1), minYRange=min(1.0, y1))
+        if (x1, y1) != self._limits:
+            self._limits = (x1, y1)
+            self.vb.setLimits(xMin=-0.05 * x1, xMax=1.05 * x1, yMin=-0.05 * y1, yMax=1.05 * y1,
+                              minXRange=min(1.0, x1), minYRange=min(1.0, y1))
         self._measure_labels(result)
         view_key = (n, m, column_mode)
         if view_key != self._view_key:
@@ -415,6 +437,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._axis_titles = key
         self._title_options = {"left": left, "right": right or (), "bar": titles}
         self._titles_shown = {}
+        self._titles_fitted = None
         self.plot.getAxis("bottom").setLabel(bottom, color=self.colours.ink["key"])
         self.openKeysShown = has_masks
         if has_masks:
@@ -426,6 +449,12 @@ class HeatmapPanel(ThemedTextMixin, Panel):
 
     def _fit_titles(self, h_px: float) -> None:
         """Give the upright axes the longest title that fits ``h_px`` pixels (the plot's height)."""
+        axes = {name: self.colorbar.getAxis("left") if name == "bar" else self.plot.getAxis(name)
+                for name in self._title_options}
+        key = (h_px, tuple(axis.label.font().key() for axis in axes.values()))
+        if key == self._titles_fitted:
+            return
+        self._titles_fitted = key
         ink = {"left": self.colours.ink["query"], "right": self.colours.foreground, "bar": self.colours.foreground}
         for name, options in self._title_options.items():
             if not options:
@@ -508,6 +537,15 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         (x0, x1), (y0, y1) = self.vb.viewRange()
         w_px = max(1.0, self.vb.width())
         h_px = max(1.0, self.vb.height())
+        # a new number moves no name: the names, their places and the notes on the grid are placed again
+        # only for new words, masks, a new zoom, size, hovered cell, font or palette
+        placed_for = (result.tokens, self._measured, x0, x1, y0, y1, w_px, h_px, self.hover_cell_ij,
+                      self._column_mode(result), self._open.tobytes(), self._empty_rows.tobytes(),
+                      self.openKeysShown, self._tick_pt, self.theme.font_scale, self.colours,
+                      self.plot.getAxis("left").width(), self._titles_fitted)
+        if placed_for == self._labels_placed:
+            return
+        self._labels_placed = placed_for
         px_x = w_px / max(1e-9, x1 - x0)  # pixels per cell, across
         px_y = h_px / max(1e-9, y1 - y0)  # pixels per cell, down
         self._fit_titles(h_px)
@@ -649,21 +687,43 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         result, sel = self._result, self._selection
         if result is None or sel is None or result.n == 0 or result.n_keys == 0:
             return
-        self._set_info(sel.query, sel.key, self._cell_text(sel.query, sel.key), prefix="Selected")
+        # the pair's softmax arithmetic (long for a long row) is written out when it is shown: in the info
+        # line of a wide panel, or in the tooltip when the mouse rests on the grid
+        self._set_info(sel.query, sel.key, None, prefix="Selected")
 
-    def _set_info(self, i: int, j: int, text: str, prefix: str) -> None:
+    def _set_info(self, i: int, j: int, text: str | None, prefix: str) -> None:
+        """The info line and the grid's tooltip about cell (i, j); ``text``: its arithmetic (None: worked out
+        by ``_cell_text`` when first shown)."""
         result = self._result
         w = float(result.weights[i, j])
         tag = "" if result.allowed[i, j] else f" (masked: {mask_view.REASON_NAME[int(self._why[i, j])]})"
         head = (f"{prefix}: query {i + 1} '{result.tokens[i]}' → key {j + 1} '{result.key_tokens[j]}', "
                 f"weight {style.fmt(w, 4)}{tag}")
-        lines = [head, text]
         row_open = result.allowed[i]
-        if row_open.any() and not row_open.all():
-            lines.append(f"Row '{result.tokens[i]}': {mask_view.row_note(result, i)}")
-        self._info = ("\n".join(lines), head)
-        set_tooltip(self.canvas, "\n".join(lines))
+        note = (f"Row '{result.tokens[i]}': {mask_view.row_note(result, i)}"
+                if row_open.any() and not row_open.all() else None)
+
+        def full(text=text) -> str:
+            lines = [head, self._cell_text(i, j) if text is None else text]
+            return "\n".join(lines if note is None else [*lines, note])
+
+        self._info = (full() if text is not None else None, head)
+        self._info_full = full
+        set_tooltip(self.canvas, self._info[0] if self._info[0] is not None else head)
         self._apply_texts()
+
+    def info_text(self) -> str:
+        """The whole info about the pair shown (what a wide panel writes under the grid, and the tooltip)."""
+        if self._info is not None and self._info[0] is None:
+            self._info = (self._info_full(), self._info[1])
+            set_tooltip(self.canvas, self._info[0])
+        return self._info[0] if self._info is not None else ""
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        """The mouse rests on the grid: its tooltip says all about the pair (written out now if not yet)."""
+        if event.type() == QtCore.QEvent.Type.ToolTip and obj is self.canvas.viewport():
+            self.info_text()
+        return False
 
     def _apply_texts(self) -> None:
         """Full sentences when the panel is wide; one short line each when it is narrow
@@ -685,7 +745,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             set_text(self.sumNote, (note[1] if narrow else note[0]) + target)
         info = self._info
         if info is not None:
-            set_text(self.info, info[1] if narrow else info[0])
+            set_text(self.info, info[1] if narrow else self.info_text())
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -712,6 +772,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
                 button.setIcon(mask_icon(kind, palette=palette))
         self._axis_titles = None
         self._titles_shown = {}
+        self._titles_fitted = self._labels_placed = self._sums_shown = None
 
     def _measure_labels(self, result) -> None:
         """The key names as shown (padding keys marked) and their widths in the tick font as drawn now

@@ -105,14 +105,19 @@ class RelevanceMeter(QtWidgets.QWidget):
         self.end_texts = ("-1", "+1")  # the dial's end labels as last drawn
         self.end_boxes = {}  # row (0: the numbers, 1: the words) -> the boxes of its two labels as last drawn
         self.colours = style.STANDARD  # its colours (the panel's palette)
+        self._dial = (None, None)  # (what it was drawn for, the dial drawn: its halves, rim and still words)
 
     def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
         self.update()
 
     def set_value(self, value: float, limit: float, value_text: str, limit_text: str) -> None:
+        fraction = max(-1.0, min(1.0, float(value) / float(limit))) if float(limit) > 0 else 0.0
+        if (float(value), float(limit), fraction, value_text, limit_text) == (
+                self.value, self.limit, self.fraction, self.value_text, self.limit_text):
+            return
         self.value, self.limit = float(value), float(limit)
-        self.fraction = max(-1.0, min(1.0, self.value / self.limit)) if self.limit > 0 else 0.0
+        self.fraction = fraction
         self.value_text, self.limit_text = value_text, limit_text
         self.update()
 
@@ -123,17 +128,12 @@ class RelevanceMeter(QtWidgets.QWidget):
     def sizeHint(self):
         return QtCore.QSize(150, 86)
 
-    def paintEvent(self, event):
-        p = QtGui.QPainter(self)
-        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-        fm = QtGui.QFontMetricsF(self.font())
-        lh = fm.height()
-        w, h = self.width(), self.height()
-        radius = max(10.0, min((w - 8) / 2.0, h - 3.2 * lh - 8, 6.0 * lh))
-        cx, cy = w / 2.0, 4 + lh + radius
+    def _still(self, p: QtGui.QPainter, fm: QtGui.QFontMetricsF, cx: float, cy: float, radius: float) -> None:
+        """What does not move with the score: the dial's two halves and rim, the 0 over it, "against" and
+        "for" under the numbers."""
+        pal, w, lh = self.colours, self.width(), fm.height()
         arc = QtCore.QRectF(cx - radius, cy - radius, 2 * radius, 2 * radius)
         # the dial: negative half hatched, positive half plain, so sign is not carried by colour alone
-        pal = self.colours
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(QtGui.QBrush(QtGui.QColor(pal.dial[0]), Qt.BrushStyle.BDiagPattern))
         p.drawPie(arc, 90 * 16, 90 * 16)
@@ -144,6 +144,66 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.drawArc(arc, 0, 180 * 16)
         p.drawLine(QtCore.QPointF(cx - radius, cy), QtCore.QPointF(cx + radius, cy))
         p.drawLine(QtCore.QPointF(cx, cy - radius), QtCore.QPointF(cx, cy - radius + 5))
+        p.setPen(QtGui.QColor(pal.foreground))
+        p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
+        self._ends(p, fm, cx, cy, radius, 1, "against", "for")
+
+    def _ends(self, p, fm, cx: float, cy: float, radius: float, k: int, neg: str, pos: str) -> None:
+        """Row ``k`` of the labels under the dial's two ends (0: the numbers, 1: the words)."""
+        w, lh = self.width(), fm.height()
+
+        def place(neg: str, pos: str) -> tuple:
+            """Half a label's width, and the centres of the two: under the dial's ends, or as far out as
+            keeps them apart when the dial is small, inside the widget."""
+            half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
+            return (half, max(half, min(cx - radius, cx - half - 3)), min(w - half, max(cx + radius, cx + half + 3)))
+
+        y = cy + 2 + k * lh
+        half, lx, rx = place(neg, pos)
+        if k == 0:
+            if rx - lx < 2 * half + 4:
+                short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
+                neg, pos = (fm.elidedText(f"{sign}{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
+                            for sign in "-+")
+                half, lx, rx = place(neg, pos)
+            self.end_texts = (neg, pos)
+        p.setPen(QtGui.QColor(self.colours.foreground if k == 0 else self.colours.muted))
+        p.drawText(QtCore.QRectF(lx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), neg)
+        p.drawText(QtCore.QRectF(rx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), pos)
+        self.end_boxes[k] = (QtCore.QRectF(lx - half, y, 2 * half, lh), QtCore.QRectF(rx - half, y, 2 * half, lh))
+
+    def _on_screen(self, p: QtGui.QPainter) -> bool:
+        """Whether ``p`` paints pixels at the widget's own scale (the screen, a grab): the still parts can
+        then be copied from a picture drawn once; a figure (scaled, or vectors) has them drawn afresh."""
+        t = p.deviceTransform()
+        return (p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster and not t.isScaling()
+                and not t.isRotating())
+
+    def paintEvent(self, event):
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+        fm = QtGui.QFontMetricsF(self.font())
+        lh = fm.height()
+        w, h = self.width(), self.height()
+        radius = max(10.0, min((w - 8) / 2.0, h - 3.2 * lh - 8, 6.0 * lh))
+        cx, cy = w / 2.0, 4 + lh + radius
+        pal = self.colours
+        if self._on_screen(p):
+            ratio = self.devicePixelRatioF()
+            key = (w, h, self.font().key(), pal, ratio)
+            if self._dial[0] != key:
+                picture = QtGui.QPixmap(max(1, int(math.ceil(w * ratio))), max(1, int(math.ceil(h * ratio))))
+                picture.setDevicePixelRatio(ratio)
+                picture.fill(Qt.GlobalColor.transparent)
+                q = QtGui.QPainter(picture)
+                q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+                q.setFont(self.font())
+                self._still(q, fm, cx, cy, radius)
+                q.end()
+                self._dial = (key, picture)
+            p.drawPixmap(0, 0, self._dial[1])
+        else:
+            self._still(p, fm, cx, cy, radius)
         # needle
         a = math.radians(self.needle_degrees())
         tip = QtCore.QPointF(cx + 0.92 * radius * math.cos(a), cy - 0.92 * radius * math.sin(a))
@@ -151,29 +211,8 @@ class RelevanceMeter(QtWidgets.QWidget):
         p.drawLine(QtCore.QPointF(cx, cy), tip)
         p.setBrush(QtGui.QColor(pal.selected))
         p.drawEllipse(QtCore.QPointF(cx, cy), 3, 3)
-        # words
-        p.setPen(QtGui.QColor(pal.foreground))
-        p.drawText(QtCore.QRectF(0, 0, w, lh), int(Qt.AlignmentFlag.AlignCenter), "0")
-        def place(neg: str, pos: str) -> tuple:
-            """Half a label's width, and the centres of the two: under the dial's ends, or as far out as
-            keeps them apart when the dial is small, inside the widget."""
-            half = max(fm.horizontalAdvance(neg), fm.horizontalAdvance(pos)) / 2 + 2
-            return (half, max(half, min(cx - radius, cx - half - 3)), min(w - half, max(cx + radius, cx + half + 3)))
-
-        for k, (neg, pos) in enumerate(((f"-{self.limit_text}", f"+{self.limit_text}"), ("against", "for"))):
-            y = cy + 2 + k * lh
-            half, lx, rx = place(neg, pos)
-            if k == 0:
-                if rx - lx < 2 * half + 4:
-                    short = f"{self.limit:.3g}"  # the two ends would run into each other: three digits
-                    neg, pos = (fm.elidedText(f"{sign}{short}", Qt.TextElideMode.ElideRight, w / 2 - 6)
-                                for sign in "-+")
-                    half, lx, rx = place(neg, pos)
-                self.end_texts = (neg, pos)
-            p.setPen(QtGui.QColor(pal.foreground if k == 0 else pal.muted))
-            p.drawText(QtCore.QRectF(lx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), neg)
-            p.drawText(QtCore.QRectF(rx - half, y, 2 * half, lh), int(Qt.AlignmentFlag.AlignCenter), pos)
-            self.end_boxes[k] = (QtCore.QRectF(lx - half, y, 2 * half, lh), QtCore.QRectF(rx - half, y, 2 * half, lh))
+        # the score's limits under the dial's ends
+        self._ends(p, fm, cx, cy, radius, 0, f"-{self.limit_text}", f"+{self.limit_text}")
         p.end()
 
 
@@ -194,6 +233,9 @@ class NumbersTable(QtWidgets.QWidget):
         self._width = 0  # the widest the rows have needed at this font
         self.show_rule = True  # the rule under the numbers (a narrow panel keeps it in the tooltip)
         self.colours = style.STANDARD  # its colours (the panel's palette)
+        self._metrics = None  # (plain, bold) fonts and their metrics, made again on a new font
+        self._widths: dict = {}  # (bold, text) -> its width in the font now
+        self._needs = (None, 0)  # ((values, with the rule), the width they need)
 
     def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
@@ -206,7 +248,10 @@ class NumbersTable(QtWidgets.QWidget):
             self.update()
 
     def set_values(self, values) -> None:
-        self.values = tuple(values)
+        values = tuple(values)
+        if values == self.values:
+            return
+        self.values = values
         width = self._need()
         if width > self._width:
             self._width = width
@@ -214,17 +259,32 @@ class NumbersTable(QtWidgets.QWidget):
         self.update()
 
     def _fonts(self):
-        bold = QtGui.QFont(self.font())
-        bold.setBold(True)
-        return self.font(), bold
+        """(plain font, bold font, plain metrics), made once per font."""
+        if self._metrics is None:
+            bold = QtGui.QFont(self.font())
+            bold.setBold(True)
+            self._metrics = (self.font(), bold, QtGui.QFontMetricsF(self.font()))
+        return self._metrics
+
+    def _advance(self, text: str, bold: bool) -> float:
+        """The width of ``text`` in the plain or bold font, measured once per font."""
+        width = self._widths.get((bold, text))
+        if width is None:
+            plain, heavy, _fm = self._fonts()
+            width = self._widths[(bold, text)] = QtGui.QFontMetricsF(heavy if bold else plain).horizontalAdvance(text)
+            if len(self._widths) > 512:  # numbers come and go: keep the names' and the latest ones'
+                self._widths = {k: v for k, v in list(self._widths.items())[-64:]}
+        return width
 
     def _need(self, rule: bool = True) -> int:
         """The width the rows need (and the rule under them, unless ``rule`` is False)."""
-        plain, bold = self._fonts()
-        fm, fmb = QtGui.QFontMetricsF(plain), QtGui.QFontMetricsF(bold)
-        names = max((fmb if b else fm).horizontalAdvance(f"{name} = ") for name, _r, b in self.ROWS)
-        values = max((fmb if b else fm).horizontalAdvance(v) for (_n, _r, b), v in zip(self.ROWS, self.values))
-        return int(max(names + values, fm.horizontalAdvance(self.RULE) if rule else 0.0)) + 2
+        key = (self.values, rule)
+        if self._needs[0] != key or self._metrics is None:
+            names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
+            values = max(self._advance(v, b) for (_n, _r, b), v in zip(self.ROWS, self.values))
+            need = int(max(names + values, self._advance(self.RULE, False) if rule else 0.0)) + 2
+            self._needs = (key, need)
+        return self._needs[1]
 
     def need_for_numbers(self) -> int:
         """The width the names and numbers need: never less (the rule under them may be shortened)."""
@@ -242,16 +302,15 @@ class NumbersTable(QtWidgets.QWidget):
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
             self._width = 0  # measured afresh at the new size
+            self._metrics, self._widths, self._needs = None, {}, (None, 0)
             self.updateGeometry()
         super().changeEvent(event)
 
     def paintEvent(self, event):  # noqa: N802
         p = QtGui.QPainter(self)
-        plain, bold = self._fonts()
-        fm = QtGui.QFontMetricsF(plain)
+        plain, bold, fm = self._fonts()
         lh = fm.height()
-        names = max(QtGui.QFontMetricsF(bold if b else plain).horizontalAdvance(f"{name} = ")
-                    for name, _r, b in self.ROWS)
+        names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
         left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         width = self.width()
@@ -286,6 +345,15 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._result_dk = 2
         self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
+        self._lines_drawn = None  # the other keys' points the faint lines were drawn to
+        self._explanations = (None, None)  # (what they were worked out from, the engine's explanations)
+        self._dots_set = (None, None)  # (their look, masks and numbers; their places) as the dots were last set
+        self._dot_pens: dict = {}  # the dots' looks, made by ``_dot_look``
+        self._side_fitted = None  # what the number column's width was worked out from
+        self._axes_named = None  # what the axis names were fitted to
+        self._names_fitted: dict = {}  # (font, name, room) -> the arrow's name as it fits
+        self._placed = (None, [])  # (what the names on the plane were last placed for, which were shown)
+        self._range_set = None  # the ranges last asked of the plot
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(4, 2, 4, 4)
         outer.setSpacing(2)
@@ -376,6 +444,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         colours.sheet(self.meter_title, "color: $quiet_text;", pal)
         side.addWidget(self.meter_title)
         self.meter = RelevanceMeter(self.side)
+        self.meter.setToolTip("The needle swings left for a negative score (arrows point apart), up for 0 "
+                              "(at right angles) and right for a positive score (same way). The ends are the "
+                              "largest score this query has with any key.")
         side.addWidget(self.meter, 1)  # the dial takes the room there is, up to its largest size ...
         side.addStretch(0)  # ... and what is left stays under it
         row.addWidget(self.side, 0)
@@ -400,6 +471,22 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             part.set_colours(palette)
         self._key_brush = pg.mkBrush(_qcolor(palette.fill["key"], 110))
         self._masked_brush = pg.mkBrush(_qcolor(palette.background, 255))
+        self._dot_pens = {}
+
+    def _dot_look(self, n: int) -> tuple:
+        """(size in pixels, pen) of the other keys' dots with ``n`` keys: fewer keys, larger dots."""
+        kind = 0 if n <= MAX_KEY_LABELS else 1 if n <= 64 else 2
+        look = self._dot_pens.get(kind)
+        if look is None:
+            key_ink = self.colours.ink["key"]
+            if kind == 0:
+                look = 10, pg.mkPen(_qcolor(key_ink, 140))
+            elif kind == 1:
+                look = 7, pg.mkPen(_qcolor(key_ink, 90))
+            else:  # hundreds of keys: small dots, no outlines, no lines
+                look = 4, pg.mkPen(None)
+            self._dot_pens[kind] = look
+        return look
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -464,13 +551,19 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def text_scaled(self) -> None:
         self._declutter()
 
-    def _text_rect(self, item) -> QtCore.QRectF:
-        """Where a text item at its data position is drawn, in scene pixels."""
+    def _to_scene(self) -> QtGui.QTransform:
+        """The plane's data coordinates to scene pixels (the view box's, worked out once for many labels)."""
         vb = self.plot.getPlotItem().getViewBox()
-        at = vb.mapViewToScene(item.pos())
+        vb.updateMatrix()
+        return vb.childGroup.sceneTransform()
+
+    def _text_rect(self, item, to_scene: QtGui.QTransform | None = None, anchor=None) -> QtCore.QRectF:
+        """Where a text item at its data position is drawn, in scene pixels (with ``anchor`` instead of its
+        own, when given)."""
+        at = (to_scene or self._to_scene()).map(item.pos())
         size = item.box_size()
-        return QtCore.QRectF(at.x() - item.anchor.x() * size.width(), at.y() - item.anchor.y() * size.height(),
-                             size.width(), size.height())
+        ax, ay = anchor if anchor is not None else item.anchor.toTuple()
+        return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
 
     def _declutter(self) -> None:
         """The arrow names first, then θ, then the other keys' names: each shown only where it overlaps no
@@ -479,23 +572,37 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             return
         vb = self.plot.getPlotItem().getViewBox()
         box = vb.sceneBoundingRect()
-        placed = []
-        self._part_arrow_names(box)
+        to_scene = self._to_scene()
         wanted = [self.arrows["query"][2], self.arrows["key"][2]]
         if self._drawn.get("wedge") is not None:
             wanted.append(self.theta_label)
         labelled = len(self._drawn.get("other_labels", []))
         wanted += self.other_labels.items[:labelled]
+        # the same names at the same places in the same plot are placed as they were (an edit of another
+        # token's numbers moves neither arrow)
+        placing = (box, to_scene, self._drawn.get("q_tip"), self._drawn.get("k_tip"),
+                   tuple(self._arrow_names.items()),
+                   tuple((item.text(), item.pos(), item.font().key(), item.anchor) for item in wanted[2:]),
+                   tuple(label.font().key() for label in wanted[:2]))
+        if placing == self._placed[0]:
+            for item, ok in zip(wanted, self._placed[1]):  # (a label pool shows every label it hands out)
+                if item.isVisible() != ok:
+                    item.setVisible(ok)
+            return
+        placed, shown = [], []
+        self._part_arrow_names(box, to_scene)
         for item in wanted:
-            rect = self._text_rect(item)
+            rect = self._text_rect(item, to_scene)
             ok = box.contains(rect) and not any(rect.intersects(r) for r in placed)
             if item in (self.arrows["query"][2], self.arrows["key"][2]):
                 ok = True  # the two arrows are always named
             item.setVisible(ok)
+            shown.append(ok)
             if ok:
                 placed.append(rect)
+        self._placed = (placing, shown)
 
-    def _part_arrow_names(self, box: QtCore.QRectF) -> None:
+    def _part_arrow_names(self, box: QtCore.QRectF, to_scene: QtGui.QTransform) -> None:
         """Each arrow's name at a corner of its tip: the outward one when it is inside the plot (and, for the
         key, clear of the query's name), else the first other corner that is (arrows pointing nearly the same
         way, or a tip near the plot's edge in a narrow panel)."""
@@ -507,18 +614,16 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             label.setPos(*tip)
             name = self._arrow_names.get(role, label.text())
             room = box.width() - 2 * MARGIN
-            fm = QtGui.QFontMetricsF(label.font())
-            label.setText(name if fm.horizontalAdvance(name) <= room else  # a plot narrower than the name
-                          fm.elidedText(name, Qt.TextElideMode.ElideRight, max(0.0, room)))
+            label.setText(self._fitted_name(label.font(), name, room))
             home = self._outside_anchor(*tip)
             for anchor in (home, (home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
-                label.setAnchor(anchor)
-                rect = self._text_rect(label)
+                rect = self._text_rect(label, to_scene, anchor)  # (tried without moving the label)
                 if box.contains(rect) and not any(rect.intersects(r) for r in placed):
+                    label.setAnchor(anchor)
                     break
             else:  # no corner is inside (a name wider than the room either side of its tip): slid inside
                 label.setAnchor(home)
-                rect = self._text_rect(label)
+                rect = self._text_rect(label, to_scene)
                 dx = max(0.0, box.left() - rect.left()) - max(0.0, rect.right() - box.right())
                 dy = max(0.0, box.top() - rect.top()) - max(0.0, rect.bottom() - box.bottom())
                 clash = next((r for r in placed if rect.translated(dx, dy).intersects(r)), None)
@@ -530,14 +635,33 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                     vb = self.plot.getPlotItem().getViewBox()
                     at = vb.mapViewToScene(QtCore.QPointF(*tip)) + QtCore.QPointF(dx, dy)
                     label.setPos(vb.mapSceneToView(at))
-                    rect = self._text_rect(label)
+                    rect = self._text_rect(label, to_scene)
             placed.append(rect.adjusted(1, 1, -1, -1))  # touching is fine, overlapping is not
+
+    def _fitted_name(self, font: QtGui.QFont, name: str, room: float) -> str:
+        """``name`` whole when it fits ``room`` pixels in ``font``, else shortened with "…"; the last few
+        asked are kept (an edit asks again for the same names in the same room)."""
+        key = (font.key(), name, room)
+        shown = self._names_fitted.get(key)
+        if shown is None:
+            fm = QtGui.QFontMetricsF(font)
+            shown = name if fm.horizontalAdvance(name) <= room else fm.elidedText(  # a plot narrower than the name
+                name, Qt.TextElideMode.ElideRight, max(0.0, room))
+            if len(self._names_fitted) > 64:
+                self._names_fitted.clear()
+            self._names_fitted[key] = shown
+        return shown
 
     def _fit_side(self) -> None:
         """The number column as wide as its widest line (fonts as the theme made them), within reason."""
-        lh = QtGui.QFontMetricsF(self.numbers.font()).height()
-        need = max(self.numbers.sizeHint().width(), self.meter_title.sizeHint().width(), 9.0 * lh) + 4
+        lh = self.numbers._fonts()[2].height()
+        hint = self.numbers.sizeHint().width()
         numbers = self.numbers.need_for_numbers() + 4  # the numbers themselves are never cut
+        key = (lh, hint, numbers, self.meter_title.sizeHint().width(), self.width())
+        if key == self._side_fitted:
+            return
+        self._side_fitted = key
+        need = max(hint, key[3], 9.0 * lh) + 4
         self.side.setFixedWidth(int(max(120.0, numbers, min(0.45 * max(self.width(), 1), need))))
         self.meter.setMinimumHeight(int(3.0 * lh))  # a short panel gets a smaller dial, not cut words
         self.meter.setMaximumHeight(int(7.5 * lh))
@@ -565,35 +689,35 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
         # arrows
         self._arrow_names = {"query": f"q '{tok[i]}'", "key": f"k '{ktok[j]}'"}
-        for role, tip, name in (("query", q2, f"q '{tok[i]}'"), ("key", k2, f"k '{ktok[j]}'")):
-            line, head, label = self.arrows[role]
+        for role, tip in (("query", q2), ("key", k2)):  # (their names are placed by ``_declutter``)
+            line, head, _label = self.arrows[role]
             line.setLine(0.0, 0.0, tip[0], tip[1])
             has_length = math.hypot(*tip) > 0
             head.setVisible(has_length)
             if has_length:
                 head.setRotation(180.0 - math.degrees(math.atan2(tip[1], tip[0])))  # (it points left unturned)
                 head.setPos(*tip)
-            label.setText(name)
-            label.setAnchor(self._outside_anchor(*tip))
-            label.setPos(*tip)
 
         # other keys
-        others = np.array([m for m in range(n) if m != j], dtype=int)
+        others = np.delete(np.arange(n), j) if 0 <= j < n else np.arange(n)
         pts = np.asarray(view.keys)[others] if len(others) else np.zeros((0, 2))
-        key_ink = self.colours.ink["key"]
-        if n <= MAX_KEY_LABELS:
-            size, pen = 10, pg.mkPen(_qcolor(key_ink, 140))
-        elif n <= 64:
-            size, pen = 7, pg.mkPen(_qcolor(key_ink, 90))
-        else:  # hundreds of keys: small dots, no outlines, no lines
-            size, pen = 4, pg.mkPen(None)
+        size, pen = self._dot_look(n)
         # masked keys (this query may not look at them): hollow grey dots
-        brushes = [self._key_brush if allowed[m] else self._masked_brush for m in others]
-        self.other_dots.set_dots(pts, size, pen, brushes, data=others)
-        if len(others) and n <= 64:
-            self.other_lines.setPath(segments_path(np.zeros_like(pts), pts))
-        else:
-            self.other_lines.setPath(QtGui.QPainterPath())
+        open_others = allowed[others]
+        dots = (size, pen, self._key_brush, self._masked_brush, open_others.tobytes(), others.tobytes())
+        # (the same dots again: with two coordinates a new query moves no key)
+        if dots != self._dots_set[0] or not np.array_equal(pts, self._dots_set[1]):
+            self._dots_set = (dots, pts)
+            if open_others.all():
+                brushes = [self._key_brush] * len(others)
+            else:
+                brushes = [self._key_brush if a else self._masked_brush for a in open_others.tolist()]
+            self.other_dots.set_dots(pts, size, pen, brushes, data=others)
+        lines = pts if len(others) and n <= 64 else None
+        if lines is None or self._lines_drawn is None or not np.array_equal(lines, self._lines_drawn):
+            self._lines_drawn = lines
+            self.other_lines.setPath(QtGui.QPainterPath() if lines is None else
+                                     segments_path(np.zeros_like(lines), lines))
         labelled = len(others) if n <= MAX_KEY_LABELS else 0
         for idx, item in enumerate(self.other_labels.take(labelled)):
             m = int(others[idx])
@@ -603,10 +727,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             item.setPos(x, y)
 
         # numbers from the engine
-        ex_nq = explain.norm(result, "q", i)
-        ex_nk = explain.norm(result, "k", j)
-        ex_cos = explain.cosine(result, i, j)
-        ex_score = explain.score(result, i, j)
+        ex_nq, ex_nk, ex_cos, ex_score = self._explained(result, i, j)
         defined = ex_cos.angle is not None
         texts = {
             "|q|": explain.fixed(ex_nq.value, ex_nq.decimals),
@@ -626,7 +747,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             mask_note = (f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
                          f"this score is worked out but not used.")
         self._worked = ex_score.text + ("\n" + mask_note if mask_note else "")
-        self._write_note()
         products = [t.value for t in ex_score.terms]
         shortened = d_k > explain.MAX_SHOWN_TERMS  # the sum names only its largest terms: outline those
         self.terms.set_terms(result.q[i], result.k[j], products,
@@ -649,7 +769,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             mid = math.radians(start + span / 2)
             self.theta_label.setText("θ")
             self.theta_label.setPos(1.35 * radius * math.cos(mid), 1.35 * radius * math.sin(mid))
-            self.theta_label.setVisible(True)
+            # (shown by ``_declutter`` where it is clear of the names)
         else:
             self.theta_label.setVisible(False)
         self.wedge.setPath(path)
@@ -674,13 +794,12 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         limit = float(row.max()) if row.size else 0.0
         limit = limit if limit > 0 else 1.0
         self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
-        set_tooltip(self.meter, "The needle swings left for a negative score (arrows point apart), up for 0 "
-                                "(at right angles) and right for a positive score (same way). The ends are the "
-                                "largest score this query has with any key.")
 
         # range: everything drawn, origin included, equal scales (aspect locked)
-        allpts = np.vstack([[0.0, 0.0], q2, k2, pts]) if len(pts) else np.array([[0.0, 0.0], q2, k2])
-        lo, hi = allpts.min(axis=0), allpts.max(axis=0)
+        lo = np.array([min(0.0, q2[0], k2[0]), min(0.0, q2[1], k2[1])])
+        hi = np.array([max(0.0, q2[0], k2[0]), max(0.0, q2[1], k2[1])])
+        if len(pts):
+            lo, hi = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
         size = float(max(hi - lo))
         if size <= 0:
             size = 1.0
@@ -691,7 +810,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             self.plot.getPlotItem().getAxis("left").textWidth = 30
         self._x_range = steady_range(self._x_range, lo[0] - pad, hi[0] + pad)
         self._y_range = steady_range(self._y_range, lo[1] - pad, hi[1] + pad)
-        self.plot.setRange(xRange=self._x_range, yRange=self._y_range, padding=0)
+        if (self._x_range, self._y_range) != self._range_set:
+            self._range_set = (self._x_range, self._y_range)
+            self.plot.setRange(xRange=self._x_range, yRange=self._y_range, padding=0)
         (x0, x1), (y0, y1) = reach(*self._x_range), reach(*self._y_range)
         self.axis_x.setLine(0.0, y0, 0.0, y1)
         self.axis_y.setLine(x0, 0.0, x1, 0.0)
@@ -710,11 +831,24 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self._notes[0],
             "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self.theta_label.text() if wedge is not None else None,
-            "key_label": self.arrows["key"][2].text(),
-            "masked": [int(m) for m in others if not allowed[m]],
+            "key_label": self._arrow_names["key"],
+            "masked": others[~open_others].tolist(),
             "axes": tuple(self._axis_names),
         }
         self._declutter()
+
+    def _explained(self, result, i: int, j: int) -> tuple:
+        """The engine's |q|, |k|, cos θ and score of the pair, with their worked sums. They are asked again
+        only when what they are worked out from changes: the two vectors, their score, the two tokens' names
+        and the columns' names (an edit of another token's numbers changes none of these)."""
+        s = result.scenario
+        q, k = np.asarray(result.q[i]), np.asarray(result.k[j])
+        key = (i, j, q.tobytes(), k.tobytes(), float(result.scores[i, j]), result.tokens[i],
+               result.key_tokens[j], s.q_names, s.k_names, s.n_heads)
+        if key != self._explanations[0]:
+            self._explanations = (key, (explain.norm(result, "q", i), explain.norm(result, "k", j),
+                                        explain.cosine(result, i, j), explain.score(result, i, j)))
+        return self._explanations[1]
 
     @staticmethod
     def _coordinate_name(s, c: int) -> str:
@@ -733,14 +867,23 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             return
         pi = self.plot.getPlotItem()
         vb = pi.getViewBox()
+        bottom, left = pi.getAxis("bottom"), pi.getAxis("left")
+
+        def fitted_to() -> tuple:  # what the names shown were fitted to (and what they say)
+            return (tuple(names), vb.width(), vb.height(), bottom.label.font().key(), left.label.font().key(),
+                    bottom.labelText, left.labelText, bottom.isVisibleTo(pi), left.isVisibleTo(pi))
+
+        if fitted_to() == self._axes_named:
+            return
         for name, text, room in (("bottom", names[0], vb.width()), ("left", names[1], vb.height())):
             fm = QtGui.QFontMetricsF(pi.getAxis(name).label.font())
             shown = fm.elidedText(text, Qt.TextElideMode.ElideRight, max(0.0, room - 8))
             if shown != pi.getAxis(name).labelText:
                 set_plot_label(pi, name, shown)
                 pi.getAxis(name).resizeEvent()  # centres the new wording
-        set_tooltip(self.plot.getPlotItem().getAxis("bottom"), names[0])
-        set_tooltip(self.plot.getPlotItem().getAxis("left"), names[1])
+        set_tooltip(bottom, names[0])
+        set_tooltip(left, names[1])
+        self._axes_named = fitted_to()
 
     # ----- read-only view for tests -------------------------------------------------------------
     def drawn(self) -> dict:

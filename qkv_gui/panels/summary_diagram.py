@@ -34,6 +34,9 @@ CAPTION_PT = 9.5
 LETTER_PT = 14.5
 #: The view never magnifies the drawing more than this (a focused panel on a big screen).
 MAX_ZOOM = 1.5
+#: The words and numbers that follow the result (``show_result`` sets them); the rest of the drawing is still.
+CHANGING = ("x_caption", "q_caption", "k_caption", "v_caption", "dot_value", "scale_title", "scale_value",
+            "softmax_note", "weight_value", "out_value", "mix_note", "pair", "head")
 
 
 def vector_text(v, decimals: int = 2, limit: int = 4) -> str:
@@ -58,7 +61,13 @@ def short(tok: str, limit: int = 10) -> str:
 
 
 class FitView(QtWidgets.QGraphicsView):
-    """A graphics view that always shows the whole scene, as large as the widget allows (up to MAX_ZOOM)."""
+    """A graphics view that always shows the whole scene, as large as the widget allows (up to MAX_ZOOM).
+
+    The items that never change (``still``: the nodes, the arrows, the letters and titles) stay in the scene
+    for all to see, but the scene does not paint them (``ItemHasNoContents``): the view draws them in its
+    background, which it keeps as a picture (``CacheBackground``) until the drawing, its size or its scale
+    changes. A new number then repaints only the words that changed, over that picture. (A figure switches
+    the cache off: the still items are drawn as shapes into it.)"""
 
     def __init__(self, scene, parent=None, palette: style.Palette = style.STANDARD):
         super().__init__(scene, parent)
@@ -68,6 +77,48 @@ class FitView(QtWidgets.QGraphicsView):
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.setBackgroundBrush(QtGui.QBrush(QtGui.QColor(palette.background)))
         self.setMinimumSize(120, 80)
+        self.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheBackground)
+
+    def set_still(self, items) -> None:
+        """Draw ``items`` (the drawing's parts that never change) with the background."""
+        for item in items:
+            item.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        self.resetCachedContent()
+        self.viewport().update()
+
+    @property
+    def still(self) -> list:
+        """The items drawn with the background, in stacking order (bottom first). (Found in the scene each
+        time: a list of them kept here would outlive the scene that deletes them when the app ends.)"""
+        scene = self.scene()
+        if scene is None:
+            return []
+        flag = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+        return [item for item in scene.items(Qt.SortOrder.AscendingOrder) if item.flags() & flag]
+
+    def drawBackground(self, painter: QtGui.QPainter, rect: QtCore.QRectF) -> None:  # noqa: N802 (Qt naming)
+        super().drawBackground(painter, rect)
+        still = self.still
+        if not still:
+            return
+        painter.save()
+        painter.setRenderHints(self.renderHints(), True)  # (the cached background's painter has none)
+        view = painter.worldTransform()
+        option = QtWidgets.QStyleOptionGraphicsItem()
+        for item in still:
+            if not item.isVisible() or not item.sceneBoundingRect().intersects(rect):
+                continue
+            # (all of them top-level items; asking PySide for an item's parent hands the item to Python,
+            # which deletes it with its last reference)
+            if item.transform().isIdentity():  # as the scene works it out
+                at = QtGui.QTransform(view)
+                at.translate(item.x(), item.y())
+            else:
+                at = item.sceneTransform() * view
+            painter.setWorldTransform(at)
+            option.exposedRect = item.boundingRect()
+            item.paint(painter, option, None)
+        painter.restore()
 
     def fit(self):
         rect = self.sceneRect()
@@ -75,10 +126,15 @@ class FitView(QtWidgets.QGraphicsView):
         if self.transform().m11() > MAX_ZOOM:
             self.setTransform(QtGui.QTransform.fromScale(MAX_ZOOM, MAX_ZOOM))
             self.centerOn(rect.center())
+        self.resetCachedContent()
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self.fit()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt naming)
+        super().scrollContentsBy(dx, dy)
+        self.resetCachedContent()  # drawn afresh where it now lies, not shifted by whole pixels
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -94,10 +150,14 @@ class SummaryPanel(Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(0, 0, 0, 0)
         self.scene = QtWidgets.QGraphicsScene(body)
+        # fifty items, a few of which change their words at each edit: found by a plain look through them,
+        # not a BSP tree kept up to date at every new word
+        self.scene.setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex)
         self.view = FitView(self.scene, body, self.colours)
         self.view.setObjectName("summaryView")
         layout.addWidget(self.view)
         self.texts: dict[str, QtWidgets.QGraphicsTextItem] = {}
+        self._shown: dict[str, str] = {}  # name -> the text its item shows
         self._k = 1.0
         self._draw_static()
 
@@ -108,6 +168,21 @@ class SummaryPanel(Panel):
             self._k = theme.font_scale
             self._draw_again()
 
+    def _scale_items(self, force: bool = False) -> None:
+        """The theme's fonts and pens (the generic scaling); the background's picture of the still items is
+        drawn again when one of them has changed."""
+        before = self._still_look()
+        super()._scale_items(force)
+        if self._still_look() != before:
+            self.view.resetCachedContent()
+            self.view.viewport().update()
+
+    def _still_look(self) -> list:
+        """The fonts and pens of the still items (what the theme may change)."""
+        return [item.font().key() if isinstance(item, QtWidgets.QGraphicsTextItem) else
+                item.pen().widthF() if isinstance(item, QtWidgets.QAbstractGraphicsShapeItem) else None
+                for item in self.view.still]
+
     def colours_changed(self, palette) -> None:
         """The drawing made again in ``palette`` (the repaint that follows fills in its words and numbers)."""
         self._draw_again()
@@ -115,6 +190,7 @@ class SummaryPanel(Panel):
     def _draw_again(self) -> None:
         self.scene.clear()
         self.texts = {}
+        self._shown = {}
         self._draw_static()
         self.view.fit()
 
@@ -260,12 +336,16 @@ class SummaryPanel(Panel):
         self._text("mix_note", 254, P["v"][1] - 38, 114, I["value"])
         self._text("pair", P["out"][0], P["out"][1] + out_h / 2 + 3, 230, pal.foreground)
         self._text("head", P["x"][0] + 10, 4, 110, pal.muted)
+        # all but the words and numbers show_result sets are drawn once, with the background
+        changing = {self.texts[name] for name in CHANGING}
+        self.view.set_still([item for item in self.scene.items(Qt.SortOrder.AscendingOrder)
+                             if item not in changing])
 
     # ----- numbers ----------------------------------------------------------------------------------
     def _set(self, name: str, text: str) -> None:
-        item = self.texts[name]
-        if item.toPlainText() != text:
-            item.setPlainText(text)
+        if self._shown.get(name) != text:
+            self._shown[name] = text
+            self.texts[name].setPlainText(text)
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key

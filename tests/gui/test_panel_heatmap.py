@@ -411,3 +411,106 @@ def test_names_turn_at_most_there_and_back_at_one_width(make_panel):
         stand_upright(axis, 40.0, 60.0, lambda upright, h, b=before: 2 if upright != b else 1)
         turns.append(axis.turned != before)
     assert sum(turns) == 2 and not any(turns[2:])
+
+
+# ----- what an edit of numbers leaves alone is still followed when it changes ------------------------------
+def _edit_numbers(s, row: int = 1, delta: float = 0.05) -> None:
+    s.set_cell("x", row, 0, float(s.scenario.x[row, 0]) + delta)
+    settle()
+
+
+def test_names_follow_a_new_word_a_zoom_and_a_hover_after_edits_of_numbers(panel):
+    s = panel.session
+    _edit_numbers(s)
+    words = list(s.scenario.tokens)
+    assert [t for _p, t in panel.y_tick_labels] == [short_token(w) for w in words]
+    words[2] = "zebra"
+    s.set_text(" ".join(words))
+    settle()
+    _edit_numbers(s)
+    assert (2.5, "zebra") in panel.y_tick_labels and (2.5, "zebra") in panel.x_tick_labels
+    # zoomed in on the first two columns: only their names (and the sums') are written under the grid
+    panel.vb.setRange(xRange=(0, 2), yRange=(0, 2), padding=0)
+    settle()
+    _edit_numbers(s, delta=-0.04)
+    columns = {round(p - 0.5) for p, t in panel.x_tick_labels if "sum" not in t}
+    assert columns and columns <= {0, 1, 2}
+    panel.reset_view()
+    settle()
+    _edit_numbers(s)
+    assert len([t for _p, t in panel.x_tick_labels if "sum" not in t]) == len(words)
+
+
+def test_a_row_left_without_keys_reaches_the_sum_strip_between_edits_of_numbers(panel):
+    s = panel.session
+    _edit_numbers(s)
+    n, m = s.result.n, s.result.n_keys
+    np.testing.assert_allclose(panel.rowSumImage.image.ravel(), np.ones(n), atol=1e-12)
+    for j in range(m):
+        s.toggle_blocked(1, j)
+    settle()
+    _edit_numbers(s, row=2)
+    expected = np.ones(n)
+    expected[1] = 0.0
+    np.testing.assert_allclose(panel.rowSumImage.image.ravel(), expected, atol=1e-12)
+    assert [item.text() for item in panel.rowWarnTexts.items[:panel.rowWarnTexts.shown]] == ["0"]
+    assert panel.clearButton.isEnabled()
+    s.clear_masks()
+    settle()
+    _edit_numbers(s, row=2, delta=-0.04)
+    np.testing.assert_allclose(panel.rowSumImage.image.ravel(), np.ones(n), atol=1e-12)
+    assert panel.rowWarnTexts.shown == 0 and not panel.clearButton.isEnabled()
+
+
+def test_titles_and_limits_follow_the_size_and_the_number_of_tokens(panel):
+    s = panel.session
+    left = panel.plot.getAxis("left")
+    assert left.labelText == "query i (row)"
+    panel.resize(IN_GRID[0], 150)
+    settle()
+    _edit_numbers(s)
+    assert left.labelText in ("query i", "")
+    panel.resize(*IN_GRID)
+    settle()
+    _edit_numbers(s, delta=-0.04)
+    assert left.labelText == "query i (row)"
+    # more tokens: the view may show them all (its zoom limits grew with the grid)
+    s.set_text(" ".join(f"w{k}" for k in range(12)))
+    settle()
+    panel.vb.setRange(xRange=(0, 14), yRange=(0, 12), padding=0)
+    settle()
+    (x0, x1), (y0, y1) = panel.vb.viewRange()
+    assert x1 >= 12 and y1 >= 12
+    s.set_option(causal=True)
+    settle()
+    assert panel.causalButton.isChecked()
+    _edit_numbers(s)
+    s.set_option(causal=False)
+    settle()
+    assert not panel.causalButton.isChecked()
+
+
+def test_the_grid_tooltip_writes_out_the_selected_pairs_arithmetic_when_the_mouse_rests(panel):
+    """A narrow panel's info line names the selected pair; the softmax arithmetic (long for a long row) is
+    written out when it is shown: in the grid's tooltip when the mouse rests there, in the info line of a
+    wide panel."""
+    s = panel.session
+    s.select(query=2, key=1)
+    settle()
+    assert panel.info.text().startswith("Selected: query 3") and "\n" not in panel.info.text()
+    viewport = panel.canvas.viewport()
+
+    def rest_the_mouse():
+        at = QtCore.QPoint(viewport.width() // 2, viewport.height() // 2)
+        event = QtGui.QHelpEvent(QtCore.QEvent.Type.ToolTip, at, viewport.mapToGlobal(at))
+        QtWidgets.QApplication.sendEvent(viewport, event)
+        return panel.canvas.toolTip()
+
+    assert explain.weight(s.result, 2, 1).text in rest_the_mouse()
+    s.set_cell("x", 0, 0, float(s.scenario.x[0, 0]) + 0.5)
+    settle()
+    tip = rest_the_mouse()
+    assert explain.weight(s.result, 2, 1).text in tip and tip.startswith("Selected: query 3")
+    panel.resize(700, 420)
+    settle()
+    assert explain.weight(s.result, 2, 1).text in panel.info.text()

@@ -338,3 +338,208 @@ def test_the_dial_takes_the_room_beside_the_plane(make_panel):
     meter = panel.meter
     assert meter.height() >= meter.maximumHeight() - 1
     assert meter.height() > 3 * meter.minimumHeight() // 2
+
+
+# ----- what an edit leaves alone is still followed when it changes -----------------------------------------
+def _edit_other_row(s, row: int, delta: float = 0.05) -> None:
+    s.set_cell("x", row, 0, float(s.scenario.x[row, 0]) + delta)
+    settle()
+
+
+def test_an_edit_of_another_token_leaves_the_names_where_they_are(panel):
+    """Neither arrow moves: the names stay where they were placed (and shown or hidden as before); the
+    faint line to the edited token's key follows it."""
+    s = panel.session
+    s.select(query=0, key=1)
+    settle()
+    labels = [panel.arrows["query"][2], panel.arrows["key"][2], panel.theta_label] + panel.other_labels.items
+    before = [(item.text(), item.pos().toTuple(), item.anchor.toTuple(), item.isVisible()) for item in labels]
+    path_before = panel.other_lines.path().boundingRect()
+    _edit_other_row(s, 2, 0.8)
+    after = [(item.text(), item.pos().toTuple(), item.anchor.toTuple(), item.isVisible()) for item in labels]
+    d = panel.drawn()
+    np.testing.assert_allclose(d["others"][2], s.result.k[2])
+    assert before[:3] == after[:3]
+    # the faint lines reach every other key as it is now
+    path = panel.other_lines.path()
+    ends = {(round(path.elementAt(k).x, 9), round(path.elementAt(k).y, 9)) for k in range(1, path.elementCount(), 2)}
+    assert ends == {(round(x, 9), round(y, 9)) for x, y in d["others"].values()}
+    assert path.boundingRect() != path_before
+
+
+def test_a_name_hidden_by_clutter_stays_hidden_after_an_edit_that_moves_nothing(panel):
+    """The other keys' names are handed out by a pool that shows them; an edit that moves no name must not
+    show again one that overlaps another."""
+    s = panel.session
+    # two keys at the same place: their names overlap, so one is hidden
+    s.set_text("a b b c")
+    s.select(query=0, key=0)
+    settle()
+    shown = [item.isVisible() for item in panel.other_labels.items[:3]]
+    assert shown.count(False) >= 1
+    s.set_cell("w_v", 0, 0, float(s.scenario.w_v[0, 0]) + 0.5)  # new values: no q or k moves
+    settle()
+    again = [item.isVisible() for item in panel.other_labels.items[:3]]
+    assert again == shown
+    texts = panel.drawn()["other_labels"]
+    b_names = [v for t, v in zip(texts, again) if t == "k 'b'"]
+    assert b_names.count(True) == 1, (texts, again)
+
+
+def test_a_rename_and_a_narrower_plot_reach_the_axis_names(panel):
+    s = panel.session
+    axis = panel.plot.getPlotItem().getAxis("bottom")
+    assert axis.labelText == "coordinate 1"
+    s.set_column_name("q", 0, "looks for animals")
+    settle()
+    assert "looks for animals" in axis.labelText and "looks for animals" in axis.toolTip()
+    _edit_other_row(s, 1)
+    assert "looks for animals" in axis.labelText
+    panel.resize(250, IN_GRID[1])
+    settle()
+    assert axis.labelText.endswith("…") and "looks for animals" in axis.toolTip()
+
+
+def test_the_number_column_follows_a_bigger_font_and_a_wider_panel(panel):
+    from qkv_gui import style
+
+    s = panel.session
+    width = panel.side.width()
+    panel.set_theme(style.presenter(1.5))
+    settle()
+    _edit_other_row(s, 1)
+    wide = panel.side.width()
+    assert wide > width
+    # the numbers are measured in the new font: the widest of them fits its column
+    from PySide6 import QtGui
+
+    table = panel.numbers
+    bold = QtGui.QFont(table.font())
+    bold.setBold(True)
+    need = max(QtGui.QFontMetricsF(bold if b else table.font()).horizontalAdvance(v)
+               for (_n, _r, b), v in zip(table.ROWS, table.values))
+    assert table.width() >= need
+    panel.set_theme(style.SCREEN)
+    settle()
+    assert panel.side.width() == width
+
+
+def test_the_plane_grows_when_a_key_leaves_it(panel):
+    s = panel.session
+    vb = panel.plot.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    s.set_cell("x", 2, 0, 40.0)
+    settle()
+    d = panel.drawn()
+    (nx0, nx1), (ny0, ny1) = vb.viewRange()
+    for x, y in [*d["others"].values(), d["q_tip"], d["k_tip"]]:
+        assert nx0 <= x <= nx1 and ny0 <= y <= ny1
+    assert (nx1 - nx0) > (x1 - x0)
+
+
+def _pixels(widget) -> bytes:
+    from PySide6 import QtGui
+
+    image = widget.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    return bytes(image.constBits())
+
+
+def _image(widget) -> np.ndarray:
+    from PySide6 import QtGui
+
+    image = widget.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    return np.array(image.constBits(), copy=True).view(np.uint8).reshape(image.height(), image.width(), 4)
+
+
+def _dial_drawn_afresh(meter) -> np.ndarray:
+    """The dial as a new one of the same size, font, palette and value draws it without a kept picture."""
+    from qkv_gui.panels.qk_plane import RelevanceMeter
+
+    fresh = RelevanceMeter(meter.parentWidget())
+    fresh.setFont(meter.font())
+    fresh.set_colours(meter.colours)
+    fresh.set_value(meter.value, meter.limit, meter.value_text, meter.limit_text)
+    fresh.setGeometry(meter.geometry())
+    fresh._on_screen = lambda painter: False  # as into a figure: every part drawn
+    fresh.show()
+    settle()
+    image = _image(fresh)
+    fresh.deleteLater()
+    return image
+
+
+def test_the_dial_follows_the_score_the_palette_and_the_font(panel):
+    """The dial's still parts are a picture drawn once: the needle still moves with the score, and the
+    picture is drawn again in a new palette and a new font, as the dial drawn afresh looks (give or take
+    the last bit of an edge's shade: the picture is laid over the ground, not drawn on it)."""
+    from qkv_gui import style
+
+    s = panel.session
+    meter = panel.meter
+    first = _image(meter)
+    s.set_cell("x", s.selection.query, 0, float(s.scenario.x[s.selection.query, 0]) + 1.0)
+    settle()
+    assert (_image(meter) != first).any()  # the needle (and the numbers) moved
+    for change in (lambda: panel.set_colours(style.palette("dark")), lambda: panel.set_theme(style.presenter(1.5)),
+                   lambda: panel.set_colours(style.palette("standard"))):
+        change()
+        settle()
+        kept, fresh = _image(meter).astype(int), _dial_drawn_afresh(meter).astype(int)
+        assert kept.shape == fresh.shape
+        assert np.abs(kept - fresh).max() <= 2
+
+
+def test_the_faint_dots_follow_masks_palettes_and_moved_keys(panel):
+    """The dots are set again only when they change: a mask, a palette or a moved key reaches them."""
+    from PySide6 import QtGui
+
+    from qkv_gui import style
+
+    s = panel.session
+    s.select(query=0, key=0)
+    settle()
+    dots = panel.other_dots
+    fills = lambda: {b.color().name(QtGui.QColor.NameFormat.HexArgb) for b in dots._brushes}  # noqa: E731
+    open_fill = fills()
+    assert len(open_fill) == 1
+    s.set_option(causal=True)  # query 0 may look at no later key: every other dot is hollow
+    settle()
+    assert panel.drawn()["masked"] == list(range(1, s.result.n))
+    assert fills().isdisjoint(open_fill)
+    s.set_option(causal=False)
+    settle()
+    assert fills() == open_fill and panel.drawn()["masked"] == []
+    s.set_option(causal=True)
+    settle()
+    panel.set_colours(style.palette("dark"))  # the same masks, a new ground
+    settle()
+    dark = QtGui.QColor(style.palette("dark").background).name(QtGui.QColor.NameFormat.HexArgb)
+    assert fills() == {dark}  # hollow dots in the dark palette's ground
+    s.set_option(causal=False)
+    s.set_cell("x", 2, 1, float(s.scenario.x[2, 1]) - 0.7)
+    settle()
+    others = list(panel.drawn()["others"])
+    np.testing.assert_allclose(dots.positions()[others.index(2)], s.result.k[2])
+
+
+def test_the_worked_numbers_are_the_engines_after_every_kind_of_edit(panel):
+    """The engine's explanations are asked again only when the pair's vectors, score or names change: after
+    each kind of edit the numbers and the worked sum are those of the result now."""
+    s = panel.session
+    s.select(query=1, key=2)
+    settle()
+    edits = [lambda: s.set_cell("x", 0, 0, float(s.scenario.x[0, 0]) + 0.4),  # another token: nothing moves
+             lambda: s.set_cell("x", 1, 1, float(s.scenario.x[1, 1]) - 0.3),  # the query's own numbers
+             lambda: s.set_cell("w_k", 0, 1, float(s.scenario.w_k[0, 1]) + 0.2),  # every key
+             lambda: s.set_cell("w_v", 0, 0, float(s.scenario.w_v[0, 0]) + 0.2),  # values only
+             lambda: s.select(query=2, key=1)]
+    for edit in edits:
+        edit()
+        settle()
+        r, (i, j) = s.result, (s.selection.query, s.selection.key)
+        d = panel.drawn()
+        q, k = np.asarray(r.q[i]), np.asarray(r.k[j])
+        assert d["worked"] == explain.score(r, i, j).text
+        assert d["numbers"]["|q|"] == f"{np.linalg.norm(q):.4f}" and d["numbers"]["|k|"] == f"{np.linalg.norm(k):.4f}"
+        assert d["numbers"]["score"] == explain.fixed(float(q @ k), 4)
+        assert explain.cosine(r, i, j).text in panel.numbers.toolTip()

@@ -144,3 +144,84 @@ def test_a_real_models_sizes_are_named_and_its_vectors_shortened(make_panel, mak
     assert text(panel, "dot_value") == f"score\n{ref['scores'][3, 9]:.3f}"
     out = ref["output"][3]
     assert text(panel, "out_value") == f"= output of '{s.tokens[3]}'\n[{out[0]:.2f}, …, {out[-1]:.2f}]"
+
+
+# ----- the still parts, drawn once with the view's background -------------------------------------------
+def _view_image(panel) -> np.ndarray:
+    from PySide6 import QtGui
+
+    image = panel.view.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGB32)
+    return np.array(image.constBits(), copy=True).view(np.uint8).reshape(image.height(), image.width(), 4)
+
+
+def _drawn_without_the_kept_background(panel) -> np.ndarray:
+    """The view as it paints with every item drawn by the scene itself (no background picture kept)."""
+    from PySide6 import QtWidgets
+
+    view = panel.view
+    still = view.still
+    flag = QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+    view.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)
+    for item in still:
+        item.setFlag(flag, False)
+    try:
+        return _view_image(panel)
+    finally:
+        for item in still:
+            item.setFlag(flag, True)
+        view.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheBackground)
+
+
+def test_the_still_drawing_looks_as_the_scene_draws_it_after_edits_palettes_and_sizes(panel):
+    """Nodes, arrows, letters and titles are drawn with the background and kept as a picture: after edits, a
+    new palette and a new size, the view is pixel for pixel what the scene draws item by item."""
+    from qkv_gui import style
+
+    s = panel.session
+    assert 20 < len(panel.view.still) < len(panel.scene.items())
+    steps = [lambda: s.set_cell("x", 0, 0, float(s.scenario.x[0, 0]) + 0.3),
+             lambda: s.select(query=2, key=1),
+             lambda: panel.set_colours(style.palette("dark")),
+             lambda: s.set_cell("w_q", 0, 0, float(s.scenario.w_q[0, 0]) - 0.2),
+             lambda: panel.set_colours(style.palette("standard")),
+             lambda: panel.resize(ALONE[0] // 2, ALONE[1] // 2)]
+    for step in steps:
+        step()
+        settle()
+        kept, drawn = _view_image(panel), _drawn_without_the_kept_background(panel)
+        assert kept.shape == drawn.shape and (kept == drawn).all()
+
+
+def test_the_still_drawing_grows_with_the_presenters_text(panel):
+    from qkv_gui import style
+
+    k_letter = panel.texts["k_letter"]
+    size = k_letter.font().pointSizeF()
+    before = _view_image(panel)
+    panel.set_theme(style.presenter(1.6))
+    settle()
+    assert panel.texts["k_letter"].font().pointSizeF() > size  # the letters (drawn with the background) grew
+    after = _view_image(panel)
+    drawn = _drawn_without_the_kept_background(panel)
+    assert (after != before).any()
+    # the picture kept is the drawing at the new size, give or take the last bit of an edge's shade
+    assert np.abs(after.astype(int) - drawn.astype(int)).max() <= 2
+    panel.set_theme(style.SCREEN)
+    settle()
+    assert (_view_image(panel) == before).all()
+
+
+def test_the_items_stay_in_the_scene_after_it_is_painted(panel):
+    """The view paints the still items itself: they stay in the scene, each once, with their shapes."""
+    import gc
+
+    from PySide6 import QtWidgets
+
+    count = len(panel.scene.items())
+    for _ in range(3):
+        panel.view.viewport().repaint()
+        gc.collect()
+    assert len(panel.scene.items()) == count
+    arrows = [item for item in panel.scene.items()
+              if isinstance(item, QtWidgets.QGraphicsPathItem) and item.zValue() == 1]
+    assert len(arrows) >= 8
