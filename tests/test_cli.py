@@ -116,3 +116,36 @@ def test_every_python_package_is_listed_for_the_wheel():
     found = {str(p.parent.relative_to(ROOT)).replace("/", ".") for p in ROOT.glob("qkv_*/**/__init__.py")}
     assert found <= listed, sorted(found - listed)
     assert "qkv_resources" in listed and 'qkv_resources = "resources"' in text
+
+
+#: The app started as ``main.py`` starts it, taken into presenter mode, then left in one of two ways.
+PRESENTER_THEN_LEAVE = r"""
+import sys
+from PySide6 import QtCore, QtWidgets
+from qkv_gui import app as qkv_app
+QtWidgets.QApplication([sys.argv[0]])
+
+def steps():
+    window = next(w for w in QtWidgets.QApplication.topLevelWidgets() if type(w).__name__ == "MainWindow")
+    window.enter_lesson_mode()
+    QtCore.QTimer.singleShot(300, lambda: (window.lesson.enter_presenter(), window.lesson.go(4)))
+    leave = window.close if sys.argv[1] == "close" else QtWidgets.QApplication.quit
+    QtCore.QTimer.singleShot(900, leave)
+
+QtCore.QTimer.singleShot(1200, steps)
+sys.exit(qkv_app.main(["--preset", "seed-cat"]))
+"""
+
+
+def test_leaving_after_presenter_mode_ends_cleanly_and_keeps_the_settings(tmp_path):
+    """Quitting after presenter mode crashed the process as Python took the Qt objects down (five times in
+    six); the app now ends without that teardown, once its settings are written."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
+               HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+    for how in ("quit", "close", "quit"):
+        out = subprocess.run([sys.executable, "-c", PRESENTER_THEN_LEAVE, how], capture_output=True, text=True,
+                             env=env, timeout=120, cwd=str(ROOT))
+        assert out.returncode == 0, (how, out.returncode, out.stderr[-2000:])
+        assert "Traceback" not in out.stderr
+    written = list((tmp_path / "config").rglob("*.conf")) + list((tmp_path / "config").rglob("*.ini"))
+    assert written and any("[window]" in p.read_text(encoding="latin-1") for p in written)
