@@ -269,8 +269,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
         return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
 
     def _fit_labels(self, *_):
-        """Text on the charts only where there is room for it: inside the chart, not on each other.
-        The marker's label goes to whichever side of the dot has room; the shading and the dot stay.
+        """Text on the charts only where there is room for it: inside the chart, not on each other or on
+        the dot. The marker's label goes to whichever side of the dot has room; the shading and the dot stay.
         Nothing is placed again when the charts, their ranges and the labels' places and words are as
         they were."""
         for chart, name in ((self.raw, "raw"), (self.scaled, "scaled")):
@@ -289,6 +289,10 @@ class ScalingPanel(ThemedTextMixin, Panel):
             placed = []
             shown = False
             if marker is not None:
+                # the dot itself (drawn the same size in pixels whatever the scale): no label on it
+                centre = to_scene.map(chart.marker.pos())
+                r = chart.marker.rect().width() / 2 + chart.marker.pen().widthF()
+                placed.append(QtCore.QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r))
                 for anchor in ((0, 1), (1, 1), (0, 0), (1, 0)):
                     rect = self._text_rect(to_scene, label, anchor)
                     if box.contains(rect):

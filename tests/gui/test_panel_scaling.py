@@ -279,3 +279,26 @@ def test_sparse_points_keep_the_line_within_the_tolerance(steep):
         off = np.abs(np.interp(xs, xs[keep], ys[keep]) - ys) * px_per_row
         assert off.max() <= CURVE_TOLERANCE_PX
     assert len(sparse_points(np.zeros(240), 30.0)) <= 240 // CURVE_STRIDE + 2  # a straight line: a point in eight
+
+
+def test_no_flat_end_label_is_written_over_the_dot(make_panel):
+    """'flat: weight ≈ 0' sat on the marker's dot when the dot lay on a flat end (38 pairs of the presets)."""
+    panel = make_panel(ScalingPanel, preset="pronoun", size=IN_GRID)
+    s = panel.session
+    shown = 0
+    for i in range(s.scenario.n):
+        for j in range(s.result.n_keys):
+            s.select(i, j)
+            settle()
+            for chart in (panel.raw, panel.scaled):
+                if not chart.marker.isVisible():
+                    continue
+                vb = chart.plot.getViewBox()
+                to_scene = vb.childTransform() * vb.sceneTransform()
+                centre = to_scene.map(chart.marker.pos())
+                dot = QtCore.QRectF(centre.x() - 6, centre.y() - 6, 12, 12)
+                for label in chart.flat_labels:
+                    if label.isVisible():
+                        shown += 1
+                        assert not panel._text_rect(to_scene, label).intersects(dot), (i, j, label.text())
+    assert shown > 0  # flat-end labels were written (where they had room)
