@@ -140,8 +140,6 @@ class MatrixView(GridHolder):
         self.rowTokens = TextPool(self.vb, font=font)
         self.colTokens = TextPool(self.vb, font=font)
         self._shape = None
-        self._outlined = {}  # key -> (rect, colour) of the outlines drawn
-        self._levels = None  # the colour scale's ends of the numbers shown
         self._names_widest = None  # (metrics, column names, their widest): the names rarely change between edits
         self.vb.sigResized.connect(lambda *_: self.update_texts())
 
@@ -172,15 +170,9 @@ class MatrixView(GridHolder):
         self.update_texts()
 
     def highlight(self, key: str, color: str, rect: QtCore.QRectF | None) -> None:
-        """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away. The same outline
-        again leaves the grid as it is (it is not painted again for it)."""
-        self._outline(key, None if rect is None else Outline(rect, color, 2.2))
-
-    def _outline(self, key: str, outline: Outline | None) -> None:
-        drawn = None if outline is None else (outline.rect, outline.color, outline.width)
-        if self._outlined.get(key) != drawn:
-            self._outlined[key] = drawn
-            self.image.set_outlines({key: outline})
+        """Outline ``rect`` (cells) in ``color`` as ``key``; None takes that outline away (the same outline
+        again leaves the grid as it is: ``CellGridItem.set_outlines``)."""
+        self.image.set_outlines({key: None if rect is None else Outline(rect, color, 2.2)})
 
     def strip_sizes(self, rows: int, cols: int):
         sw = max(1.0, 0.08 * cols) if self.rows_role else 0.0
@@ -213,9 +205,9 @@ class MatrixView(GridHolder):
             self.titleItem.setMinimumWidth(0)  # let narrow panels squeeze the title rather than clip the grids
         if levels is None:
             levels = self.levels_for(values)
-        self._levels = levels
         self.image.setData(values, levels, masked_by=masked_by if self.masked is not None else None)
-        self._outline("frame", Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0))
+        if not names_stay:  # the frame follows the shape and the colours, as the names do
+            self.image.set_outlines({"frame": Outline(QtCore.QRectF(0, 0, cols, rows), self.colours.muted, 1.0)})
         if self._shape != (rows, cols):  # strips, their hit areas and the view follow the shape alone
             self._shape = (rows, cols)
             sw, sh = self.strip_sizes(rows, cols)
@@ -238,11 +230,6 @@ class MatrixView(GridHolder):
             return -top, top
         top = float(np.max(np.abs(values))) if values.size else 1.0
         return (-top, top) if top > 0 else (-1.0, 1.0)
-
-    @property
-    def levels(self) -> tuple | None:
-        """The colour scale's ends of the numbers shown (None before any)."""
-        return self._levels
 
     def _same(self, values, tokens, col_tokens, masked_by) -> bool:
         """Whether the grid shows these numbers, names and mask already."""
@@ -439,7 +426,7 @@ class MatricesPanel(ThemedTextMixin, Panel):
         g["q"].set_values(result.q, toks)
         g["k"].set_values(result.k, ktoks)
         g["v"].set_values(result.v, ktoks)
-        g["kt"].set_values(result.k.T, ktoks, levels=g["k"].levels)  # K's numbers: K's scale
+        g["kt"].set_values(result.k.T, ktoks, levels=g["k"].image.levels)  # K's numbers: K's scale
         g["scores"].set_values(result.scores, toks, ktoks)
         g["weights"].set_values(result.weights, toks, ktoks, masked_by=result.masked_by)
 
