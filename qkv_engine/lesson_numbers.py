@@ -12,6 +12,7 @@ redoes attention maths. Pure Python and numpy: no Qt.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import MutableMapping
@@ -223,15 +224,19 @@ def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> Place
     define("k_worked", lambda: _lines(vals[f"k{c + 1}_worked"] for c in range(s.d_k)))
     define("v_worked", lambda: _lines(vals[f"v{c + 1}_worked"] for c in range(s.d_v)))
     define("output_worked", lambda: _lines(vals[f"output{c + 1}_worked"] for c in range(s.d_v)))
-    define("score_worked", lambda: explain.score(result, i, j).text)
-    define("score", lambda: explain.fixed(explain.score(result, i, j).value, 4))
+    # the pair's score, scaled score and weight: each worked out once for its number and its worked line
+    score = functools.cache(lambda: explain.score(result, i, j))
+    scaled = functools.cache(lambda: explain.scaled(result, i, j))
+    weight = functools.cache(lambda: explain.weight(result, i, j))
+    define("score_worked", lambda: score().text)
+    define("score", lambda: explain.fixed(score().value, 4))
     define("norm_q_worked", lambda: explain.norm(result, "q", i).text)
     define("norm_k_worked", lambda: explain.norm(result, "k", j).text)
     define("cosine_worked", lambda: explain.cosine(result, i, j).text)
-    define("scaled_worked", lambda: explain.scaled(result, i, j).text)
-    define("scaled", lambda: "masked" if not result.allowed[i, j] else explain.fixed(explain.scaled(result, i, j).value, 4))
-    define("weight_worked", lambda: explain.weight(result, i, j).text)
-    define("weight", lambda: explain.fixed(explain.weight(result, i, j).value, 4))
+    define("scaled_worked", lambda: scaled().text)
+    define("scaled", lambda: "masked" if not result.allowed[i, j] else explain.fixed(scaled().value, 4))
+    define("weight_worked", lambda: weight().text)
+    define("weight", lambda: explain.fixed(weight().value, 4))
     blocked = ~result.allowed[i]
     define("scores_row", lambda: labelled_row(s.tokens, result.scores[i], 4))
     define("scaled_row", lambda: labelled_row(s.tokens, result.scaled[i], 4, skip=blocked))
