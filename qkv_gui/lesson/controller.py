@@ -203,7 +203,7 @@ class LessonController(QtCore.QObject):
         self._before_lesson_focus: str | None = None
         self._key_filter = _KeyFilter(self)
         self.render_count = 0  # how many times the pane's text was written
-        self._shown = None  # (html, text pixel size, pane width) the pane was last written with
+        self._shown = None  # (html, text pixel size) the pane was last written with, at ``_laid_out_width``
         self._laid_out_width = -1
 
         self.pane = LessonPane()
@@ -502,7 +502,7 @@ class LessonController(QtCore.QObject):
         if not self.active:
             return
         html, px, width = self.html(), self.body_px(), self.pane.text.viewport().width()
-        if keep_scroll and (html, px, width) == self._shown:
+        if keep_scroll and (html, px) == self._shown and width == self._laid_out_width:
             return  # the pane shows this already (an edit that changes no number of this step)
         bar = self.pane.text.verticalScrollBar()
         pos = bar.value()
@@ -511,7 +511,7 @@ class LessonController(QtCore.QObject):
         self.pane.text.document().setDefaultFont(font)
         self._laid_out_width = width
         self.pane.text.setHtml(html)
-        self._shown = (html, px, width)
+        self._shown = (html, px)
         if keep_scroll:
             bar.setValue(pos)
         self.render_count += 1

@@ -290,7 +290,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
                 text = f"{self.grouped.size} others {_percent(float(pie.weights[self.grouped].sum()))}"
                 mid = float(pie.start[int(pie.order[-self.grouped.size])]) - 180.0 * share
             else:
-                text = f"{names[k]} {100.0 * weights[k]:.1f}%"  # (as ``_percent``: a weight is never negative)
+                text = f"{names[k]} {_percent(weights[k])}"
                 mid = mids[k]
             bold = k == j
             w, h = (self._text_width(text, bold, scale) + 6) * px0, (self._text_height(bold, scale) + 2) * px1
