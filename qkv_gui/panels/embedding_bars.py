@@ -38,7 +38,7 @@ from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            label_room, value_pool, y_limits)
-from .lazy_axes import set_label, set_ticks, steady_range
+from .lazy_axes import set_label, set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 from .theming import ThemedTextMixin
@@ -85,7 +85,7 @@ class _Strips:
         self.widths = TextWidths()
         self.edge = None  # the bars' outline now (none when they are narrow)
         self.ticks: list = []
-        self._chosen = self._ranges = self._names_key = None  # as last drawn
+        self._chosen = self._names_key = None  # as last drawn
         self._shown: list = []
 
     def show(self, x: np.ndarray, k: int, y_range, pointer: str, ppu: float) -> None:
@@ -99,10 +99,7 @@ class _Strips:
         if chosen != self._chosen:  # (an edit of another token leaves the outlined strip as it is)
             self._chosen = chosen
             self.chosen.setOpts(x0=g.lefts[k * d:(k + 1) * d], height=np.array(x[k]), width=1.0)
-        ranges = (g.x_range, tuple(y_range))
-        if ranges != self._ranges:  # pyqtgraph redoes its transforms and tells every item, even for the same
-            self._ranges = ranges
-            self.vb.setRange(xRange=g.x_range, yRange=y_range, padding=0)
+        set_range(self.vb, g.x_range, y_range)
         lo, hi = y_range
         left, right = reach(*g.x_range)
         self.zero.setLine(left, 0.0, right, 0.0)

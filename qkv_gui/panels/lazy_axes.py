@@ -1,4 +1,5 @@
-"""Axis ticks, axis labels and plot titles that are only set when they change; axes kept as pixmaps.
+"""Axis ticks, axis labels, plot titles and view ranges that are only set when they change; axes kept as
+pixmaps.
 
 pyqtgraph lays an axis out again from scratch (tick positions, text sizes: about
 2 ms each) whenever its ticks, label or title are set, even to what it already
@@ -11,6 +12,7 @@ switch item caches off again, so slides still get vector axes.)
 from __future__ import annotations
 
 import math
+import weakref
 
 from PySide6 import QtWidgets
 import pyqtgraph as pg
@@ -51,6 +53,24 @@ def set_ticks(axis: pg.AxisItem, ticks) -> None:
     """``axis.setTicks(ticks)``, unless the axis already shows exactly these ticks."""
     if getattr(axis, "_tickLevels", None) != ticks:
         axis.setTicks(ticks)
+
+
+#: ViewBox -> the (x, y) range last asked of it through ``set_range``.
+_ASKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def set_range(vb: pg.ViewBox, x_range, y_range=None) -> None:
+    """``vb.setRange`` (no padding; ``y_range`` None: x alone), unless this is the range last asked of the
+    view: pyqtgraph redoes its transforms and tells every item even for the same range. A range the user
+    zoomed to stays until another one is asked for."""
+    wanted = (tuple(x_range), None if y_range is None else tuple(y_range))
+    if _ASKED.get(vb) == wanted:
+        return
+    _ASKED[vb] = wanted
+    if y_range is None:
+        vb.setXRange(*x_range, padding=0)
+    else:
+        vb.setRange(xRange=x_range, yRange=y_range, padding=0)
 
 
 def set_label(axis: pg.AxisItem, text: str) -> None:

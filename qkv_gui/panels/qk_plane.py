@@ -30,7 +30,7 @@ from ..lazy_text import set_text, set_tooltip
 from .base import Panel
 from .decorations import Dots, arrow_head_item, line_item, path_item, reach, segments_path
 from .dot_terms import DotTerms
-from .lazy_axes import set_plot_label, steady_range
+from .lazy_axes import set_plot_label, set_range, steady_range
 from .masked import mask_reason, no_keys_note
 from .steady_label import steady_box
 from .text_label import MARGIN, TextLabel
@@ -353,7 +353,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._axes_named = None  # what the axis names were fitted to
         self._names_fitted: dict = {}  # (font, name, room) -> the arrow's name as it fits
         self._placed = (None, [])  # (what the names on the plane were last placed for, which were shown)
-        self._range_set = None  # the ranges last asked of the plot
         outer = QtWidgets.QVBoxLayout(body)
         outer.setContentsMargins(4, 2, 4, 4)
         outer.setSpacing(2)
@@ -810,9 +809,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             self.plot.getPlotItem().getAxis("left").textWidth = 30
         self._x_range = steady_range(self._x_range, lo[0] - pad, hi[0] + pad)
         self._y_range = steady_range(self._y_range, lo[1] - pad, hi[1] + pad)
-        if (self._x_range, self._y_range) != self._range_set:
-            self._range_set = (self._x_range, self._y_range)
-            self.plot.setRange(xRange=self._x_range, yRange=self._y_range, padding=0)
+        set_range(self.plot.getViewBox(), self._x_range, self._y_range)
         (x0, x1), (y0, y1) = reach(*self._x_range), reach(*self._y_range)
         self.axis_x.setLine(0.0, y0, 0.0, y1)
         self.axis_y.setLine(x0, 0.0, x1, 0.0)

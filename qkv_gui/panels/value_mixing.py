@@ -39,7 +39,7 @@ from .decorations import Bars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
-from .lazy_axes import set_ticks, steady_range
+from .lazy_axes import set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .steady_label import steady_box
 from .text_label import MARGIN
@@ -82,7 +82,6 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._widths, self._weight_widths, self._out_widths = TextWidths(), TextWidths(), TextWidths()
         # what was last given to the bars, the views and the labels (an edit mostly changes some numbers only)
         self._bar_opts: dict = {}
-        self._ranges: dict = {}
         self._cover = None
         self._solid_lefts = self._out_lefts = None
         self._row_key, self._row_px = None, 0.0
@@ -215,18 +214,6 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._bar_opts[bars] = opts
         bars.setOpts(**opts)
 
-    def _set_range(self, vb, x_range, y_range=None) -> None:
-        """The view's range, set only when it is another one (pyqtgraph redoes its transforms and tells every
-        item otherwise)."""
-        wanted = (tuple(x_range), None if y_range is None else tuple(y_range))
-        if self._ranges.get(vb) == wanted:
-            return
-        self._ranges[vb] = wanted
-        if y_range is None:
-            vb.setXRange(*x_range, padding=0)
-        else:
-            vb.setRange(xRange=x_range, yRange=y_range, padding=0)
-
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         self._result, self._sel, self._selection = result, (i, j), selection
@@ -262,7 +249,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._set_bars(self.scaled, x0=self._solid_lefts, height=parts.reshape(-1), width=0.7,
                        pen=bar_edge(self.colours.ink["value"], ppu))
         self._set_bars(self.chosen, x0=self._solid_lefts[j * dg:(j + 1) * dg], height=parts[j], width=0.7)
-        self._set_range(self.vb, g.x_range, self.y_range)
+        set_range(self.vb, g.x_range, self.y_range)
         lo, hi = self.y_range
         left, right = reach(*g.x_range)
         self.zeros[0].setLine(left, 0.0, right, 0.0)
@@ -280,7 +267,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self._out_lefts = np.arange(d, dtype=float) + 0.1
         self._set_bars(self.out_bars, x0=self._out_lefts, height=out, width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
-        self._set_range(self.out_vb, self.out_x_range)
+        set_range(self.out_vb, self.out_x_range)
         left, right = reach(*self.out_x_range)
         self.zeros[1].setLine(left, 0.0, right, 0.0)
 
