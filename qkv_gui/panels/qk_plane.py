@@ -556,14 +556,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         vb.updateMatrix()
         return vb.childGroup.sceneTransform()
 
-    def _text_rect(self, item, to_scene: QtGui.QTransform | None = None, anchor=None) -> QtCore.QRectF:
-        """Where a text item at its data position is drawn, in scene pixels (with ``anchor`` instead of its
-        own, when given)."""
-        at = (to_scene or self._to_scene()).map(item.pos())
-        size = item.box_size()
-        ax, ay = anchor if anchor is not None else item.anchor.toTuple()
-        return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
-
     def _declutter(self) -> None:
         """The arrow names first, then θ, then the other keys' names: each shown only where it overlaps no
         text already placed and stays inside the plot."""
@@ -591,7 +583,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         placed, shown = [], []
         self._part_arrow_names(box, to_scene)
         for item in wanted:
-            rect = self._text_rect(item, to_scene)
+            rect = item.scene_rect(to_scene)
             ok = box.contains(rect) and not any(rect.intersects(r) for r in placed)
             if item in (self.arrows["query"][2], self.arrows["key"][2]):
                 ok = True  # the two arrows are always named
@@ -616,13 +608,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             label.setText(self._fitted_name(label.font(), name, room))
             home = self._outside_anchor(*tip)
             for anchor in (home, (home[0], 1 - home[1]), (1 - home[0], home[1]), (1 - home[0], 1 - home[1])):
-                rect = self._text_rect(label, to_scene, anchor)  # (tried without moving the label)
+                rect = label.scene_rect(to_scene, anchor)  # (tried without moving the label)
                 if box.contains(rect) and not any(rect.intersects(r) for r in placed):
                     label.setAnchor(anchor)
                     break
             else:  # no corner is inside (a name wider than the room either side of its tip): slid inside
                 label.setAnchor(home)
-                rect = self._text_rect(label, to_scene)
+                rect = label.scene_rect(to_scene)
                 dx = max(0.0, box.left() - rect.left()) - max(0.0, rect.right() - box.right())
                 dy = max(0.0, box.top() - rect.top()) - max(0.0, rect.bottom() - box.bottom())
                 clash = next((r for r in placed if rect.translated(dx, dy).intersects(r)), None)
@@ -634,7 +626,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                     vb = self.plot.getPlotItem().getViewBox()
                     at = vb.mapViewToScene(QtCore.QPointF(*tip)) + QtCore.QPointF(dx, dy)
                     label.setPos(vb.mapSceneToView(at))
-                    rect = self._text_rect(label, to_scene)
+                    rect = label.scene_rect(to_scene)
             placed.append(rect.adjusted(1, 1, -1, -1))  # touching is fine, overlapping is not
 
     def _fitted_name(self, font: QtGui.QFont, name: str, room: float) -> str:

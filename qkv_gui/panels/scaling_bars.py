@@ -259,15 +259,6 @@ class ScalingPanel(ThemedTextMixin, Panel):
             for chart in (self.raw, self.scaled):
                 chart.curve.setPath(path)
 
-    @staticmethod
-    def _text_rect(to_scene: QtGui.QTransform, item, anchor=None) -> QtCore.QRectF:
-        """Where a text item at its data position will be drawn (with ``anchor``, default its own), in scene
-        pixels (before it is painted); ``to_scene``: the chart's data -> scene transform."""
-        at = to_scene.map(item.pos())
-        size = item.box_size()
-        ax, ay = (item.anchor.x(), item.anchor.y()) if anchor is None else anchor
-        return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
-
     def _fit_labels(self, *_):
         """Text on the charts only where there is room for it: inside the chart, not on each other or on
         the dot. The marker's label goes to whichever side of the dot has room; the shading and the dot stay.
@@ -294,7 +285,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 r = chart.marker.rect().width() / 2 + chart.marker.pen().widthF()
                 placed.append(QtCore.QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r))
                 for anchor in ((0, 1), (1, 1), (0, 0), (1, 0)):
-                    rect = self._text_rect(to_scene, label, anchor)
+                    rect = label.scene_rect(to_scene, anchor)
                     if box.contains(rect):
                         label.setAnchor(anchor)
                         shown = True
@@ -306,7 +297,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             for item, region in zip(chart.flat_labels, (chart.flat_low, chart.flat_high)):
                 fits = False
                 if edges is not None:
-                    rect = self._text_rect(to_scene, item)
+                    rect = item.scene_rect(to_scene)
                     lo, hi = region.rect().left(), region.rect().right()
                     left, right = to_scene.map(QtCore.QPointF(lo, 0)).x(), to_scene.map(QtCore.QPointF(hi, 0)).x()
                     in_shade = rect.left() >= left - 8 and rect.right() <= right + 8  # on its grey end, not on the bars

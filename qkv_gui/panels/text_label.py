@@ -134,6 +134,14 @@ class TextLabel(QtWidgets.QGraphicsSimpleTextItem):
         m = self._margin
         return QtCore.QRectF(-m, -m, r.width() + 2 * m, r.height() + 2 * m)
 
+    def scene_rect(self, to_scene: QtGui.QTransform, anchor=None) -> QtCore.QRectF:
+        """Where the text box is drawn, in scene pixels, worked out before it is painted (unturned):
+        ``to_scene`` maps the plot's data to the scene; ``anchor``, when given, instead of the label's own."""
+        at = to_scene.map(self.pos())
+        size = self.box_size()
+        ax, ay = anchor if anchor is not None else self.anchor.toTuple()
+        return QtCore.QRectF(at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height())
+
     def view_rect(self, view: QtWidgets.QGraphicsView) -> QtCore.QRectF:
         """Where the text box is drawn in ``view``'s viewport, in pixels."""
         return self.deviceTransform(view.viewportTransform()).mapRect(self.box_rect())

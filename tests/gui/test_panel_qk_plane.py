@@ -232,7 +232,7 @@ def test_arrow_names_do_not_sit_on_each_other(panel):
     np.testing.assert_allclose(d["q_tip"], d["k_tip"])
     qlabel, klabel = panel.arrows["query"][2], panel.arrows["key"][2]
     assert qlabel.isVisible() and klabel.isVisible()
-    qrect, krect = panel._text_rect(qlabel), panel._text_rect(klabel)
+    qrect, krect = qlabel.scene_rect(panel._to_scene()), klabel.scene_rect(panel._to_scene())
     assert not qrect.intersects(krect)
     box = panel.plot.getPlotItem().getViewBox().sceneBoundingRect()
     assert box.contains(krect)
@@ -310,7 +310,7 @@ def test_arrow_names_stay_inside_a_narrow_plot(make_panel, preset, pair):
     box = panel.plot.getPlotItem().getViewBox().sceneBoundingRect().adjusted(-1, -1, 1, 1)
     for role in ("query", "key"):
         label = panel.arrows[role][2]
-        assert label.isVisible() and box.contains(panel._text_rect(label)), role
+        assert label.isVisible() and box.contains(label.scene_rect(panel._to_scene())), role
     assert not problems(panel), problems(panel)
 
 

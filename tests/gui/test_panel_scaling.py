@@ -300,5 +300,5 @@ def test_no_flat_end_label_is_written_over_the_dot(make_panel):
                 for label in chart.flat_labels:
                     if label.isVisible():
                         shown += 1
-                        assert not panel._text_rect(to_scene, label).intersects(dot), (i, j, label.text())
+                        assert not label.scene_rect(to_scene).intersects(dot), (i, j, label.text())
     assert shown > 0  # flat-end labels were written (where they had room)
