@@ -50,23 +50,26 @@ def thin_labels(centres, widths_px, px_per_unit: float, keep=(), pad_px: float =
 
 
 class TextWidths:
-    """Pixel widths of texts in a font, remembered: names and numbers mostly repeat from one edit to the
-    next. Forgets everything when the font changes (a theme) or when it holds too many."""
+    """Pixel widths of texts in a font, remembered per font (the screen's and a theme's both stay): names and
+    numbers mostly repeat from one edit to the next. A font's table is started afresh when it holds too many."""
 
     def __init__(self, limit: int = 8192):
         self.limit = limit
-        self.key = None
-        self.known: dict = {}
+        self.tables: dict = {}  # font key -> (its metrics, {text: width})
 
     def __call__(self, font: QtGui.QFont, texts) -> list:
         key = font.key()
-        if key != self.key or len(self.known) > self.limit:
-            self.key, self.known, self.metrics = key, {}, QtGui.QFontMetricsF(font)
-        known, widths = self.known, []
+        table = self.tables.get(key)
+        if table is None or len(table[1]) > self.limit:
+            if len(self.tables) > 16:
+                self.tables.clear()
+            table = self.tables[key] = (QtGui.QFontMetricsF(font), {})
+        metrics, known = table
+        widths = []
         for t in texts:
             w = known.get(t)
             if w is None:
-                w = known[t] = self.metrics.horizontalAdvance(t)
+                w = known[t] = metrics.horizontalAdvance(t)
             widths.append(w)
         return widths
 
@@ -222,9 +225,8 @@ def label_room(lo: float, hi: float, values: np.ndarray, height_px: float, pool:
     finite = values[np.isfinite(values)] if values.size else values
     if height_px <= 0 or not finite.size:
         return lo, hi
-    widths = _number_widths(pool)
     top, bottom = float(finite.max()), float(finite.min())
-    need = max(widths(style.fmt(v, decimals)) for v in (top, bottom)) + 6
+    need = max(_NUMBER_WIDTHS(_number_font(pool), [style.fmt(v, decimals) for v in (top, bottom)])) + 6
     ends = (top > 0) + (bottom < 0)
     if ends == 0 or ends * need >= 0.75 * height_px:
         return lo, hi
@@ -236,31 +238,15 @@ def label_room(lo: float, hi: float, values: np.ndarray, height_px: float, pool:
     return new_lo, new_hi
 
 
-_number_metrics: dict = {}
+#: The widths of the numbers written at bar tips (``label_room``).
+_NUMBER_WIDTHS = TextWidths()
 
 
-def _number_widths(pool: TextPool):
-    """A function giving the pixel width of a number written by ``pool``'s labels (its font at its scale),
-    remembered per font, scale and text."""
-    key = ((pool.font or QtGui.QFont()).key(), pool.scale)
-    found = _number_metrics.get(key)
-    if found is None:
-        if len(_number_metrics) > 16:
-            _number_metrics.clear()
-        font = QtGui.QFont(pool.font) if pool.font is not None else QtGui.QFont()
-        font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * pool.scale)
-        metrics, known = QtGui.QFontMetricsF(font), {}
-
-        def found(text: str) -> float:
-            w = known.get(text)
-            if w is None:
-                if len(known) > 4096:
-                    known.clear()
-                w = known[text] = metrics.horizontalAdvance(text)
-            return w
-
-        _number_metrics[key] = found
-    return found
+def _number_font(pool: TextPool) -> QtGui.QFont:
+    """The font ``pool``'s labels write in: its font at its scale."""
+    font = QtGui.QFont(pool.font) if pool.font is not None else QtGui.QFont()
+    font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * pool.scale)
+    return font
 
 
 _edges: dict = {}

@@ -79,7 +79,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._wide = None  # whether the bars are wide enough for outlines, as drawn
         # text widths remembered per font: the names', the weights' and the coordinates' (one for all would
         # forget each font's widths whenever it measures in another)
-        self._widths, self._weight_widths, self._out_widths = TextWidths(), TextWidths(), TextWidths()
+        self._widths = TextWidths()  # (of the names, the outputs' names and the weights, in their fonts)
         # what was last given to the bars, the views and the labels (an edit mostly changes some numbers only)
         self._bar_opts: dict = {}
         self._cover = None
@@ -338,7 +338,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
                         [feature_names.plain(s, "out", c) for c in range(d)], [f"out{c + 1}" for c in range(d)],
                         [f"{c + 1}" for c in range(d)]]
             for names in wordings:  # the first wording naming every coordinate, else the shortest thinned
-                oshown = thin_labels(np.arange(d) + 0.5, self._out_widths(font, names), oppu, keep=(self._coord,),
+                oshown = thin_labels(np.arange(d) + 0.5, self._widths(font, names), oppu, keep=(self._coord,),
                                      pad_px=4)
                 if len(oshown) == d:
                     break
@@ -362,7 +362,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             font = QtGui.QFont(self.weights.font or QtGui.QFont())
             font.setPointSizeF((font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * self.weights.scale)
             self._weight_font = font
-        widths = self._weight_widths(self._weight_font, texts)
+        widths = self._widths(self._weight_font, texts)
         room = self._weights_row(1.0) > 0.0
         keep = [named.index(j)] if j in named else []
         lo = self.y_range[0]
