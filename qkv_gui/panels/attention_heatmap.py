@@ -89,7 +89,6 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._labels_placed = None  # what the names and notes on the grid were last placed for
         self._sums_shown = None  # (row sums, top level) the row-sum strip shows
         self._limits = None  # the zoom limits set on the view
-        self._buttons = None  # what the mask buttons were last set for
         sc = self.session.scenario
         # (tokens, key tokens, preset): a new one puts the click back to "select"
         self._document = (sc.tokens, sc.key_tokens, self.session.preset_name)
@@ -304,13 +303,11 @@ class HeatmapPanel(ThemedTextMixin, Panel):
     def _sync_buttons(self, result) -> None:
         sc = result.scenario
         cross = sc.is_cross
-        key = (bool(sc.causal), cross, bool(sc.padding or sc.blocked))
-        if key == self._buttons:
-            return
-        self._buttons = key
+        # (Qt's setChecked and setEnabled do nothing for the state a button has; a button the user toggled
+        # is set back to the session's choice here)
         self.causalButton.setChecked(bool(sc.causal) and not cross)
         self.causalButton.setEnabled(not cross)
-        self.causalButton.setToolTip(CROSS_CAUSAL_TIP if cross else self.causalTip)
+        set_tooltip(self.causalButton, CROSS_CAUSAL_TIP if cross else self.causalTip)
         self.clearButton.setEnabled(bool(sc.padding or sc.blocked))
 
     # ----- filling ----------------------------------------------------------------------------------
