@@ -32,6 +32,7 @@ from qkv_engine import views
 from .. import colours, style
 from .base import Panel
 from .items import CellGridItem, GridHolder, Outline
+from .items.cell_grid import same_numbers
 from .masked import no_keys, no_keys_note
 from .theming import TextPool, ThemedTextMixin
 from .fit_view import FitLayoutWidget
@@ -62,16 +63,6 @@ def _redraw(items) -> None:
     """Draw cached words again, where they are now (Qt moves a cached pixmap by whole pixels)."""
     for item in items:
         item.update()
-
-
-def _differ(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two grids of one shape hold different numbers; a big grid compares every k-th number first
-    (an edit that changes a big grid changes most of it, and comparing all of it costs as much as drawing)."""
-    if a.size > 4096:
-        step = a.size // 1024 | 1
-        if not np.array_equal(a.reshape(-1)[::step], b.reshape(-1)[::step]):
-            return True
-    return not np.array_equal(a, b)
 
 
 def _strip() -> QtWidgets.QGraphicsRectItem:
@@ -238,7 +229,7 @@ class MatrixView(GridHolder):
             return False
         if tokens != self.tokens or col_tokens != self.col_tokens:
             return False
-        if values is not shown and (values.shape != shown.shape or _differ(values, shown)):
+        if values is not shown and (values.shape != shown.shape or not same_numbers(values, shown)):
             return False
         old = self._masked_by
         if (masked_by is None) != (old is None):

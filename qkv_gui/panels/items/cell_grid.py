@@ -75,6 +75,21 @@ def _equal(a, b) -> bool:
     return bool(np.array_equal(a, b))
 
 
+def same_numbers(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two float64 grids of one shape hold the same numbers, bit for bit (an empty cell, NaN, is then
+    the same as an empty cell): an array of 512 x 512 numbers compared as numbers, NaN-aware, took 2.4 ms; as
+    64-bit words, 0.16 ms. A big grid is looked at in a sparse sample first: new numbers are usually found
+    there. Grids of other number types are compared as numbers."""
+    if a.dtype != np.float64 or b.dtype != np.float64:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    new, old = a.view(np.uint64), b.view(np.uint64)
+    if new.size > 4096:
+        k = int(np.sqrt(new.size / 1024))
+        if not np.array_equal(new[::k, ::k], old[::k, ::k]):
+            return False
+    return bool(np.array_equal(new, old))
+
+
 def two_decimals(v: float) -> str:
     return fixed(v, 2)
 
@@ -169,15 +184,7 @@ class CellGridItem(pg.GraphicsObject):
                 return False
         elif not np.array_equal(masked_by, self.masked_by):
             return False
-        # bit for bit (an empty cell, NaN, is then the same as an empty cell): an array of 512 x 512 numbers
-        # compared as numbers, NaN-aware, took 2.4 ms; as 64-bit words, 0.16 ms. A big grid is looked at in
-        # a sparse sample first: new numbers are usually found there.
-        new, old = values.view(np.uint64), self.values.view(np.uint64)
-        if new.size > 4096:
-            k = int(np.sqrt(new.size / 1024))
-            if not np.array_equal(new[::k, ::k], old[::k, ::k]):
-                return False
-        return bool(np.array_equal(new, old))
+        return same_numbers(values, self.values)
 
     def setRect(self, rect: QtCore.QRectF) -> None:
         """Place the grid's n x m cells in ``rect`` of the parent's coordinates."""
