@@ -236,8 +236,9 @@ class ExportController(QtCore.QObject):
         return export.default_names(self.window.session, self.open_experiments())
 
     def eventFilter(self, obj, event):
-        # Installed on every widget inside the panel frames: remember the panel clicked last.
-        if event.type() == QtCore.QEvent.Type.MouseButtonPress:
+        # Installed on every widget inside the panel frames: remember the panel clicked last. (Most events
+        # here are paints: the class test is cheaper than asking an event its type.)
+        if isinstance(event, QtGui.QMouseEvent) and event.type() == QtCore.QEvent.Type.MouseButtonPress:
             name = self._owner.get(obj)
             if name is not None:
                 self.last_panel = name

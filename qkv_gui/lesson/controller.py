@@ -115,7 +115,7 @@ class _ResizeWatch(QtCore.QObject):
         widget.installEventFilter(self)
 
     def eventFilter(self, obj, event):
-        if event.type() == QtCore.QEvent.Type.Resize:
+        if isinstance(event, QtGui.QResizeEvent):  # (cheaper than asking every event its type)
             self.then()
         return False
 

@@ -70,13 +70,15 @@ class SteadyBox(QtWidgets.QWidget):
             self.updateGeometry()
 
     def event(self, event) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:  # from the label: its text or font changed
+        # (the events wanted here come as plain QEvents: a class test first is cheaper than asking every
+        # paint its type)
+        if type(event) is QEvent and event.type() == QEvent.Type.LayoutRequest:  # from the label: its text or font changed
             self._check()
             return True
         return super().event(event)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if obj is self.label:
+        if obj is self.label and type(event) is QEvent:
             kind = event.type()
             if kind == QEvent.Type.HideToParent and not self.isHidden():
                 self.setVisible(False)
