@@ -2,6 +2,8 @@
 background, masks have one look, numbers come only where they fit, and the mouse gives cells."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -325,3 +327,35 @@ def test_a_big_grid_with_one_new_number_is_drawn_anew(view):
     changed[1, 2] = 0.4  # off the sparse sample
     image = show(view, changed, levels=(0.0, 0.4))
     assert close(pixel(view, image, 1, 2), style.colormap().map(1.0, mode="qcolor"))
+
+
+def _reference_index(values, low, high) -> np.ndarray:
+    """Colour-table indices worked out in 64-bit floats, as the grid did before it used 32-bit ones."""
+    t = (np.asarray(values, dtype=np.float64) - low) / (high - low)
+    return np.rint(np.clip(np.nan_to_num(t, nan=0.0), 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
+def test_cell_colours_are_the_64_bit_ones_to_within_one_step_and_exact_at_the_ends_and_the_middle():
+    rng = np.random.default_rng(7)
+    grid = CellGridItem("signed")
+    for scale in (1e-3, 1.0, 1e3):
+        values = rng.normal(size=(90, 70)) * scale
+        values[::9, ::7] = np.nan
+        top = float(np.nanmax(np.abs(values)))
+        grid.setData(values, (-top, top))
+        want = _reference_index(values, -top, top)
+        assert np.abs(grid._index.astype(int) - want).max() <= 1
+        assert (grid._index != want).mean() < 1e-3
+    values = np.array([[-2.0, 0.0, 2.0, np.nan, -5.0, 5.0]])
+    grid.setData(values, (-2.0, 2.0))
+    assert grid._index.tolist() == [[0, 128, 255, 0, 0, 255]]  # the middle is 127.5: rounded as before
+    assert grid._rgba[0, 3, 3] == 0  # an empty cell is transparent
+    # levels far from their span keep 64-bit sums: a narrow band of big numbers still gets every step
+    values = 1e6 + np.linspace(0.0, 1.0, 256).reshape(16, 16)
+    grid.setData(values, (1e6, 1e6 + 1.0))
+    assert grid._index.ravel().tolist() == list(range(256))
+    # numbers beyond what 32-bit floats hold take the ends of the scale, without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        grid.setData(np.array([[1e300, -1e300, np.inf, -np.inf, 1e-300]]), (-1.0, 1.0))
+    assert grid._index.tolist() == [[255, 0, 255, 0, 128]]
