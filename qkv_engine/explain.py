@@ -15,6 +15,7 @@ left-hand side carries the column's name:
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -58,6 +59,23 @@ class Explanation:
     text: str  # the whole worked line(s), ready to show
     formula: str  # the rule in symbols, e.g. "q1 = x1 W^Q[1,1] + ... + x4 W^Q[4,1]"
     angle: float | None = None  # degrees, for "cosine"
+
+
+#: A Term made straight from its four fields, as ``Term._make`` does (a row of 512 keys makes 512 of them at
+#: each edit: the named tuple's own constructor is a Python call each).
+_term = tuple.__new__
+
+
+@functools.lru_cache(maxsize=8)
+def _labels_s(count: int) -> tuple:
+    """The labels of a softmax's terms: ("s1",), ("s2",), ..."""
+    return tuple((f"s{m + 1}",) for m in range(count))
+
+
+@functools.lru_cache(maxsize=64)
+def _labels_av(count: int, c: int) -> tuple:
+    """The labels of an output coordinate's terms: ("a1", "v1[c]"), ("a2", "v2[c]"), ..."""
+    return tuple((f"a{j + 1}", f"v{j + 1}[{c + 1}]") for j in range(count))
 
 
 # ----- number formatting ---------------------------------------------------------------
@@ -335,16 +353,16 @@ def weight(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
     scores = line.tolist()  # Python floats
     top = max(scores[m] for m in idx)
     shift = top if top > _SHIFT_ABOVE or top < -_SHIFT_ABOVE else 0.0
-    roles = ("score",)
-    terms = tuple(Term((scores[m],), roles, (f"s{m + 1}",), math.exp(scores[m] - shift)) for m in idx)
-    total = float(sum(t.value for t in terms))
+    roles, labels = ("score",), _labels_s(len(scores))
+    sizes = [math.exp(scores[m] - shift) for m in idx]
+    terms = tuple([_term(Term, ((scores[m],), roles, labels[m], e)) for m, e in zip(idx, sizes)])
+    total = float(sum(sizes))
     mine = math.exp(float(line[me]) - shift)
     over = "keys" if rowwise else "queries (column-wise: the classic bug)"
 
     def ex(v: float) -> str:
         return f"e^{_factor(v, decimals, True)}" if shift == 0.0 else f"e^({trimmed(v, decimals)} - {trimmed(shift, decimals)})"
 
-    sizes = [t.value for t in terms]
     count = len(terms)  # a long row shows only its largest terms: only those are written out
     exps = _shorten(_Lazy(count, lambda t: ex(terms[t].factors[0])), values=sizes,
                     labels=_Lazy(count, lambda t: f"({_ktok(result, idx[t]) if rowwise else _tok(result, idx[t])})"))
@@ -364,22 +382,20 @@ def output(result: AttentionResult, i: int, c: int, decimals: int = 2) -> Explan
     """Coordinate ``c`` of token ``i``'s output: the sum over j of weight[i, j] * v_j[c]."""
     _check(result, i=i, col=c, width=result.v.shape[1])
     w, v = result.weights[i].tolist(), result.v[:, c].tolist()  # Python floats: the same products, made faster
-    roles = ("attention", "value")
-    terms = tuple(
-        Term((w[j], v[j]), roles, (f"a{j + 1}", f"v{j + 1}[{c + 1}]"), w[j] * v[j])
-        for j in range(result.n_keys)
-    )
+    roles, labels = ("attention", "value"), _labels_av(result.n_keys, c)
+    sizes = [a * b for a, b in zip(w, v)]
+    terms = tuple([_term(Term, ((a, b), roles, label, ab)) for a, b, label, ab in zip(w, v, labels, sizes)])
     value = float(result.output[i, c])
     count = len(terms)  # many keys: only the largest products are written out
     products = _shorten(_Lazy(count, lambda j: f"{_factor(terms[j].factors[0], decimals, True)}"
                                                f"{_factor(terms[j].factors[1], decimals, False)}"),
-                        values=[t.value for t in terms], labels=_Lazy(count, lambda j: f"({_ktok(result, j)})"))
+                        values=sizes, labels=_Lazy(count, lambda j: f"({_ktok(result, j)})"))
     symbol = f"out{c + 1}"
     lhs = feature_names.header(result.scenario, "out", c)
     text = _worked(lhs, products, terms, value, decimals)
     formula = f"{lhs} = " + _shorten(_Lazy(count, lambda j: f"a{j + 1}·v{j + 1}[{c + 1}]"))
     return Explanation("output", symbol, f"output of token {_tok(result, i)}", terms,
-                       float(sum(t.value for t in terms)), value, decimals, text, formula)
+                       float(sum(sizes)), value, decimals, text, formula)
 
 
 def norm(result: AttentionResult, which: str, i: int, decimals: int = 4) -> Explanation:
