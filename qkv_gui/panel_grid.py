@@ -208,12 +208,23 @@ class PanelGrid(QtWidgets.QSplitter):
         it changes size."""
         self._area = area
         area.installEventFilter(self)
+        for frame in self.frames.values():
+            frame.panel.view_area = area.viewport()  # a panel out of sight there waits (``Panel.in_view``)
+        for bar in (area.verticalScrollBar(), area.horizontalScrollBar()):
+            bar.valueChanged.connect(self._catch_up)
         self._follow_area()
 
     def eventFilter(self, obj, event):  # noqa: N802 (Qt naming)
         if obj is self._area and event.type() == QtCore.QEvent.Type.Resize:
             self._follow_area()
+            self._catch_up()
         return False
+
+    def _catch_up(self, *_) -> None:
+        """The panels that came into sight (a scroll, a bigger area) show the session's numbers now, before
+        they are painted."""
+        for frame in self.frames.values():
+            frame.panel.catch_up()
 
     def _follow_area(self) -> None:
         area = self._area

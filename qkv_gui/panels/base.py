@@ -83,6 +83,7 @@ class Panel(QtWidgets.QWidget):
         self.setProperty(colours.OWN_COLOURS_PROPERTY, True)  # the window's style sheets leave the panel to it
         self.paint_count = 0  # how many times show_result ran (tests, benchmarks)
         self._text_room = False  # ask for the room to read (the scrolling panel grid sets it)
+        self.view_area: QtWidgets.QWidget | None = None  # what the panel is scrolled in (the grid sets it)
         self._pictures_stale = False  # the pictures' readable sizes are to be worked out when shown
         self._pictures_shape = None  # the tokens and sizes they were worked out for
         self._keeper = None  # keeps the standard palette on the widgets while another is in use (_own_palette)
@@ -146,7 +147,24 @@ class Panel(QtWidgets.QWidget):
     # ----- machinery --------------------------------------------------------------------------
     def _on_change(self, *_):
         self._stale = True
-        if self.isVisible():
+        if self.in_view():
+            self.refresh()
+
+    def in_view(self) -> bool:
+        """Shown, and (in the scrolling panel grid) some of it inside the area the grid scrolls in. A panel
+        scrolled out of sight takes the session's numbers when it comes back into sight (``catch_up``): on a
+        small screen most panels are out of sight, and an edit need not wait for them."""
+        if not self.isVisible():
+            return False
+        area = self.view_area
+        if area is None:
+            return True
+        return QtCore.QRect(self.mapTo(area, QtCore.QPoint(0, 0)), self.size()).intersects(area.rect())
+
+    def catch_up(self) -> None:
+        """Take the session's numbers now if they changed while the panel was out of sight and it is in
+        sight again (the grid calls it when it scrolls or changes size)."""
+        if self._stale and self.in_view():
             self.refresh()
 
     def refresh(self) -> None:
@@ -328,6 +346,8 @@ class Panel(QtWidgets.QWidget):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             self.updateGeometry()  # the wrapped texts' height follows the width: ask for it again
+        if self._stale:
+            self.catch_up()  # (a splitter gave it room: it may be in sight now)
 
     def showing_hint(self) -> bool:
         return self._stack.currentWidget() is self.hint

@@ -10,7 +10,7 @@ each as a typed edit arrives (through the editor's table model):
 * ``selected row``: a number in the selected query's row (every panel showing that token changes);
 * ``weight grid``: a number of W^Q, W^K or W^V (every q, k or v changes).
 
-An edit is timed until the recompute has run, every visible panel has taken the new result and the window
+An edit is timed until the recompute has run, every panel in sight has taken the new result and the window
 has repainted what changed (Qt's own update requests, as on screen; the script checks that nothing is left
 to paint afterwards). It prints, per kind and over all kinds together, the median and 95th percentile of
 the wall-clock time and of this thread's CPU time over the same span (steadier than wall-clock time when
@@ -165,7 +165,7 @@ def time_edits(app, w, kind: str, repeats: int):
     """(wall ms, CPU ms) of ``repeats`` edits of one kind, after three for warm-up."""
     from PySide6 import QtCore
 
-    panels = [p for p in w.panels.values() if p.isVisible()]
+    panels = [p for p in w.panels.values() if p.in_view()]  # (one scrolled out of sight waits until it is back)
     left_over = EventCounter(app, (QtCore.QEvent.Type.Paint, QtCore.QEvent.Type.UpdateRequest))
     editor = Editor(w, kind)
     times, cpu = [], []

@@ -185,3 +185,38 @@ def test_at_twice_the_pixels_the_heatmap_reads_too(tmp_path):
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["ratio"] == 2.0 and seen["screen"] == 1440
     assert seen["plot"] >= 13 * CELL_PX and seen["named"] == 13 and seen["hbar"] == 0, seen
+
+
+def test_a_panel_scrolled_out_of_sight_waits_and_shows_the_new_numbers_when_it_comes_back(make_window):
+    """On a small projector most panels are scrolled out of sight: an edit does not wait for them, and a
+    panel scrolled back into sight shows the numbers of now before it is painted."""
+    w = make_window("pronoun")
+    w.resize(*SMALL)
+    settle(rounds=8)
+    bar = w.gridScroll.verticalScrollBar()
+    bar.setValue(0)
+    settle()
+    panels = list(w.panels.values())
+    away = [p for p in panels if not p.in_view()]
+    near = [p for p in panels if p.in_view()]
+    assert away and near
+    counts = {p.object_name: p.paint_count for p in panels}
+    s = w.session.scenario
+    w.session.set_cell("x", w.session.selection.query, 0, float(s.x[w.session.selection.query, 0]) + 0.5)
+    settle()
+    assert all(p.paint_count > counts[p.object_name] for p in near)  # the panels in sight follow at once
+    assert all(p.paint_count == counts[p.object_name] for p in away)  # those out of sight wait
+    last = away[-1]
+    w.gridScroll.ensureWidgetVisible(last)
+    settle()
+    assert last.in_view() and last.paint_count > counts[last.object_name]
+    shown = last.grab().toImage()
+    last.refresh()  # what the panel draws from the session now: nothing changes
+    settle()
+    assert last.grab().toImage() == shown
+    # a bigger window brings the rest into sight, each up to date
+    w.resize(1920, 1400)
+    settle(rounds=8)
+    for p in panels:
+        if p.in_view():
+            assert p.paint_count > counts[p.object_name], p.object_name
