@@ -1,10 +1,10 @@
 """Benchmark: edit-to-repainted time, the longest event-loop turn, and start-up time, printed as figures.
 
     python tests/benchmarks/bench_live_update.py [--runs 3] [--repeats 40] [--sizes 4,16,64,256,512,1024]
-                                                 [--no-startup] [--lesson STEP]
+                                                 [--no-startup] [--lesson STEP] [--window WxH]
 
-For each number of tokens n it builds the window offscreen at 1600 x 1000 and times three kinds of edit,
-each as a typed edit arrives (through the editor's table model):
+For each number of tokens n it builds the window offscreen at 1600 x 1000 (``--window``) and times three kinds
+of edit, each as a typed edit arrives (through the editor's table model):
 
 * ``other row``: a number in the token table, in a row that is not the selected query;
 * ``selected row``: a number in the selected query's row (every panel showing that token changes);
@@ -141,14 +141,18 @@ class Editor:
         model.setData(model.index(row, index_col), f"{new:.2f}")
 
 
+#: The window's size (``--window``): a desktop's by default.
+WINDOW = (1600, 1000)
+
+
 def make_window(app, settings, scratch, n: int, lesson_step: int | None = None):
-    """The window at 1600 x 1000 holding ``n`` tokens; with ``lesson_step``, in lesson mode at that step
+    """The window at ``WINDOW`` holding ``n`` tokens; with ``lesson_step``, in lesson mode at that step
     (0-based: the pane beside the panels writes the step's numbers again at each edit)."""
     from qkv_gui.main_window import MainWindow
 
     w = MainWindow(settings=settings, recovery=scratch / "recovery.qkv.json")
     w.ask_unsaved = lambda: "discard"  # closing after the edits must not wait for an answer
-    w.resize(1600, 1000)
+    w.resize(*WINDOW)
     w.show()
     w.session.set_text(" ".join(f"t{i % 97}x{i}" for i in range(n)))
     if lesson_step is not None:
@@ -287,7 +291,7 @@ def bench_run(sizes, repeats: int, lesson_step: int | None = None):
 
 
 def print_run(k: int, rows: dict, repeats: int) -> None:
-    print(f"\nrun {k}: edit-to-repainted, offscreen, 1600 x 1000, {repeats} edits of each kind (ms)")
+    print(f"\nrun {k}: edit-to-repainted, offscreen, {WINDOW[0]} x {WINDOW[1]}, {repeats} edits of each kind (ms)")
     print(f"{'tokens':>6}  {'edit':<12} {'median':>7} {'p95':>7}   {'CPU med':>7} {'CPU p95':>7}   "
           f"{'layout requests (laid out)':>26}")
     for n, row in rows.items():
@@ -338,7 +342,11 @@ def main():
     ap.add_argument("--no-startup", action="store_true", help="skip the start-up measurement")
     ap.add_argument("--lesson", type=int, metavar="STEP", default=None,
                     help="in lesson mode, at this step (1 = the first), its pane beside the panels")
+    ap.add_argument("--window", default="1600x1000", metavar="WxH",
+                    help="the window's size, e.g. 1008x720 (a 1024 x 768 projector: most panels scrolled out of sight)")
     args = ap.parse_args()
+    global WINDOW
+    WINDOW = tuple(int(v) for v in args.window.lower().split("x"))
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     runs = []
     for k in range(args.runs):
