@@ -19,140 +19,23 @@ paints itself otherwise.
 from __future__ import annotations
 
 import math
-from html.parser import HTMLParser
 
 from PySide6 import QtCore, QtGui, QtWidgets
+
+from .rich_spans import LINE_BREAK, parse_rich
 
 Qt = QtCore.Qt
 QEvent = QtCore.QEvent
 _SELECTABLE = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-_LINE_BREAK = "\u2028"  # what a <br> is in a Qt text block
 _WIDGETSIZE_MAX = (1 << 24) - 1  # QWIDGETSIZE_MAX
-
-
-class _Unsupported(Exception):
-    """Rich text this label does not draw itself."""
-
-
-class _Spans(HTMLParser):
-    """Rich text as plain words and the formats of its spans, with white space collapsed as HTML does."""
-
-    TAGS = {"b": ("weight", QtGui.QFont.Weight.Bold), "strong": ("weight", QtGui.QFont.Weight.Bold),
-            "i": ("italic", True), "em": ("italic", True), "span": None}
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.length = 0
-        self.stack: list[tuple[str, dict]] = []  # open tags and the format each gives
-        self.ranges: list[tuple[int, int, dict]] = []
-        self._space = True  # the last character written is a space or a line start (a new space is dropped)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "br":
-            self._write(_LINE_BREAK)
-            self._space = True
-            return
-        if tag not in self.TAGS:
-            raise _Unsupported(tag)
-        look = dict(self.stack[-1][1]) if self.stack else {}
-        if self.TAGS[tag] is not None:
-            look[self.TAGS[tag][0]] = self.TAGS[tag][1]
-        for name, value in attrs:
-            if name != "style":
-                raise _Unsupported(name)
-            look.update(_style(value or ""))
-        self.stack.append((tag, look))
-
-    def handle_startendtag(self, tag, attrs):
-        if tag != "br":
-            raise _Unsupported(tag)
-        self.handle_starttag(tag, attrs)
-
-    def handle_endtag(self, tag):
-        if tag == "br":
-            return
-        if not self.stack or self.stack[-1][0] != tag:
-            raise _Unsupported(tag)
-        self.stack.pop()
-
-    def handle_data(self, data):
-        words = " ".join(data.split())
-        if data[:1].isspace() and not self._space:
-            words = " " + words
-        if data[-1:].isspace() and data.strip() and not words.endswith(" "):
-            words += " "
-        if self._space:
-            words = words.lstrip(" ")
-        if words:
-            self._write(words)
-            self._space = words.endswith(" ")
-
-    def _write(self, words: str) -> None:
-        if self.stack and self.stack[-1][1] and words != _LINE_BREAK:
-            self.ranges.append((self.length, len(words), self.stack[-1][1]))
-        self.parts.append(words)
-        self.length += len(words)
-
-    def unknown_decl(self, data):
-        raise _Unsupported(data)
-
-    def handle_comment(self, data):
-        raise _Unsupported("comment")
-
-    def handle_pi(self, data):
-        raise _Unsupported("pi")
-
-    def handle_decl(self, decl):
-        raise _Unsupported(decl)
-
-
-def _style(text: str) -> dict:
-    """The looks a style attribute gives (colour, weight, slant); anything else is not drawn here."""
-    look = {}
-    for rule in text.split(";"):
-        if not rule.strip():
-            continue
-        name, _, value = rule.partition(":")
-        name, value = name.strip().lower(), value.strip()
-        if name == "color" and QtGui.QColor.isValidColorName(value):
-            look["color"] = value
-        elif name == "font-weight" and value in ("bold", "normal"):
-            look["weight"] = QtGui.QFont.Weight.Bold if value == "bold" else QtGui.QFont.Weight.Normal
-        elif name == "font-style" and value in ("italic", "normal"):
-            look["italic"] = value == "italic"
-        else:
-            raise _Unsupported(rule)
-    return look
-
-
-def parse_rich(text: str):
-    """``(words, [QTextLayout.FormatRange])`` of rich ``text``, or None when it uses more than this label draws."""
-    parser = _Spans()
-    try:
-        parser.feed(text)
-        parser.close()
-    except _Unsupported:
-        return None
-    words = "".join(parser.parts)
-    if words.endswith(" "):  # (a trailing space takes no room on a wrapped line, but keeps offsets simple)
-        words = words[:-1]
-    ranges = []
-    for start, length, look in parser.ranges:
-        length = min(length, len(words) - start)
-        if length <= 0:
-            continue
-        fmt = QtGui.QTextCharFormat()
-        if "weight" in look:
-            fmt.setFontWeight(look["weight"])
-        if "italic" in look:
-            fmt.setFontItalic(look["italic"])
-        if "color" in look:
-            fmt.setForeground(QtGui.QColor(look["color"]))
-        piece = QtGui.QTextLayout.FormatRange()
-        piece.start, piece.length, piece.format = start, length, fmt
-        ranges.append(piece)
-    return words, ranges
+_LEFT, _RIGHT = int(Qt.AlignmentFlag.AlignLeft), int(Qt.AlignmentFlag.AlignRight)
+_TOP, _BOTTOM, _VCENTER = int(Qt.AlignmentFlag.AlignTop), int(Qt.AlignmentFlag.AlignBottom), int(Qt.AlignmentFlag.AlignVCenter)
+_HORIZONTAL = int(Qt.AlignmentFlag.AlignHorizontal_Mask)
+#: The events after which the label measures its words afresh.
+_NEW_LOOK = {QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange,
+             QEvent.Type.LayoutDirectionChange}
+#: The events after which the label's words may need another colour.
+_NEW_PEN = {QEvent.Type.PaletteChange, QEvent.Type.EnabledChange, QEvent.Type.ActivationChange}
 
 
 class WrappedLabel(QtWidgets.QLabel):
@@ -161,12 +44,43 @@ class WrappedLabel(QtWidgets.QLabel):
     def __init__(self, parent: QtWidgets.QWidget | None = None, text: str = ""):
         super().__init__(text, parent)
         self.setWordWrap(True)
-        self._words = None  # (text, whether rich): the words below belong to it
-        self._plain = None  # the words drawn (None: QLabel draws this text itself)
-        self._ranges: list = []
-        self._document = False  # whether QLabel would lay this text out in a text document
-        self._layouts: dict = {}  # width -> (QTextLayout, height, natural width)
         self._native = False  # QLabel paints (the mouse is over a selectable label, or it holds a selection)
+        self._forget()
+
+    def _forget(self) -> None:
+        """Measure everything afresh at the next need (new font, style, margins or options)."""
+        self._look = None  # what does not change with the words (``_settle``)
+        self._pen = None  # the colour of the words
+        self._text = None  # the text the words below belong to
+        self._plain = None  # the words drawn (None: QLabel draws this text itself)
+
+    def _settle(self) -> tuple:
+        """What the label's options, font and margins make of any text; worked out once, not per text."""
+        margins = self.contentsMargins()
+        align = int(self.alignment())
+        fmt = self.textFormat()
+        room = self.indent()
+        if room < 0 and self.frameWidth():  # a framed label with no indent set: QLabel keeps part of an 'x'
+            advance = self.fontMetrics().horizontalAdvance("x")
+            sizing, painting = advance - 2 * self.margin(), advance // 2 - self.margin()
+        else:
+            sizing = painting = room
+        sizing, painting = max(sizing, 0), max(painting, 0)
+        extra_h = extra_v = 2 * self.margin()
+        if align & (_LEFT | _RIGHT):
+            extra_h += sizing
+        if align & (_TOP | _BOTTOM):
+            extra_v += sizing
+        self._look = look = {
+            "wraps": self.wordWrap() and not self.hasScaledContents(),
+            "rich": fmt == Qt.TextFormat.RichText, "auto": fmt == Qt.TextFormat.AutoText,
+            "selectable": bool(self.textInteractionFlags() & _SELECTABLE),
+            "align": align, "font": self.font(),
+            "extra_h": extra_h + margins.left() + margins.right(),
+            "extra_v": extra_v + margins.top() + margins.bottom(),
+            "indent": painting, "margin": self.margin(),
+        }
+        return look
 
     # ----- the words and how QLabel would draw them ----------------------------------------------------
     def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
@@ -177,21 +91,27 @@ class WrappedLabel(QtWidgets.QLabel):
     def _ready(self) -> bool:
         """Whether this label draws its text itself (its words worked out for the text it has now)."""
         text = self.text()
-        fmt = self.textFormat()
-        rich = fmt == Qt.TextFormat.RichText or (fmt == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text))
-        if self._words != (text, rich):
-            self._words = (text, rich)
-            self._layouts.clear()
-            self._ranges = []
-            if not text or not self.wordWrap():
-                self._plain = None
-            elif rich:
-                parsed = parse_rich(text)
-                self._plain, self._ranges = parsed if parsed is not None else (None, [])
-            else:
-                self._plain = text.replace("\r\n", "\n").replace("\n", _LINE_BREAK)
-            self._document = rich or bool(self.textInteractionFlags() & _SELECTABLE)
-        return self._plain is not None and self.wordWrap() and not self.hasScaledContents()
+        if text == self._text:
+            return self._plain is not None
+        look = self._look or self._settle()
+        self._text = text
+        self._plain = None
+        self._ranges: list = []
+        self._layouts: dict = {}  # width -> (QTextLayout, height, widest line)
+        self._heights: dict = {}  # width -> the label's height for it
+        self._placed = None  # ((width, height), layout, origin, clip) of the last paint
+        rich = look["rich"] or (look["auto"] and QtGui.Qt.mightBeRichText(text))
+        # QLabel lays rich and selectable text out in a text document, other text as QPainter.drawText does
+        self._document = rich or look["selectable"]
+        if not text or not look["wraps"]:
+            return False
+        if rich:
+            parsed = parse_rich(text)
+            if parsed is not None:
+                self._plain, self._ranges = parsed
+        else:
+            self._plain = text.replace("\r\n", "\n").replace("\n", LINE_BREAK)
+        return self._plain is not None
 
     def _layout(self, width: int) -> tuple:
         """The text laid out ``width`` pixels wide: (QTextLayout, height, widest line), as QLabel lays it out."""
@@ -200,14 +120,16 @@ class WrappedLabel(QtWidgets.QLabel):
             return got
         if len(self._layouts) > 8:
             self._layouts.clear()
-        layout = QtGui.QTextLayout(self._plain, self.font())
-        option = QtGui.QTextOption(Qt.AlignmentFlag(int(self.alignment()) & int(Qt.AlignmentFlag.AlignHorizontal_Mask)))
+        look = self._look
+        layout = QtGui.QTextLayout(self._plain, look["font"])
+        option = QtGui.QTextOption(Qt.AlignmentFlag(look["align"] & _HORIZONTAL))
         option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
         layout.setTextOption(option)
         if self._ranges:
             layout.setFormats(self._ranges)
         layout.setCacheEnabled(True)
-        leading = 0.0 if self._document else QtGui.QFontMetricsF(self.font()).leading()
+        document = self._document
+        leading = 0.0 if document else QtGui.QFontMetricsF(look["font"]).leading()
         height = -leading
         widest = 0.0
         layout.beginLayout()
@@ -215,81 +137,66 @@ class WrappedLabel(QtWidgets.QLabel):
             line = layout.createLine()
             if not line.isValid():
                 break
-            if self._document:
+            if document:  # as QTextDocument lays a block out
                 line.setLeadingIncluded(True)
-            line.setLineWidth(max(width, 0))
-            if self._document:
-                if line.naturalTextWidth() > width:  # a word wider than the line: as QTextDocument does
-                    line.setLineWidth(max(line.naturalTextWidth(), width))
+                line.setLineWidth(width)
+                if line.naturalTextWidth() > width:  # a word wider than the line: the line as wide as the word
+                    line.setLineWidth(line.naturalTextWidth())
                 line.setPosition(QtCore.QPointF(0.0, height))
                 height += line.height()
-            else:  # QPainter.drawText: each line on a whole pixel, as high as its font (not rounded up)
+            else:  # as QPainter.drawText: each line on a whole pixel, as high as its font (not rounded up)
+                line.setLineWidth(width)
                 height = math.ceil(height + leading)
                 line.setPosition(QtCore.QPointF(0.0, height))
-                height += line.ascent() + line.descent() + (line.leading() if line.leadingIncluded() else 0.0)
+                height += line.ascent() + line.descent()
             widest = max(widest, line.naturalTextWidth())
         layout.endLayout()
         got = self._layouts[width] = (layout, max(height, 0.0), widest)
         return got
 
-    def _indent(self, sizing: bool) -> int:
-        """The room QLabel keeps beside the text for its indent (a framed label with no indent set: part of
-        an 'x'; QLabel takes half of it when painting and all of it when measuring)."""
-        room = self.indent()
-        if room < 0 and self.frameWidth():
-            advance = self.fontMetrics().horizontalAdvance("x")
-            room = advance - 2 * self.margin() if sizing else advance // 2 - self.margin()
-        return max(room, 0)
-
     def _size_for_width(self, width: int) -> QtCore.QSize:
         """QLabel's size for ``width`` (-1: the size it would choose)."""
         if self.minimumWidth() > 0:
             width = max(width, self.minimumWidth())
-        margins = self.contentsMargins()
-        align = self.alignment()
-        extra_h = extra_v = 2 * self.margin()
-        room = self._indent(True)
-        if align & (Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignRight):
-            extra_h += room
-        if align & (Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignBottom):
-            extra_v += room
-        chrome = margins.left() + margins.right()
+        extra_h, extra_v = self._look["extra_h"], self._look["extra_v"]
         if width >= 0:
-            _, height, widest = self._layout(max(width - extra_h - chrome, 0))
-            text_w = max(width - extra_h - chrome, widest) if self._document else widest
+            _, height, widest = self._layout(max(width - extra_h, 0))
+            text_w = max(width - extra_h, widest) if self._document else widest
         elif self._document:  # QTextDocument.adjustSize: near the golden ratio, at most 80 x's wide
-            most = w = self.fontMetrics().horizontalAdvance("x") * 80
+            most = w = QtGui.QFontMetrics(self._look["font"]).horizontalAdvance("x") * 80
             _, height, widest = self._layout(most)
-            used = most
             if max(most, widest):
                 w = math.isqrt(int(5 * height * max(most, widest) / 3))
                 used = min(w, most)
                 _, height, widest = self._layout(used)
                 if w * 3 < 5 * height:
                     w = math.isqrt(int(2 * height * max(used, widest)))
-                    used = min(w, most)
-                    _, height, widest = self._layout(used)
+                    _, height, widest = self._layout(min(w, most))
             ideal = widest
-            _, height, widest = self._layout(math.ceil(ideal) if ideal != int(ideal) else int(ideal))
+            _, height, widest = self._layout(math.ceil(ideal))
             text_w = max(ideal, widest)
         else:  # QLabel's own tries: 80 average characters wide, then narrower while it stays short
-            fm = self.fontMetrics()
-            w = min(fm.averageCharWidth() * 80, self.maximumWidth()) - extra_h - chrome
+            fm = QtGui.QFontMetrics(self._look["font"])
+            w = min(fm.averageCharWidth() * 80, self.maximumWidth()) - extra_h
             _, height, widest = self._layout(w)  # (QLabel compares whole pixels: its rectangle's)
             if math.ceil(height) < 4 * fm.lineSpacing() and math.ceil(widest) > w / 2:
                 _, height, widest = self._layout(w // 2)
             if math.ceil(height) < 2 * fm.lineSpacing() and math.ceil(widest) > w / 4:
                 _, height, widest = self._layout(w // 4)
             text_w = widest
-        size = QtCore.QSize(math.ceil(text_w) + extra_h + chrome,
-                            math.ceil(height) + extra_v + margins.top() + margins.bottom())
+        size = QtCore.QSize(math.ceil(text_w) + extra_h, math.ceil(height) + extra_v)
         return size.expandedTo(self.minimumSize())
 
     # ----- what a layout asks ----------------------------------------------------------------------------
     def heightForWidth(self, width: int) -> int:  # noqa: N802
         if not self._ready():
             return super().heightForWidth(width)
-        return self._size_for_width(width).height()
+        height = self._heights.get(width)
+        if height is None:
+            if len(self._heights) > 8:
+                self._heights.clear()
+            height = self._heights[width] = self._size_for_width(width).height()
+        return height
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802
         if not self._ready():
@@ -306,54 +213,66 @@ class WrappedLabel(QtWidgets.QLabel):
         return QtCore.QSize(self._size_for_width(0).width(), min(one_line, hint.height()))
 
     # ----- painting ------------------------------------------------------------------------------------
+    def _place(self, size: tuple) -> tuple:
+        """Where the words go in a label of ``size``: (size, layout, origin, clip or None), as QLabel puts them."""
+        look = self._look
+        rect = self.contentsRect()
+        m = look["margin"]
+        rect.adjust(m, m, -m, -m)
+        align = look["align"]
+        room = look["indent"]
+        if room:
+            if align & _LEFT:
+                rect.setLeft(rect.left() + room)
+            if align & _RIGHT:
+                rect.setRight(rect.right() - room)
+            if align & _TOP:
+                rect.setTop(rect.top() + room)
+            if align & _BOTTOM:
+                rect.setBottom(rect.bottom() - room)
+        layout, height, _ = self._layout(rect.width())
+        top = 0.0
+        if self._document:  # the document at a whole pixel, clipped to the rectangle
+            if align & _VCENTER:
+                top = max((rect.height() - height) / 2, 0.0)
+            elif align & _BOTTOM:
+                top = max(rect.height() - height, 0.0)
+            origin = QtCore.QPointF(rect.x(), math.floor(rect.y() + top))
+            clip = QtCore.QRectF(origin, QtCore.QSizeF(rect.width(), rect.height()))
+        else:  # QPainter.drawText
+            if align & _BOTTOM:
+                top = rect.height() - height
+            elif align & _VCENTER:
+                top = (rect.height() - height) / 2
+            origin = QtCore.QPointF(rect.x(), rect.y() + top)
+            clip = None
+        return size, layout, origin, clip
+
     def paintEvent(self, event) -> None:  # noqa: N802
         if self._native or not self._ready():
             super().paintEvent(event)
             return
+        size = (self.width(), self.height())
+        placed = self._placed
+        if placed is None or placed[0] != size:
+            placed = self._placed = self._place(size)
+        _, layout, origin, clip = placed
+        if self._pen is None:
+            palette = self.palette()
+            group = (QtGui.QPalette.ColorGroup.Disabled if not self.isEnabled() else
+                     QtGui.QPalette.ColorGroup.Active if self.isActiveWindow() else QtGui.QPalette.ColorGroup.Inactive)
+            self._pen = QtGui.QPen(palette.color(group, self.foregroundRole()))
         painter = QtGui.QPainter(self)
         self.drawFrame(painter)
-        rect = self.contentsRect()
-        m = self.margin()
-        rect.adjust(m, m, -m, -m)
-        align = self.alignment()
-        room = self._indent(False)
-        if room:
-            if align & Qt.AlignmentFlag.AlignLeft:
-                rect.setLeft(rect.left() + room)
-            if align & Qt.AlignmentFlag.AlignRight:
-                rect.setRight(rect.right() - room)
-            if align & Qt.AlignmentFlag.AlignTop:
-                rect.setTop(rect.top() + room)
-            if align & Qt.AlignmentFlag.AlignBottom:
-                rect.setBottom(rect.bottom() - room)
-        layout, height, _ = self._layout(rect.width())
-        if self._document:  # QLabel: the document placed at a whole pixel, clipped to the rectangle
-            top = 0.0
-            if align & Qt.AlignmentFlag.AlignVCenter:
-                top = max((rect.height() - height) / 2, 0.0)
-            elif align & Qt.AlignmentFlag.AlignBottom:
-                top = max(rect.height() - height, 0.0)
-            origin = QtCore.QPointF(rect.x(), math.floor(rect.y() + top))
-            painter.setClipRect(QtCore.QRectF(origin, QtCore.QSizeF(rect.width(), rect.height())))
-        else:  # QPainter.drawText
-            top = 0.0
-            if align & Qt.AlignmentFlag.AlignBottom:
-                top = rect.height() - height
-            elif align & Qt.AlignmentFlag.AlignVCenter:
-                top = (rect.height() - height) / 2
-            origin = QtCore.QPointF(rect.x(), rect.y() + top)
-        palette = self.palette()
-        painter.setPen(palette.color(palette.currentColorGroup() if self.isEnabled() else QtGui.QPalette.ColorGroup.Disabled,
-                                     self.foregroundRole()))
+        painter.setPen(self._pen)
+        if clip is not None:
+            painter.setClipRect(clip)
         layout.draw(painter, origin)
         painter.end()
 
     # ----- switching to QLabel's own painting for selecting ----------------------------------------------
-    def _selectable(self) -> bool:
-        return bool(self.textInteractionFlags() & _SELECTABLE)
-
     def enterEvent(self, event) -> None:  # noqa: N802
-        if self._selectable() and not self._native:
+        if not self._native and (self._look or self._settle())["selectable"]:
             self._native = True
             self.update()
         super().enterEvent(event)
@@ -365,26 +284,34 @@ class WrappedLabel(QtWidgets.QLabel):
             self.update()
 
     def changeEvent(self, event) -> None:  # noqa: N802
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._words = None  # lay out again in the new font
+        kind = event.type()
+        if kind in _NEW_LOOK:
+            self._forget()
+        elif kind in _NEW_PEN:
+            self._pen = None
         super().changeEvent(event)
 
+    # ----- options that change how the words are laid out -----------------------------------------------
     def setTextFormat(self, fmt) -> None:  # noqa: N802
-        self._words = None
         super().setTextFormat(fmt)
+        self._forget()
 
     def setTextInteractionFlags(self, flags) -> None:  # noqa: N802
-        self._words = None
         super().setTextInteractionFlags(flags)
+        self._forget()
 
     def setAlignment(self, align) -> None:  # noqa: N802
-        self._words = None
         super().setAlignment(align)
+        self._forget()
 
     def setWordWrap(self, on: bool) -> None:  # noqa: N802
-        self._words = None
         super().setWordWrap(on)
+        self._forget()
 
     def setIndent(self, indent: int) -> None:  # noqa: N802
-        self._layouts.clear()
         super().setIndent(indent)
+        self._forget()
+
+    def setMargin(self, margin: int) -> None:  # noqa: N802
+        super().setMargin(margin)
+        self._forget()
