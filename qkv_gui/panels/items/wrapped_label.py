@@ -12,7 +12,8 @@ words, the same line heights, bold, italic and coloured spans where its rich tex
 
 Rich text may use ``<b>``, ``<i>``, ``<span>`` (each with an optional ``style='color: ...'``, ``font-weight``
 or ``font-style``), ``<br>`` and character references; any other text is left to ``QLabel`` itself, as are a
-label that does not wrap and an empty one. A label whose text can be selected is a plain ``QLabel`` while the
+label that does not wrap, an empty one, and plain text that cannot be selected (QLabel lays that out without a
+text document, as cheaply as this label would). A label whose text can be selected is a plain ``QLabel`` while the
 mouse is over it and while it holds a selection (so selecting, copying and its context menu work as ever), and
 paints itself otherwise.
 """
@@ -30,7 +31,7 @@ _SELECTABLE = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionF
 _WIDGETSIZE_MAX = (1 << 24) - 1  # QWIDGETSIZE_MAX
 _LEFT, _RIGHT = int(Qt.AlignmentFlag.AlignLeft), int(Qt.AlignmentFlag.AlignRight)
 _TOP, _BOTTOM, _VCENTER = int(Qt.AlignmentFlag.AlignTop), int(Qt.AlignmentFlag.AlignBottom), int(Qt.AlignmentFlag.AlignVCenter)
-_HORIZONTAL = int(Qt.AlignmentFlag.AlignHorizontal_Mask)
+_HORIZONTAL, _HCENTER = int(Qt.AlignmentFlag.AlignHorizontal_Mask), int(Qt.AlignmentFlag.AlignHCenter)
 #: The events after which the label measures its words afresh.
 _NEW_LOOK = {QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange,
              QEvent.Type.LayoutDirectionChange}
@@ -79,6 +80,10 @@ class WrappedLabel(QtWidgets.QLabel):
             "extra_h": extra_h + margins.left() + margins.right(),
             "extra_v": extra_v + margins.top() + margins.bottom(),
             "indent": painting, "margin": self.margin(),
+            # how much narrower than the label its words are painted (QLabel measures a framed label's words
+            # a little narrower than it paints them), when that differs and the lines start at the left
+            "paint_h": (2 * self.margin() + margins.left() + margins.right() + painting * bool(align & _LEFT)
+                        if sizing != painting and not align & (_RIGHT | _HCENTER) else None),
         }
         return look
 
@@ -101,10 +106,8 @@ class WrappedLabel(QtWidgets.QLabel):
         self._heights: dict = {}  # width -> the label's height for it
         self._placed = None  # ((width, height), layout, origin, clip) of the last paint
         rich = look["rich"] or (look["auto"] and QtGui.Qt.mightBeRichText(text))
-        # QLabel lays rich and selectable text out in a text document, other text as QPainter.drawText does
-        self._document = rich or look["selectable"]
-        if not text or not look["wraps"]:
-            return False
+        if not text or not look["wraps"] or not (rich or look["selectable"]):
+            return False  # (QLabel paints plain text that cannot be selected without a text document: as cheap)
         if rich:
             parsed = parse_rich(text)
             if parsed is not None:
@@ -128,30 +131,23 @@ class WrappedLabel(QtWidgets.QLabel):
         if self._ranges:
             layout.setFormats(self._ranges)
         layout.setCacheEnabled(True)
-        document = self._document
-        leading = 0.0 if document else QtGui.QFontMetricsF(look["font"]).leading()
-        height = -leading
-        widest = 0.0
+        height = widest = 0.0
         layout.beginLayout()
-        while True:
+        while True:  # as QTextDocument lays a block out
             line = layout.createLine()
             if not line.isValid():
                 break
-            if document:  # as QTextDocument lays a block out
-                line.setLeadingIncluded(True)
-                line.setLineWidth(width)
-                if line.naturalTextWidth() > width:  # a word wider than the line: the line as wide as the word
-                    line.setLineWidth(line.naturalTextWidth())
-                line.setPosition(QtCore.QPointF(0.0, height))
-                height += line.height()
-            else:  # as QPainter.drawText: each line on a whole pixel, as high as its font (not rounded up)
-                line.setLineWidth(width)
-                height = math.ceil(height + leading)
-                line.setPosition(QtCore.QPointF(0.0, height))
-                height += line.ascent() + line.descent()
-            widest = max(widest, line.naturalTextWidth())
+            line.setLeadingIncluded(True)
+            line.setLineWidth(width)
+            natural = line.naturalTextWidth()
+            if natural > width:  # a word wider than the line: the line as wide as the word
+                line.setLineWidth(natural)
+                natural = line.naturalTextWidth()
+            line.setPosition(QtCore.QPointF(0.0, height))
+            height += line.height()
+            widest = max(widest, natural)
         layout.endLayout()
-        got = self._layouts[width] = (layout, max(height, 0.0), widest)
+        got = self._layouts[width] = (layout, height, widest)
         return got
 
     def _size_for_width(self, width: int) -> QtCore.QSize:
@@ -160,9 +156,14 @@ class WrappedLabel(QtWidgets.QLabel):
             width = max(width, self.minimumWidth())
         extra_h, extra_v = self._look["extra_h"], self._look["extra_v"]
         if width >= 0:
+            wide = self._look["paint_h"]
+            if wide is not None and max(width - extra_h, 0) not in self._layouts:
+                painted = self._layout(max(width - wide, 0))
+                if painted[2] <= width - extra_h:  # no line of the painted words is wider: the same lines
+                    self._layouts[width - extra_h] = painted  # (wrapping fills each line greedily)
             _, height, widest = self._layout(max(width - extra_h, 0))
-            text_w = max(width - extra_h, widest) if self._document else widest
-        elif self._document:  # QTextDocument.adjustSize: near the golden ratio, at most 80 x's wide
+            text_w = max(width - extra_h, widest)
+        else:  # QTextDocument.adjustSize: near the golden ratio, at most 80 x's wide
             most = w = QtGui.QFontMetrics(self._look["font"]).horizontalAdvance("x") * 80
             _, height, widest = self._layout(most)
             if max(most, widest):
@@ -175,15 +176,6 @@ class WrappedLabel(QtWidgets.QLabel):
             ideal = widest
             _, height, widest = self._layout(math.ceil(ideal))
             text_w = max(ideal, widest)
-        else:  # QLabel's own tries: 80 average characters wide, then narrower while it stays short
-            fm = QtGui.QFontMetrics(self._look["font"])
-            w = min(fm.averageCharWidth() * 80, self.maximumWidth()) - extra_h
-            _, height, widest = self._layout(w)  # (QLabel compares whole pixels: its rectangle's)
-            if math.ceil(height) < 4 * fm.lineSpacing() and math.ceil(widest) > w / 2:
-                _, height, widest = self._layout(w // 2)
-            if math.ceil(height) < 2 * fm.lineSpacing() and math.ceil(widest) > w / 4:
-                _, height, widest = self._layout(w // 4)
-            text_w = widest
         size = QtCore.QSize(math.ceil(text_w) + extra_h, math.ceil(height) + extra_v)
         return size.expandedTo(self.minimumSize())
 
@@ -195,7 +187,7 @@ class WrappedLabel(QtWidgets.QLabel):
         if height is None:
             if len(self._heights) > 8:
                 self._heights.clear()
-            height = self._heights[width] = self._size_for_width(width).height()
+            height = self._heights[width] = max(self._size_for_width(width).height(), 0)
         return height
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802
@@ -231,21 +223,13 @@ class WrappedLabel(QtWidgets.QLabel):
             if align & _BOTTOM:
                 rect.setBottom(rect.bottom() - room)
         layout, height, _ = self._layout(rect.width())
-        top = 0.0
-        if self._document:  # the document at a whole pixel, clipped to the rectangle
-            if align & _VCENTER:
-                top = max((rect.height() - height) / 2, 0.0)
-            elif align & _BOTTOM:
-                top = max(rect.height() - height, 0.0)
-            origin = QtCore.QPointF(rect.x(), math.floor(rect.y() + top))
-            clip = QtCore.QRectF(origin, QtCore.QSizeF(rect.width(), rect.height()))
-        else:  # QPainter.drawText
-            if align & _BOTTOM:
-                top = rect.height() - height
-            elif align & _VCENTER:
-                top = (rect.height() - height) / 2
-            origin = QtCore.QPointF(rect.x(), rect.y() + top)
-            clip = None
+        top = 0.0  # QLabel: the document at a whole pixel, clipped to the rectangle
+        if align & _VCENTER:
+            top = max((rect.height() - height) / 2, 0.0)
+        elif align & _BOTTOM:
+            top = max(rect.height() - height, 0.0)
+        origin = QtCore.QPointF(rect.x(), math.floor(rect.y() + top))
+        clip = QtCore.QRectF(origin, QtCore.QSizeF(rect.width(), rect.height()))
         return size, layout, origin, clip
 
     def paintEvent(self, event) -> None:  # noqa: N802
@@ -265,8 +249,7 @@ class WrappedLabel(QtWidgets.QLabel):
         painter = QtGui.QPainter(self)
         self.drawFrame(painter)
         painter.setPen(self._pen)
-        if clip is not None:
-            painter.setClipRect(clip)
+        painter.setClipRect(clip)
         layout.draw(painter, origin)
         painter.end()
 
