@@ -72,7 +72,10 @@ class WrappedLabel(QtWidgets.QLabel):
             extra_h += sizing
         if align & (_TOP | _BOTTOM):
             extra_v += sizing
+        option = QtGui.QTextOption(Qt.AlignmentFlag(align & _HORIZONTAL))
+        option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
         self._look = look = {
+            "option": option,
             "wraps": self.wordWrap() and not self.hasScaledContents(),
             "rich": fmt == Qt.TextFormat.RichText, "auto": fmt == Qt.TextFormat.AutoText,
             "selectable": bool(self.textInteractionFlags() & _SELECTABLE),
@@ -125,9 +128,7 @@ class WrappedLabel(QtWidgets.QLabel):
             self._layouts.clear()
         look = self._look
         layout = QtGui.QTextLayout(self._plain, look["font"])
-        option = QtGui.QTextOption(Qt.AlignmentFlag(look["align"] & _HORIZONTAL))
-        option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
-        layout.setTextOption(option)
+        layout.setTextOption(look["option"])
         if self._ranges:
             layout.setFormats(self._ranges)
         layout.setCacheEnabled(True)
