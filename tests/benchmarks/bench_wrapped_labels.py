@@ -10,7 +10,8 @@ after each. Then it builds two windows holding only those eight labels, each set
 and one of ``WrappedLabel`` objects, and replays the 40 edits on both, in turns: ``set_text`` on the eight,
 then a repaint of the window. It prints this thread's CPU time per edit (the best of 9 passes): for the new
 words (``set_text``) and the repaint after them, for the same repaint with no new words (its own best), and
-what new words cost over that. Wall-clock time is not printed: on a shared machine it says more about the other programs.
+what new words cost over that. Wall-clock time is not printed: on a shared machine it says more about the
+other programs.
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def labels_window(app, cls, words: dict, setup: dict):
     top = QtWidgets.QWidget()
     layout = QtWidgets.QVBoxLayout(top)
     layout.setContentsMargins(0, 0, 0, 0)
-    layout.addSpacing(40)  # (not under the offscreen pointer at the corner: a selectable label would be hovered)
+    layout.addSpacing(40)  # (not under the offscreen pointer at the corner: a selectable one would be hovered)
     labels = {}
     for name in NAMES:
         font, width, sheet, fmt, flags, policy = setup[name]

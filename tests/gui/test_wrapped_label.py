@@ -233,5 +233,6 @@ def test_rich_words_and_spans():
     assert [r.format.foreground().color().name() for r in nested] == ["#b23c12", QUERY.lower(), "#b23c12"]
     assert all(r.format.fontWeight() == QtGui.QFont.Weight.Bold for r in nested)
     assert parse_rich("1 &lt; 2 &nbsp;x")[0] == "1 < 2 \u00a0x"
-    for other in ("<a href='x'>y</a>", "<b>open", "x</b>", "<span class='c'>x</span>", "a > b", "<b style='margin:0'>x</b>"):
+    for other in ("<a href='x'>y</a>", "<b>open", "x</b>", "<span class='c'>x</span>", "a > b",
+                  "<b style='margin:0'>x</b>"):
         assert parse_rich(other) is None

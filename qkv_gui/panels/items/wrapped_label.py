@@ -30,7 +30,8 @@ QEvent = QtCore.QEvent
 _SELECTABLE = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
 _WIDGETSIZE_MAX = (1 << 24) - 1  # QWIDGETSIZE_MAX
 _LEFT, _RIGHT = int(Qt.AlignmentFlag.AlignLeft), int(Qt.AlignmentFlag.AlignRight)
-_TOP, _BOTTOM, _VCENTER = int(Qt.AlignmentFlag.AlignTop), int(Qt.AlignmentFlag.AlignBottom), int(Qt.AlignmentFlag.AlignVCenter)
+_TOP, _BOTTOM = int(Qt.AlignmentFlag.AlignTop), int(Qt.AlignmentFlag.AlignBottom)
+_VCENTER = int(Qt.AlignmentFlag.AlignVCenter)
 _HORIZONTAL, _HCENTER = int(Qt.AlignmentFlag.AlignHorizontal_Mask), int(Qt.AlignmentFlag.AlignHCenter)
 #: The events after which the label measures its words afresh.
 _NEW_LOOK = {QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.ContentsRectChange,
@@ -55,7 +56,7 @@ class WrappedLabel(QtWidgets.QLabel):
         self._text = None  # the text the words below belong to
         self._plain = None  # the words drawn (None: QLabel draws this text itself)
 
-    def _settle(self) -> tuple:
+    def _settle(self) -> dict:
         """What the label's options, font and margins make of any text; worked out once, not per text."""
         margins = self.contentsMargins()
         align = int(self.alignment())
@@ -207,7 +208,7 @@ class WrappedLabel(QtWidgets.QLabel):
 
     # ----- painting ------------------------------------------------------------------------------------
     def _place(self, size: tuple) -> tuple:
-        """Where the words go in a label of ``size``: (size, layout, origin, clip or None), as QLabel puts them."""
+        """Where the words go in a label of ``size``: (size, layout, origin, clip), as QLabel puts them."""
         look = self._look
         rect = self.contentsRect()
         m = look["margin"]
