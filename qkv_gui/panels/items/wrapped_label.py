@@ -92,17 +92,14 @@ class WrappedLabel(QtWidgets.QLabel):
         return look
 
     # ----- the words and how QLabel would draw them ----------------------------------------------------
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt naming)
-        if self._native and not self.underMouse():
-            self._native = False  # a new text has no selection
-        super().setText(text)
-
     def _ready(self) -> bool:
         """Whether this label draws its text itself (its words worked out for the text it has now)."""
         text = self.text()
         if text == self._text:
             return self._plain is not None
         look = self._look or self._settle()
+        if self._native and not self.underMouse():
+            self._native = False  # new words have no selection: painted here again
         self._text = text
         self._plain = None
         self._ranges: list = []
@@ -235,7 +232,7 @@ class WrappedLabel(QtWidgets.QLabel):
         return size, layout, origin, clip
 
     def paintEvent(self, event) -> None:  # noqa: N802
-        if self._native or not self._ready():
+        if not self._ready() or self._native:
             super().paintEvent(event)
             return
         size = (self.width(), self.height())
