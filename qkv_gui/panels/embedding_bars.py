@@ -40,6 +40,7 @@ from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, 
                            label_room, value_pool, y_limits)
 from .lazy_axes import set_label, set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
+from .items.wrapped_label import WrappedLabel
 from .steady_label import steady_box
 from .theming import ThemedTextMixin
 
@@ -168,7 +169,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
-        self.caption = QtWidgets.QLabel(body)
+        self.caption = WrappedLabel(body)
         self.caption.setObjectName("embeddingCaption")
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(QtCore.Qt.TextFormat.RichText)

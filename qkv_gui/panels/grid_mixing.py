@@ -35,6 +35,7 @@ from .. import colours, style
 from ..lazy_text import set_text, set_tooltip
 from .base import Panel
 from .masked import no_keys, no_keys_note
+from .items.wrapped_label import WrappedLabel
 from .steady_label import steady_box
 
 Qt = QtCore.Qt
@@ -649,7 +650,7 @@ class MixingPanel(Panel):
         self.canvas.roomChanged.connect(self._repaint)
         layout.addWidget(self.canvas, 1)
 
-        self.arithmetic = QtWidgets.QLabel(body)
+        self.arithmetic = WrappedLabel(body)
         self.arithmetic.setObjectName("mixingArithmetic")
         self.arithmetic.setTextFormat(Qt.TextFormat.PlainText)
         self.arithmetic.setWordWrap(True)

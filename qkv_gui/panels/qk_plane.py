@@ -32,6 +32,7 @@ from .decorations import Dots, arrow_head_item, line_item, path_item, reach, seg
 from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, set_range, steady_range
 from .masked import mask_reason, no_keys_note
+from .items.wrapped_label import WrappedLabel
 from .steady_label import steady_box
 from .text_label import MARGIN, TextLabel
 from .theming import TextPool, ThemedTextMixin
@@ -454,7 +455,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.terms.setVisible(False)
         outer.addWidget(self.terms)
 
-        self.worked = QtWidgets.QLabel(body)
+        self.worked = WrappedLabel(body)
         self.worked.setObjectName("qkPlaneWorked")
         self.worked.setWordWrap(True)
         self.worked.setTextFormat(Qt.TextFormat.PlainText)

@@ -31,6 +31,7 @@ from .decorations import Bars, curve_path, dot_item, line_item, path_item, rect_
 from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
 from ..lazy_text import set_text
+from .items.wrapped_label import WrappedLabel
 from .steady_label import steady_box
 from .text_label import TextLabel
 from .theming import ThemedTextMixin
@@ -200,7 +201,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         for chart in (self.raw, self.scaled):
             chart.plot.getViewBox().sigResized.connect(self._on_chart_resized)
 
-        self.worked = QtWidgets.QLabel(body)
+        self.worked = WrappedLabel(body)
         self.worked.setObjectName("scalingWorked")
         self.worked.setTextFormat(Qt.TextFormat.PlainText)
         self.worked.setWordWrap(True)

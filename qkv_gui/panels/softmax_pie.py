@@ -32,6 +32,7 @@ from .. import colours, style
 from ..lazy_text import set_text
 from .base import Panel
 from .masked import no_keys, no_keys_note
+from .items.wrapped_label import WrappedLabel
 from .steady_label import steady_box
 from .theming import TextPool, ThemedTextMixin, scaled_metrics, set_themed_font
 
@@ -81,7 +82,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self.vb = self.view.addViewBox(lockAspect=True, enableMouse=False, enableMenu=False)
         self.vb.setDefaultPadding(0.0)
         layout.addWidget(self.view, 1)
-        self.note = QtWidgets.QLabel(body)
+        self.note = WrappedLabel(body)
         self.note.setObjectName("softmaxNote")
         self.note.setWordWrap(True)
         self.note.setTextFormat(QtCore.Qt.TextFormat.RichText)

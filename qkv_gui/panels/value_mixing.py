@@ -41,6 +41,7 @@ from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, 
                            value_pool, y_limits)
 from .lazy_axes import set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
+from .items.wrapped_label import WrappedLabel
 from .steady_label import steady_box
 from .text_label import MARGIN
 from .theming import TextPool, ThemedTextMixin
@@ -92,7 +93,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
-        self.caption = QtWidgets.QLabel(body)
+        self.caption = WrappedLabel(body)
         self.caption.setObjectName("valuesCaption")
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(QtCore.Qt.TextFormat.RichText)
@@ -108,7 +109,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         row.addWidget(self.plot, 3)
         row.addWidget(self.out_plot, 1)
         layout.addLayout(row, 1)
-        self.worked = QtWidgets.QLabel(body)
+        self.worked = WrappedLabel(body)
         self.worked.setObjectName("valuesWorked")
         self.worked.setWordWrap(True)
         self.worked.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -6,6 +6,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import colours, style
 from ...lazy_text import set_text
+from .wrapped_label import WrappedLabel
 
 Qt = QtCore.Qt
 
@@ -24,8 +25,8 @@ def note_label(parent: QtWidgets.QWidget, object_name: str) -> QtWidgets.QLabel:
 
 def info_label(parent: QtWidgets.QWidget, object_name: str, palette: style.Palette = style.STANDARD) -> QtWidgets.QLabel:
     """The small, selectable info line under the picture (in the soft text colour of ``palette``; a panel
-    sets it again for a new palette)."""
-    label = QtWidgets.QLabel(parent)
+    sets it again for a new palette); a ``WrappedLabel``, as its words change at every edit."""
+    label = WrappedLabel(parent)
     label.setObjectName(object_name)
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
