@@ -31,6 +31,7 @@ from .decorations import Bars, curve_path, dot_item, line_item, path_item, rect_
 from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
 from ..lazy_text import set_text
+from .steady_bars import SteadyBars
 from .steady_label import steady_box
 from .text_label import TextLabel
 from .theming import ThemedTextMixin
@@ -115,8 +116,8 @@ class _Chart:
         plot.addItem(self.masked)
         self.curve = path_item(plot, pg.mkPen(p.curve, width=2, style=Qt.PenStyle.DashLine), z=-5)
         self.zero = line_item(plot, pg.mkPen(p.foreground, width=1))  # score 0, top to bottom
-        self.bars = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
-                         brush=pg.mkBrush(_color(p.colour(bar), 170)))
+        self.bars = SteadyBars(along="x", x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+                               brush=pg.mkBrush(_color(p.colour(bar), 170)))
         plot.addItem(self.bars)
         self.chosen = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(p.selected, width=2),
                            brush=pg.mkBrush(p.colour(bar)))
@@ -175,6 +176,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._wordings = ()  # the scaled chart's title, longest wording first
         self._title = ""  # ... the wording shown
         self._titles_for = None  # (wordings, width, text size) the titles were laid out for
+        self._bar_places = None  # (keys, masked keys) the bars' rows were laid out for
+        self._rows_ok = self._heights = None  # ... the rows and heights of the bars of unmasked keys
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.setSpacing(2)
@@ -396,6 +399,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
                  "x_range": (lo, hi), "masked": [int(m) for m in np.flatnonzero(~allowed)]}
         masked = ~allowed
         n_masked = int(masked.sum())
+        places = (n, masked.tobytes())
+        if places != self._bar_places:  # the rows of the bars (the same unless keys or masks change)
+            self._bar_places = places
+            self._rows_ok, self._heights = rows[allowed], np.full(n - n_masked, BAR_HEIGHT)
+        rows_ok, heights = self._rows_ok, self._heights
         # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
         curve_ys = None if curve_w is None else -0.5 + n * curve_w
         self._curve = None if curve_ys is None else (xs, curve_ys, n)
@@ -404,8 +412,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             plot = chart.plot
             ok = allowed
             vals = np.where(ok, values, 0.0)
-            chart.bars.setOpts(x0=np.minimum(vals[ok], 0.0), width=np.abs(vals[ok]), y=rows[ok],
-                               height=np.full(int(ok.sum()), BAR_HEIGHT))
+            chart.bars.show(values[ok], y=rows_ok, height=heights)
             if ok[j]:
                 if chart.changed("chosen", float(vals[j]), float(rows[j])):
                     chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],

@@ -41,6 +41,7 @@ from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, 
                            value_pool, y_limits)
 from .lazy_axes import set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
+from .steady_bars import SteadyBars
 from .steady_label import steady_box
 from .text_label import MARGIN
 from .theming import TextPool, ThemedTextMixin
@@ -81,7 +82,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         # forget each font's widths whenever it measures in another)
         self._widths = TextWidths()  # (of the names, the outputs' names and the weights, in their fonts)
         # what was last given to the bars, the views and the labels (an edit mostly changes some numbers only)
-        self._bar_opts: dict = {}
+        self._bar_pens: dict = {}  # bars -> the pen given last (``_set_pen``)
         self._cover = None
         self._solid_lefts = self._out_lefts = None
         self._row_key, self._row_px = None, 0.0
@@ -137,14 +138,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
         for zero in self.zeros:
             colours.paint(zero, pal, pen="foreground")
         self.faint_pen = self._faint_pen(pal)
-        self.faint = Bars(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
+        self.faint = SteadyBars(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
         colours.paint(self.faint, pal, brush=("fill_value", FAINT_ALPHA))  # (its outline: on every repaint)
         pi.addItem(self.faint)
-        self.scaled = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
+        self.scaled = SteadyBars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
         colours.paint(self.scaled, pal, brush="fill_value")
         self.scaled.setZValue(2)
         pi.addItem(self.scaled)
-        self.chosen = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
+        self.chosen = SteadyBars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
                            pen=pg.mkPen(pal.selected, width=2))
         colours.paint(self.chosen, pal, pen="selected", brush="fill_value")
         self.chosen.setZValue(3)
@@ -164,7 +165,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         colours.paint(self.hover_band, pal, brush="hover_bg")
         self.hover_band.setZValue(-5)
         po.addItem(self.hover_band, ignoreBounds=True)
-        self.out_bars = Bars(x0=[], height=[], width=0.8, brush=pg.mkBrush(pal.fill["output"]),
+        self.out_bars = SteadyBars(x0=[], height=[], width=0.8, brush=pg.mkBrush(pal.fill["output"]),
                              pen=pg.mkPen(pal.edge["output"], width=2))
         colours.paint(self.out_bars, pal, pen="edge_output", brush="fill_output")
         po.addItem(self.out_bars)
@@ -204,15 +205,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
             return 0.0
         return span * row_px / (plot_px - row_px)
 
-    def _set_bars(self, bars: Bars, **opts) -> None:
-        """``bars.setOpts(**opts)`` unless they are the options it was given last time (numbers compared as
-        arrays): most edits change some bars, not all of them."""
-        last = self._bar_opts.get(bars)
-        if last is not None and last.keys() == opts.keys() and all(
-                _same(last[k], v) for k, v in opts.items()):
+    def _set_pen(self, bars: Bars, pen) -> None:
+        """``bars.setOpts(pen=pen)`` unless it is the pen it was given last time (it changes with the bars'
+        width on screen and with the palette, not with the numbers)."""
+        last = self._bar_pens.get(bars, _UNSET)
+        if last is not _UNSET and (last is pen or (last is not None and pen is not None and last == pen)):
             return
-        self._bar_opts[bars] = opts
-        bars.setOpts(**opts)
+        self._bar_pens[bars] = pen
+        bars.setOpts(pen=pen)
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
@@ -244,11 +244,11 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.y_range = steady_range(self.y_range, lo - self._weights_row(hi - lo), hi)
         ppu = px_per_unit(self.plot, g.x_range)
         self._wide = ppu >= 5
-        self._set_bars(self.faint, x0=g.lefts, height=v.reshape(-1), width=1.0,
-                       pen=self.faint_pen if self._wide else None)
-        self._set_bars(self.scaled, x0=self._solid_lefts, height=parts.reshape(-1), width=0.7,
-                       pen=bar_edge(self.colours.ink["value"], ppu))
-        self._set_bars(self.chosen, x0=self._solid_lefts[j * dg:(j + 1) * dg], height=parts[j], width=0.7)
+        self._set_pen(self.faint, self.faint_pen if self._wide else None)
+        self._set_pen(self.scaled, bar_edge(self.colours.ink["value"], ppu))
+        self.faint.show(v.reshape(-1), x0=g.lefts, width=1.0)
+        self.scaled.show(parts.reshape(-1), x0=self._solid_lefts, width=0.7)
+        self.chosen.show(parts[j], x0=self._solid_lefts[j * dg:(j + 1) * dg], width=0.7)
         set_range(self.vb, g.x_range, self.y_range)
         lo, hi = self.y_range
         left, right = reach(*g.x_range)
@@ -265,7 +265,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self.masked_cover.setVisible(bool(masked.size))  # (none: nothing for the view to ask about)
         if self._out_lefts is None or self._out_lefts.size != d:
             self._out_lefts = np.arange(d, dtype=float) + 0.1
-        self._set_bars(self.out_bars, x0=self._out_lefts, height=out, width=0.8)
+        self.out_bars.show(out, x0=self._out_lefts, width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
         set_range(self.out_vb, self.out_x_range)
         left, right = reach(*self.out_x_range)
@@ -322,10 +322,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         wide = ppu >= 5
         if wide != self._wide:  # a resize made the bars wide or narrow
             self._wide = wide
-            self.faint.setOpts(pen=self.faint_pen if wide else None)
-            self.scaled.setOpts(pen=bar_edge(self.colours.ink["value"], ppu))
-            self._bar_opts.pop(self.faint, None)  # (not the options given last: set them all next time)
-            self._bar_opts.pop(self.scaled, None)
+            self._set_pen(self.faint, self.faint_pen if wide else None)
+            self._set_pen(self.scaled, bar_edge(self.colours.ink["value"], ppu))
 
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
@@ -473,14 +471,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         return self.out_plot.mapFromScene(scene)
 
 
-def _same(a, b) -> bool:
-    """Whether two options of a bar chart are the same: equal arrays, or the same other thing."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape \
-            and bool((a == b).all())
-    if a is None or b is None:
-        return a is b
-    return a is b or (type(a) is type(b) and a == b)
+#: No pen given yet (``ValuesPanel._set_pen``).
+_UNSET = object()
 
 
 def worked_decimals(n: int) -> int:
