@@ -177,6 +177,9 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._title = ""  # ... the wording shown
         self._titles_for = None  # (wordings, width, text size) the titles were laid out for
         self._bar_places = None  # (keys, masked keys) the bars' rows were laid out for
+        self._inputs = None  # what the drawing was made from (the same again: nothing to draw)
+        self._ticks_for = None  # what the key names down the side were chosen for
+        self._tick_names: list = []  # ... and the names chosen
         self._rows_ok = self._heights = None  # ... the rows and heights of the bars of unmasked keys
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
@@ -275,8 +278,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
             marker = self._drawn.get(f"{name}_marker")
             label = chart.marker_label
             edges = self._drawn.get("edges")
-            flats = [(item.pos(), item.anchor, item.text(), region.rect()) for item, region
-                     in zip(chart.flat_labels, (chart.flat_low, chart.flat_high))] if edges is not None else None
+            # (the flat ends' labels and shading are placed from what ``show_flat_ends`` was last given)
+            flats = chart._set.get("flat") if edges is not None else None
             if not chart.changed("labels", to_scene, box, marker is not None, label.pos(), label.text(),
                                  label.font(), flats, chart.flat_labels[0].font()):
                 continue
@@ -287,8 +290,10 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 centre = to_scene.map(chart.marker.pos())
                 r = chart.marker.rect().width() / 2 + chart.marker.pen().widthF()
                 placed.append(QtCore.QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r))
+                at, size = to_scene.map(label.pos()), label.box_size()  # (as ``label.scene_rect`` places it)
+                x, y, w, h = at.x(), at.y(), size.width(), size.height()
                 for anchor in ((0, 1), (1, 1), (0, 0), (1, 0)):
-                    rect = label.scene_rect(to_scene, anchor)
+                    rect = QtCore.QRectF(x - anchor[0] * w, y - anchor[1] * h, w, h)
                     if box.contains(rect):
                         label.setAnchor(anchor)
                         shown = True
@@ -336,9 +341,15 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if not (0 <= i < result.n and 0 <= self._drawn.get("key", 0) < n):
             return  # the drawing is being replaced; show_result sets the ticks again
         h = max(40.0, self.raw.plot.getViewBox().height())
-        lh = QtGui.QFontMetricsF(self.raw.plot.getAxis("left").style.get("tickFont") or self.font()).height()
-        step = max(1, int(np.ceil(n * lh / h)))
+        font = self.raw.plot.getAxis("left").style.get("tickFont") or self.font()
         j = self._drawn.get("key", 0)
+        wanted = (result.key_tokens, result.allowed[i].tobytes(), i, j, h, QtGui.QFont(font))
+        if wanted == self._ticks_for:  # the same names in the same room: the same ticks (the usual edit)
+            self._drawn["ticks"] = list(self._tick_names)
+            return
+        self._ticks_for = wanted
+        lh = QtGui.QFontMetricsF(font).height()
+        step = max(1, int(np.ceil(n * lh / h)))
         shown = set(range(0, n, step)) | {j}
         if step > 1:  # keep neighbours of j from crowding its label
             shown -= {m for m in range(j - step + 1, j + step) if m != j}
@@ -352,7 +363,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
             ticks.append((n - 1 - m, name))
         for chart in (self.raw, self.scaled):
             set_ticks(chart.plot.getAxis("left"), [ticks, []])
-        self._drawn["ticks"] = [name for _, name in ticks]
+        self._tick_names = [name for _, name in ticks]
+        self._drawn["ticks"] = list(self._tick_names)
 
     def show_result(self, result, selection):
         self._shown_result = result
@@ -362,6 +374,14 @@ class ScalingPanel(ThemedTextMixin, Panel):
         raw = np.asarray(result.scores[i], dtype=np.float64)
         scaled = np.asarray(result.scaled[i], dtype=np.float64)
         allowed = np.asarray(result.allowed[i], dtype=bool)
+        s = result.scenario
+        # everything drawn comes from these (a number of W^V, say, changes none of them: nothing to do)
+        inputs = (i, j, result.tokens[i], result.key_tokens, raw.tobytes(), scaled.tobytes(), allowed.tobytes(),
+                  np.asarray(result.masked_by[i]).tobytes(), no_keys(result, i), result.divisor, s.scale,
+                  s.temperature, s.d_k, self.theme, self.colours, self._title_pt, self.view.size())
+        if inputs == self._inputs:
+            return
+        self._inputs = inputs
         rows = (n - 1 - np.arange(n)).astype(np.float64)  # key 0 at the top
         finite = np.concatenate([raw[allowed], scaled[allowed]])
         edges = saturation.flat_edges(result, i, j) if allowed[j] else None
@@ -382,7 +402,6 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if allowed[j]:
             curve_w = views.softmax_curve(result, i, j, np.concatenate([xs, [raw[j], scaled[j]]]))
             curve_w, at = curve_w[:-2], curve_w[-2:]
-        s = result.scenario
         div = explain.trimmed(result.divisor, 3)
         if s.scale and s.temperature != 1.0:
             wordings = (f"÷ (√{s.d_k} × T {explain.trimmed(s.temperature, 3)}) = ÷ {div}", f"÷ {div}")
