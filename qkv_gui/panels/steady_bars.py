@@ -51,7 +51,7 @@ class SteadyBars(Bars):
             lo, hi = np.minimum(x0, end), np.maximum(x0, end)
             start, size = 0, 2
         length = hi - lo
-        if np.array_equal(rects[:, start], lo) and np.array_equal(rects[:, size], length):
+        if not ((rects[:, start] != lo).any() or (rects[:, size] != length).any()):
             return  # the same bars: nothing to draw
         if self._along == "y":
             self.opts["height"] = v

@@ -88,6 +88,9 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._row_key, self._row_px = None, 0.0
         self._tip_what = None
         self._names_key = self._out_key = self._weight_font_key = None
+        self._tick_fonts: dict = {}  # plot -> (its axis' tick font as given, the font as drawn, its key)
+        self._weights_laid = None  # what the weights' places were worked out for (``_place_weights``)
+        self._weights_at: tuple = ((), [])  # ... the texts' places and which of them fit
         self._weight_font = None
         self._shown_names: list = []
         layout = QtWidgets.QVBoxLayout(body)
@@ -294,19 +297,32 @@ class ValuesPanel(ThemedTextMixin, Panel):
                 "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
             set_tooltip(self.out_plot, "The output is the sum of all the solid bars, coordinate by coordinate.\n"
                                        "Point at a bar to see its sum worked out below.")
-        self._place_labels()
+        self._place_labels(ppu)
         self._write_worked()
 
-    def _place_labels(self) -> None:
+    def _tick_font(self, plot) -> tuple:
+        """(the font of ``plot``'s names along the bottom as drawn now, its key): made again only when the axis
+        is given another font (a theme gives it a new one)."""
+        given = plot.getPlotItem().getAxis("bottom").style.get("tickFont")
+        memo = self._tick_fonts.get(plot)
+        if memo is None or memo[0] is not given or given is None:
+            font = tick_font(plot)
+            memo = self._tick_fonts[plot] = (given, font, font.key())
+        return memo[1], memo[2]
+
+    def _place_labels(self, ppu: float | None = None) -> None:
+        """Names, weights, numbers and the pointer where they fit (``ppu``: the plot's pixels per bar, when
+        known)."""
         result = self._result
         if result is None or result.n == 0:
             return
         i, j = self._sel
         g = self.groups
-        ppu = px_per_unit(self.plot, g.x_range)
+        if ppu is None:
+            ppu = px_per_unit(self.plot, g.x_range)
         names = result.key_tokens
-        font = tick_font(self.plot)
-        key = (names, font.key(), ppu, j, g.shape)
+        font, font_key = self._tick_font(self.plot)
+        key = (names, font_key, ppu, j, g.shape)
         if key != self._names_key:  # the names thinned again only for new names, a new width or another key
             self._names_key = key
             self._shown_names = thin_labels(g.centres, self._widths(font, names), ppu, keep=(j,))
@@ -328,8 +344,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
         s = result.scenario
-        font = tick_font(self.out_plot)
-        key = (s.v_names, s.n_heads, s.d_v, d, font.key(), oppu, self._coord)
+        font, font_key = self._tick_font(self.out_plot)
+        key = (s.v_names, s.n_heads, s.d_v, d, font_key, oppu, self._coord)
         if key != self._out_key:  # the coordinates named again only when their names, width or the one shown change
             self._out_key = key
             wordings = [[feature_names.header(s, "out", c) for c in range(d)],
@@ -362,14 +378,19 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self._weight_font = font
         widths = self._widths(self._weight_font, texts)
         room = self._weights_row(1.0) > 0.0
-        keep = [named.index(j)] if j in named else []
         lo = self.y_range[0]
         x0, x1 = g.x_range
-        # where each text's middle goes: under its group, moved in from the plot's edge when it would stick out
-        # (thinned at those places, so a moved text never lands on its neighbour)
-        halves = [(w / 2 + MARGIN) / max(ppu, 1e-9) for w in widths]
-        mids = [min(max(float(g.centres[k]), x0 + h), x1 - h) for k, h in zip(named, halves)]
-        fits = thin_labels(np.array(mids), widths, ppu, keep=keep) if room and named else []
+        laid = (named, widths, ppu, room, j, x0, x1, g.centres.tobytes())
+        if laid != self._weights_laid:  # new widths (mostly the same: digits are as wide as each other)
+            self._weights_laid = laid
+            keep = [named.index(j)] if j in named else []
+            # where each text's middle goes: under its group, moved in from the plot's edge when it would stick
+            # out (thinned at those places, so a moved text never lands on its neighbour)
+            halves = [(w / 2 + MARGIN) / max(ppu, 1e-9) for w in widths]
+            mids = [min(max(float(g.centres[k]), x0 + h), x1 - h) for k, h in zip(named, halves)]
+            fits = thin_labels(np.array(mids), widths, ppu, keep=keep) if room and named else []
+            self._weights_at = (mids, fits)
+        mids, fits = self._weights_at
         self._weight_labels = []
         for item, n in zip(self.weights.take(len(fits)), fits):
             item.setAnchor((0.5, 1.0))
