@@ -98,6 +98,7 @@ class _Chart:
     def __init__(self, plot: pg.PlotItem, p: style.Palette, bar: str):
         """``bar``: the palette's role of the bars."""
         self.plot = plot
+        self.vb = plot.getViewBox()
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(False, False)
         plot.hideButtons()
@@ -257,7 +258,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if self._curve is None:
             return
         xs, ys, n = self._curve
-        tall = max(chart.plot.getViewBox().height() for chart in (self.raw, self.scaled))
+        tall = max(self.raw.vb.height(), self.scaled.vb.height())
         px_y = tall / max(n * 1.04, 1e-12)  # pixels per row (the rows' range has 2 % padding each side)
         if self.raw.changed("curve", xs.tobytes(), ys.tobytes(), px_y):
             keep = sparse_points(ys, px_y)
@@ -271,7 +272,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         Nothing is placed again when the charts, their ranges and the labels' places and words are as
         they were."""
         for chart, name in ((self.raw, "raw"), (self.scaled, "scaled")):
-            vb = chart.plot.getViewBox()
+            vb = chart.vb
             vb.updateMatrix()  # (the view's transform follows a new range only when asked)
             to_scene = vb.childTransform() * vb.sceneTransform()
             box = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
@@ -340,7 +341,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         i = self._drawn.get("query", 0)
         if not (0 <= i < result.n and 0 <= self._drawn.get("key", 0) < n):
             return  # the drawing is being replaced; show_result sets the ticks again
-        h = max(40.0, self.raw.plot.getViewBox().height())
+        h = max(40.0, self.raw.vb.height())
         font = self.raw.plot.getAxis("left").style.get("tickFont") or self.font()
         j = self._drawn.get("key", 0)
         wanted = (result.key_tokens, result.allowed[i].tobytes(), i, j, h, QtGui.QFont(font))
@@ -521,7 +522,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         for chart in (self.raw, self.scaled):
             axis = chart.plot.getAxis("bottom")
             font = axis.style.get("tickFont") or self.font()
-            width = max(1.0, chart.plot.getViewBox().width())
+            width = max(1.0, chart.vb.width())
             if not chart.changed("spacing", lo, hi, width, font):
                 continue
             fm = QtGui.QFontMetricsF(font)
