@@ -432,7 +432,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             plot = chart.plot
             ok = allowed
             vals = np.where(ok, values, 0.0)
-            chart.bars.show(values[ok], y=rows_ok, height=heights)
+            chart.bars.set_lengths(values[ok], y=rows_ok, height=heights)
             if ok[j]:
                 if chart.changed("chosen", float(vals[j]), float(rows[j])):
                     chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],

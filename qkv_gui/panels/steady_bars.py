@@ -1,7 +1,7 @@
 """Bars from the zero line whose places stay while their lengths change: what an edit does to a bar chart.
 
 ``SteadyBars`` is a ``decorations.Bars`` (the same options, rectangles, looks, bounds and colour roles) with
-one more call, ``show(values, **places)``: bar k reaches from 0 to ``values[k]``, upright (``along="y"``:
+one more call, ``set_lengths(values, **places)``: bar k reaches from 0 to ``values[k]``, upright (``along="y"``:
 ``places`` are ``x0`` and ``width``) or lying (``along="x"``: ``places`` are ``y`` and ``height``). When the
 places and the number of bars are those of last time (one bar per token: the usual edit), only the lengths
 are written into the bars' rectangles, the same numbers ``setOpts`` would work out, at a fraction of its
@@ -25,10 +25,10 @@ class SteadyBars(Bars):
         super().__init__(**opts)
 
     def setOpts(self, **opts):  # noqa: N802 (pyqtgraph naming)
-        self._places = None  # set by hand: the next ``show`` sets every option again
+        self._places = None  # set by hand: the next ``set_lengths`` sets every option again
         super().setOpts(**opts)
 
-    def show(self, values, **places) -> None:
+    def set_lengths(self, values, **places) -> None:
         """Bars from 0 to each of ``values`` at ``places`` (see the class)."""
         v = np.asarray(values, dtype=np.float64)
         last = self._places

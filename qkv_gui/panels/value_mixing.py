@@ -249,9 +249,9 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._wide = ppu >= 5
         self._set_pen(self.faint, self.faint_pen if self._wide else None)
         self._set_pen(self.scaled, bar_edge(self.colours.ink["value"], ppu))
-        self.faint.show(v.reshape(-1), x0=g.lefts, width=1.0)
-        self.scaled.show(parts.reshape(-1), x0=self._solid_lefts, width=0.7)
-        self.chosen.show(parts[j], x0=self._solid_lefts[j * dg:(j + 1) * dg], width=0.7)
+        self.faint.set_lengths(v.reshape(-1), x0=g.lefts, width=1.0)
+        self.scaled.set_lengths(parts.reshape(-1), x0=self._solid_lefts, width=0.7)
+        self.chosen.set_lengths(parts[j], x0=self._solid_lefts[j * dg:(j + 1) * dg], width=0.7)
         set_range(self.vb, g.x_range, self.y_range)
         lo, hi = self.y_range
         left, right = reach(*g.x_range)
@@ -268,7 +268,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self.masked_cover.setVisible(bool(masked.size))  # (none: nothing for the view to ask about)
         if self._out_lefts is None or self._out_lefts.size != d:
             self._out_lefts = np.arange(d, dtype=float) + 0.1
-        self.out_bars.show(out, x0=self._out_lefts, width=0.8)
+        self.out_bars.set_lengths(out, x0=self._out_lefts, width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
         set_range(self.out_vb, self.out_x_range)
         left, right = reach(*self.out_x_range)

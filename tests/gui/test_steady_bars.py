@@ -12,29 +12,15 @@ from qkv_gui.panels.decorations import Bars
 from qkv_gui.panels.steady_bars import SteadyBars
 
 from .conftest import settle
-
-RED, BLUE, WHITE = "#D02020", "#2040D0", "#FFFFFF"
+from .test_plot_items import BLUE, RED, plot  # noqa: F401  (the plot fixture)
 
 
 @pytest.fixture
-def plots(qtbot):
-    """Two plots side by side in the same range and size: one for the steady bars, one for the plain ones."""
-    views = []
-    for _ in range(2):
-        view = pg.PlotWidget(background=WHITE)
-        qtbot.addWidget(view)
-        pi = view.getPlotItem()
-        for name in ("left", "bottom"):
-            pi.hideAxis(name)
-        pi.setMouseEnabled(False, False)
-        pi.hideButtons()
-        view.setRange(xRange=(-6, 6), yRange=(-6, 6), padding=0)
-        view.resize(300, 300)
-        view.show()
-        qtbot.waitExposed(view)
-        views.append(view)
+def plots(plot):
+    """The plot of the plain bars' tests, showing -6..6 both ways."""
+    plot.setRange(xRange=(-6, 6), yRange=(-6, 6), padding=0)
     settle()
-    return views
+    return plot
 
 
 def _places(along: str, count: int, shift: float = 0.0) -> dict:
@@ -50,7 +36,7 @@ def _plain_options(along: str, values, places: dict) -> dict:
     return {**places, "x0": np.minimum(v, 0.0), "width": np.abs(v)}
 
 
-def _assert_same(steady: SteadyBars, plain: Bars, views) -> None:
+def _assert_same(steady: SteadyBars, plain: Bars, view) -> None:
     np.testing.assert_array_equal(steady.rects(), plain.rects())
     assert steady.boundingRect() == plain.boundingRect()
     for ax in (0, 1):
@@ -61,8 +47,14 @@ def _assert_same(steady: SteadyBars, plain: Bars, views) -> None:
             np.testing.assert_array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float), err_msg=key)
         else:
             assert a == b, key
+    plain.hide()
     settle()
-    assert views[0].grab().toImage() == views[1].grab().toImage()
+    mine = view.grab().toImage()
+    plain.show()
+    steady.hide()
+    settle()
+    assert view.grab().toImage() == mine
+    steady.show()
 
 
 @pytest.mark.parametrize("along", ["y", "x"])
@@ -71,8 +63,8 @@ def test_new_lengths_places_and_pens_draw_what_plain_bars_draw(plots, along):
     first = rng.uniform(-5, 5, 6)
     steady = SteadyBars(along=along, brush=RED, pen=None, **_plain_options(along, first, _places(along, 6)))
     plain = Bars(brush=RED, pen=None, **_plain_options(along, first, _places(along, 6)))
-    plots[0].addItem(steady)
-    plots[1].addItem(plain)
+    plots.addItem(steady)
+    plots.addItem(plain)
     _assert_same(steady, plain, plots)
     steps = [
         (rng.uniform(-5, 5, 6), _places(along, 6)),  # new lengths, the same places: the quick way
@@ -85,28 +77,28 @@ def test_new_lengths_places_and_pens_draw_what_plain_bars_draw(plots, along):
         (rng.uniform(-5, 5, 3), _places(along, 3)),
     ]
     for values, places in steps:
-        steady.show(values, **places)
+        steady.set_lengths(values, **places)
         plain.setOpts(**_plain_options(along, values, places))
         _assert_same(steady, plain, plots)
     steady.setOpts(pen=pg.mkPen(BLUE, width=2))  # a new pen, then new lengths in it
     plain.setOpts(pen=pg.mkPen(BLUE, width=2))
     values = rng.uniform(-5, 5, 3)
-    steady.show(values, **_places(along, 3))
+    steady.set_lengths(values, **_places(along, 3))
     plain.setOpts(**_plain_options(along, values, _places(along, 3)))
     _assert_same(steady, plain, plots)
 
 
 def test_the_same_lengths_again_do_no_work(plots, monkeypatch):
     bars = SteadyBars(x0=np.arange(3.0), width=0.5, height=[1.0, 2.0, 3.0], brush=RED, pen=None)
-    plots[0].addItem(bars)
+    plots.addItem(bars)
     settle()
     lefts = np.arange(3.0)
-    bars.show([1.0, 2.0, 3.0], x0=lefts, width=0.5)  # (the places as given: kept for the next time)
+    bars.set_lengths([1.0, 2.0, 3.0], x0=lefts, width=0.5)  # (the places as given: kept for the next time)
     updates = []
     monkeypatch.setattr(bars, "update", lambda *a: updates.append(a))
-    bars.show(np.array([1.0, 2.0, 3.0]), x0=lefts.copy(), width=0.5)
+    bars.set_lengths(np.array([1.0, 2.0, 3.0]), x0=lefts.copy(), width=0.5)
     assert updates == []
-    bars.show([1.0, -2.0, 3.0], x0=lefts, width=0.5)
+    bars.set_lengths([1.0, -2.0, 3.0], x0=lefts, width=0.5)
     assert len(updates) == 1
     np.testing.assert_array_equal(bars.rects()[:, 1], [0.0, -2.0, 0.0])
     np.testing.assert_array_equal(bars.opts["height"], [1.0, -2.0, 3.0])
