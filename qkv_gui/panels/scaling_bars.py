@@ -32,6 +32,7 @@ from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
 from ..lazy_text import set_text
 from .items.wrapped_label import WrappedLabel
+from .steady_bars import SteadyBars
 from .steady_label import steady_box
 from .text_label import TextLabel
 from .theming import ThemedTextMixin
@@ -98,6 +99,7 @@ class _Chart:
     def __init__(self, plot: pg.PlotItem, p: style.Palette, bar: str):
         """``bar``: the palette's role of the bars."""
         self.plot = plot
+        self.vb = plot.getViewBox()
         plot.setMenuEnabled(False)
         plot.setMouseEnabled(False, False)
         plot.hideButtons()
@@ -116,8 +118,8 @@ class _Chart:
         plot.addItem(self.masked)
         self.curve = path_item(plot, pg.mkPen(p.curve, width=2, style=Qt.PenStyle.DashLine), z=-5)
         self.zero = line_item(plot, pg.mkPen(p.foreground, width=1))  # score 0, top to bottom
-        self.bars = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
-                         brush=pg.mkBrush(_color(p.colour(bar), 170)))
+        self.bars = SteadyBars(along="x", x0=[], y=[], width=[], height=[], pen=pg.mkPen(None),
+                               brush=pg.mkBrush(_color(p.colour(bar), 170)))
         plot.addItem(self.bars)
         self.chosen = Bars(x0=[], y=[], width=[], height=[], pen=pg.mkPen(p.selected, width=2),
                            brush=pg.mkBrush(p.colour(bar)))
@@ -176,6 +178,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._wordings = ()  # the scaled chart's title, longest wording first
         self._title = ""  # ... the wording shown
         self._titles_for = None  # (wordings, width, text size) the titles were laid out for
+        self._bar_places = None  # (keys, masked keys) the bars' rows were laid out for
+        self._inputs = None  # what the drawing was made from (the same again: nothing to draw)
+        self._ticks_for = None  # what the key names down the side were chosen for
+        self._tick_names: list = []  # ... and the names chosen
+        self._rows_ok = self._heights = None  # ... the rows and heights of the bars of unmasked keys
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.setSpacing(2)
@@ -252,7 +259,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if self._curve is None:
             return
         xs, ys, n = self._curve
-        tall = max(chart.plot.getViewBox().height() for chart in (self.raw, self.scaled))
+        tall = max(self.raw.vb.height(), self.scaled.vb.height())
         px_y = tall / max(n * 1.04, 1e-12)  # pixels per row (the rows' range has 2 % padding each side)
         if self.raw.changed("curve", xs.tobytes(), ys.tobytes(), px_y):
             keep = sparse_points(ys, px_y)
@@ -266,15 +273,15 @@ class ScalingPanel(ThemedTextMixin, Panel):
         Nothing is placed again when the charts, their ranges and the labels' places and words are as
         they were."""
         for chart, name in ((self.raw, "raw"), (self.scaled, "scaled")):
-            vb = chart.plot.getViewBox()
+            vb = chart.vb
             vb.updateMatrix()  # (the view's transform follows a new range only when asked)
             to_scene = vb.childTransform() * vb.sceneTransform()
             box = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
             marker = self._drawn.get(f"{name}_marker")
             label = chart.marker_label
             edges = self._drawn.get("edges")
-            flats = [(item.pos(), item.anchor, item.text(), region.rect()) for item, region
-                     in zip(chart.flat_labels, (chart.flat_low, chart.flat_high))] if edges is not None else None
+            # (the flat ends' labels and shading are placed from what ``show_flat_ends`` was last given)
+            flats = chart._set.get("flat") if edges is not None else None
             if not chart.changed("labels", to_scene, box, marker is not None, label.pos(), label.text(),
                                  label.font(), flats, chart.flat_labels[0].font()):
                 continue
@@ -285,8 +292,10 @@ class ScalingPanel(ThemedTextMixin, Panel):
                 centre = to_scene.map(chart.marker.pos())
                 r = chart.marker.rect().width() / 2 + chart.marker.pen().widthF()
                 placed.append(QtCore.QRectF(centre.x() - r, centre.y() - r, 2 * r, 2 * r))
+                at, size = to_scene.map(label.pos()), label.box_size()  # (as ``label.scene_rect`` places it)
+                x, y, w, h = at.x(), at.y(), size.width(), size.height()
                 for anchor in ((0, 1), (1, 1), (0, 0), (1, 0)):
-                    rect = label.scene_rect(to_scene, anchor)
+                    rect = QtCore.QRectF(x - anchor[0] * w, y - anchor[1] * h, w, h)
                     if box.contains(rect):
                         label.setAnchor(anchor)
                         shown = True
@@ -333,10 +342,16 @@ class ScalingPanel(ThemedTextMixin, Panel):
         i = self._drawn.get("query", 0)
         if not (0 <= i < result.n and 0 <= self._drawn.get("key", 0) < n):
             return  # the drawing is being replaced; show_result sets the ticks again
-        h = max(40.0, self.raw.plot.getViewBox().height())
-        lh = QtGui.QFontMetricsF(self.raw.plot.getAxis("left").style.get("tickFont") or self.font()).height()
-        step = max(1, int(np.ceil(n * lh / h)))
+        h = max(40.0, self.raw.vb.height())
+        font = self.raw.plot.getAxis("left").style.get("tickFont") or self.font()
         j = self._drawn.get("key", 0)
+        wanted = (result.key_tokens, result.allowed[i].tobytes(), i, j, h, QtGui.QFont(font))
+        if wanted == self._ticks_for:  # the same names in the same room: the same ticks (the usual edit)
+            self._drawn["ticks"] = list(self._tick_names)
+            return
+        self._ticks_for = wanted
+        lh = QtGui.QFontMetricsF(font).height()
+        step = max(1, int(np.ceil(n * lh / h)))
         shown = set(range(0, n, step)) | {j}
         if step > 1:  # keep neighbours of j from crowding its label
             shown -= {m for m in range(j - step + 1, j + step) if m != j}
@@ -350,7 +365,8 @@ class ScalingPanel(ThemedTextMixin, Panel):
             ticks.append((n - 1 - m, name))
         for chart in (self.raw, self.scaled):
             set_ticks(chart.plot.getAxis("left"), [ticks, []])
-        self._drawn["ticks"] = [name for _, name in ticks]
+        self._tick_names = [name for _, name in ticks]
+        self._drawn["ticks"] = list(self._tick_names)
 
     def show_result(self, result, selection):
         self._shown_result = result
@@ -360,6 +376,14 @@ class ScalingPanel(ThemedTextMixin, Panel):
         raw = np.asarray(result.scores[i], dtype=np.float64)
         scaled = np.asarray(result.scaled[i], dtype=np.float64)
         allowed = np.asarray(result.allowed[i], dtype=bool)
+        s = result.scenario
+        # everything drawn comes from these (a number of W^V, say, changes none of them: nothing to do)
+        inputs = (i, j, result.tokens[i], result.key_tokens, raw.tobytes(), scaled.tobytes(), allowed.tobytes(),
+                  np.asarray(result.masked_by[i]).tobytes(), no_keys(result, i), result.divisor, s.scale,
+                  s.temperature, s.d_k, self.theme, self.colours, self._title_pt, self.view.size())
+        if inputs == self._inputs:
+            return
+        self._inputs = inputs
         rows = (n - 1 - np.arange(n)).astype(np.float64)  # key 0 at the top
         finite = np.concatenate([raw[allowed], scaled[allowed]])
         edges = saturation.flat_edges(result, i, j) if allowed[j] else None
@@ -380,7 +404,6 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if allowed[j]:
             curve_w = views.softmax_curve(result, i, j, np.concatenate([xs, [raw[j], scaled[j]]]))
             curve_w, at = curve_w[:-2], curve_w[-2:]
-        s = result.scenario
         div = explain.trimmed(result.divisor, 3)
         if s.scale and s.temperature != 1.0:
             wordings = (f"÷ (√{s.d_k} × T {explain.trimmed(s.temperature, 3)}) = ÷ {div}", f"÷ {div}")
@@ -397,6 +420,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
                  "x_range": (lo, hi), "masked": [int(m) for m in np.flatnonzero(~allowed)]}
         masked = ~allowed
         n_masked = int(masked.sum())
+        places = (n, masked.tobytes())
+        if places != self._bar_places:  # the rows of the bars (the same unless keys or masks change)
+            self._bar_places = places
+            self._rows_ok, self._heights = rows[allowed], np.full(n - n_masked, BAR_HEIGHT)
+        rows_ok, heights = self._rows_ok, self._heights
         # the curve: weight w on the right axis, drawn over the rows: w = 0 at the bottom, 1 at the top
         curve_ys = None if curve_w is None else -0.5 + n * curve_w
         self._curve = None if curve_ys is None else (xs, curve_ys, n)
@@ -405,8 +433,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
             plot = chart.plot
             ok = allowed
             vals = np.where(ok, values, 0.0)
-            chart.bars.setOpts(x0=np.minimum(vals[ok], 0.0), width=np.abs(vals[ok]), y=rows[ok],
-                               height=np.full(int(ok.sum()), BAR_HEIGHT))
+            chart.bars.set_lengths(values[ok], y=rows_ok, height=heights)
             if ok[j]:
                 if chart.changed("chosen", float(vals[j]), float(rows[j])):
                     chart.chosen.setOpts(x0=[min(vals[j], 0.0)], width=[abs(vals[j])], y=[rows[j]],
@@ -496,7 +523,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         for chart in (self.raw, self.scaled):
             axis = chart.plot.getAxis("bottom")
             font = axis.style.get("tickFont") or self.font()
-            width = max(1.0, chart.plot.getViewBox().width())
+            width = max(1.0, chart.vb.width())
             if not chart.changed("spacing", lo, hi, width, font):
                 continue
             fm = QtGui.QFontMetricsF(font)

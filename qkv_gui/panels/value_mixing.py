@@ -42,6 +42,7 @@ from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, 
 from .lazy_axes import set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .items.wrapped_label import WrappedLabel
+from .steady_bars import SteadyBars
 from .steady_label import steady_box
 from .text_label import MARGIN
 from .theming import TextPool, ThemedTextMixin
@@ -82,12 +83,15 @@ class ValuesPanel(ThemedTextMixin, Panel):
         # forget each font's widths whenever it measures in another)
         self._widths = TextWidths()  # (of the names, the outputs' names and the weights, in their fonts)
         # what was last given to the bars, the views and the labels (an edit mostly changes some numbers only)
-        self._bar_opts: dict = {}
+        self._bar_pens: dict = {}  # bars -> the pen given last (``_set_pen``)
         self._cover = None
         self._solid_lefts = self._out_lefts = None
         self._row_key, self._row_px = None, 0.0
         self._tip_what = None
         self._names_key = self._out_key = self._weight_font_key = None
+        self._tick_fonts: dict = {}  # plot -> (its axis' tick font as given, the font as drawn, its key)
+        self._weights_laid = None  # what the weights' places were worked out for (``_place_weights``)
+        self._weights_at: tuple = ((), [])  # ... the texts' places and which of them fit
         self._weight_font = None
         self._shown_names: list = []
         layout = QtWidgets.QVBoxLayout(body)
@@ -138,14 +142,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
         for zero in self.zeros:
             colours.paint(zero, pal, pen="foreground")
         self.faint_pen = self._faint_pen(pal)
-        self.faint = Bars(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
+        self.faint = SteadyBars(x0=[], height=[], width=1.0, brush=pg.mkBrush(faint), pen=None)
         colours.paint(self.faint, pal, brush=("fill_value", FAINT_ALPHA))  # (its outline: on every repaint)
         pi.addItem(self.faint)
-        self.scaled = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
+        self.scaled = SteadyBars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint), pen=None)
         colours.paint(self.scaled, pal, brush="fill_value")
         self.scaled.setZValue(2)
         pi.addItem(self.scaled)
-        self.chosen = Bars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
+        self.chosen = SteadyBars(x0=[], height=[], width=0.7, brush=pg.mkBrush(mint),
                            pen=pg.mkPen(pal.selected, width=2))
         colours.paint(self.chosen, pal, pen="selected", brush="fill_value")
         self.chosen.setZValue(3)
@@ -165,7 +169,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         colours.paint(self.hover_band, pal, brush="hover_bg")
         self.hover_band.setZValue(-5)
         po.addItem(self.hover_band, ignoreBounds=True)
-        self.out_bars = Bars(x0=[], height=[], width=0.8, brush=pg.mkBrush(pal.fill["output"]),
+        self.out_bars = SteadyBars(x0=[], height=[], width=0.8, brush=pg.mkBrush(pal.fill["output"]),
                              pen=pg.mkPen(pal.edge["output"], width=2))
         colours.paint(self.out_bars, pal, pen="edge_output", brush="fill_output")
         po.addItem(self.out_bars)
@@ -205,15 +209,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
             return 0.0
         return span * row_px / (plot_px - row_px)
 
-    def _set_bars(self, bars: Bars, **opts) -> None:
-        """``bars.setOpts(**opts)`` unless they are the options it was given last time (numbers compared as
-        arrays): most edits change some bars, not all of them."""
-        last = self._bar_opts.get(bars)
-        if last is not None and last.keys() == opts.keys() and all(
-                _same(last[k], v) for k, v in opts.items()):
+    def _set_pen(self, bars: Bars, pen) -> None:
+        """``bars.setOpts(pen=pen)`` unless it is the pen it was given last time (it changes with the bars'
+        width on screen and with the palette, not with the numbers)."""
+        last = self._bar_pens.get(bars, _UNSET)
+        if last is not _UNSET and (last is pen or (last is not None and pen is not None and last == pen)):
             return
-        self._bar_opts[bars] = opts
-        bars.setOpts(**opts)
+        self._bar_pens[bars] = pen
+        bars.setOpts(pen=pen)
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
@@ -245,11 +248,11 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self.y_range = steady_range(self.y_range, lo - self._weights_row(hi - lo), hi)
         ppu = px_per_unit(self.plot, g.x_range)
         self._wide = ppu >= 5
-        self._set_bars(self.faint, x0=g.lefts, height=v.reshape(-1), width=1.0,
-                       pen=self.faint_pen if self._wide else None)
-        self._set_bars(self.scaled, x0=self._solid_lefts, height=parts.reshape(-1), width=0.7,
-                       pen=bar_edge(self.colours.ink["value"], ppu))
-        self._set_bars(self.chosen, x0=self._solid_lefts[j * dg:(j + 1) * dg], height=parts[j], width=0.7)
+        self._set_pen(self.faint, self.faint_pen if self._wide else None)
+        self._set_pen(self.scaled, bar_edge(self.colours.ink["value"], ppu))
+        self.faint.set_lengths(v.reshape(-1), x0=g.lefts, width=1.0)
+        self.scaled.set_lengths(parts.reshape(-1), x0=self._solid_lefts, width=0.7)
+        self.chosen.set_lengths(parts[j], x0=self._solid_lefts[j * dg:(j + 1) * dg], width=0.7)
         set_range(self.vb, g.x_range, self.y_range)
         lo, hi = self.y_range
         left, right = reach(*g.x_range)
@@ -266,7 +269,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self.masked_cover.setVisible(bool(masked.size))  # (none: nothing for the view to ask about)
         if self._out_lefts is None or self._out_lefts.size != d:
             self._out_lefts = np.arange(d, dtype=float) + 0.1
-        self._set_bars(self.out_bars, x0=self._out_lefts, height=out, width=0.8)
+        self.out_bars.set_lengths(out, x0=self._out_lefts, width=0.8)
         self.out_x_range = (-0.25, d + 0.25)
         set_range(self.out_vb, self.out_x_range)
         left, right = reach(*self.out_x_range)
@@ -295,19 +298,32 @@ class ValuesPanel(ThemedTextMixin, Panel):
                 "Under each group: the token, and at its foot its weight. Click a token's bars to make it the key.")
             set_tooltip(self.out_plot, "The output is the sum of all the solid bars, coordinate by coordinate.\n"
                                        "Point at a bar to see its sum worked out below.")
-        self._place_labels()
+        self._place_labels(ppu)
         self._write_worked()
 
-    def _place_labels(self) -> None:
+    def _tick_font(self, plot) -> tuple:
+        """(the font of ``plot``'s names along the bottom as drawn now, its key): made again only when the axis
+        is given another font (a theme gives it a new one)."""
+        given = plot.getPlotItem().getAxis("bottom").style.get("tickFont")
+        memo = self._tick_fonts.get(plot)
+        if memo is None or memo[0] is not given or given is None:
+            font = tick_font(plot)
+            memo = self._tick_fonts[plot] = (given, font, font.key())
+        return memo[1], memo[2]
+
+    def _place_labels(self, ppu: float | None = None) -> None:
+        """Names, weights, numbers and the pointer where they fit (``ppu``: the plot's pixels per bar, when
+        known)."""
         result = self._result
         if result is None or result.n == 0:
             return
         i, j = self._sel
         g = self.groups
-        ppu = px_per_unit(self.plot, g.x_range)
+        if ppu is None:
+            ppu = px_per_unit(self.plot, g.x_range)
         names = result.key_tokens
-        font = tick_font(self.plot)
-        key = (names, font.key(), ppu, j, g.shape)
+        font, font_key = self._tick_font(self.plot)
+        key = (names, font_key, ppu, j, g.shape)
         if key != self._names_key:  # the names thinned again only for new names, a new width or another key
             self._names_key = key
             self._shown_names = thin_labels(g.centres, self._widths(font, names), ppu, keep=(j,))
@@ -323,16 +339,14 @@ class ValuesPanel(ThemedTextMixin, Panel):
         wide = ppu >= 5
         if wide != self._wide:  # a resize made the bars wide or narrow
             self._wide = wide
-            self.faint.setOpts(pen=self.faint_pen if wide else None)
-            self.scaled.setOpts(pen=bar_edge(self.colours.ink["value"], ppu))
-            self._bar_opts.pop(self.faint, None)  # (not the options given last: set them all next time)
-            self._bar_opts.pop(self.scaled, None)
+            self._set_pen(self.faint, self.faint_pen if wide else None)
+            self._set_pen(self.scaled, bar_edge(self.colours.ink["value"], ppu))
 
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
         s = result.scenario
-        font = tick_font(self.out_plot)
-        key = (s.v_names, s.n_heads, s.d_v, d, font.key(), oppu, self._coord)
+        font, font_key = self._tick_font(self.out_plot)
+        key = (s.v_names, s.n_heads, s.d_v, d, font_key, oppu, self._coord)
         if key != self._out_key:  # the coordinates named again only when their names, width or the one shown change
             self._out_key = key
             wordings = [[feature_names.header(s, "out", c) for c in range(d)],
@@ -365,14 +379,19 @@ class ValuesPanel(ThemedTextMixin, Panel):
             self._weight_font = font
         widths = self._widths(self._weight_font, texts)
         room = self._weights_row(1.0) > 0.0
-        keep = [named.index(j)] if j in named else []
         lo = self.y_range[0]
         x0, x1 = g.x_range
-        # where each text's middle goes: under its group, moved in from the plot's edge when it would stick out
-        # (thinned at those places, so a moved text never lands on its neighbour)
-        halves = [(w / 2 + MARGIN) / max(ppu, 1e-9) for w in widths]
-        mids = [min(max(float(g.centres[k]), x0 + h), x1 - h) for k, h in zip(named, halves)]
-        fits = thin_labels(np.array(mids), widths, ppu, keep=keep) if room and named else []
+        laid = (named, widths, ppu, room, j, x0, x1, g.centres.tobytes())
+        if laid != self._weights_laid:  # new widths (mostly the same: digits are as wide as each other)
+            self._weights_laid = laid
+            keep = [named.index(j)] if j in named else []
+            # where each text's middle goes: under its group, moved in from the plot's edge when it would stick
+            # out (thinned at those places, so a moved text never lands on its neighbour)
+            halves = [(w / 2 + MARGIN) / max(ppu, 1e-9) for w in widths]
+            mids = [min(max(float(g.centres[k]), x0 + h), x1 - h) for k, h in zip(named, halves)]
+            fits = thin_labels(np.array(mids), widths, ppu, keep=keep) if room and named else []
+            self._weights_at = (mids, fits)
+        mids, fits = self._weights_at
         self._weight_labels = []
         for item, n in zip(self.weights.take(len(fits)), fits):
             item.setAnchor((0.5, 1.0))
@@ -474,14 +493,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         return self.out_plot.mapFromScene(scene)
 
 
-def _same(a, b) -> bool:
-    """Whether two options of a bar chart are the same: equal arrays, or the same other thing."""
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape \
-            and bool((a == b).all())
-    if a is None or b is None:
-        return a is b
-    return a is b or (type(a) is type(b) and a == b)
+#: No pen given yet (``ValuesPanel._set_pen``).
+_UNSET = object()
 
 
 def worked_decimals(n: int) -> int:

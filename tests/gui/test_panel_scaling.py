@@ -302,3 +302,37 @@ def test_no_flat_end_label_is_written_over_the_dot(make_panel):
                         shown += 1
                         assert not label.scene_rect(to_scene).intersects(dot), (i, j, label.text())
     assert shown > 0  # flat-end labels were written (where they had room)
+
+
+def test_the_same_scores_again_draw_nothing_but_a_new_reason_or_name_is_written(panel, qtbot, monkeypatch):
+    """Nothing is worked out again for a result with the same scores, masks, names and divisor (a number of
+    W^V): not even the curve. A key masked for another reason with the same scores, or a key renamed with
+    the same numbers, is written anew."""
+    import dataclasses
+
+    from qkv_gui.panels import scaling_bars
+
+    s = panel.session
+    s.select(query=2, key=1)
+    settle(qtbot)
+    curves = []
+    original = scaling_bars.views.softmax_curve
+    monkeypatch.setattr(scaling_bars.views, "softmax_curve", lambda *a: (curves.append(a), original(*a))[1])
+    assert s.set_cell("w_v", 1, 0, "0.42")
+    settle(qtbot)
+    assert curves == []
+    assert s.toggle_blocked(2, 1)  # blocked by hand ...
+    settle(qtbot)
+    assert "blocked by hand" in panel.drawn()["message"]
+    assert s.set_cell("w_v", 1, 0, "0.43")  # (the charts settle at the height the message leaves them)
+    settle(qtbot)
+    assert s.toggle_padding(1)  # ... and padding: the same keys masked, for another reason
+    settle(qtbot)
+    assert not s.result.allowed[2, 1]
+    assert "padding" in panel.drawn()["message"] and "by hand" not in panel.drawn()["message"]
+    scores = s.result.scores.copy()
+    s.apply(dataclasses.replace(s.scenario, tokens=("The", "zebra", "sat")), "rename")  # the same numbers
+    settle(qtbot)
+    np.testing.assert_array_equal(s.result.scores, scores)
+    assert panel.drawn()["worked"].startswith("'zebra':")
+    assert "zebra (masked)" in panel.drawn()["ticks"]

@@ -231,3 +231,22 @@ def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbo
     _same_as_drawn_afresh(panel, qtbot)
     assert any("animate" in t for _, t in panel.drawn()["out_ticks"])
     through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines
+
+
+def test_weights_that_change_width_are_placed_and_thinned_again(make_panel, qtbot):
+    """The weights' places are worked out again only when their texts change width (or the names, the
+    key, the width of the plot): "masked" is wider than a percentage, so masking keys in a narrow panel
+    thins and moves the weights as a new panel would."""
+    panel = make_panel(ValuesPanel, size=(330, 240))
+    panel.set_theme(panel.theme)  # (fonts given by the theme, as the new panels it is compared with get them)
+    s = panel.session
+    s.set_text("one two three four five six seven eight nine ten")
+    s.select(query=1, key=0)
+    _same_as_drawn_afresh(panel, qtbot)
+    before = panel.drawn()["weights"]
+    assert s.set_option(causal=True)  # query 1 sees two keys: "masked" under the other eight
+    _same_as_drawn_afresh(panel, qtbot)
+    assert "masked" in [t for _, t in panel.drawn()["weights"]]
+    assert s.set_option(causal=False)
+    _same_as_drawn_afresh(panel, qtbot)
+    assert [x for x, _ in panel.drawn()["weights"]] == [x for x, _ in before]
