@@ -48,6 +48,13 @@ TOP_DIALS = explain.LARGEST_SHOWN
 #: A dial's name takes at most this share of the canvas's width (longer names are shortened with "…").
 NAME_SHARE = 0.3
 
+#: Where a line's label is tried, as a share of the way from the dial to the cell, in order: the chosen cell's
+#: lines (with one cell, its only cell's), then another cell's.
+CHOSEN_TRIES = (0.3, 0.22, 0.38, 0.15, 0.46)
+ONE_CELL_TRIES = (0.5, 0.35, 0.65, 0.25)
+OTHER_TRIES = (0.55, 0.15, 0.75, 0.45, 0.65, 0.1, 0.25, 0.35, 0.85)
+_ALL_TRIES = CHOSEN_TRIES + ONE_CELL_TRIES + OTHER_TRIES
+
 #: (which, grid name, role) for the three switch positions.
 GRIDS = (("q", "W^Q", "query"), ("k", "W^K", "key"), ("v", "W^V", "value"))
 
@@ -89,6 +96,7 @@ class MixingLayout:
     headers: list = field(default_factory=list)  # (QRectF, text, colour)
     zero_x: float = 0.0
     only_chosen: bool = False  # True when only the chosen cell's lines are drawn
+    lines_key: tuple = ()  # everything the lines are drawn from (equal keys: the same lines)
 
 
 def _place(rects_in_order, taken=None):
@@ -208,6 +216,7 @@ class MixingCanvas(QtWidgets.QWidget):
         self._fonts_made: _Fonts | None = None  # the font's metrics and measured texts (``_fonts``)
         self._placed = None  # (what the line labels were placed from, where they went): ``_label_lines``
         self._kit = None  # (palette, role, the colours and pens painted with): ``_paint_kit``
+        self._layer = None  # (what it shows, the background with the lines on it): ``_lines_layer``
 
     def set_colours(self, palette: style.Palette) -> None:
         """Paint in ``palette`` from now on (the next paint)."""
@@ -424,7 +433,10 @@ class MixingCanvas(QtWidgets.QWidget):
                     "dashed": wv < 0 and (strong or not many), "strong": strong, "rest": False,
                     "text": explain.trimmed(wv, 2), "label_rect": None,
                 })
-        self._place_labels(lay, fonts, anchor_in, anchor_out, name_rects, (tuple(in_ys), tuple(out_ys)), d_out, col)
+        ys = (tuple(in_ys), tuple(out_ys))
+        lay.lines_key = (anchor_in, anchor_out, ys, tuple(row["kind"] for row in rows), weights.shape,
+                         weights.tobytes(), col, only_chosen)
+        self._place_labels(lay, fonts, anchor_in, anchor_out, name_rects, ys, d_out, col)
         return lay
 
     def _place_labels(self, lay, fonts, anchor_in, anchor_out, name_rects, ys, d_out, col) -> None:
@@ -433,12 +445,16 @@ class MixingCanvas(QtWidgets.QWidget):
         lines = lay.lines
         if anchor_out - anchor_in <= 40 or not lines:
             return
-        widest = max(fonts.width(ln["text"]) for ln in lines) + 6
-        reach = anchor_in + 0.1 * (anchor_out - anchor_in) - widest / 2 - 1  # no label's box begins left of this
-        taken = name_rects + [o["rect"] for o in lay.outputs] + [i["bar"] for i in lay.inputs]
+        # the labels' boxes lie between these: what lies wholly outside is never in their way (the names, the
+        # bars, mostly the output cells)
+        half = (max(fonts.width(ln["text"]) for ln in lines) + 6) / 2 + 1
+        lo = anchor_in + min(_ALL_TRIES) * (anchor_out - anchor_in) - half
+        hi = anchor_in + max(_ALL_TRIES) * (anchor_out - anchor_in) + half
+        taken = [t for t in name_rects + [o["rect"] for o in lay.outputs] + [i["bar"] for i in lay.inputs]
+                 if max(t.left(), t.right()) > lo and min(t.left(), t.right()) < hi]
         key = (fonts.key, anchor_in, anchor_out, ys, d_out, col,
                tuple((ln["r"], ln["c"], ln["text"], ln["strong"], ln["rest"]) for ln in lines),
-               tuple(t.getRect() for t in taken if t.right() > reach))  # (a bar further left is never in the way)
+               tuple(t.getRect() for t in taken))
         if self._placed is not None and self._placed[0] == key:
             for m, rect in self._placed[1]:
                 lines[m]["label_rect"] = QtCore.QRectF(*rect)
@@ -456,7 +472,7 @@ class MixingCanvas(QtWidgets.QWidget):
         lh = fonts.lh
         taken = [QtCore.QRectF(t) for t in taken]
         lines = lay.lines
-        segments = np.array([[ln["p0"].x(), ln["p0"].y(), ln["p1"].x(), ln["p1"].y()] for ln in lines])
+        segments = np.array([ln["p0"].toTuple() + ln["p1"].toTuple() for ln in lines])
 
         widths = {}  # a label's width, measured once for all the places tried
 
@@ -487,11 +503,14 @@ class MixingCanvas(QtWidgets.QWidget):
             strong, faint = split[id(crossing)]
             return not _crossed(rect, strong, number) and not _crossed(rect.adjusted(3, 3, -3, -3), faint, number)
 
-        by_col = {c: [(m, ln) for m, ln in enumerate(lines) if ln["c"] == c and not ln["rest"]] for c in range(d_out)}
+        by_col = {c: [] for c in range(d_out)}
+        for m, ln in enumerate(lines):
+            if not ln["rest"]:
+                by_col[ln["c"]].append((m, ln))
         # the chosen fan: near the dials, where its lines are spread widest; nearer or further where that is
         # clear of every other line, else of the other strong lines (the faint ones are not what a reader
         # follows), else of the other labels only
-        tries = (0.3, 0.22, 0.38, 0.15, 0.46) if d_out > 1 else (0.5, 0.35, 0.65, 0.25)
+        tries = CHOSEN_TRIES if d_out > 1 else ONE_CELL_TRIES
         for m, ln in by_col[col]:
             rects = [rect_at(ln, t) for t in tries]
             rect = next((r for r in rects if clear(r, m, taken)), None) \
@@ -506,7 +525,7 @@ class MixingCanvas(QtWidgets.QWidget):
         for c in (c for c in range(d_out) if c != col):
             trial, rects = list(taken), []
             for m, ln in by_col[c]:  # each line at the first clear place along it, the middle first
-                rect = next((r for r in (rect_at(ln, t) for t in (0.55, 0.15, 0.75, 0.45, 0.65, 0.1, 0.25, 0.35, 0.85))
+                rect = next((r for r in (rect_at(ln, t) for t in OTHER_TRIES)
                              if clear(r, m, trial)), None)
                 if rect is None:
                     break
@@ -573,13 +592,37 @@ class MixingCanvas(QtWidgets.QWidget):
             pens[key] = pen
         return pen
 
+    def _draw_lines(self, p: QtGui.QPainter, lay: MixingLayout, kit: dict) -> None:
+        """The lines from the dials to the cells: faint ones first, the chosen fan on top."""
+        line_pen = self._line_pen
+        for strong in (False, True):
+            for ln in lay.lines:
+                if ln["strong"] is strong:
+                    p.setPen(line_pen(kit, ln))
+                    p.drawLine(ln["p0"], ln["p1"])
+
+    def _lines_layer(self, lay: MixingLayout, kit: dict, many: bool) -> QtGui.QImage:
+        """The background with the lines on it, the canvas's size: kept while the lines and the look stay."""
+        key = (lay.lines_key, self.width(), self.height(), self._kit[0], self._kit[1], many)
+        if self._layer is not None and self._layer[0] == key:
+            return self._layer[1]
+        image = QtGui.QImage(max(1, self.width()), max(1, self.height()),
+                             QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        q = QtGui.QPainter(image)
+        q.fillRect(image.rect(), kit["background"])
+        q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, not many)
+        self._draw_lines(q, lay, kit)
+        q.end()
+        self._layer = (key, image)
+        return image
+
     def paintEvent(self, event):
         lay = self.layout_now()
         p = QtGui.QPainter(self)
         pal = self.colours
         kit = self._paint_kit(pal, self.data.role if self.data is not None else "query")
-        p.fillRect(self.rect(), kit["background"])
         if not lay.inputs:
+            p.fillRect(self.rect(), kit["background"])
             p.end()
             return
         col = self.data.col
@@ -588,7 +631,20 @@ class MixingCanvas(QtWidgets.QWidget):
         fonts = self._fonts()
         plain, lh = fonts.plain, fonts.lh
 
-        # headers, in bold (and measured in bold, so an elided header is never cut)
+        # the background and the lines (faint ones first, the chosen fan on top), as painted last time when
+        # they stay (an edit of the token's numbers, a hovered cell); painted afresh onto a scaled or vector
+        # device (an export)
+        to = p.deviceTransform()
+        if (p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster
+                and to.type() in (QtGui.QTransform.TransformationType.TxNone,
+                                  QtGui.QTransform.TransformationType.TxTranslate)
+                and to.dx() == int(to.dx()) and to.dy() == int(to.dy())):
+            p.drawImage(0, 0, self._lines_layer(lay, kit, many))
+        else:
+            p.fillRect(self.rect(), kit["background"])
+            self._draw_lines(p, lay, kit)
+
+        # headers, in bold (and measured in bold, so an elided header is never cut); the lines begin below them
         p.setFont(fonts.bold)
         for (rect, text, colour), align in zip(lay.headers, HEADER_ALIGNS):  # x of ..., lines = ..., q = x W^Q
             if not text:
@@ -596,14 +652,6 @@ class MixingCanvas(QtWidgets.QWidget):
             p.setPen(QtGui.QColor(colour))
             p.drawText(rect, align, fonts.elided(text, rect.width(), bold=True))
         p.setFont(plain)
-
-        # lines: faint ones first, the chosen fan on top
-        line_pen = self._line_pen
-        for strong in (False, True):
-            for ln in lay.lines:
-                if ln["strong"] is strong:
-                    p.setPen(line_pen(kit, ln))
-                    p.drawLine(ln["p0"], ln["p1"])
 
         # zero line of the dials
         dials = [item for item in lay.inputs if item["kind"] == "dial"]
