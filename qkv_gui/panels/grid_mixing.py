@@ -205,6 +205,7 @@ class MixingCanvas(QtWidgets.QWidget):
         super().__init__(parent)
         self.setObjectName("mixingCanvas")
         self.setMouseTracking(True)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # every pixel is painted (the background first)
         self.setMinimumSize(160, 90)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.data: MixingData | None = None
@@ -472,7 +473,7 @@ class MixingCanvas(QtWidgets.QWidget):
         lh = fonts.lh
         taken = [QtCore.QRectF(t) for t in taken]
         lines = lay.lines
-        segments = np.array([ln["p0"].toTuple() + ln["p1"].toTuple() for ln in lines])
+        segments = [ln["p0"].toTuple() + ln["p1"].toTuple() for ln in lines]
 
         widths = {}  # a label's width, measured once for all the places tried
 
@@ -485,14 +486,13 @@ class MixingCanvas(QtWidgets.QWidget):
                 tw = widths[ln["text"]] = fonts.width(ln["text"]) + 6
             return QtCore.QRectF(cx - tw / 2, cy - lh / 2, tw, lh)
 
-        is_strong = np.array([ln["strong"] for ln in lines], dtype=bool)[:, None]
-        strong_only = np.where(is_strong, segments, np.nan)
-        faint_only = np.where(is_strong, np.nan, segments)
         # the strong and the faint ones among the lines a label may not cross, worked out once for each
-        # choice of lines (every line, or the strong ones only) rather than at each place tried
-        split = {id(crossing): (np.where(np.isnan(strong_only), np.nan, crossing).tolist(),
-                                np.where(np.isnan(faint_only), np.nan, crossing).tolist())
-                 for crossing in (segments, strong_only)}
+        # choice of lines (every line, or the strong ones only) rather than at each place tried; a line left
+        # out is a row of NaN (its number stays its place in the list)
+        gap = (np.nan,) * 4
+        strong_only = [seg if ln["strong"] else gap for seg, ln in zip(segments, lines)]
+        faint_only = [gap if ln["strong"] else seg for seg, ln in zip(segments, lines)]
+        split = {id(segments): (strong_only, faint_only), id(strong_only): (strong_only, ())}
 
         def clear(rect, number, placed, crossing=segments) -> bool:
             """On no label placed, and none of the ``crossing`` lines but its own through it: no strong line
@@ -606,8 +606,10 @@ class MixingCanvas(QtWidgets.QWidget):
         key = (lay.lines_key, self.width(), self.height(), self._kit[0], self._kit[1], many)
         if self._layer is not None and self._layer[0] == key:
             return self._layer[1]
-        image = QtGui.QImage(max(1, self.width()), max(1, self.height()),
-                             QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+        image = self._layer[1] if self._layer is not None else None
+        size = QtCore.QSize(max(1, self.width()), max(1, self.height()))
+        if image is None or image.size() != size:  # (the same size: painted over, not made again)
+            image = QtGui.QImage(size, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
         q = QtGui.QPainter(image)
         q.fillRect(image.rect(), kit["background"])
         q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, not many)
