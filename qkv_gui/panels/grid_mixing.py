@@ -25,6 +25,7 @@ the selected key token of the source sentence (keys and values come from it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -138,6 +139,9 @@ def _fainter(colour: QtGui.QColor, dark: bool) -> QtGui.QColor:
 
 
 LEFT_MID = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+ALIGN_RIGHT = int(Qt.AlignmentFlag.AlignRight)
+ALIGN_H_CENTRE = int(Qt.AlignmentFlag.AlignHCenter)
+PLAIN, BOLD, ITALIC = 0, 1, 2  # the canvas's fonts (``_Fonts``)
 CENTRE = int(Qt.AlignmentFlag.AlignCenter)
 #: The headers' alignments: "x of ..." on the left, "lines = ..." in the middle, "q = x W^Q" on the right.
 HEADER_ALIGNS = tuple(int(a | Qt.AlignmentFlag.AlignVCenter) for a in
@@ -163,6 +167,7 @@ class _Fonts:
         self.lh = self.fm.height()
         self._widths = ({}, {}, {})  # plain, bold, italic: text -> width
         self._elided = {}  # (bold, text, width) -> the text shortened to that width
+        self._laid_out = {}  # (PLAIN, BOLD or ITALIC, text) -> the text laid out once (``draw``)
 
     def _measure(self, which: int, metrics: QtGui.QFontMetricsF, text: str) -> float:
         table = self._widths[which]
@@ -181,6 +186,30 @@ class _Fonts:
 
     def italic_width(self, text: str) -> float:
         return self._measure(2, self.fmi, text)
+
+    def draw(self, p: QtGui.QPainter, rect: QtCore.QRectF, align: int, text: str, which: int = 0) -> None:
+        """``p.drawText(rect, align, text)`` in the font ``which`` (PLAIN, BOLD, ITALIC; the painter's font),
+        the same pixels from the text laid out once, when the line fits ``rect`` (else as drawText, which
+        clips it there)."""
+        tw = self._measure(which, (self.fm, self.fmb, self.fmi)[which], text)
+        room = rect.width() - tw
+        if room < 0 or rect.height() < self.lh:
+            p.drawText(rect, align, text)
+            return
+        key = (which, text)
+        laid = self._laid_out.get(key)
+        if laid is None:
+            if len(self._laid_out) > self.LIMIT:
+                self._laid_out.clear()
+            laid = self._laid_out[key] = QtGui.QStaticText(text)
+            laid.setTextFormat(Qt.TextFormat.PlainText)
+            laid.prepare(QtGui.QTransform(), (self.plain, self.bold, self.italic)[which])
+        x = rect.left()
+        if align & ALIGN_RIGHT:
+            x += room
+        elif align & ALIGN_H_CENTRE:
+            x += room / 2
+        p.drawStaticText(QtCore.QPointF(x, rect.top() + (rect.height() - self.lh) / 2), laid)
 
     def elided(self, text: str, width: float, bold: bool = False) -> str:
         """``text`` cut with "…" to fit ``width`` (as ``QFontMetricsF.elidedText``)."""
@@ -637,22 +666,25 @@ class MixingCanvas(QtWidgets.QWidget):
         # they stay (an edit of the token's numbers, a hovered cell); painted afresh onto a scaled or vector
         # device (an export)
         to = p.deviceTransform()
-        if (p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster
-                and to.type() in (QtGui.QTransform.TransformationType.TxNone,
-                                  QtGui.QTransform.TransformationType.TxTranslate)
-                and to.dx() == int(to.dx()) and to.dy() == int(to.dy())):
+        screen = (p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster
+                  and to.type() in (QtGui.QTransform.TransformationType.TxNone,
+                                    QtGui.QTransform.TransformationType.TxTranslate)
+                  and to.dx() == int(to.dx()) and to.dy() == int(to.dy()))
+        if screen:
             p.drawImage(0, 0, self._lines_layer(lay, kit, many))
+            text = partial(fonts.draw, p)  # words laid out once, drawn as drawText draws them
         else:
             p.fillRect(self.rect(), kit["background"])
             self._draw_lines(p, lay, kit)
+            text = lambda rect, align, words, _font=PLAIN: p.drawText(rect, align, words)  # noqa: E731
 
         # headers, in bold (and measured in bold, so an elided header is never cut); the lines begin below them
         p.setFont(fonts.bold)
-        for (rect, text, colour), align in zip(lay.headers, HEADER_ALIGNS):  # x of ..., lines = ..., q = x W^Q
-            if not text:
+        for (rect, words, colour), align in zip(lay.headers, HEADER_ALIGNS):  # x of ..., lines = ..., q = x W^Q
+            if not words:
                 continue
             p.setPen(QtGui.QColor(colour))
-            p.drawText(rect, align, fonts.elided(text, rect.width(), bold=True))
+            text(rect, align, fonts.elided(words, rect.width(), bold=True), BOLD)
         p.setFont(plain)
 
         # zero line of the dials
@@ -679,19 +711,19 @@ class MixingCanvas(QtWidgets.QWidget):
                 if kind == "rest":
                     p.setPen(kit["soft_text"])
                     p.setFont(fonts.italic)
-                    p.drawText(item["name_rect"], LEFT_MID, item["name"])
+                    text(item["name_rect"], LEFT_MID, item["name"], ITALIC)
                     p.setFont(plain)
                 else:
                     p.setPen(ink_x if kind == "dial" else ink)
-                    p.drawText(item["name_rect"], LEFT_MID, item["name"])
+                    text(item["name_rect"], LEFT_MID, item["name"])
             if item["value_visible"]:
                 p.setPen(kit["foreground"])
-                text = item["text"]
+                value = item["text"]
                 if item["value"] < 0:
                     tx = lay.zero_x + 3
                 else:
                     tx = max(lay.zero_x + (item["bar"].width() + 3), lay.zero_x + 3)
-                p.drawText(QtCore.QRectF(tx, item["y"] - lh / 2, fonts.width(text) + 4, lh), LEFT_MID, text)
+                text(QtCore.QRectF(tx, item["y"] - lh / 2, fonts.width(value) + 4, lh), LEFT_MID, value)
 
         # line labels: a white box on the line, outlined like the line
         p.setBrush(kit["label_box"])
@@ -704,7 +736,7 @@ class MixingCanvas(QtWidgets.QWidget):
             p.setPen(kit["label", strong, ln["dashed"]])
             p.drawRoundedRect(rect, 3, 3)
             p.setPen(ink if strong else faint_text)
-            p.drawText(rect, CENTRE, ln["text"])
+            text(rect, CENTRE, ln["text"])
 
         # output cells
         hover = self._hover
@@ -731,7 +763,7 @@ class MixingCanvas(QtWidgets.QWidget):
                     p.drawRoundedRect(box, 3, 3)
                 p.setPen(on_chosen if chosen else on_fill)
                 p.setFont(fonts.bold if chosen else plain)
-                p.drawText(box, CENTRE, item["text"])
+                text(box, CENTRE, item["text"], BOLD if chosen else PLAIN)
                 p.setFont(plain)
         p.end()
 
