@@ -118,17 +118,24 @@ def _crossed(rect: QtCore.QRectF, segments, own: int) -> bool:
     each: plain arithmetic, not an array sum at every try."""
     if len(segments) < 2:
         return False
-    r_left, r_right, r_top, r_bottom = rect.left(), rect.right(), rect.top(), rect.bottom()
-    for k, (x0, y0, x1, y1) in enumerate(segments):
-        if k == own or x0 != x0:  # its own line, or a line left out (NaN)
+    drawn = [(k, *seg) for k, seg in enumerate(segments) if seg[0] == seg[0]]  # (a line left out is NaN)
+    return _crosses(rect.getCoords(), drawn, own)
+
+
+def _crosses(coords, drawn, own: int) -> bool:
+    """``_crossed`` for a rect's (left, top, right, bottom) and the lines drawn as (number, x0, y0, x1, y1)."""
+    r_left, r_top, r_right, r_bottom = coords
+    for k, x0, y0, x1, y1 in drawn:
+        if k == own:  # its own line
             continue
-        left, right = max(x0, r_left), min(x1, r_right)
+        left = r_left if r_left > x0 else x0
+        right = r_right if r_right < x1 else x1
         if not left < right:
             continue
         span = x1 - x0 if x1 > x0 else 1.0
         ya = y0 + (y1 - y0) * (left - x0) / span  # the line's height where it enters and leaves the rect
         yb = y0 + (y1 - y0) * (right - x0) / span
-        if max(ya, yb) > r_top and min(ya, yb) < r_bottom:
+        if (ya > r_top or yb > r_top) and (ya < r_bottom or yb < r_bottom):
             return True
     return False
 
@@ -506,31 +513,34 @@ class MixingCanvas(QtWidgets.QWidget):
 
         widths = {}  # a label's width, measured once for all the places tried
 
-        def rect_at(ln, t):
-            p0, p1 = ln["p0"], ln["p1"]
-            cx = p0.x() + t * (p1.x() - p0.x())
-            cy = p0.y() + t * (p1.y() - p0.y())
-            tw = widths.get(ln["text"])
+        def rect_at(m, t):
+            x0, y0, x1, y1 = segments[m]
+            cx = x0 + t * (x1 - x0)
+            cy = y0 + t * (y1 - y0)
+            text = lines[m]["text"]
+            tw = widths.get(text)
             if tw is None:
-                tw = widths[ln["text"]] = fonts.width(ln["text"]) + 6
+                tw = widths[text] = fonts.width(text) + 6
             return QtCore.QRectF(cx - tw / 2, cy - lh / 2, tw, lh)
 
         # the strong and the faint ones among the lines a label may not cross, worked out once for each
-        # choice of lines (every line, or the strong ones only) rather than at each place tried; a line left
-        # out is a row of NaN (its number stays its place in the list)
-        gap = (np.nan,) * 4
-        strong_only = [seg if ln["strong"] else gap for seg, ln in zip(segments, lines)]
-        faint_only = [gap if ln["strong"] else seg for seg, ln in zip(segments, lines)]
+        # choice of lines (every line, or the strong ones only) rather than at each place tried (``_crosses``
+        # takes each line with its number)
+        numbered = [(m, *seg) for m, seg in enumerate(segments)] if len(segments) > 1 else []
+        strong_only = [seg for seg, ln in zip(numbered, lines) if ln["strong"]]
+        faint_only = [seg for seg, ln in zip(numbered, lines) if not ln["strong"]]
         split = {id(segments): (strong_only, faint_only), id(strong_only): (strong_only, ())}
 
         def clear(rect, number, placed, crossing=segments) -> bool:
             """On no label placed, and none of the ``crossing`` lines but its own through it: no strong line
             through its box, no faint one through its words (a faint line grazing the box's margin leaves no
             doubt which line the label sits on)."""
-            if any(rect.intersects(r) for r in placed):
-                return False
+            for r in placed:
+                if rect.intersects(r):
+                    return False
             strong, faint = split[id(crossing)]
-            return not _crossed(rect, strong, number) and not _crossed(rect.adjusted(3, 3, -3, -3), faint, number)
+            return not _crosses(rect.getCoords(), strong, number) \
+                and not _crosses(rect.adjusted(3, 3, -3, -3).getCoords(), faint, number)
 
         by_col = {c: [] for c in range(d_out)}
         for m, ln in enumerate(lines):
@@ -541,7 +551,7 @@ class MixingCanvas(QtWidgets.QWidget):
         # follows), else of the other labels only
         tries = CHOSEN_TRIES if d_out > 1 else ONE_CELL_TRIES
         for m, ln in by_col[col]:
-            rects = [rect_at(ln, t) for t in tries]
+            rects = [rect_at(m, t) for t in tries]
             rect = next((r for r in rects if clear(r, m, taken)), None) \
                 or next((r for r in rects if clear(r, m, taken, strong_only)), None) \
                 or next((r for r in rects if not any(r.intersects(q) for q in taken)), None)
@@ -554,7 +564,7 @@ class MixingCanvas(QtWidgets.QWidget):
         for c in (c for c in range(d_out) if c != col):
             trial, rects = list(taken), []
             for m, ln in by_col[c]:  # each line at the first clear place along it, the middle first
-                rect = next((r for r in (rect_at(ln, t) for t in OTHER_TRIES)
+                rect = next((r for r in (rect_at(m, t) for t in OTHER_TRIES)
                              if clear(r, m, trial)), None)
                 if rect is None:
                     break
