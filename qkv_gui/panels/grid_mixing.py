@@ -98,6 +98,8 @@ class MixingLayout:
     zero_x: float = 0.0
     only_chosen: bool = False  # True when only the chosen cell's lines are drawn
     lines_key: tuple = ()  # everything the lines are drawn from (equal keys: the same lines)
+    boxes_key: tuple = ()  # the labelled lines and their labels' boxes: (line number, (x, y, w, h)) each
+    boxes_apart: bool = False  # the labels' boxes touch nothing painted after the lines but the cells
 
 
 def _place(rects_in_order, taken=None):
@@ -174,7 +176,8 @@ class _Fonts:
         self.lh = self.fm.height()
         self._widths = ({}, {}, {})  # plain, bold, italic: text -> width
         self._elided = {}  # (bold, text, width) -> the text shortened to that width
-        self._laid_out = {}  # (PLAIN, BOLD or ITALIC, text) -> the text laid out once (``draw``)
+        self._laid_out = {}  # (PLAIN, BOLD or ITALIC, text) -> the text laid out once (``draw``) ...
+        self._seen = set()  # ... when it is drawn a second time (a number that changes at each edit is not)
 
     def _measure(self, which: int, metrics: QtGui.QFontMetricsF, text: str) -> float:
         table = self._widths[which]
@@ -206,6 +209,12 @@ class _Fonts:
         key = (which, text)
         laid = self._laid_out.get(key)
         if laid is None:
+            if key not in self._seen:
+                if len(self._seen) > self.LIMIT:
+                    self._seen.clear()
+                self._seen.add(key)
+                p.drawText(rect, align, text)
+                return
             if len(self._laid_out) > self.LIMIT:
                 self._laid_out.clear()
             laid = self._laid_out[key] = QtGui.QStaticText(text)
@@ -254,6 +263,7 @@ class MixingCanvas(QtWidgets.QWidget):
         self._placed = None  # (what the line labels were placed from, where they went): ``_label_lines``
         self._kit = None  # (palette, role, the colours and pens painted with): ``_paint_kit``
         self._layer = None  # (what it shows, the background with the lines on it): ``_lines_layer``
+        self._apart = None  # (the labels' boxes, whether they lie apart): ``_boxes_apart``
 
     def set_colours(self, palette: style.Palette) -> None:
         """Paint in ``palette`` from now on (the next paint)."""
@@ -474,6 +484,9 @@ class MixingCanvas(QtWidgets.QWidget):
         lay.lines_key = (anchor_in, anchor_out, ys, tuple(row["kind"] for row in rows), weights.shape,
                          weights.tobytes(), col, only_chosen)
         self._place_labels(lay, fonts, anchor_in, anchor_out, name_rects, ys, d_out, col)
+        boxes = [(m, ln["label_rect"]) for m, ln in enumerate(lay.lines) if ln["label_rect"] is not None]
+        lay.boxes_key = tuple((m, rect.getRect()) for m, rect in boxes)
+        lay.boxes_apart = self._boxes_apart(lay.boxes_key, [rect for _m, rect in boxes], anchor_in, ys[0], head_h)
         return lay
 
     def _place_labels(self, lay, fonts, anchor_in, anchor_out, name_rects, ys, d_out, col) -> None:
@@ -640,9 +653,39 @@ class MixingCanvas(QtWidgets.QWidget):
                     p.setPen(line_pen(kit, ln))
                     p.drawLine(ln["p0"], ln["p1"])
 
+    def _boxes_apart(self, key: tuple, rects: list, anchor_in: float, dots: tuple, head_h: float) -> bool:
+        """Whether the labels' boxes, with their edges' shading, touch nothing painted after the lines but the
+        output cells, nor each other's words: right of the dials' bars, names and values (all end 4 pixels
+        before ``anchor_in``), off the dots at ``anchor_in`` (heights ``dots``), below the headers (``head_h``
+        high), a pixel apart. Then painted before those and before each other's words, every pixel comes out
+        as when painted after them."""
+        key = (key, anchor_in, dots, head_h)
+        if self._apart is not None and self._apart[0] == key:
+            return self._apart[1]
+        apart = all(r.left() > anchor_in - 2 and r.top() > head_h + 3 for r in rects)
+        if apart:
+            near = [r.adjusted(-2, -2, 2, 2) for r in rects if r.left() < anchor_in + 5.5]  # in the dots' column
+            grown = [r.adjusted(-1, -1, 1, 1) for r in rects]  # (two boxes more than two pixels apart)
+            apart = not any(g.intersects(QtCore.QRectF(anchor_in - 3.5, y - 3.5, 7, 7)) for g in near for y in dots) \
+                and not any(a.intersects(b) for i, a in enumerate(grown) for b in grown[i + 1:])
+        self._apart = (key, apart)
+        return apart
+
+    @staticmethod
+    def _draw_boxes(p: QtGui.QPainter, lay: MixingLayout, kit: dict) -> None:
+        """The line labels' boxes: white, outlined like their lines."""
+        p.setBrush(kit["label_box"])
+        for ln in lay.lines:
+            rect = ln["label_rect"]
+            if rect is not None:
+                p.setPen(kit["label", ln["strong"], ln["dashed"]])
+                p.drawRoundedRect(rect, 3, 3)
+
     def _lines_layer(self, lay: MixingLayout, kit: dict, many: bool) -> QtGui.QImage:
-        """The background with the lines on it, the canvas's size: kept while the lines and the look stay."""
-        key = (lay.lines_key, self.width(), self.height(), self._kit[0], self._kit[1], many)
+        """The background with the lines on it (and the labels' boxes, when they lie apart from all else), the
+        canvas's size: kept while the lines, their labels and the look stay."""
+        key = (lay.lines_key, self.width(), self.height(), self._kit[0], self._kit[1], many,
+               lay.boxes_key if lay.boxes_apart else None)
         if self._layer is not None and self._layer[0] == key:
             return self._layer[1]
         image = self._layer[1] if self._layer is not None else None
@@ -653,6 +696,8 @@ class MixingCanvas(QtWidgets.QWidget):
         q.fillRect(image.rect(), kit["background"])
         q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, not many)
         self._draw_lines(q, lay, kit)
+        if lay.boxes_apart:
+            self._draw_boxes(q, lay, kit)
         q.end()
         self._layer = (key, image)
         return image
@@ -735,16 +780,19 @@ class MixingCanvas(QtWidgets.QWidget):
                     tx = max(lay.zero_x + (item["bar"].width() + 3), lay.zero_x + 3)
                 text(QtCore.QRectF(tx, item["y"] - lh / 2, fonts.width(value) + 4, lh), LEFT_MID, value)
 
-        # line labels: a white box on the line, outlined like the line
+        # line labels: a white box on the line, outlined like the line (the boxes already there when painted
+        # with the lines), the weight on it
+        boxed = screen and lay.boxes_apart
         p.setBrush(kit["label_box"])
-        muted, faint_text = kit["muted"], kit["faint_text"]
+        faint_text = kit["faint_text"]
         for ln in lay.lines:
             rect = ln["label_rect"]
             if rect is None:
                 continue
             strong = ln["strong"]
-            p.setPen(kit["label", strong, ln["dashed"]])
-            p.drawRoundedRect(rect, 3, 3)
+            if not boxed:
+                p.setPen(kit["label", strong, ln["dashed"]])
+                p.drawRoundedRect(rect, 3, 3)
             p.setPen(ink if strong else faint_text)
             text(rect, CENTRE, ln["text"])
 

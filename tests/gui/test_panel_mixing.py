@@ -411,3 +411,27 @@ def test_a_scaled_export_paints_the_lines_themselves(make_panel):
     canvas.update()
     settle()
     assert _picture(panel) == start
+
+
+@pytest.mark.parametrize("preset, size", [("seed-the-cat-sat", (520, 330)), ("long-sentence", (390, 230)),
+                                          ("seed-the-cat-sat", (390, 230))])
+def test_labels_boxes_painted_with_the_lines_look_as_painted_over_the_dials(make_panel, monkeypatch, preset, size):
+    """Where the labels' boxes touch nothing painted after the lines (the dials' dots, values, the headers,
+    each other's words), the canvas paints them once with the lines: pixel for pixel what painting them over
+    everything gives."""
+    from qkv_gui.panels.grid_mixing import MixingCanvas
+
+    panel = make_panel(MixingPanel, preset=preset, size=size)
+    lay = panel.canvas.layout_now()
+    assert lay.boxes_key
+    kept = _picture(panel)
+    monkeypatch.setattr(MixingCanvas, "_boxes_apart", lambda self, *args: False)
+    panel.canvas._layout = None
+    panel.canvas.update()
+    settle()
+    assert panel.canvas.layout_now().boxes_apart is False
+    assert _picture(panel) == kept
+    if lay.boxes_apart:  # the boxes are not kept where they would be painted over the dots
+        rects = [QtCore.QRectF(*r) for _m, r in lay.boxes_key]
+        x = lay.inputs[0]["anchor"].x()
+        assert all(r.left() > x - 2 for r in rects)
