@@ -491,19 +491,22 @@ class MixingCanvas(QtWidgets.QWidget):
 
     def _place_labels(self, lay, fonts, anchor_in, anchor_out, name_rects, ys, d_out, col) -> None:
         """The line labels where ``_label_lines`` puts them; the same places as last time when nothing they
-        depend on moved (an edit of the token's numbers changes its bars and cells' words, not the lines)."""
+        depend on moved (an edit of the token's numbers changes its bars and cells' words, not the lines; a
+        weight's new label as wide as its old one takes the same place)."""
         lines = lay.lines
         if anchor_out - anchor_in <= 40 or not lines:
             return
         # the labels' boxes lie between these: what lies wholly outside is never in their way (the names, the
         # bars, mostly the output cells)
-        half = (max(fonts.width(ln["text"]) for ln in lines) + 6) / 2 + 1
+        width = fonts.width
+        half = (max(width(ln["text"]) for ln in lines) + 6) / 2 + 1
         lo = anchor_in + min(_ALL_TRIES) * (anchor_out - anchor_in) - half
         hi = anchor_in + max(_ALL_TRIES) * (anchor_out - anchor_in) + half
         taken = [t for t in name_rects + [o["rect"] for o in lay.outputs] + [i["bar"] for i in lay.inputs]
                  if max(t.left(), t.right()) > lo and min(t.left(), t.right()) < hi]
         key = (fonts.key, anchor_in, anchor_out, ys, d_out, col,
-               tuple((ln["r"], ln["c"], ln["text"], ln["strong"], ln["rest"]) for ln in lines),
+               tuple((ln["r"], ln["c"], width(ln["text"]), ln["strong"], ln["rest"]) for ln in lines),  # (a new
+               # weight as wide as the old one leaves every place as it was)
                tuple(t.getRect() for t in taken))
         if self._placed is not None and self._placed[0] == key:
             for m, rect in self._placed[1]:
