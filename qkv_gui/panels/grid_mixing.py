@@ -445,11 +445,14 @@ class MixingCanvas(QtWidgets.QWidget):
             lay.outputs.append({"c": c, "value": float(v), "rect": rect, "text": out_texts[c],
                                 "anchor": QtCore.QPointF(anchor_out, y)})
         fits = cell_h >= lh
-        text_rects = [QtCore.QRectF(out_left, r.center().y() - lh / 2, cell_w, lh) for r in out_rects]
-        order = [col] + [c for c in range(d_out) if c != col]
-        keep = _place([text_rects[c] for c in order]) if not fits else [True] * d_out
-        for c, ok in zip(order, keep):
-            lay.outputs[c]["label_visible"] = ok
+        if fits:  # every cell's words inside it
+            for item in lay.outputs:
+                item["label_visible"] = True
+        else:  # the chosen cell's first, then the others' where they are clear of those kept
+            text_rects = [QtCore.QRectF(out_left, r.center().y() - lh / 2, cell_w, lh) for r in out_rects]
+            order = [col] + [c for c in range(d_out) if c != col]
+            for c, ok in zip(order, _place([text_rects[c] for c in order])):
+                lay.outputs[c]["label_visible"] = ok
 
         # lines: every input row to every output (or only to the chosen one)
         weights = np.asarray(data.grid, dtype=np.float64)
