@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui, QtWidgets
 
 import pytest
 
 from qkv_engine import explain
+from qkv_gui import colours, style
 
 from .big_dims import problems
 from qkv_gui.panels.grid_mixing import MixingPanel
@@ -276,3 +277,161 @@ def test_no_two_line_labels_sit_where_lines_cross(make_panel, preset):
         assert not _crossed(box, np.where(strong, segments, np.nan), m), ln["text"]
         assert not _crossed(box.adjusted(3, 3, -3, -3), np.where(strong, np.nan, segments), m), ln["text"]
     _no_overlap([ln["label_rect"] for _, ln in labelled])
+
+
+# ----- what the canvas keeps between paints follows every change ---------------------------------------------
+def _picture(panel) -> QtGui.QImage:
+    return panel.canvas.grab().toImage()
+
+
+def _move(canvas, pos: QtCore.QPointF) -> None:
+    """The mouse moved to ``pos`` over the canvas (sent straight to it: offscreen there is no real pointer)."""
+    event = QtGui.QMouseEvent(QtCore.QEvent.Type.MouseMove, pos, canvas.mapToGlobal(pos), Qt.MouseButton.NoButton,
+                              Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier)
+    QtWidgets.QApplication.sendEvent(canvas, event)
+    settle()
+
+
+def _as_drawn_afresh(make_panel, panel, hover=None, theme=None):
+    """The canvas's picture, pixel for pixel, against a panel built now on the same Session (its canvas keeps
+    nothing from before), at the same size, grid, chosen cell, hovered cell and theme."""
+    twin = make_panel(MixingPanel, session=panel.session, size=(panel.width(), panel.height()))
+    if theme is not None:
+        twin.set_theme(theme)
+    twin.set_grid(panel.grid)
+    twin.set_output(panel.output_index)
+    settle()
+    if hover is not None:
+        _move(twin.canvas, hover)
+        assert twin.drawn()["hover"] == panel.drawn()["hover"]
+    assert twin.canvas.size() == panel.canvas.size()
+    assert twin.drawn()["texts"] == panel.drawn()["texts"]
+    assert _picture(twin) == _picture(panel)
+    twin.hide()
+
+
+def test_the_picture_follows_every_change_as_if_drawn_afresh(make_panel):
+    """The canvas keeps its fonts' measures, the labels' places and a picture of its lines between paints:
+    after an edit, a resize, a hovered cell, a palette, presenter mode's bigger font, a grid or cell chosen,
+    it shows what a canvas drawn from nothing shows."""
+    panel = make_panel(MixingPanel, preset="seed-the-cat-sat", size=(520, 330))
+    s = panel.session
+    s.select(query=1, key=0)
+    settle()
+    start = _picture(panel)
+    _as_drawn_afresh(make_panel, panel)
+    assert s.set_cell("x", 1, 2, "-0.7")  # this token's numbers: its bars, values and cells change
+    settle()
+    assert _picture(panel) != start
+    _as_drawn_afresh(make_panel, panel)
+    assert s.set_cell("w_q", 1, 0, "0.93")  # the grid: the lines and their labels change
+    settle()
+    assert "0.93" in [t for t, _ in panel.drawn()["texts"]]
+    _as_drawn_afresh(make_panel, panel)
+    panel.resize(430, 290)  # a new size: every place changes
+    settle()
+    _as_drawn_afresh(make_panel, panel)
+    where = panel.drawn()["output_rects"][1].center()
+    _move(panel.canvas, where)  # the hovered cell's dashed outline
+    assert panel.drawn()["hover"] == 1
+    _as_drawn_afresh(make_panel, panel, hover=where)
+    _move(panel.canvas, QtCore.QPointF(5, 5))
+    assert panel.drawn()["hover"] is None
+    panel.set_output(1)
+    panel.set_grid("v")
+    settle()
+    _as_drawn_afresh(make_panel, panel)
+    colours.use("dark")
+    try:
+        settle()
+        _as_drawn_afresh(make_panel, panel)
+    finally:
+        colours.use("standard")
+        settle()
+    theme = style.presenter(1.6)
+    panel.set_theme(theme)  # a bigger font
+    settle()
+    _as_drawn_afresh(make_panel, panel, theme=theme)
+    panel.set_theme(style.SCREEN)
+    settle()
+    _as_drawn_afresh(make_panel, panel)
+
+
+def test_an_edit_of_the_tokens_numbers_keeps_the_labels_places_and_an_edit_of_the_grid_moves_them(make_panel,
+                                                                                                  monkeypatch):
+    from qkv_gui.panels.grid_mixing import MixingCanvas
+
+    panel = make_panel(MixingPanel, preset="seed-the-cat-sat", size=(520, 330))
+    s = panel.session
+    placed = []
+    label_lines = MixingCanvas._label_lines
+    monkeypatch.setattr(MixingCanvas, "_label_lines", staticmethod(
+        lambda *args: placed.append(1) or label_lines(*args)))
+    before = panel.drawn()["label_rects"]
+    assert s.set_cell("x", 0, 0, "0.61")  # the token shown: new bars and cells, the same lines
+    settle()
+    d = panel.drawn()
+    assert d["inputs"][0][0] == 0.61
+    assert placed == [] and d["label_rects"] == before
+    assert s.set_cell("w_q", 0, 0, "-2.5")  # a much longer weight: its label is placed again, wider
+    settle()
+    d = panel.drawn()
+    assert placed
+    line = next(ln for ln in d["lines"] if ln["r"] == 0 and ln["c"] == 0)
+    assert line["text"] == "-2.5" and line["dashed"]
+    _no_overlap(d["label_rects"])
+
+
+def test_a_scaled_export_paints_the_lines_themselves(make_panel):
+    """The screen's picture reuses its painted lines; a PNG at twice the size draws them at that size, never
+    the screen's picture of them made bigger."""
+    panel = make_panel(MixingPanel, preset="seed-the-cat-sat", size=(520, 330))
+    canvas = panel.canvas
+    start = _picture(panel)
+    red = QtGui.QColor(255, 0, 0)
+
+    def reds(image: QtGui.QImage) -> int:
+        image = image.convertToFormat(QtGui.QImage.Format.Format_RGB888)
+        px = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+        px = px[:, :image.width() * 3].reshape(image.height(), image.width(), 3)
+        return int(((px[..., 0] == 255) & (px[..., 1] == 0) & (px[..., 2] == 0)).sum())
+
+    assert reds(start) == 0
+    canvas._layer[1].fill(red)  # spoil the kept lines: the screen's picture shows it ...
+    canvas.update()
+    settle()
+    assert reds(_picture(panel)) > 0.3 * canvas.width() * canvas.height()
+    image = QtGui.QImage(canvas.width() * 2, canvas.height() * 2, QtGui.QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QtGui.QPainter(image)
+    painter.scale(2, 2)
+    canvas.render(painter, QtCore.QPoint(), QtGui.QRegion(), QtWidgets.QWidget.RenderFlag(0))
+    painter.end()
+    assert reds(image) == 0  # ... an export at another scale does not
+    canvas._layer = None
+    canvas.update()
+    settle()
+    assert _picture(panel) == start
+
+
+@pytest.mark.parametrize("preset, size", [("seed-the-cat-sat", (520, 330)), ("long-sentence", (390, 230)),
+                                          ("seed-the-cat-sat", (390, 230))])
+def test_labels_boxes_painted_with_the_lines_look_as_painted_over_the_dials(make_panel, monkeypatch, preset, size):
+    """Where the labels' boxes touch nothing painted after the lines (the dials' dots, values, the headers,
+    each other's words), the canvas paints them once with the lines: pixel for pixel what painting them over
+    everything gives."""
+    from qkv_gui.panels.grid_mixing import MixingCanvas
+
+    panel = make_panel(MixingPanel, preset=preset, size=size)
+    lay = panel.canvas.layout_now()
+    assert lay.boxes_key
+    kept = _picture(panel)
+    monkeypatch.setattr(MixingCanvas, "_boxes_apart", lambda self, *args: False)
+    panel.canvas._layout = None
+    panel.canvas.update()
+    settle()
+    assert panel.canvas.layout_now().boxes_apart is False
+    assert _picture(panel) == kept
+    if lay.boxes_apart:  # the boxes are not kept where they would be painted over the dots
+        rects = [QtCore.QRectF(*r) for _m, r in lay.boxes_key]
+        x = lay.inputs[0]["anchor"].x()
+        assert all(r.left() > x - 2 for r in rects)
