@@ -208,7 +208,7 @@ class RelevanceMeter(QtWidgets.QWidget):
         pal = self.colours
         if self._on_screen(p):  # the still parts copied from a picture drawn once per size, font and palette
             ratio = self.devicePixelRatioF()
-            key = (w, h, self.font().key(), pal, ratio)
+            key = (w, h, self.font(), pal, ratio)
             if self._dial[0] != key:
                 self._dial = (key, still_picture(self, ratio, lambda q: self._still(q, fm, cx, cy, radius)))
             p.drawPixmap(0, 0, self._dial[1])
@@ -245,7 +245,7 @@ class NumbersTable(QtWidgets.QWidget):
         self.colours = style.STANDARD  # its colours (the panel's palette)
         self._metrics = None  # (plain, bold) fonts and their metrics, made again on a new font
         self._widths: dict = {}  # (bold, text) -> its width in the font now
-        self._needs = (None, 0)  # ((values, with the rule), the width they need)
+        self._needs = (None, (0, 0))  # (the values, the width they need without and with the rule)
         self._still_drawn = (None, None)  # (what it was drawn for, the names and rule drawn)
 
     def set_colours(self, palette: style.Palette) -> None:
@@ -289,13 +289,12 @@ class NumbersTable(QtWidgets.QWidget):
 
     def _need(self, rule: bool = True) -> int:
         """The width the rows need (and the rule under them, unless ``rule`` is False)."""
-        key = (self.values, rule)
-        if self._needs[0] != key or self._metrics is None:
+        if self._needs[0] != self.values or self._metrics is None:  # (both widths at once: both are asked)
             names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
             values = max(self._advance(v, b) for (_n, _r, b), v in zip(self.ROWS, self.values))
-            need = int(max(names + values, self._advance(self.RULE, False) if rule else 0.0)) + 2
-            self._needs = (key, need)
-        return self._needs[1]
+            numbers = int(names + values) + 2
+            self._needs = (self.values, (numbers, int(max(names + values, self._advance(self.RULE, False))) + 2))
+        return self._needs[1][1 if rule else 0]
 
     def need_for_numbers(self) -> int:
         """The width the names and numbers need: never less (the rule under them may be shortened)."""
@@ -313,7 +312,7 @@ class NumbersTable(QtWidgets.QWidget):
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
             self._width = 0  # measured afresh at the new size
-            self._metrics, self._widths, self._needs = None, {}, (None, 0)
+            self._metrics, self._widths, self._needs = None, {}, (None, (0, 0))
             self.updateGeometry()
         super().changeEvent(event)
 
@@ -350,7 +349,7 @@ class NumbersTable(QtWidgets.QWidget):
         pal = self.colours
         if self._on_screen(p):  # the still parts copied from a picture drawn once per size, font and palette
             ratio = self.devicePixelRatioF()
-            key = (width, self.height(), plain.key(), pal, ratio, self.show_rule)
+            key = (width, self.height(), plain, pal, ratio, self.show_rule)
             if self._still_drawn[0] != key:
                 self._still_drawn = (key, still_picture(self, ratio, lambda q: self._still(q, names)))
             p.drawPixmap(0, 0, self._still_drawn[1])
@@ -611,8 +610,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # token's numbers moves neither arrow)
         placing = (box, to_scene, self._drawn.get("q_tip"), self._drawn.get("k_tip"),
                    tuple(self._arrow_names.items()),
-                   tuple((item.text(), item.pos(), item.font().key(), item.anchor) for item in wanted[2:]),
-                   tuple(label.font().key() for label in wanted[:2]))
+                   tuple((item.text(), item.pos(), item.font(), item.anchor) for item in wanted[2:]),
+                   tuple(label.font() for label in wanted[:2]))  # (fonts compared, not their keys: faster)
         if placing == self._placed[0]:
             for item, ok in zip(wanted, self._placed[1]):  # (a label pool shows every label it hands out)
                 if item.isVisible() != ok:
@@ -922,7 +921,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         bottom, left = pi.getAxis("bottom"), pi.getAxis("left")
 
         def fitted_to() -> tuple:  # what the names shown were fitted to (and what they say)
-            return (tuple(names), vb.width(), vb.height(), bottom.label.font().key(), left.label.font().key(),
+            return (tuple(names), vb.width(), vb.height(), bottom.label.font(), left.label.font(),
                     bottom.labelText, left.labelText, bottom.isVisibleTo(pi), left.isVisibleTo(pi))
 
         if fitted_to() == self._axes_named:
