@@ -40,6 +40,7 @@ from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, 
                            label_room, value_pool, y_limits)
 from .lazy_axes import set_label, set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
+from .shown_for import ShownFor
 from .steady_label import steady_box
 from .theming import ThemedTextMixin
 
@@ -164,6 +165,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._selection = None
         self._wanted = None  # (result, (plot height, numbers' scale), the range it wants)
         self._feature_key = None
+        self._shown_for = ShownFor()  # what it last drew
         self.y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
@@ -205,6 +207,13 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._result, self._query, self._selection = result, i, selection
         s = result.scenario
         cross = s.is_cross
+        # what the panel shows is worked out from these alone: an edit of the weights (or anything else that
+        # leaves the embeddings, names, selection and masks of the query as they are) draws nothing again
+        if self._shown_for.same((x, s.source_x), (
+                result.tokens, result.key_tokens, s.feature_names, cross, i, selection.key if cross else None,
+                no_keys_note(result, i) if no_keys(result, i) else "", self.colours, self.theme, self.width(),
+                self.height())):
+            return
         strips = strip_mode(max(n, result.n_keys), d)
         self.as_strips = strips
         for w in (self.plot, self.target_label, self.source_label, self.source.plot):

@@ -32,6 +32,7 @@ from .decorations import Dots, arrow_head_item, line_item, path_item, reach, seg
 from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, set_range, steady_range
 from .masked import mask_reason, no_keys_note
+from .shown_for import ShownFor
 from .steady_label import steady_box
 from .text_label import MARGIN, TextLabel
 from .theming import TextPool, ThemedTextMixin
@@ -380,6 +381,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         self._lines_drawn = None  # the other keys' points the faint lines were drawn to
         self._explanations = (None, None)  # (what they were worked out from, the engine's explanations)
+        self._shown_for = ShownFor()  # what it last drew
         self._tips = None  # the arrows' tips as drawn
         self._pair_shown = (None, None)  # (the explanations, the rest) the pair's numbers and wedge were shown for
         self._pair_texts: dict = {}  # the pair's numbers as shown
@@ -707,6 +709,12 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
+        s = result.scenario
+        # drawn from the queries and keys alone (an edit of W^V changes neither), their names and masks
+        if self._shown_for.same((result.q, result.k, result.allowed[i], result.scores[i]), (
+                i, j, result.tokens, result.key_tokens, s.q_names, s.k_names, s.n_heads,
+                int(result.masked_by[i, j]), self.colours, self.theme, self.width(), self.height())):
+            return
         n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
         self._result_dk = d_k
         view = geometry.pair_plane(result.q, result.k, i, j)
@@ -793,7 +801,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         (x0, x1), (y0, y1) = reach(*self._x_range), reach(*self._y_range)
         self.axis_x.setLine(0.0, y0, 0.0, y1)
         self.axis_y.setLine(x0, 0.0, x1, 0.0)
-        s = result.scenario
         named = (view.exact, s.q_names, s.k_names, s.d_k) if view.exact else False
         if named != self._axes_for:  # (the columns' names change only when the user renames them)
             self._axes_for = named

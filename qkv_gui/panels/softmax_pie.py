@@ -32,6 +32,7 @@ from .. import colours, style
 from ..lazy_text import set_text
 from .base import Panel
 from .masked import no_keys, no_keys_note
+from .shown_for import ShownFor
 from .steady_label import steady_box
 from .theming import TextPool, ThemedTextMixin, scaled_metrics, set_themed_font
 
@@ -113,6 +114,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
 
         self.pie = None
         self._result = None
+        self._shown_for = ShownFor()  # what it last drew
         self._looks: list = []  # each slice's (start, span, shade, pen, x, y) as last set
         self._shown_slices: list = []  # the keys whose slices are drawn
         self._slices_used = 0
@@ -172,6 +174,12 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         self._result, self._sel, self._selection = result, (i, j), selection
+        # drawn from the query's weights alone (an edit of W^V changes none), the names and the masks
+        if self._shown_for.same((result.weights[i], result.allowed[i]), (
+                i, j, result.tokens, result.key_tokens, result.scenario.softmax_over,
+                no_keys_note(result, i) if no_keys(result, i) else "", self.colours, self.theme,
+                self.vb.width(), self.vb.height(), self.width(), self.height())):
+            return
         if (result.tokens, result.key_tokens) != self._tokens_seen:
             self._tokens_seen = (result.tokens, result.key_tokens)
             self._repeated, self._key_repeated = {}, {}
