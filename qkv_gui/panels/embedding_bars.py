@@ -166,7 +166,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._wanted = None  # (result, (plot height, numbers' scale), the range it wants)
         self._feature_key = None
         self._shown_for = ShownFor()  # what it last drew
-        self.y_range = (-1.0, 1.0)
+        self._y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
@@ -198,6 +198,17 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self.vb = self.strips.vb
         self.vb.sigResized.connect(lambda *_: self._place_labels())
         self.plot.getPlotItem().scene().sigMouseClicked.connect(self._clicked)
+
+    @property
+    def y_range(self) -> tuple:
+        """The values' range the bars are drawn in (kept while the numbers fit)."""
+        return self._y_range
+
+    @y_range.setter
+    def y_range(self, value: tuple) -> None:
+        """A range handed to the panel from outside: drawn at the next refresh, whatever the result holds."""
+        self._y_range = value
+        self._shown_for.forget()
 
     # ----- drawing --------------------------------------------------------------------------
     def show_result(self, result, selection):
@@ -245,7 +256,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         s = result.scenario
         x, i = s.x, selection.query
         n, d = x.shape
-        self.y_range = steady_range(self.y_range, *self._wanted_range(result))
+        self._y_range = steady_range(self._y_range, *self._wanted_range(result))
         self.strips.groups.layout(n, d)
         self.strips.show(x, i, self.y_range, f"query: {result.tokens[i]}",
                          px_per_unit(self.plot, self.strips.groups.x_range))
