@@ -112,7 +112,7 @@ class _Strips:
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
         font = tick_font(self.plot)
-        key = (names, font.key(), ppu, k, g.shape)
+        key = (names, font, ppu, k, g.shape)  # (fonts compared, not their keys: faster)
         if key != self._names_key:  # thinned again only for new names, a new width or another token
             self._names_key = key
             self._shown = thin_labels(g.centres, self.widths(font, names), ppu, keep=(k,))
