@@ -364,15 +364,24 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             known = self._widths[key] = {}
         w = known.get(text)
         if w is None:
-            w = known[text] = scaled_metrics(self.bold_font if bold else self.label_font, scale).horizontalAdvance(text)
+            w = known[text] = self._metrics_at(bold, scale).horizontalAdvance(text)
         return w
 
     def _text_height(self, bold: bool, scale: float) -> float:
         key = ("height", bold, scale)
         h = self._widths.get(key)
         if h is None:
-            h = self._widths[key] = scaled_metrics(self.bold_font if bold else self.label_font, scale).height()
+            h = self._widths[key] = self._metrics_at(bold, scale).height()
         return h
+
+    def _metrics_at(self, bold: bool, scale: float) -> QtGui.QFontMetricsF:
+        """The labels' font metrics at the theme's scale, made once per font and scale (new percentages are
+        measured at most edits)."""
+        key = ("metrics", bold, scale)
+        fm = self._widths.get(key)
+        if fm is None:
+            fm = self._widths[key] = scaled_metrics(self.bold_font if bold else self.label_font, scale)
+        return fm
 
     @staticmethod
     def _fit_inside(box: QtCore.QRectF, rect: QtCore.QRectF, text: str, fm, px):
