@@ -714,7 +714,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # drawn from the queries and keys alone (an edit of W^V changes neither), their names and masks
         if self._shown_for.same((result.q, result.k, result.allowed[i], result.scores[i]), (
                 i, j, result.tokens, result.key_tokens, s.q_names, s.k_names, s.n_heads,
-                int(result.masked_by[i, j]), self.colours, self.theme, self.width(), self.height())):
+                0 if result.allowed[i, j] else int(result.masked_by[i, j]),  # (why, worked out only when masked)
+                self.colours, self.theme, self.width(), self.height())):
             return
         n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
         self._result_dk = d_k
