@@ -191,8 +191,6 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         layout.addWidget(self.strip_view.plot, 1)
         self.strip_view.clicked.connect(lambda role, m: self.session.select(**{role: m}))
         self.strip_view.setVisible(False)
-        for view in (self.plot, self.source.plot, self.strip_view.plot):
-            view.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)  # (a plain ground is filled faster than a kept picture of it is copied)
         self.as_strips = False
         for w in (self.target_label, self.source_label, self.source.plot):
             w.setVisible(False)

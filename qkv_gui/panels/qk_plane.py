@@ -412,7 +412,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
         self.plot = pg.PlotWidget(body, enableMenu=False)
         self.plot.setObjectName("qkPlanePlot")
-        self.plot.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)  # (a plain ground is filled faster than a kept picture of it is copied)
         self.plot.setAspectLocked(True, 1.0)
         self.plot.setMouseEnabled(False, False)
         self.plot.setMenuEnabled(False)

@@ -75,7 +75,6 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         layout.addWidget(steady_box(self.heading))
         self.view = pg.GraphicsLayoutWidget(parent=body)
         self.view.setObjectName("softmaxPie")
-        self.view.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)  # (a plain ground is filled faster than a kept picture of it is copied)
         pal = self.colours
         self.view.setBackground(pal.background)
         self.view.ci.setContentsMargins(0, 0, 0, 0)
