@@ -41,6 +41,7 @@ from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, 
 from .lazy_axes import set_label, set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .items.wrapped_label import WrappedLabel
+from .shown_for import ShownFor
 from .steady_label import steady_box
 from .theming import ThemedTextMixin
 
@@ -112,7 +113,7 @@ class _Strips:
         g = self.groups
         ppu = px_per_unit(self.plot, g.x_range)
         font = tick_font(self.plot)
-        key = (names, font.key(), ppu, k, g.shape)
+        key = (names, font, ppu, k, g.shape)  # (fonts compared, not their keys: faster)
         if key != self._names_key:  # thinned again only for new names, a new width or another token
             self._names_key = key
             self._shown = thin_labels(g.centres, self.widths(font, names), ppu, keep=(k,))
@@ -165,7 +166,8 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._selection = None
         self._wanted = None  # (result, (plot height, numbers' scale), the range it wants)
         self._feature_key = None
-        self.y_range = (-1.0, 1.0)
+        self._shown_for = ShownFor()  # what it last drew
+        self._y_range = (-1.0, 1.0)
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
@@ -198,6 +200,17 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self.vb.sigResized.connect(lambda *_: self._place_labels())
         self.plot.getPlotItem().scene().sigMouseClicked.connect(self._clicked)
 
+    @property
+    def y_range(self) -> tuple:
+        """The values' range the bars are drawn in (kept while the numbers fit)."""
+        return self._y_range
+
+    @y_range.setter
+    def y_range(self, value: tuple) -> None:
+        """A range handed to the panel from outside: drawn at the next refresh, whatever the result holds."""
+        self._y_range = value
+        self._shown_for.forget()
+
     # ----- drawing --------------------------------------------------------------------------
     def show_result(self, result, selection):
         x = result.scenario.x  # n x d_model
@@ -206,6 +219,13 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         self._result, self._query, self._selection = result, i, selection
         s = result.scenario
         cross = s.is_cross
+        # what the panel shows is worked out from these alone: an edit of the weights (or anything else that
+        # leaves the embeddings, names, selection and masks of the query as they are) draws nothing again
+        if self._shown_for.same((x, s.source_x), (
+                result.tokens, result.key_tokens, s.feature_names, cross, i, selection.key if cross else None,
+                "" if result.allowed[i].any() else no_keys_note(result, i),  # (no_keys looks at every row)
+                self.colours, self.theme, self.width(), self.height())):
+            return
         strips = strip_mode(max(n, result.n_keys), d)
         self.as_strips = strips
         for w in (self.plot, self.target_label, self.source_label, self.source.plot):
@@ -237,7 +257,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         s = result.scenario
         x, i = s.x, selection.query
         n, d = x.shape
-        self.y_range = steady_range(self.y_range, *self._wanted_range(result))
+        self._y_range = steady_range(self._y_range, *self._wanted_range(result))
         self.strips.groups.layout(n, d)
         self.strips.show(x, i, self.y_range, f"query: {result.tokens[i]}",
                          px_per_unit(self.plot, self.strips.groups.x_range))

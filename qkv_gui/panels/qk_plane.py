@@ -33,6 +33,7 @@ from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, set_range, steady_range
 from .masked import mask_reason, no_keys_note
 from .items.wrapped_label import WrappedLabel
+from .shown_for import ShownFor
 from .steady_label import steady_box
 from .text_label import MARGIN, TextLabel
 from .theming import TextPool, ThemedTextMixin
@@ -88,6 +89,28 @@ def wedge_angles(q2, k2):
     a_k = math.degrees(math.atan2(k2[1], k2[0]))
     span = (a_k - a_q + 180.0) % 360.0 - 180.0
     return a_q, span
+
+
+def paints_pixels(p: QtGui.QPainter) -> bool:
+    """Whether ``p`` paints pixels at its widget's own scale (the screen, a grab): a widget's still parts can
+    then be copied from a picture drawn once; a figure (scaled, or vectors) has them drawn afresh."""
+    t = p.deviceTransform()
+    return p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster and not t.isScaling() and not t.isRotating()
+
+
+def still_picture(widget: QtWidgets.QWidget, ratio: float, draw) -> QtGui.QPixmap:
+    """A transparent picture of ``widget``'s size at device pixel ratio ``ratio``, drawn by ``draw(painter)``
+    in the widget's font, antialiased."""
+    w, h = widget.width(), widget.height()
+    picture = QtGui.QPixmap(max(1, int(math.ceil(w * ratio))), max(1, int(math.ceil(h * ratio))))
+    picture.setDevicePixelRatio(ratio)
+    picture.fill(Qt.GlobalColor.transparent)
+    q = QtGui.QPainter(picture)
+    q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
+    q.setFont(widget.font())
+    draw(q)
+    q.end()
+    return picture
 
 
 class RelevanceMeter(QtWidgets.QWidget):
@@ -174,11 +197,7 @@ class RelevanceMeter(QtWidgets.QWidget):
         self.end_boxes[k] = (QtCore.QRectF(lx - half, y, 2 * half, lh), QtCore.QRectF(rx - half, y, 2 * half, lh))
 
     def _on_screen(self, p: QtGui.QPainter) -> bool:
-        """Whether ``p`` paints pixels at the widget's own scale (the screen, a grab): the still parts can
-        then be copied from a picture drawn once; a figure (scaled, or vectors) has them drawn afresh."""
-        t = p.deviceTransform()
-        return (p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster and not t.isScaling()
-                and not t.isRotating())
+        return paints_pixels(p)
 
     def paintEvent(self, event):
         p = QtGui.QPainter(self)
@@ -189,19 +208,11 @@ class RelevanceMeter(QtWidgets.QWidget):
         radius = max(10.0, min((w - 8) / 2.0, h - 3.2 * lh - 8, 6.0 * lh))
         cx, cy = w / 2.0, 4 + lh + radius
         pal = self.colours
-        if self._on_screen(p):
+        if self._on_screen(p):  # the still parts copied from a picture drawn once per size, font and palette
             ratio = self.devicePixelRatioF()
-            key = (w, h, self.font().key(), pal, ratio)
+            key = (w, h, self.font(), pal, ratio)
             if self._dial[0] != key:
-                picture = QtGui.QPixmap(max(1, int(math.ceil(w * ratio))), max(1, int(math.ceil(h * ratio))))
-                picture.setDevicePixelRatio(ratio)
-                picture.fill(Qt.GlobalColor.transparent)
-                q = QtGui.QPainter(picture)
-                q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, True)
-                q.setFont(self.font())
-                self._still(q, fm, cx, cy, radius)
-                q.end()
-                self._dial = (key, picture)
+                self._dial = (key, still_picture(self, ratio, lambda q: self._still(q, fm, cx, cy, radius)))
             p.drawPixmap(0, 0, self._dial[1])
         else:
             self._still(p, fm, cx, cy, radius)
@@ -236,7 +247,8 @@ class NumbersTable(QtWidgets.QWidget):
         self.colours = style.STANDARD  # its colours (the panel's palette)
         self._metrics = None  # (plain, bold) fonts and their metrics, made again on a new font
         self._widths: dict = {}  # (bold, text) -> its width in the font now
-        self._needs = (None, 0)  # ((values, with the rule), the width they need)
+        self._needs = (None, (0, 0))  # (the values, the width they need without and with the rule)
+        self._still_drawn = (None, None)  # (what it was drawn for, the names and rule drawn)
 
     def set_colours(self, palette: style.Palette) -> None:
         self.colours = palette
@@ -279,13 +291,12 @@ class NumbersTable(QtWidgets.QWidget):
 
     def _need(self, rule: bool = True) -> int:
         """The width the rows need (and the rule under them, unless ``rule`` is False)."""
-        key = (self.values, rule)
-        if self._needs[0] != key or self._metrics is None:
+        if self._needs[0] != self.values or self._metrics is None:  # (both widths at once: both are asked)
             names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
             values = max(self._advance(v, b) for (_n, _r, b), v in zip(self.ROWS, self.values))
-            need = int(max(names + values, self._advance(self.RULE, False) if rule else 0.0)) + 2
-            self._needs = (key, need)
-        return self._needs[1]
+            numbers = int(names + values) + 2
+            self._needs = (self.values, (numbers, int(max(names + values, self._advance(self.RULE, False))) + 2))
+        return self._needs[1][1 if rule else 0]
 
     def need_for_numbers(self) -> int:
         """The width the names and numbers need: never less (the rule under them may be shortened)."""
@@ -303,32 +314,54 @@ class NumbersTable(QtWidgets.QWidget):
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
             self._width = 0  # measured afresh at the new size
-            self._metrics, self._widths, self._needs = None, {}, (None, 0)
+            self._metrics, self._widths, self._needs = None, {}, (None, (0, 0))
             self.updateGeometry()
         super().changeEvent(event)
 
-    def paintEvent(self, event):  # noqa: N802
-        p = QtGui.QPainter(self)
+    def _still(self, p: QtGui.QPainter, names: float) -> None:
+        """What does not change with the numbers: the names, their "= " and the rule under them."""
         plain, bold, fm = self._fonts()
         lh = fm.height()
-        names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
         left = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        width = self.width()
         pal = self.colours
-        for k, ((name, role, b), value) in enumerate(zip(self.ROWS, self.values)):
+        for k, (name, role, b) in enumerate(self.ROWS):
             p.setFont(bold if b else plain)
             y = k * lh
             p.setPen(QtGui.QColor(pal.ink[role] if role else pal.foreground))
             p.drawText(QtCore.QRectF(0, y, names, lh), left, name)
             p.setPen(QtGui.QColor(pal.foreground))
             p.drawText(QtCore.QRectF(0, y, names, lh), right, "= ")
-            p.drawText(QtCore.QRectF(names, y, width - names - 1, lh), right, value)
         if self.show_rule:
             p.setFont(plain)
             p.setPen(QtGui.QColor(pal.faint_text))
+            width = self.width()
             rule = fm.elidedText(self.RULE, Qt.TextElideMode.ElideRight, width)  # a hint: shortened, never cut
             p.drawText(QtCore.QRectF(0, len(self.ROWS) * lh, width, lh), left, rule)
+
+    def _on_screen(self, p: QtGui.QPainter) -> bool:
+        return paints_pixels(p)
+
+    def paintEvent(self, event):  # noqa: N802
+        p = QtGui.QPainter(self)
+        plain, bold, fm = self._fonts()
+        lh = fm.height()
+        names = max(self._advance(f"{name} = ", b) for name, _r, b in self.ROWS)
+        width = self.width()
+        pal = self.colours
+        if self._on_screen(p):  # the still parts copied from a picture drawn once per size, font and palette
+            ratio = self.devicePixelRatioF()
+            key = (width, self.height(), plain, pal, ratio, self.show_rule)
+            if self._still_drawn[0] != key:
+                self._still_drawn = (key, still_picture(self, ratio, lambda q: self._still(q, names)))
+            p.drawPixmap(0, 0, self._still_drawn[1])
+        else:
+            self._still(p, names)
+        right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        p.setPen(QtGui.QColor(pal.foreground))
+        for k, ((_name, _role, b), value) in enumerate(zip(self.ROWS, self.values)):
+            p.setFont(bold if b else plain)
+            p.drawText(QtCore.QRectF(names, k * lh, width - names - 1, lh), right, value)
         p.end()
 
 
@@ -343,11 +376,17 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._worked = ""
         self._notes = ("", "")  # the note over the plane: in full, and short (a narrow panel)
         self._axis_names = []  # the plane's axes' names, in full
+        self._axes_for = None  # what they were named for
         self._result_dk = 2
         self._arrow_names = {}
         self._x_range = self._y_range = None  # the plane's ranges as shown (kept while the arrows fit)
         self._lines_drawn = None  # the other keys' points the faint lines were drawn to
         self._explanations = (None, None)  # (what they were worked out from, the engine's explanations)
+        self._shown_for = ShownFor()  # what it last drew
+        self._tips = None  # the arrows' tips as drawn
+        self._pair_shown = (None, None)  # (the explanations, the rest) the pair's numbers and wedge were shown for
+        self._pair_texts: dict = {}  # the pair's numbers as shown
+        self._pair_drawn = {"wedge": None, "theta_label": None}  # the wedge's angles and its label as drawn
         self._dots_set = (None, None)  # (their look, masks and numbers; their places) as the dots were last set
         self._dot_pens: dict = {}  # the dots' looks, made by ``_dot_look``
         self._side_fitted = None  # what the number column's width was worked out from
@@ -574,8 +613,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # token's numbers moves neither arrow)
         placing = (box, to_scene, self._drawn.get("q_tip"), self._drawn.get("k_tip"),
                    tuple(self._arrow_names.items()),
-                   tuple((item.text(), item.pos(), item.font().key(), item.anchor) for item in wanted[2:]),
-                   tuple(label.font().key() for label in wanted[:2]))
+                   tuple((item.text(), item.pos(), item.font(), item.anchor) for item in wanted[2:]),
+                   tuple(label.font() for label in wanted[:2]))  # (fonts compared, not their keys: faster)
         if placing == self._placed[0]:
             for item, ok in zip(wanted, self._placed[1]):  # (a label pool shows every label it hands out)
                 if item.isVisible() != ok:
@@ -671,6 +710,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
+        s = result.scenario
+        # drawn from the queries and keys alone (an edit of W^V changes neither), their names and masks
+        if self._shown_for.same((result.q, result.k, result.allowed[i], result.scores[i]), (
+                i, j, result.tokens, result.key_tokens, s.q_names, s.k_names, s.n_heads,
+                0 if result.allowed[i, j] else int(result.masked_by[i, j]),  # (why, worked out only when masked)
+                self.colours, self.theme, self.width(), self.height())):
+            return
         n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
         self._result_dk = d_k
         view = geometry.pair_plane(result.q, result.k, i, j)
@@ -681,14 +727,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
         # arrows
         self._arrow_names = {"query": f"q '{tok[i]}'", "key": f"k '{ktok[j]}'"}
-        for role, tip in (("query", q2), ("key", k2)):  # (their names are placed by ``_declutter``)
-            line, head, _label = self.arrows[role]
-            line.setLine(0.0, 0.0, tip[0], tip[1])
-            has_length = math.hypot(*tip) > 0
-            head.setVisible(has_length)
-            if has_length:
-                head.setRotation(180.0 - math.degrees(math.atan2(tip[1], tip[0])))  # (it points left unturned)
-                head.setPos(*tip)
+        if (q2, k2) != self._tips:  # (an edit of another token's numbers moves neither)
+            self._tips = (q2, k2)
+            self._draw_arrows(q2, k2)
 
         # other keys
         others = np.delete(np.arange(n), j) if 0 <= j < n else np.arange(n)
@@ -719,7 +760,87 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             item.setPos(x, y)
 
         # numbers from the engine
-        ex_nq, ex_nk, ex_cos, ex_score = self._explained(result, i, j)
+        explained = self._explained(result, i, j)
+        ex_score = explained[3]
+        # masks: said under the sum (a note over the plane that comes and goes can make the layout
+        # bounce between two heights)
+        mask_note = ""
+        if not allowed.any():
+            mask_note = no_keys_note(result, i)
+        elif not allowed[j]:
+            mask_note = (f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
+                         f"this score is worked out but not used.")
+        # the pair's numbers, sums, angle and note are written again only when the pair's explanations, the
+        # arrows as drawn, the plane's kind or the mask note change (an edit of another token's numbers with
+        # two coordinates changes none of them)
+        pair = (q2, k2, view.exact, None if view.exact else view.kept, d_k, mask_note)
+        if explained is not self._pair_shown[0] or pair != self._pair_shown[1]:
+            self._pair_shown = (explained, pair)
+            self._show_pair(result, i, j, explained, q2, k2, view, mask_note)
+        texts = self._pair_texts
+        # relevance meter: the score against the biggest |score| of this query's row
+        row = np.abs(np.asarray(result.scores[i]))
+        limit = float(row.max()) if row.size else 0.0
+        limit = limit if limit > 0 else 1.0
+        self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
+
+        # range: everything drawn, origin included, equal scales (aspect locked)
+        lo = np.array([min(0.0, q2[0], k2[0]), min(0.0, q2[1], k2[1])])
+        hi = np.array([max(0.0, q2[0], k2[0]), max(0.0, q2[1], k2[1])])
+        if len(pts):
+            lo, hi = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
+        size = float(max(hi - lo))
+        if size <= 0:
+            size = 1.0
+        pad = 0.22 * size  # room for the tip labels
+        scale = math.floor(math.log10(size))
+        if scale != self._left_scale:  # the numbers changed size: let the left axis fit them afresh
+            self._left_scale = scale
+            self.plot.getPlotItem().getAxis("left").textWidth = 30
+        self._x_range = steady_range(self._x_range, lo[0] - pad, hi[0] + pad)
+        self._y_range = steady_range(self._y_range, lo[1] - pad, hi[1] + pad)
+        set_range(self.plot.getViewBox(), self._x_range, self._y_range)
+        (x0, x1), (y0, y1) = reach(*self._x_range), reach(*self._y_range)
+        self.axis_x.setLine(0.0, y0, 0.0, y1)
+        self.axis_y.setLine(x0, 0.0, x1, 0.0)
+        named = (view.exact, s.q_names, s.k_names, s.d_k) if view.exact else False
+        if named != self._axes_for:  # (the columns' names change only when the user renames them)
+            self._axes_for = named
+            if view.exact:
+                self._axis_names = [self._coordinate_name(s, c) for c in range(2)]
+            else:
+                self._axis_names = ["along q", "at right angles to q, towards k"]
+        self._name_axes()
+
+        self._drawn = {
+            "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
+            "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
+            "other_labels": self.other_labels.texts(),
+            "wedge": self._pair_drawn["wedge"], "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self._notes[0],
+            "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
+            "theta_label": self._pair_drawn["theta_label"],
+            "key_label": self._arrow_names["key"],
+            "masked": others[~open_others].tolist(),
+            "axes": tuple(self._axis_names),
+        }
+        self._declutter()
+
+    def _draw_arrows(self, q2, k2) -> None:
+        """The two arrows from the origin to their tips as drawn (their names are placed by ``_declutter``)."""
+        for role, tip in (("query", q2), ("key", k2)):
+            line, head, _label = self.arrows[role]
+            line.setLine(0.0, 0.0, tip[0], tip[1])
+            has_length = math.hypot(*tip) > 0
+            head.setVisible(has_length)
+            if has_length:
+                head.setRotation(180.0 - math.degrees(math.atan2(tip[1], tip[0])))  # (it points left unturned)
+                head.setPos(*tip)
+
+    def _show_pair(self, result, i: int, j: int, explained, q2, k2, view, mask_note: str) -> None:
+        """The numbers beside the plane, the worked sum and its terms under it, the angle wedge and the note
+        over it, for query ``i`` and key ``j`` as explained by the engine and drawn on the plane."""
+        d_k = result.scenario.d_k
+        ex_nq, ex_nk, ex_cos, ex_score = explained
         defined = ex_cos.angle is not None
         texts = {
             "|q|": explain.fixed(ex_nq.value, ex_nq.decimals),
@@ -730,14 +851,6 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         }
         self.numbers.set_values(texts[name] for name in ("|q|", "|k|", "cos θ", "θ", "score"))
         set_tooltip(self.numbers, "\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
-        # masks: said under the sum (a note over the plane that comes and goes can make the layout
-        # bounce between two heights)
-        mask_note = ""
-        if not allowed.any():
-            mask_note = no_keys_note(result, i)
-        elif not allowed[j]:
-            mask_note = (f"'{tok[i]}' may not look at '{ktok[j]}' ({mask_reason(result, i, j)}): "
-                         f"this score is worked out but not used.")
         self._worked = ex_score.text + ("\n" + mask_note if mask_note else "")
         products = [t.value for t in ex_score.terms]
         shortened = d_k > explain.MAX_SHOWN_TERMS  # the sum names only its largest terms: outline those
@@ -781,51 +894,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._write_note()
         self.note.setVisible(bool(notes))
 
-        # relevance meter: the score against the biggest |score| of this query's row
-        row = np.abs(np.asarray(result.scores[i]))
-        limit = float(row.max()) if row.size else 0.0
-        limit = limit if limit > 0 else 1.0
-        self.meter.set_value(ex_score.value, limit, texts["score"], explain.fixed(limit, ex_score.decimals))
-
-        # range: everything drawn, origin included, equal scales (aspect locked)
-        lo = np.array([min(0.0, q2[0], k2[0]), min(0.0, q2[1], k2[1])])
-        hi = np.array([max(0.0, q2[0], k2[0]), max(0.0, q2[1], k2[1])])
-        if len(pts):
-            lo, hi = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
-        size = float(max(hi - lo))
-        if size <= 0:
-            size = 1.0
-        pad = 0.22 * size  # room for the tip labels
-        scale = math.floor(math.log10(size))
-        if scale != self._left_scale:  # the numbers changed size: let the left axis fit them afresh
-            self._left_scale = scale
-            self.plot.getPlotItem().getAxis("left").textWidth = 30
-        self._x_range = steady_range(self._x_range, lo[0] - pad, hi[0] + pad)
-        self._y_range = steady_range(self._y_range, lo[1] - pad, hi[1] + pad)
-        set_range(self.plot.getViewBox(), self._x_range, self._y_range)
-        (x0, x1), (y0, y1) = reach(*self._x_range), reach(*self._y_range)
-        self.axis_x.setLine(0.0, y0, 0.0, y1)
-        self.axis_y.setLine(x0, 0.0, x1, 0.0)
-        pi = self.plot.getPlotItem()
-        if view.exact:
-            names = [self._coordinate_name(result.scenario, c) for c in range(2)]
-        else:
-            names = ["along q", "at right angles to q, towards k"]
-        self._axis_names = names
-        self._name_axes()
-
-        self._drawn = {
-            "query": i, "key": j, "q_tip": q2, "k_tip": k2, "exact": view.exact, "kept": view.kept,
-            "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
-            "other_labels": self.other_labels.texts(),
-            "wedge": wedge, "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self._notes[0],
-            "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
-            "theta_label": self.theta_label.text() if wedge is not None else None,
-            "key_label": self._arrow_names["key"],
-            "masked": others[~open_others].tolist(),
-            "axes": tuple(self._axis_names),
-        }
-        self._declutter()
+        self._pair_texts = texts
+        self._pair_drawn = {"wedge": wedge, "theta_label": self.theta_label.text() if wedge is not None else None}
 
     def _explained(self, result, i: int, j: int) -> tuple:
         """The engine's |q|, |k|, cos θ and score of the pair, with their worked sums. They are asked again
@@ -860,7 +930,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         bottom, left = pi.getAxis("bottom"), pi.getAxis("left")
 
         def fitted_to() -> tuple:  # what the names shown were fitted to (and what they say)
-            return (tuple(names), vb.width(), vb.height(), bottom.label.font().key(), left.label.font().key(),
+            return (tuple(names), vb.width(), vb.height(), bottom.label.font(), left.label.font(),
                     bottom.labelText, left.labelText, bottom.isVisibleTo(pi), left.isVisibleTo(pi))
 
         if fitted_to() == self._axes_named:

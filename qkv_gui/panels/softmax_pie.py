@@ -33,6 +33,7 @@ from ..lazy_text import set_text
 from .base import Panel
 from .masked import no_keys, no_keys_note
 from .items.wrapped_label import WrappedLabel
+from .shown_for import ShownFor
 from .steady_label import steady_box
 from .theming import TextPool, ThemedTextMixin, scaled_metrics, set_themed_font
 
@@ -114,6 +115,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
 
         self.pie = None
         self._result = None
+        self._shown_for = ShownFor()  # what it last drew
         self._looks: list = []  # each slice's (start, span, shade, pen, x, y) as last set
         self._shown_slices: list = []  # the keys whose slices are drawn
         self._slices_used = 0
@@ -173,6 +175,13 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         self._result, self._sel, self._selection = result, (i, j), selection
+        # drawn from the query's weights alone (an edit of W^V changes none), the names and the masks
+        open_keys = result.allowed[i]  # (this row alone: no_keys looks at every row)
+        if self._shown_for.same((result.weights[i], open_keys), (
+                i, j, result.tokens, result.key_tokens, result.scenario.softmax_over,
+                "" if open_keys.any() else no_keys_note(result, i), self.colours, self.theme,
+                self.vb.width(), self.vb.height(), self.width(), self.height())):
+            return
         if (result.tokens, result.key_tokens) != self._tokens_seen:
             self._tokens_seen = (result.tokens, result.key_tokens)
             self._repeated, self._key_repeated = {}, {}
@@ -356,15 +365,24 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
             known = self._widths[key] = {}
         w = known.get(text)
         if w is None:
-            w = known[text] = scaled_metrics(self.bold_font if bold else self.label_font, scale).horizontalAdvance(text)
+            w = known[text] = self._metrics_at(bold, scale).horizontalAdvance(text)
         return w
 
     def _text_height(self, bold: bool, scale: float) -> float:
         key = ("height", bold, scale)
         h = self._widths.get(key)
         if h is None:
-            h = self._widths[key] = scaled_metrics(self.bold_font if bold else self.label_font, scale).height()
+            h = self._widths[key] = self._metrics_at(bold, scale).height()
         return h
+
+    def _metrics_at(self, bold: bool, scale: float) -> QtGui.QFontMetricsF:
+        """The labels' font metrics at the theme's scale, made once per font and scale (new percentages are
+        measured at most edits)."""
+        key = ("metrics", bold, scale)
+        fm = self._widths.get(key)
+        if fm is None:
+            fm = self._widths[key] = scaled_metrics(self.bold_font if bold else self.label_font, scale)
+        return fm
 
     @staticmethod
     def _fit_inside(box: QtCore.QRectF, rect: QtCore.QRectF, text: str, fm, px):

@@ -235,3 +235,48 @@ def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbo
     _same_as_drawn_afresh(panel, qtbot)
     assert "animate" in panel.plot.toolTip()
     through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines
+
+
+def _view_pixels(panel) -> bytes:
+    return bytes(panel.plot.grab().toImage().constBits())
+
+
+def test_an_edit_of_the_weights_draws_nothing_again_and_the_next_change_is_followed(panel, qtbot, monkeypatch):
+    from qkv_gui import style
+
+    """The panel shows the embeddings only: an edit of a weight grid leaves every bar, name and number where
+    it is and sets nothing again; a rename, an edit of x, masks that leave the query no key, another palette
+    and presenter mode that come after it are all followed."""
+    s = panel.session
+    settle(qtbot)
+    drawn, pixels = panel.drawn(), _view_pixels(panel)
+    shown = []
+    real = panel.strips.show
+    monkeypatch.setattr(panel.strips, "show", lambda *a, **k: (shown.append(a[1]), real(*a, **k)))
+    for matrix in ("w_q", "w_k", "w_v"):
+        assert s.set_cell(matrix, 0, 0, float(getattr(s.scenario, matrix)[0, 0]) + 0.5)
+        settle(qtbot)
+    assert shown == []  # nothing set again
+    assert_same_drawn(panel.drawn(), drawn)
+    assert _view_pixels(panel) == pixels
+    s.set_text("a dog sat")  # as many tokens, other names
+    settle(qtbot)
+    assert shown and [t for _, t in panel.drawn()["ticks"]] == ["a", "dog", "sat"]
+    assert s.set_cell("x", 2, 0, "-0.7")  # another token's numbers
+    settle(qtbot)
+    assert panel.drawn()["heights"][2 * s.scenario.d_model] == pytest.approx(-0.7)
+    _same_as_drawn_afresh(panel, qtbot)
+    s.select(query=0)
+    assert s.set_option(causal=True)  # the first token sees itself ...
+    assert s.toggle_padding(0)  # ... and is padding: no key is left to it
+    settle(qtbot)
+    assert "Every key is masked" in panel.drawn()["caption"]
+    _same_as_drawn_afresh(panel, qtbot)
+    panel.set_colours(style.DARK)  # another palette: the caption's ink follows
+    assert style.DARK.ink["x"] in panel.caption.text()
+    _same_as_drawn_afresh(panel, qtbot)
+    small = panel.strips.values.scale
+    panel.set_theme(style.presenter(1.5))  # presenter mode: bigger numbers on the bars
+    settle(qtbot)
+    assert panel.strips.values.scale == pytest.approx(1.5 * small)
+    assert panel.drawn()["y_range"][1] > 1.5  # (they need more room)

@@ -543,3 +543,86 @@ def test_the_worked_numbers_are_the_engines_after_every_kind_of_edit(panel):
         assert d["numbers"]["|q|"] == f"{np.linalg.norm(q):.4f}" and d["numbers"]["|k|"] == f"{np.linalg.norm(k):.4f}"
         assert d["numbers"]["score"] == explain.fixed(float(q @ k), 4)
         assert explain.cosine(r, i, j).text in panel.numbers.toolTip()
+
+
+# ----- a result that draws the same is skipped; what changes after it is followed ---------------------------
+def _plot_pixels(panel) -> bytes:
+    return bytes(panel.plot.grab().toImage().constBits())
+
+
+def test_an_edit_of_the_values_draws_nothing_again_and_the_next_change_is_followed(panel, qtbot, monkeypatch):
+    """An edit of W^V moves no query or key: nothing on the plane or beside it is set again. An edit of
+    another token moves its dot but leaves the pair's numbers alone; a mask on the pair, a new column name,
+    another palette and presenter mode after it are all followed, as a new panel shows them."""
+    from qkv_gui import style
+    from .fresh_panel import assert_same_drawn, drawn_afresh
+
+    s = panel.session
+    s.select(query=1, key=2)
+    settle()
+    pairs, planes, asked = [], [], []
+    real_pair, real_plane, real_asked = panel._show_pair, panel._draw_arrows, panel._explained
+    monkeypatch.setattr(panel, "_show_pair", lambda *a: (pairs.append(a[1:3]), real_pair(*a))[1])
+    monkeypatch.setattr(panel, "_draw_arrows", lambda *a: (planes.append(a), real_plane(*a))[1])
+    monkeypatch.setattr(panel, "_explained", lambda *a: (asked.append(a[1:]), real_asked(*a))[1])
+    drawn, pixels = panel.drawn(), _plot_pixels(panel)
+    assert s.set_cell("w_v", 0, 0, float(s.scenario.w_v[0, 0]) + 0.5)
+    settle()
+    assert asked == [] and pairs == [] and planes == []  # not even looked at again
+    assert str(panel.drawn()) == str(drawn) and _plot_pixels(panel) == pixels
+    _edit_other_row(s, 0, 0.4)  # another token's key moves; the pair does not
+    d = panel.drawn()
+    assert asked == [(1, 2)] and pairs == [] and planes == []
+    assert d["others"][0] == pytest.approx(tuple(s.result.k[0]))
+    assert d["numbers"] == drawn["numbers"]
+    assert d["meter"][1] == pytest.approx(float(np.abs(s.result.scores[1]).max()))  # the row's largest score
+    assert s.toggle_blocked(1, 2)  # the pair is masked: said under the sum, its numbers unchanged
+    settle()
+    assert pairs == [(1, 2)] and "may not look at" in panel.drawn()["mask_note"]
+    assert "may not look at" in panel.worked.text()
+    s.set_column_name("k", 1, "is a noun")  # names the plane's second axis
+    settle()
+    assert panel.drawn()["axes"][1] == "2: is a noun"
+    fresh = drawn_afresh(panel, qtbot)
+    assert_same_drawn(panel.drawn(), fresh.drawn())
+    fresh.close()
+    panel.set_colours(style.DARK)
+    settle()
+    assert panel.numbers.colours is style.DARK and panel.meter.colours is style.DARK
+    width = panel.side.width()
+    panel.set_theme(style.presenter(1.5))
+    settle()
+    assert panel.side.width() > width  # bigger numbers: a wider column
+
+
+def _numbers_drawn_afresh(table) -> np.ndarray:
+    """The number column as it looks drawn without its kept picture of names (as into a figure)."""
+    table._on_screen = lambda painter: False
+    try:
+        table.repaint()
+        return _image(table)
+    finally:
+        del table._on_screen
+
+
+def test_the_number_column_looks_as_drawn_afresh_through_edits_palettes_fonts_and_widths(panel):
+    """The names and the rule beside the numbers are a picture drawn once: pixel for pixel the column is the
+    one drawn without it, after an edit of the numbers, in another palette, in presenter mode and narrow
+    (no rule under the numbers)."""
+    from qkv_gui import style
+
+    s = panel.session
+    table = panel.numbers
+    first = _image(table)
+    steps = [lambda: s.set_cell("x", s.selection.query, 0, float(s.scenario.x[s.selection.query, 0]) + 1.0),
+             lambda: panel.set_colours(style.DARK), lambda: panel.set_theme(style.presenter(1.5)),
+             lambda: panel.resize(300, 260), lambda: panel.set_theme(style.SCREEN),
+             lambda: panel.set_colours(style.STANDARD)]
+    for k, step in enumerate(steps):
+        step()
+        settle()
+        kept = _image(table)
+        if k == 0:
+            assert (kept != first).any()  # the numbers changed
+        np.testing.assert_array_equal(kept, _numbers_drawn_afresh(table), err_msg=str(k))
+    assert not table.show_rule  # (narrow)

@@ -246,3 +246,37 @@ def test_a_pie_changed_edit_by_edit_looks_as_one_drawn_afresh(make_panel, qtbot)
     _same_as_drawn_afresh(panel, qtbot)
     assert any(label.startswith("dog ") for label in panel.drawn()["labels"])
     through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))  # new colours, bigger text, thicker lines
+
+
+def test_an_edit_of_the_values_draws_nothing_again_and_the_next_change_is_followed(make_panel, qtbot, monkeypatch):
+    """An edit of W^V leaves every weight as it is: no slice or label is set again. A masked key, new words,
+    the column-wise mode, a resize, another palette and presenter mode after it are all followed, as a new
+    pie draws them."""
+    panel = make_panel(SoftmaxPanel, preset="long-sentence", size=IN_GRID)
+    s = panel.session
+    s.select(query=2, key=1)
+    settle(qtbot)
+    placed = []
+    real = panel._place_labels
+    monkeypatch.setattr(panel, "_place_labels", lambda: (placed.append(1), real())[1])
+    drawn, pixels = panel.drawn(), _pixels(panel.view)
+    assert s.set_cell("w_v", 0, 0, float(s.scenario.w_v[0, 0]) + 0.5)
+    settle(qtbot)
+    assert placed == []
+    assert_same_drawn(panel.drawn(), drawn)
+    assert _pixels(panel.view) == pixels
+    assert s.toggle_blocked(2, 0)  # a key masked: its slice goes
+    settle(qtbot)
+    assert placed and not panel.drawn()["visible"][0]
+    _same_as_drawn_afresh(panel, qtbot)
+    s.set_text(" ".join(["one", "dog"] + list(s.scenario.tokens[2:])))  # as many words, two renamed
+    settle(qtbot)
+    assert any(label.startswith("dog ") for label in panel.drawn()["labels"])
+    assert s.set_option(softmax_over="queries")
+    settle(qtbot)
+    assert "not 100%" in panel.drawn()["heading"]
+    _same_as_drawn_afresh(panel, qtbot)
+    panel.resize(IN_GRID[0] + 120, IN_GRID[1] + 60)
+    settle(qtbot)
+    _same_as_drawn_afresh(panel, qtbot)
+    through_looks(panel, lambda: _same_as_drawn_afresh(panel, qtbot))
