@@ -61,6 +61,12 @@ CELL_BAND_GAP = 30
 FIT_MIN_ZOOM = 0.8
 
 
+def _shape(result) -> tuple:
+    """The tokens and sizes of a result: what the room a panel's pictures ask for is worked out from."""
+    sc = result.scenario
+    return result.tokens, result.key_tokens, sc.d_model, sc.d_k, sc.d_v, result.n_heads
+
+
 class Panel(QtWidgets.QWidget):
     object_name = "panel"
     title = "Panel"
@@ -147,7 +153,10 @@ class Panel(QtWidgets.QWidget):
     # ----- machinery --------------------------------------------------------------------------
     def _on_change(self, *_):
         self._stale = True
-        if self.in_view():
+        if self.in_view() or (self._text_room and self.isVisible()
+                              and _shape(self.session.result) != self._pictures_shape):
+            # (new tokens or sizes change the room a panel asks for: taken at once even out of sight, so
+            # that the rows do not move when it scrolls back into sight)
             self.refresh()
 
     def in_view(self) -> bool:
@@ -183,8 +192,7 @@ class Panel(QtWidgets.QWidget):
             self._scale_items()  # items made or restyled by show_result follow the theme too
         if self._text_room:
             # a new number of tokens (or of dimensions): a grid of cells asks for another size
-            sc = result.scenario
-            shape = (result.tokens, result.key_tokens, sc.d_model, sc.d_k, sc.d_v, result.n_heads)
+            shape = _shape(result)
             if shape != self._pictures_shape:
                 self._pictures_shape = shape
                 self.fit_pictures()

@@ -214,7 +214,19 @@ def test_a_panel_scrolled_out_of_sight_waits_and_shows_the_new_numbers_when_it_c
     last.refresh()  # what the panel draws from the session now: nothing changes
     settle()
     assert last.grab().toImage() == shown
+    # new words change the room every panel asks for: taken at once, in sight or not (the rows stay put
+    # when a panel scrolls back into sight)
+    bar.setValue(0)
+    settle()
+    away = [p for p in panels if not p.in_view()]
+    counts = {p.object_name: p.paint_count for p in panels}
+    w.session.set_text(w.session.scenario.text + " again")
+    settle()
+    assert away and all(p.paint_count > counts[p.object_name] for p in away)
     # a bigger window brings the rest into sight, each up to date
+    counts = {p.object_name: p.paint_count for p in panels}
+    w.session.set_cell("x", 0, 0, float(w.session.scenario.x[0, 0]) + 0.25)
+    settle()
     w.resize(1920, 1400)
     settle(rounds=8)
     for p in panels:
