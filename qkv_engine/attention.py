@@ -89,10 +89,13 @@ class AttentionResult(_Sentences):
     head: int = 0  # which head this is (0 .. n_heads - 1)
     n_heads: int = 1  # how many heads the whole scenario has
 
-    @property
+    @functools.cached_property
     def rows_without_keys(self) -> np.ndarray:
-        """n bool: query rows whose keys are all masked (weights all 0, output 0)."""
-        return ~self.allowed.any(axis=1)
+        """n bool: query rows whose keys are all masked (weights all 0, output 0). Worked out once per
+        result (several panels ask at each edit)."""
+        rows = ~self.allowed.any(axis=1)
+        rows.setflags(write=False)
+        return rows
 
     @functools.cached_property
     def masked_by(self) -> np.ndarray:
