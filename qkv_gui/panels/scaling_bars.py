@@ -27,12 +27,11 @@ from qkv_engine import explain, saturation, views
 
 from .. import colours, style
 from .base import Panel
-from .decorations import Bars, curve_path, dot_item, line_item, path_item, rect_item, reach
+from .decorations import Bars, SteadyBars, curve_path, dot_item, line_item, path_item, rect_item, reach
 from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
 from ..lazy_text import set_text
 from .items.wrapped_label import WrappedLabel
-from .steady_bars import SteadyBars
 from .steady_label import steady_box
 from .text_label import TextLabel
 from .theming import ThemedTextMixin

@@ -35,14 +35,13 @@ from qkv_engine import explain, feature_names, views
 from .. import colours, style
 from ..lazy_text import set_text, set_tooltip
 from .base import Panel
-from .decorations import Bars, line_item, reach
+from .decorations import Bars, SteadyBars, line_item, reach
 from .grouped_bars import (MAX_VALUE_LABELS, GroupedBars, TextWidths, bar_edge, fit_value_axis, make_plot,
                            place_pointer, place_value_labels, pointer_label, px_per_unit, thin_labels, tick_font,
                            value_pool, y_limits)
 from .lazy_axes import set_range, set_ticks, steady_range
 from .masked import no_keys, no_keys_note
 from .items.wrapped_label import WrappedLabel
-from .steady_bars import SteadyBars
 from .steady_label import steady_box
 from .text_label import MARGIN
 from .theming import TextPool, ThemedTextMixin

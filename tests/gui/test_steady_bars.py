@@ -1,5 +1,5 @@
-"""Bars whose places stay while their lengths change (``panels.steady_bars``): after any run of new lengths,
-new places and new options they draw what a plain ``Bars`` given the same options draws (rectangles, bounds,
+"""Bars whose places stay while their lengths change (``panels.decorations.SteadyBars``): after any run of new
+lengths, new places and new options they draw what a plain ``Bars`` given the same options draws (rectangles, bounds,
 options, pixels), and the same lengths again do no work."""
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import pytest
 
 import pyqtgraph as pg
 
-from qkv_gui.panels.decorations import Bars
-from qkv_gui.panels.steady_bars import SteadyBars
+from qkv_gui.panels.decorations import Bars, SteadyBars
 
 from .conftest import settle
 from .test_plot_items import BLUE, RED, plot  # noqa: F401  (the plot fixture)
