@@ -32,6 +32,7 @@ from .lazy_axes import set_label, set_ticks, set_title, steady_range
 from .masked import mask_reason, no_keys, no_keys_note
 from ..lazy_text import set_text
 from .items.wrapped_label import WrappedLabel
+from .shown_for import ShownFor
 from .steady_label import steady_box
 from .text_label import TextLabel
 from .theming import ThemedTextMixin
@@ -178,7 +179,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._title = ""  # ... the wording shown
         self._titles_for = None  # (wordings, width, text size) the titles were laid out for
         self._bar_places = None  # (keys, masked keys) the bars' rows were laid out for
-        self._inputs = None  # what the drawing was made from (the same again: nothing to draw)
+        self._shown = ShownFor()  # what the drawing was made from (the same again: nothing to draw)
         self._ticks_for = None  # what the key names down the side were chosen for
         self._tick_names: list = []  # ... and the names chosen
         self._rows_ok = self._heights = None  # ... the rows and heights of the bars of unmasked keys
@@ -377,12 +378,10 @@ class ScalingPanel(ThemedTextMixin, Panel):
         allowed = np.asarray(result.allowed[i], dtype=bool)
         s = result.scenario
         # everything drawn comes from these (a number of W^V, say, changes none of them: nothing to do)
-        inputs = (i, j, result.tokens[i], result.key_tokens, raw.tobytes(), scaled.tobytes(), allowed.tobytes(),
-                  np.asarray(result.masked_by[i]).tobytes(), no_keys(result, i), result.divisor, s.scale,
-                  s.temperature, s.d_k, self.theme, self.colours, self._title_pt, self.view.size())
-        if inputs == self._inputs:
+        if self._shown.same((raw, scaled, allowed, np.asarray(result.masked_by[i])),
+                            (i, j, result.tokens[i], result.key_tokens, no_keys(result, i), result.divisor, s.scale,
+                             s.temperature, s.d_k, self.theme, self.colours, self._title_pt, self.view.size())):
             return
-        self._inputs = inputs
         rows = (n - 1 - np.arange(n)).astype(np.float64)  # key 0 at the top
         finite = np.concatenate([raw[allowed], scaled[allowed]])
         edges = saturation.flat_edges(result, i, j) if allowed[j] else None
