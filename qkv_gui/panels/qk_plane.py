@@ -607,8 +607,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         wanted = [self.arrows["query"][2], self.arrows["key"][2]]
         if self._drawn.get("wedge") is not None:
             wanted.append(self.theta_label)
-        labelled = len(self._drawn.get("other_labels", []))
-        wanted += self.other_labels.items[:labelled]
+        # the names the pool shows now (what ``_drawn`` says may be the last result's: a new range can ask
+        # for this before the new result is written down)
+        wanted += self.other_labels.items[:self.other_labels.shown]
         # the same names at the same places in the same plot are placed as they were (an edit of another
         # token's numbers moves neither arrow)
         placing = (box, to_scene, self._drawn.get("q_tip"), self._drawn.get("k_tip"),

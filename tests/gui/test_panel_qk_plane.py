@@ -10,6 +10,7 @@ from PySide6 import QtCore
 from qkv_engine import explain
 
 from qkv_gui.panels.qk_plane import QKPlanePanel
+from qkv_gui.panels.text_label import TextLabel
 from .conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
@@ -133,6 +134,20 @@ def test_many_tokens_draws_without_labels(panel):
     assert len(d["others"]) == 511
     assert d["other_labels"] == []
     np.testing.assert_allclose(d["q_tip"], r.q[0])
+
+
+def test_a_longer_sentence_leaves_no_name_of_the_last_one_on_the_plane(make_panel):
+    """From three tokens (the other keys named) to sixteen (too many to name): no old name stays drawn. A
+    new range placed the names from the last sentence's list and showed "k 'cat'" again."""
+    panel = make_panel(QKPlanePanel, preset="seed-the-cat-sat")
+    assert [item.text() for item in panel.other_labels.items if item.isVisible()] == ["k 'cat'", "k 'sat'"]
+    panel.session.load_preset("long-sentence")
+    settle()
+    keys = set(panel.session.scenario.tokens)
+    shown = [item.text() for item in panel.plot.scene().items()
+             if isinstance(item, TextLabel) and item.isVisible() and item.text().startswith("k '")]
+    assert shown == [panel.drawn()["key_label"]]
+    assert all(text[3:-1] in keys for text in shown)
 
 
 def test_empty_sentence_shows_the_hint(panel):
