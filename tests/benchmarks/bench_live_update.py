@@ -346,7 +346,13 @@ def main():
                     help="the window's size, e.g. 1008x720 (a 1024 x 768 projector: most panels scrolled out of sight)")
     args = ap.parse_args()
     global WINDOW
-    WINDOW = tuple(int(v) for v in args.window.lower().split("x"))
+    try:
+        WINDOW = tuple(int(v) for v in args.window.lower().split("x"))
+        if len(WINDOW) != 2 or min(WINDOW) < 200:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--window: expected a width and a height of at least 200 pixels, such as 1008x720; "
+                 f"got {args.window!r}")
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     runs = []
     for k in range(args.runs):
