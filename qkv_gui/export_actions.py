@@ -236,20 +236,49 @@ class ExportController(QtCore.QObject):
         return export.default_names(self.window.session, self.open_experiments())
 
     def eventFilter(self, obj, event):
-        # Installed on every widget inside the panel frames: remember the panel clicked last. (Most events
-        # here are paints: the class test is cheaper than asking an event its type.)
-        if isinstance(event, QtGui.QMouseEvent) and event.type() == QtCore.QEvent.Type.MouseButtonPress:
-            name = self._owner.get(obj)
-            if name is not None:
-                self.last_panel = name
+        # Installed on the windows (Qt's QWindow of the main window, and of an experiment's dock while it
+        # floats): a mouse press reaches the window before the widget under it. The widgets' own events
+        # (paints above all) never come here.
+        if type(event) is QtGui.QMouseEvent:
+            if event.type() == QtCore.QEvent.Type.MouseButtonPress:
+                top = self._windows.get(obj)
+                if top is not None:
+                    name = self._panel_at(top.childAt(top.mapFromGlobal(event.globalPosition().toPoint())))
+                    if name is not None:
+                        self.last_panel = name
+        elif obj in self._waiting and event.type() == QtCore.QEvent.Type.Show:
+            self._waiting.discard(obj)
+            obj.removeEventFilter(self)
+            self._watch_window(obj)
         return False
 
+    def _panel_at(self, widget) -> str | None:
+        """objectName of the panel ``widget`` belongs to (its frame in the grid, or an experiment panel)."""
+        while widget is not None:
+            name = self._owner.get(widget)
+            if name is not None:
+                return name
+            widget = widget.parentWidget()
+        return None
+
     def watch_clicks(self) -> None:
-        self._owner = {}
-        for name, frame in self.window.grid.frames.items():
-            for w in [frame, *frame.findChildren(QtWidgets.QWidget)]:
-                self._owner[w] = name
-                w.installEventFilter(self)
+        """Remember the panel clicked last: the window's mouse presses are watched, not each widget."""
+        self._windows: dict = {}
+        self._waiting: set = set()
+        self._owner = {frame: name for name, frame in self.window.grid.frames.items()}
+        self._watch_window(self.window)
+
+    def _watch_window(self, top: QtWidgets.QWidget) -> None:
+        """Watch the presses that reach ``top``'s QWindow; a window not shown yet has none: at its showing."""
+        handle = top.windowHandle()
+        if handle is None:
+            if top not in self._waiting:
+                self._waiting.add(top)
+                top.installEventFilter(self)
+        elif handle not in self._windows:
+            self._windows[handle] = top
+            handle.installEventFilter(self)
+            handle.destroyed.connect(lambda *_, h=handle: self._windows.pop(h, None))
 
     # ----- options --------------------------------------------------------------------------------
     def options(self) -> tuple:
@@ -398,9 +427,12 @@ class ExportController(QtCore.QObject):
 
     def adopt_experiment(self, object_name: str, panel) -> None:
         """An experiment panel was just made (its dock opened): clicks, context menu and Ctrl+E reach it too."""
-        for w in [panel, *panel.findChildren(QtWidgets.QWidget)]:
-            self._owner[w] = object_name
-            w.installEventFilter(self)
+        self._owner[panel] = object_name
+        dock = panel.parentWidget()
+        if isinstance(dock, QtWidgets.QDockWidget):  # floating, it is a window of its own
+            dock.topLevelChanged.connect(lambda floating, d=dock: floating and self._watch_window(d))
+            if dock.isFloating():
+                self._watch_window(dock)
         panel.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         panel.customContextMenuRequested.connect(
             lambda pos, n=object_name, p=panel: self._show_panel_menu(n, p, pos))

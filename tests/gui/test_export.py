@@ -30,6 +30,16 @@ def grey(image: QtGui.QImage) -> np.ndarray:
     return a[:, : img.width()].astype(float)
 
 
+def click_in_window(widget) -> None:
+    """A left click in the middle of ``widget``, as the mouse makes it: through its window (the platform's
+    QWindow), not handed to the widget directly."""
+    from PySide6.QtTest import QTest
+
+    top = widget.window()
+    pos = widget.mapTo(top, widget.rect().center())
+    QTest.mouseClick(top.windowHandle(), QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier, pos)
+
+
 def pdf_pages(data: bytes) -> int:
     """Count /Type /Page objects (not /Pages) in a PDF."""
     return len(re.findall(rb"/Type\s*/Page(?![a-z])", data))
@@ -153,7 +163,7 @@ def test_menu_actions_export_copy_and_remember_options(window, tmp_path, qtbot):
     settle()
 
     # The last-clicked panel otherwise.
-    qtbot.mouseClick(window.panels["heatmapPanel"].canvas.viewport(), QtCore.Qt.MouseButton.LeftButton)
+    click_in_window(window.panels["heatmapPanel"].canvas.viewport())
     assert ex.current_panel() == "heatmapPanel"
     asked.clear()
     ex.actions["panel"].trigger()
@@ -293,14 +303,23 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
 
     # Ctrl+E and the context menu reach an experiment panel too.
     panel = window.experiment_panels["comparePanel"]
-    QtTest = __import__("PySide6.QtTest", fromlist=["QTest"]).QTest
-    QtTest.mouseClick(panel.canvas.viewport(), QtCore.Qt.MouseButton.LeftButton)
+    click_in_window(panel.canvas.viewport())
     assert ex.current_panel() == "comparePanel"
     asked = []
     ex.ask_save_path = lambda suggested, filters, selected: asked.append(suggested) or str(tmp_path / suggested)
     ex.actions["panel"].trigger()
     assert asked == ["compare.png"] and (tmp_path / "compare.png").stat().st_size > 1000
     assert panel.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
+
+    # A click in a panel of the grid, then in the experiment's dock floating as a window of its own.
+    click_in_window(window.panels["softmaxPanel"].view.viewport())
+    assert ex.current_panel() == "softmaxPanel"
+    dock = panel.parentWidget()
+    dock.setFloating(True)
+    settle()
+    assert dock.windowHandle() is not window.windowHandle()
+    click_in_window(panel.canvas.viewport())
+    assert ex.current_panel() == "comparePanel"
 
 
 @pytest.mark.parametrize("name", ["heads", "concat", "compare", "heatmap"])
