@@ -32,6 +32,7 @@ from .decorations import Dots, arrow_head_item, line_item, path_item, reach, seg
 from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, set_range, steady_range
 from .masked import mask_reason, no_keys_note
+from .items.own_ground import paint_own_ground
 from .items.wrapped_label import WrappedLabel
 from .shown_for import ShownFor
 from .steady_label import steady_box
@@ -119,6 +120,7 @@ class RelevanceMeter(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("relevanceMeter")
+        paint_own_ground(self)  # repainted at every edit, alone
         self.setMinimumSize(90, 50)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Expanding)
         self.value = 0.0
@@ -241,6 +243,7 @@ class NumbersTable(QtWidgets.QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        paint_own_ground(self)  # repainted at every edit, alone
         self.values = ("",) * len(self.ROWS)
         self._width = 0  # the widest the rows have needed at this font
         self.show_rule = True  # the rule under the numbers (a narrow panel keeps it in the tooltip)

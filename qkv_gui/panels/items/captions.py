@@ -6,6 +6,7 @@ from PySide6 import QtCore, QtWidgets
 
 from ... import colours, style
 from ...lazy_text import set_text
+from .own_ground import leave_ground
 from .wrapped_label import WrappedLabel
 
 Qt = QtCore.Qt
@@ -33,6 +34,7 @@ def info_label(parent: QtWidgets.QWidget, object_name: str, palette: style.Palet
     font = label.font()
     font.setPointSize(8)
     label.setFont(font)
+    leave_ground(label)  # (a style sheet with a padding follows)
     colours.sheet(label, "color: $soft_text; padding: 0 4px;", palette)
     return label
 

@@ -23,6 +23,7 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from .own_ground import paint_own_ground
 from .rich_spans import LINE_BREAK, parse_rich
 
 Qt = QtCore.Qt
@@ -46,6 +47,8 @@ class WrappedLabel(QtWidgets.QLabel):
     def __init__(self, parent: QtWidgets.QWidget | None = None, text: str = ""):
         super().__init__(text, parent)
         self.setWordWrap(True)
+        paint_own_ground(self)  # its words change at every edit: the panel under it is not repainted (see
+        # ``leave_ground`` before giving it a style sheet with a padding, border or background)
         self._native = False  # QLabel paints (the mouse is over a selectable label, or it holds a selection)
         self._forget()
 
