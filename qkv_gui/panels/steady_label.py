@@ -12,6 +12,12 @@ out.
     self.caption = QtWidgets.QLabel(body)       # set up as usual; the panel keeps talking to the label
     layout.addWidget(steady_box(self.caption))  # ... but the layout holds its box
 
+A wrapped text that needs fewer lines does not give them back at once: while numbers are being edited, a
+worked sum that goes from four lines to three and back would move everything below it up and down (and
+lay the window out again) at every edit. The label is drawn at the top of its box, as tall as its words
+need, and the box gives the spare lines back once the words have stayed as they are for ``SHRINK_AFTER_MS``.
+A new width is followed at once.
+
 Showing or hiding the label shows or hides its box.
 """
 from __future__ import annotations
@@ -19,6 +25,9 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 QEvent = QtCore.QEvent
+
+#: A wrapped label's box gives back the lines its words no longer need after they stay unchanged this long.
+SHRINK_AFTER_MS = 700
 
 
 class SteadyBox(QtWidgets.QWidget):
@@ -34,6 +43,10 @@ class SteadyBox(QtWidgets.QWidget):
         label.setVisible(True)
         self.setSizePolicy(label.sizePolicy())
         self._told = None  # the label's needs as the layout last heard them
+        self._shrink = QtCore.QTimer(self)  # gives back spare lines after a pause (see the module's docstring)
+        self._shrink.setSingleShot(True)
+        self._shrink.setInterval(SHRINK_AFTER_MS)
+        self._shrink.timeout.connect(self._give_back)
         label.installEventFilter(self)
         self.setVisible(visible)
 
@@ -63,11 +76,37 @@ class SteadyBox(QtWidgets.QWidget):
 
     def _check(self) -> None:
         needs = self._needs()
+        told = self._told
+        if needs == told:
+            self._shrink.stop()  # (the words need their box again: the label as tall as the box)
+            self._place_label()
+        elif told is not None and len(needs) == 2 and needs[1] == told[1] and needs[0] < told[0]:
+            self._place_label()  # fewer lines: at the top of the box, which gives them back after a pause
+            self._shrink.start()
+        else:
+            self._shrink.stop()
+            self._tell(needs)
+
+    def _tell(self, needs: tuple) -> None:
+        self._told = needs
+        if self.sizePolicy() != needs[-1]:
+            self.setSizePolicy(needs[-1])  # word wrap switched on or off
+        self.updateGeometry()
+        self._place_label()
+
+    def _give_back(self) -> None:
+        needs = self._needs()
         if needs != self._told:
-            self._told = needs
-            if self.sizePolicy() != needs[-1]:
-                self.setSizePolicy(needs[-1])  # word wrap switched on or off
-            self.updateGeometry()
+            self._tell(needs)
+
+    def _place_label(self) -> None:
+        """The label as wide as the box, at its top; a wrapped one as tall as its words need (no taller than
+        the box), the rest of the box left blank until it gives the spare lines back."""
+        width, height = self.width(), self.height()
+        if self.hasHeightForWidth():
+            height = min(height, max(self.label.heightForWidth(width), 0))
+        if self.label.size() != QtCore.QSize(width, height):
+            self.label.resize(width, height)
 
     def event(self, event) -> bool:
         # (the events wanted here come as plain QEvents: a class test first is cheaper than asking every
@@ -88,9 +127,12 @@ class SteadyBox(QtWidgets.QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802
         super().resizeEvent(event)
-        self.label.resize(event.size())
-        if event.size().width() != event.oldSize().width():
-            self._check()  # a new width: the wrapped text may need another height
+        if event.size().width() != event.oldSize().width() and self._told is not None:
+            self._shrink.stop()
+            needs = self._needs()  # a new width: the wrapped text may need another height, followed at once
+            if needs != self._told:
+                self._tell(needs)
+        self._place_label()
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)

@@ -47,6 +47,16 @@ def _collect_garbage_after_each_test(_long_lived_objects_frozen):
     gc.collect()
 
 
+@pytest.fixture(autouse=True)
+def _spare_lines_given_back_at_once(monkeypatch):
+    """A label's box gives back the lines its words no longer need on the next turn of the event loop, not
+    after the pause it waits on screen (``steady_label.SHRINK_AFTER_MS``): a test that edits and settles then
+    sees the layout a fresh panel has. The pause itself is tested in ``test_lazy_text.py``."""
+    from qkv_gui.panels import steady_label
+
+    monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 0)
+
+
 @pytest.fixture
 def settings(tmp_path):
     return QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)

@@ -81,7 +81,31 @@ def test_the_box_takes_the_height_a_longer_text_needs(qapp):
     set_text(label, LONG)
     settle(qapp)
     assert label.height() >= label.heightForWidth(label.width()) > one_line
-    set_text(label, "short")
+    window.close()
+
+
+def test_the_box_gives_back_lines_only_once_the_words_stay_still(qapp, monkeypatch):
+    """Words that need fewer lines are drawn at the top of their box, which keeps its height while they keep
+    changing (what is below does not move at each edit), and gives the lines back after a pause."""
+    from qkv_gui.panels import steady_label
+
+    monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 700)  # the pause as on screen (see conftest)
+    window, label = window_with(label_in_box=True, selectable=True)
+    box = label.parentWidget()
+    set_text(label, LONG)
     settle(qapp)
-    assert label.height() == one_line
+    tall, below = box.height(), window.layout().itemAt(1).geometry().top()
+    for k in range(6):  # a worked sum that needs fewer lines at every other edit
+        set_text(label, "short " + str(k) if k % 2 == 0 else LONG.replace("long", str(k)))
+        settle(qapp)
+        assert (box.height(), window.layout().itemAt(1).geometry().top()) == (tall, below)
+        assert label.pos() == QtCore.QPoint(0, 0)
+        assert label.height() == min(label.heightForWidth(label.width()), tall)
+    QtCore.QThread.msleep(steady_label.SHRINK_AFTER_MS // 2)
+    settle(qapp)
+    assert box.height() == tall  # not yet: the words changed less than the pause ago
+    QtCore.QThread.msleep(steady_label.SHRINK_AFTER_MS)
+    settle(qapp)
+    assert box.height() == label.height() == label.heightForWidth(label.width()) < tall
+    assert window.layout().itemAt(1).geometry().top() < below
     window.close()
