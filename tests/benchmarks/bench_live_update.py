@@ -26,6 +26,9 @@ Start-up is measured in a fresh process: from launch to the first painted window
 ``--lesson STEP`` times the same edits in lesson mode, the step's pane beside the panels (step 2 writes out
 q's arithmetic, which every edit changes).
 
+Each size also times a fixed piece of work that does not depend on the app (``machine_reference``): the
+speed of a virtual machine drifts while it runs, and this says how fast it was when the figures were taken.
+
 Targets on a 2-core machine: p95 <= 16 ms and median <= 10 ms up to 64 tokens, <= 30 ms p95 at 512, no
 event-loop turn over 16 ms up to 64 tokens, start-up under 2 s.
 """
@@ -223,14 +226,17 @@ def layout_requests(app, w, kind: str, edits: int = 5) -> tuple:
     return statistics.median(counts), statistics.median(runs)
 
 
-def longest_turn(app, w) -> tuple:
+def longest_turn(app, w, actions=None) -> tuple:
     """(longest wall ms, longest CPU ms, p95 wall ms) between two turns of the event loop while a burst of
-    edits (all kinds in turn, one every BURST_MS) arrives and is painted, the event loop running freely."""
+    edits (all kinds in turn, one every BURST_MS) arrives and is painted, the event loop running freely.
+    ``actions``: callables to run in turn instead of the edits (``machine_reference``)."""
     from PySide6 import QtCore
 
-    editors = [Editor(w, kind) for kind in KINDS]
-    for e in editors:
-        e.count = 2000
+    if actions is None:
+        editors = [Editor(w, kind) for kind in KINDS]
+        for e in editors:
+            e.count = 2000
+        actions = [e.edit for e in editors]
     loop = QtCore.QEventLoop()
     stamps: list = []
     probe = QtCore.QTimer()
@@ -241,7 +247,7 @@ def longest_turn(app, w) -> tuple:
 
     def send():
         if sent[0] < BURST_EDITS:
-            editors[sent[0] % len(editors)].edit()
+            actions[sent[0] % len(actions)]()
             sent[0] += 1
         else:
             feeder.stop()
@@ -257,6 +263,35 @@ def longest_turn(app, w) -> tuple:
     gaps = [(b[0] - a[0]) * 1000 for a, b in zip(stamps, stamps[1:])]
     cpu_gaps = [(b[1] - a[1]) * 1000 for a, b in zip(stamps, stamps[1:])]
     return max(gaps), max(cpu_gaps), percentile(gaps, 95)
+
+
+#: Units of ``reference_work``: about 8 ms of CPU on this 2-core machine when it is quiet.
+REFERENCE_UNITS = 120
+
+
+def reference_work() -> None:
+    """A fixed piece of work that does not depend on the app: Python dictionaries, strings and Qt points, the
+    kind of work an edit's code does."""
+    from PySide6 import QtCore
+
+    for _ in range(REFERENCE_UNITS):
+        words = {i: str(i) * 3 for i in range(200)}
+        sum(len(v) for v in words.values())
+        [QtCore.QPointF(i, i) for i in range(50)]
+
+
+def machine_reference(app, w) -> tuple:
+    """How fast this machine is while the figures are taken: (median CPU ms of ``reference_work`` over 15
+    times, the longest, and the longest event-loop turn when a burst of it arrives in place of the edits). The
+    same work takes the same time on a quiet machine; a virtual machine's speed drifts, and its CPU sometimes
+    runs a few times slower for some milliseconds, which the edits' figures then show too."""
+    times = []
+    for _ in range(15):
+        c = time.thread_time()
+        reference_work()
+        times.append((time.thread_time() - c) * 1000)
+    turn = longest_turn(app, w, actions=[lambda: (reference_work(), w.update())])
+    return statistics.median(times), max(times), turn[0]
 
 
 def bench_run(sizes, repeats: int, lesson_step: int | None = None):
@@ -280,6 +315,7 @@ def bench_run(sizes, repeats: int, lesson_step: int | None = None):
             for kind in KINDS:
                 row["layouts"][kind] = layout_requests(app, w, kind)
             row["turn"] = longest_turn(app, w)
+            row["reference"] = machine_reference(app, w)
             out[n] = row
             w.close()
             w.deleteLater()
@@ -307,6 +343,9 @@ def print_run(k: int, rows: dict, repeats: int) -> None:
         longest, longest_cpu, p95 = row["turn"]
         print(f"{n:>6}  longest event-loop turn in a burst: {longest:.1f} ms wall, {longest_cpu:.1f} ms CPU "
               f"(p95 of turns {p95:.1f} ms)")
+        ref, ref_max, ref_turn = row["reference"]
+        print(f"{n:>6}  this machine now: a fixed piece of work (about 8 ms when quiet) took {ref:.1f} ms "
+              f"(longest {ref_max:.1f}); as a burst in place of the edits, longest turn {ref_turn:.1f} ms")
 
 
 def print_summary(runs: list) -> None:
