@@ -64,7 +64,10 @@ class SteadyBox(QtWidgets.QWidget):
         return self.label.sizePolicy().hasHeightForWidth()
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802
-        return self.label.heightForWidth(width)
+        height = self.label.heightForWidth(width)
+        if self._shrink.isActive() and width == self.width():  # (a layout that runs for another reason
+            return max(height, self._told[0])  # during the pause keeps the spare lines too)
+        return height
 
     # ----- keeping the layout informed, only of changes ----------------------------------------------
     def _needs(self) -> tuple:
@@ -77,22 +80,19 @@ class SteadyBox(QtWidgets.QWidget):
     def _check(self) -> None:
         needs = self._needs()
         told = self._told
-        if needs == told:
-            self._shrink.stop()  # (the words need their box again: the label as tall as the box)
-            self._place_label()
-        elif told is not None and len(needs) == 2 and needs[1] == told[1] and needs[0] < told[0]:
-            self._place_label()  # fewer lines: at the top of the box, which gives them back after a pause
-            self._shrink.start()
+        if told is not None and len(needs) == 2 and needs[1] == told[1] and needs[0] < told[0]:
+            self._shrink.start()  # fewer lines: the box gives them back after a pause
         else:
             self._shrink.stop()
-            self._tell(needs)
+            if needs != told:
+                self._tell(needs)
+        self._place_label()  # (at the top of the box, as tall as its words)
 
     def _tell(self, needs: tuple) -> None:
         self._told = needs
         if self.sizePolicy() != needs[-1]:
             self.setSizePolicy(needs[-1])  # word wrap switched on or off
         self.updateGeometry()
-        self._place_label()
 
     def _give_back(self) -> None:
         needs = self._needs()
@@ -136,6 +136,7 @@ class SteadyBox(QtWidgets.QWidget):
 
     def showEvent(self, event) -> None:  # noqa: N802
         super().showEvent(event)
+        self._shrink.stop()
         self._told = self._needs()  # shown: the layout asks the box afresh
 
 

@@ -109,3 +109,30 @@ def test_the_box_gives_back_lines_only_once_the_words_stay_still(qapp, monkeypat
     assert box.height() == label.height() == label.heightForWidth(label.width()) < tall
     assert window.layout().itemAt(1).geometry().top() < below
     window.close()
+
+
+def test_after_a_new_sentence_on_a_projector_every_caption_shows_all_its_lines(qtbot, settings, tmp_path,
+                                                                                monkeypatch):
+    """A window opened on a 1024 x 768 screen, then a new sentence: no caption is shorter than its words. (At
+    the window's first layout, a box that waited to give back a line still gave it to a layout that ran for
+    another reason; when the new words needed that line again, the box was not told, and it was cut.)"""
+    from qkv_engine import presets
+    from qkv_gui.main_window import MainWindow
+    from qkv_gui.panels import steady_label
+
+    monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 700)  # as on screen (see conftest)
+    app = QtWidgets.QApplication.instance()
+    window = MainWindow(settings=settings, recovery=tmp_path / "recovery")
+    window.ask_unsaved = lambda: "discard"
+    qtbot.addWidget(window)
+    window.resize(1024, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    settle(app, 10)
+    window.session.set_scenario(presets.load("long-sentence"), preset="long-sentence")
+    settle(app, 10)
+    cut = [(box.label.objectName(), box.height(), box.label.heightForWidth(box.width()))
+           for box in window.findChildren(steady_label.SteadyBox)
+           if box.isVisible() and box.hasHeightForWidth()
+           and box.height() < box.label.heightForWidth(box.width())]
+    assert cut == []
