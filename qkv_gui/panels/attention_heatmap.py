@@ -46,7 +46,7 @@ from .items import CellGridItem, Outline, colour_map, label_step, mask_icon, sho
 from .items.captions import info_label
 from .items.colour_scale import ColourScaleButton, bar_titles, place_bar, show_on_bar
 from .items.target_look import show_target
-from .lazy_axes import set_ticks
+from .lazy_axes import set_axis_title, set_ticks
 from .steady_label import steady_box
 from .turned_axis import TurnableAxis, stand_upright
 from .theming import TextPool, ThemedTextMixin
@@ -435,7 +435,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._title_options = {"left": left, "right": right or (), "bar": titles}
         self._titles_shown = {}
         self._titles_fitted = None
-        self.plot.getAxis("bottom").setLabel(bottom, color=self.colours.ink["key"])
+        set_axis_title(self.plot.getAxis("bottom"), bottom, color=self.colours.ink["key"])
         self.openKeysShown = has_masks
         if has_masks:
             self.plot.showAxis("right")
@@ -462,7 +462,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             text = next((t for t in options if metrics.horizontalAdvance(t) + 6 <= h_px), "")
             if self._titles_shown.get(name) != text:
                 self._titles_shown[name] = text
-                axis.setLabel(text, color=ink[name])
+                set_axis_title(axis, text, color=ink[name])
 
     def _update_row_warn(self, result) -> None:
         sw, gap = self._strip(result.n_keys)

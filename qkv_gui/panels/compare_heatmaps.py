@@ -29,6 +29,7 @@ from qkv_engine import compare, views
 from .. import colours, style
 from .items import CellGridItem, Outline, colour_map, nice_step, short_token
 from .items.colour_scale import bar_titles, place_bar, show_on_bar
+from .lazy_axes import set_axis_title
 from .turned_axis import TurnableAxis, stand_upright
 from .base import Panel
 from .theming import ThemedTextMixin, scaled_metrics
@@ -278,7 +279,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         titles = bar_titles(self._levels)
         text = next((t for t in titles if metrics.horizontalAdvance(t) + 6 <= room), titles[-1])
         if axis.labelText != text:
-            axis.setLabel(text)
+            set_axis_title(axis, text)
 
     def _left_axes(self) -> None:
         """Row labels on A; on B when its tokens differ from A's; on every grid when they are stacked."""

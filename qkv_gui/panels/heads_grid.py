@@ -30,7 +30,7 @@ from .items.captions import info_label, note_label, show_texts
 from .items.colour_scale import bar_titles, show_on_bar
 from .turned_axis import TurnableAxis
 from .base import Panel
-from .lazy_axes import set_ticks
+from .lazy_axes import set_axis_title, set_ticks
 from .theming import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -358,7 +358,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         titles = bar_titles(self._levels)
         text = next((t for t in titles if metrics.horizontalAdvance(t) + 6 <= self.colorbar.height()), titles[-1])
         if axis.labelText != text:
-            axis.setLabel(text)
+            set_axis_title(axis, text)
 
     def _show_chosen(self) -> None:
         """Frame and title the chosen head; the others get a thin grey frame."""

@@ -73,11 +73,19 @@ def set_range(vb: pg.ViewBox, x_range, y_range=None) -> None:
         vb.setRange(xRange=x_range, yRange=y_range, padding=0)
 
 
+def set_axis_title(axis: pg.AxisItem, text: str | None, **style) -> None:
+    """``axis.setLabel(text, **style)``, the title then placed for its new length. (pyqtgraph places an axis'
+    title only when the axis is resized: a title of another length set afterwards sat off the axis' middle,
+    its end cut off.)"""
+    axis.setLabel(text, **style)
+    axis.resizeEvent()
+
+
 def set_label(axis: pg.AxisItem, text: str) -> None:
     """``axis.setLabel(text)`` (plain text, no units), unless that is the label already shown."""
     if axis.labelText == (text or "") and not axis.labelUnits and axis.label.isVisibleTo(axis) == bool(text):
         return
-    axis.setLabel(text)
+    set_axis_title(axis, text)
 
 
 def set_plot_label(plot: pg.PlotItem, name: str, text: str) -> None:
@@ -87,6 +95,7 @@ def set_plot_label(plot: pg.PlotItem, name: str, text: str) -> None:
             and axis.label.isVisibleTo(axis) == bool(text):
         return
     plot.setLabel(name, text)
+    axis.resizeEvent()  # (placed for its new length: see ``set_axis_title``)
 
 
 def set_title(plot: pg.PlotItem, title: str, **args) -> None:

@@ -514,3 +514,35 @@ def test_the_grid_tooltip_writes_out_the_selected_pairs_arithmetic_when_the_mous
     panel.resize(700, 420)
     settle()
     assert explain.weight(s.result, 2, 1).text in panel.info.text()
+
+
+def test_the_upright_titles_sit_in_their_axes_at_every_height(make_panel):
+    """A title chosen for a new height (the colour bar's: "weight (0 to the largest, auto)", or a shorter one)
+    is drawn inside its axis, centred: pyqtgraph placed a title only when its axis was resized, so a title
+    of another length set afterwards ran off the end of the bar."""
+    from qkv_gui import colours
+    from qkv_gui.panels.attention_heatmap import HeatmapPanel
+
+    panel = make_panel(HeatmapPanel, preset="seed-the-cat-sat", size=(640, 420))
+    off = []
+    try:
+        for height in range(300, 520, 4):
+            panel.resize(640, height)
+            settle()
+            for palette in ("dark", "standard"):  # (a new palette sets the titles again)
+                colours.use(palette)
+                settle()
+                for axis in (panel.colorbar.getAxis("left"), panel.plot.getAxis("left")):
+                    label = axis.label
+                    if not (label.isVisible() and axis.labelText):
+                        continue
+                    box = label.mapRectToParent(label.boundingRect())
+                    margin = label.document().documentMargin() + 2  # (blank, and a pixel or two of room)
+                    if box.top() < -margin or box.bottom() > axis.height() + margin \
+                            or abs(box.center().y() - axis.height() / 2) > 2:
+                        off.append((height, palette, axis.labelText, round(box.top()), round(box.bottom()),
+                                    round(axis.height())))
+    finally:
+        colours.use("standard")
+        settle()
+    assert off == []

@@ -15,6 +15,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import fixed, views
 
+from ..lazy_axes import set_axis_title
+
 Qt = QtCore.Qt
 
 #: The chooser's words for each mode, and what each does.
@@ -60,7 +62,7 @@ def show_on_bar(bar, levels: views.ColourLevels, title: str | None = None) -> No
     if title is not None:
         label = bar.getAxis("left")
         if label.labelText != title:
-            label.setLabel(title)
+            set_axis_title(label, title)
 
 
 def place_bar(bar, plot) -> None:
