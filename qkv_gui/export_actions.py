@@ -165,7 +165,8 @@ class ExportController(QtCore.QObject):
         self.window = window
         self.last_panel: str | None = None
         self.actions: dict[str, QtGui.QAction] = {}
-        self._owner: dict = {}
+        self._owner: dict = {}  # a frame of the grid, or an experiment panel -> its panel's objectName
+        self._windows: dict = {}  # a QWindow watched -> the top-level widget it shows
         self.menu = QtWidgets.QMenu("E&xport", window)  # the main window puts it in its File menu
         self.menu.setObjectName("exportMenu")
         specs = [
@@ -246,9 +247,8 @@ class ExportController(QtCore.QObject):
                     name = self._panel_at(top.childAt(top.mapFromGlobal(event.globalPosition().toPoint())))
                     if name is not None:
                         self.last_panel = name
-        elif obj in self._waiting and event.type() == QtCore.QEvent.Type.Show:
-            self._waiting.discard(obj)
-            obj.removeEventFilter(self)
+        elif isinstance(obj, QtWidgets.QWidget) and event.type() == QtCore.QEvent.Type.Show:
+            obj.removeEventFilter(self)  # (a window shown at last: its QWindow is watched now)
             self._watch_window(obj)
         return False
 
@@ -263,18 +263,14 @@ class ExportController(QtCore.QObject):
 
     def watch_clicks(self) -> None:
         """Remember the panel clicked last: the window's mouse presses are watched, not each widget."""
-        self._windows: dict = {}
-        self._waiting: set = set()
-        self._owner = {frame: name for name, frame in self.window.grid.frames.items()}
+        self._owner.update({frame: name for name, frame in self.window.grid.frames.items()})
         self._watch_window(self.window)
 
     def _watch_window(self, top: QtWidgets.QWidget) -> None:
         """Watch the presses that reach ``top``'s QWindow; a window not shown yet has none: at its showing."""
         handle = top.windowHandle()
         if handle is None:
-            if top not in self._waiting:
-                self._waiting.add(top)
-                top.installEventFilter(self)
+            top.installEventFilter(self)  # (installed again, it is still called once)
         elif handle not in self._windows:
             self._windows[handle] = top
             handle.installEventFilter(self)

@@ -354,8 +354,7 @@ class Panel(QtWidgets.QWidget):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             self.updateGeometry()  # the wrapped texts' height follows the width: ask for it again
-        if self._stale:
-            self.catch_up()  # (a splitter gave it room: it may be in sight now)
+        self.catch_up()  # (a splitter gave it room: it may be in sight now)
 
     def showing_hint(self) -> bool:
         return self._stack.currentWidget() is self.hint

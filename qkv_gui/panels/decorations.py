@@ -113,6 +113,13 @@ def _edges(centre, start, end, size, axis: str, start_at_zero: bool):
     return np.minimum(start, start + size), np.maximum(start, start + size)
 
 
+def paints_pixels(p: QtGui.QPainter) -> bool:
+    """Whether ``p`` paints pixels at its widget's own scale (the screen, a grab): a widget's still parts can
+    then be copied from a picture drawn once; a figure (scaled, or vectors) has them drawn afresh."""
+    t = p.deviceTransform()
+    return p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster and not t.isScaling() and not t.isRotating()
+
+
 class _DataItem(pg.GraphicsObject):
     """A plot item whose extent is its data (``dataBounds``) and a margin in pixels (``pixelPadding``), as
     pyqtgraph's auto-range reads them; its bounding rectangle is worked out once per change (set ``_bounds`` to
@@ -289,13 +296,8 @@ class SteadyBars(Bars):
 
 
 def _same_place(a, b) -> bool:
-    """Whether two places are the same: the same object, equal arrays, or equal numbers."""
-    if a is b:
-        return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.shape == b.shape and bool((a == b).all())
-    return type(a) is type(b) and a == b
+    """Whether two places are the same: the same object, or equal numbers (arrays or single ones)."""
+    return a is b or bool(np.array_equal(a, b))
 
 
 class _SmoothPath(QtWidgets.QGraphicsPathItem):

@@ -223,7 +223,7 @@ class EmbeddingPanel(ThemedTextMixin, Panel):
         # leaves the embeddings, names, selection and masks of the query as they are) draws nothing again
         if self._shown_for.same((x, s.source_x), (
                 result.tokens, result.key_tokens, s.feature_names, cross, i, selection.key if cross else None,
-                "" if result.allowed[i].any() else no_keys_note(result, i),  # (no_keys looks at every row)
+                no_keys(result, i),
                 self.colours, self.theme, self.width(), self.height())):
             return
         strips = strip_mode(max(n, result.n_keys), d)

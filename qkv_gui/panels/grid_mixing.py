@@ -35,6 +35,7 @@ from qkv_engine import explain, feature_names, views
 from .. import colours, style
 from ..lazy_text import set_text, set_tooltip
 from .base import Panel
+from .decorations import paints_pixels
 from .masked import no_keys, no_keys_note
 from .items.wrapped_label import WrappedLabel
 from .steady_label import steady_box
@@ -727,11 +728,8 @@ class MixingCanvas(QtWidgets.QWidget):
         # the background and the lines (faint ones first, the chosen fan on top), as painted last time when
         # they stay (an edit of the token's numbers, a hovered cell); painted afresh onto a scaled or vector
         # device (an export)
-        to = p.deviceTransform()
-        screen = (p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster
-                  and to.type() in (QtGui.QTransform.TransformationType.TxNone,
-                                    QtGui.QTransform.TransformationType.TxTranslate)
-                  and to.dx() == int(to.dx()) and to.dy() == int(to.dy()))
+        to = p.deviceTransform()  # (and at a whole pixel: the layer is copied pixel for pixel)
+        screen = paints_pixels(p) and to.dx().is_integer() and to.dy().is_integer()
         if screen:
             p.drawImage(0, 0, self._lines_layer(lay, kit, many))
             text = partial(fonts.draw, p)  # words laid out once, drawn as drawText draws them

@@ -28,7 +28,7 @@ from qkv_engine import explain, feature_names, geometry
 from .. import colours, style
 from ..lazy_text import set_text, set_tooltip
 from .base import Panel
-from .decorations import Dots, arrow_head_item, line_item, path_item, reach, segments_path
+from .decorations import Dots, arrow_head_item, line_item, paints_pixels, path_item, reach, segments_path
 from .dot_terms import DotTerms
 from .lazy_axes import set_plot_label, set_range, steady_range
 from .masked import mask_reason, no_keys_note
@@ -90,13 +90,6 @@ def wedge_angles(q2, k2):
     a_k = math.degrees(math.atan2(k2[1], k2[0]))
     span = (a_k - a_q + 180.0) % 360.0 - 180.0
     return a_q, span
-
-
-def paints_pixels(p: QtGui.QPainter) -> bool:
-    """Whether ``p`` paints pixels at its widget's own scale (the screen, a grab): a widget's still parts can
-    then be copied from a picture drawn once; a figure (scaled, or vectors) has them drawn afresh."""
-    t = p.deviceTransform()
-    return p.paintEngine().type() == QtGui.QPaintEngine.Type.Raster and not t.isScaling() and not t.isRotating()
 
 
 def still_picture(widget: QtWidgets.QWidget, ratio: float, draw) -> QtGui.QPixmap:

@@ -176,10 +176,8 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         i, j = selection.query, selection.key
         self._result, self._sel, self._selection = result, (i, j), selection
         # drawn from the query's weights alone (an edit of W^V changes none), the names and the masks
-        open_keys = result.allowed[i]  # (this row alone: no_keys looks at every row)
-        if self._shown_for.same((result.weights[i], open_keys), (
-                i, j, result.tokens, result.key_tokens, result.scenario.softmax_over,
-                "" if open_keys.any() else no_keys_note(result, i), self.colours, self.theme,
+        if self._shown_for.same((result.weights[i], result.allowed[i]), (
+                i, j, result.tokens, result.key_tokens, result.scenario.softmax_over, self.colours, self.theme,
                 self.vb.width(), self.vb.height(), self.width(), self.height())):
             return
         if (result.tokens, result.key_tokens) != self._tokens_seen:

@@ -88,7 +88,6 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._row_key, self._row_px = None, 0.0
         self._tip_what = None
         self._names_key = self._out_key = self._weight_font_key = None
-        self._tick_fonts: dict = {}  # plot -> (its axis' tick font as given, the font as drawn, its key)
         self._weights_laid = None  # what the weights' places were worked out for (``_place_weights``)
         self._weights_at: tuple = ((), [])  # ... the texts' places and which of them fit
         self._weight_font = None
@@ -300,16 +299,6 @@ class ValuesPanel(ThemedTextMixin, Panel):
         self._place_labels(ppu)
         self._write_worked()
 
-    def _tick_font(self, plot) -> tuple:
-        """(the font of ``plot``'s names along the bottom as drawn now, its key): made again only when the axis
-        is given another font (a theme gives it a new one)."""
-        given = plot.getPlotItem().getAxis("bottom").style.get("tickFont")
-        memo = self._tick_fonts.get(plot)
-        if memo is None or memo[0] is not given or given is None:
-            font = tick_font(plot)
-            memo = self._tick_fonts[plot] = (given, font, font.key())
-        return memo[1], memo[2]
-
     def _place_labels(self, ppu: float | None = None) -> None:
         """Names, weights, numbers and the pointer where they fit (``ppu``: the plot's pixels per bar, when
         known)."""
@@ -321,8 +310,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         if ppu is None:
             ppu = px_per_unit(self.plot, g.x_range)
         names = result.key_tokens
-        font, font_key = self._tick_font(self.plot)
-        key = (names, font_key, ppu, j, g.shape)
+        font = tick_font(self.plot)
+        key = (names, font, ppu, j, g.shape)  # (fonts compared, not their keys: faster)
         if key != self._names_key:  # the names thinned again only for new names, a new width or another key
             self._names_key = key
             self._shown_names = thin_labels(g.centres, self._widths(font, names), ppu, keep=(j,))
@@ -344,8 +333,8 @@ class ValuesPanel(ThemedTextMixin, Panel):
         d = self._out.size
         oppu = px_per_unit(self.out_plot, self.out_x_range)
         s = result.scenario
-        font, font_key = self._tick_font(self.out_plot)
-        key = (s.v_names, s.n_heads, s.d_v, d, font_key, oppu, self._coord)
+        font = tick_font(self.out_plot)
+        key = (s.v_names, s.n_heads, s.d_v, d, font, oppu, self._coord)
         if key != self._out_key:  # the coordinates named again only when their names, width or the one shown change
             self._out_key = key
             wordings = [[feature_names.header(s, "out", c) for c in range(d)],
