@@ -621,7 +621,13 @@ class Session(QtCore.QObject):
     def flush(self) -> None:
         """Recompute now (if needed) and tell every listener; called by the event loop."""
         self._emit_pending = False
+        self._timer.stop()  # (when called before the event loop got to it)
         self.resultChanged.emit(self.result)
+
+    def flush_if_pending(self) -> None:
+        """``flush`` now if edits wait for their recompute to be announced on the next turn of the event loop."""
+        if self._emit_pending:
+            self.flush()
 
 
 def _clamp(value, count: int) -> int:

@@ -34,6 +34,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from .. import colours, style
 from ..session import Selection, Session
+from . import update_queue
 from .lazy_axes import cache_axes
 
 _BASE_FONT = 0x5146  # QGraphicsItem.data key: the item's font size at theme scale 1
@@ -84,6 +85,7 @@ class Panel(QtWidgets.QWidget):
         self.session = session
         self._stale = True
         self._listening: list = []  # (signal, slot) pairs connected with ``listen``; ``detach`` undoes them
+        self._updates = update_queue.for_session(session)  # where it waits its turn to take new numbers
         self.theme = style.SCREEN
         self.colours = style.current() if self.follows_colours else style.STANDARD
         self.setProperty(colours.OWN_COLOURS_PROPERTY, True)  # the window's style sheets leave the panel to it
@@ -126,6 +128,7 @@ class Panel(QtWidgets.QWidget):
     def detach(self) -> None:
         """Stop following the session: disconnect everything ``listen`` connected (a copy made for
         an export is detached before it is thrown away)."""
+        self._updates.drop(self)
         while self._listening:
             signal, slot = self._listening.pop()
             try:
@@ -153,11 +156,15 @@ class Panel(QtWidgets.QWidget):
     # ----- machinery --------------------------------------------------------------------------
     def _on_change(self, *_):
         self._stale = True
-        if self.in_view() or (self._text_room and self.isVisible()
-                              and _shape(self.session.result) != self._pictures_shape):
-            # (new tokens or sizes change the room a panel asks for: taken at once even out of sight, so
-            # that the rows do not move when it scrolls back into sight)
-            self.refresh()
+        if self._wants_result():
+            self._updates.take(self)  # now, or in a later turn of the event loop (``update_queue``)
+
+    def _wants_result(self) -> bool:
+        """Whether the panel takes new numbers now: in sight, or out of sight with new tokens or sizes (they
+        change the room a panel asks for: taken even out of sight, so that the rows do not move when it
+        scrolls back into sight)."""
+        return self.in_view() or (self._text_room and self.isVisible()
+                                  and _shape(self.session.result) != self._pictures_shape)
 
     def in_view(self) -> bool:
         """Shown, and (in the scrolling panel grid) some of it inside the area the grid scrolls in. A panel
@@ -171,9 +178,9 @@ class Panel(QtWidgets.QWidget):
         return QtCore.QRect(self.mapTo(area, QtCore.QPoint(0, 0)), self.size()).intersects(area.rect())
 
     def catch_up(self) -> None:
-        """Take the session's numbers now if they changed while the panel was out of sight and it is in
-        sight again (the grid calls it when it scrolls or changes size)."""
-        if self._stale and self.in_view():
+        """Take the session's numbers now if they changed since the panel last took them and it wants them
+        (the grid calls it when it scrolls or changes size; the update queue when the panel's turn comes)."""
+        if self._stale and self._wants_result():
             self.refresh()
 
     def refresh(self) -> None:

@@ -36,17 +36,15 @@ one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints witho
 
 import numpy as np  # noqa: E402
 
-from bench_live_update import percentile  # noqa: E402
+from bench_live_update import percentile, settle_edit  # noqa: E402
 from bench_model_forward import random_bert, sentence  # noqa: E402
 
 KINDS = ("word", "weight", "head")
-TURNS = 10
 
 
 def settle(app, window) -> None:
     window.session.runner.wait()
-    for _ in range(TURNS):
-        app.processEvents()
+    settle_edit(app, window)
 
 
 def one_edit(window, kind: str, r: int, words: list) -> None:

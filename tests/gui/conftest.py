@@ -21,10 +21,18 @@ ALONE = (1188, 898)
 
 
 def settle(qtbot=None, rounds: int = 3) -> None:
-    """Run the event loop a few turns so queued recomputes and repaints finish."""
+    """Run the event loop a few turns so queued recomputes and repaints finish, and on while panels wait for
+    their turn to take new numbers (``update_queue``)."""
+    from qkv_gui.panels.update_queue import waiting_anywhere
+
     app = QtWidgets.QApplication.instance()
     for _ in range(rounds):
         app.processEvents()
+    for _ in range(1000):
+        if not waiting_anywhere():
+            break
+        app.processEvents()
+    app.processEvents()  # what the last panels posted
 
 
 @pytest.fixture(scope="session", autouse=True)
