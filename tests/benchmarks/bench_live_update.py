@@ -177,10 +177,12 @@ def settle_edit(app, w) -> None:
     from qkv_gui.panels import update_queue
 
     queue = update_queue.for_session(w.session)
-    turns = 0
-    while turns <= TURNS or (queue.waiting and turns < 100 * TURNS):
+    calm = 0  # turns in a row with no panel waiting
+    for _ in range(100 * TURNS):
         app.processEvents()
-        turns += 1
+        calm = 0 if queue.waiting else calm + 1
+        if calm > TURNS:
+            break
 
 
 def time_edits(app, w, kind: str, repeats: int):
