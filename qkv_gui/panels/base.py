@@ -6,7 +6,9 @@ selection)``. It never computes attention maths: numbers come from the
 result, ``qkv_engine.explain``, ``qkv_engine.geometry`` or ``qkv_engine.views``.
 
 A hidden panel (say, a closed or tabbed-away dock) is not repainted; it
-catches up when it is shown again.
+catches up when it is shown again. The panels in sight take a new result a few
+at a time, one group per turn of the event loop (``update_queue``), so that
+typing is read between them.
 
 Colours: a panel draws in ``self.colours`` (a ``style.Palette``). A panel whose
 class sets ``follows_colours = True`` takes the palette in use (View → Theme)
