@@ -47,16 +47,15 @@ def waiting_anywhere() -> int:
 class UpdateQueue:
     """Panels waiting to take the session's numbers; see the module's docstring."""
 
-    def __init__(self, session=None):
-        self._session = weakref.ref(session) if session is not None else (lambda: None)
+    def __init__(self, session):
+        self._session = weakref.ref(session)
         self._waiting: list = []
         self._since: float | None = None  # when this turn took its first panel; None between bursts of work
         self._timer = QtCore.QTimer(session)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)  # the next turn of the event loop, after input and the repaints waiting
         self._timer.timeout.connect(self._next_turn)
-        if session is not None:
-            session.destroyed.connect(self._waiting.clear)  # (its panels went with it)
+        session.destroyed.connect(self._waiting.clear)  # (its panels went with it)
 
     @property
     def waiting(self) -> int:
