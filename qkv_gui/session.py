@@ -257,12 +257,12 @@ class Session(QtCore.QObject):
             self.set_train_target(None)  # its cells named other tokens
         self._scenario = document
         self.preset_name = preset
+        self._schedule()  # first: panels told of the changes below wait for the result (update_queue)
         if leaving:
             self.modelChanged.emit(None)
             self.modelViewChanged.emit(self.model_view_data)
         self._clamp_selection()
         self.scenarioChanged.emit(document)
-        self._schedule()
 
     def set_scenario(self, scenario: Scenario, view: dict | None = None, preset: str | None = None) -> None:
         """Open a new document: no undo history, nothing unsaved."""
@@ -597,10 +597,10 @@ class Session(QtCore.QObject):
         if doc is None or trace is None:
             return
         self._scenario = doc.model.head_scenario(trace, self._model_layer, self._model_head)
+        self._schedule()  # first: panels told of the changes below wait for the result (update_queue)
         self._clamp_selection()
         self.scenarioChanged.emit(self._scenario)
         self.modelViewChanged.emit(self.model_view_data)
-        self._schedule()
 
     def _on_forward_failed(self, doc, reason: str) -> None:
         if doc == self._model_doc:
@@ -623,6 +623,11 @@ class Session(QtCore.QObject):
         self._emit_pending = False
         self._timer.stop()  # (when called before the event loop got to it)
         self.resultChanged.emit(self.result)
+
+    @property
+    def result_pending(self) -> bool:
+        """Whether edits wait for their result to be announced (``resultChanged``) on a later turn."""
+        return self._emit_pending
 
     def flush_if_pending(self) -> None:
         """``flush`` now if edits wait for their recompute to be announced on the next turn of the event loop."""

@@ -11,7 +11,9 @@ while less than ``BUDGET_MS`` have passed since the first one began; the others 
 first served, and the next turns take them on in the same way. Between two turns Qt reads the keyboard and
 the mouse, and paints what the panels before have changed. A panel that is up to date when its turn comes
 (it was brought up to date meanwhile) is passed over; a panel already waiting is not queued twice, and a
-new edit does not push it back.
+new edit does not push it back. A panel told of a change while the session has a result still to announce
+(a new head of a model: the model view hears of it first) waits for that result, so that it takes the
+change and the result in one go, together with the other panels.
 
 One queue per session: ``for_session(session)``; it goes with the session.
 """
@@ -63,12 +65,15 @@ class UpdateQueue:
         return len(self._waiting)
 
     def take(self, panel) -> None:
-        """``panel.refresh()`` now if this turn has time left and nobody waits before it; else later."""
+        """``panel.refresh()`` now if this turn has time left, nobody waits before it and the session has no
+        result still to announce; else later."""
         now = time.perf_counter()
         if self._since is None:
             self._since = now
             self._timer.start()  # the next turn goes on with what waits (or marks the end of this one)
-        if not self._waiting and (now - self._since) * 1000.0 < BUDGET_MS:
+        session = self._session()
+        pending = session is not None and session.result_pending
+        if not pending and not self._waiting and (now - self._since) * 1000.0 < BUDGET_MS:
             panel.refresh()
         elif panel not in self._waiting:
             self._waiting.append(panel)

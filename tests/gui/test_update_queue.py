@@ -148,3 +148,25 @@ def test_one_panel_alone_takes_an_edit_in_the_turn_of_the_recompute(make_panel):
     QtWidgets.QApplication.processEvents()
     assert panel.paint_count == before + 1
     np.testing.assert_array_equal(panel.image.values, s.result.weights)
+
+
+def test_a_new_head_of_a_model_is_drawn_once_by_each_panel_from_its_result(make_panel):
+    """The model view hears of a new head before the session announces the head's result: it waits for the
+    result and draws the new head once, with the other panels (not once before them and once more after)."""
+    from pathlib import Path
+
+    from qkv_engine.models import load_model
+    from qkv_gui.panels.model_view import ModelViewPanel
+    from qkv_gui.panels.softmax_pie import SoftmaxPanel
+
+    view = make_panel(ModelViewPanel, size=(700, 500))
+    s = view.session
+    s.open_model(load_model(Path(__file__).resolve().parents[1] / "data" / "tiny-bert"), text="the cat sat")
+    settle()
+    softmax = make_panel(SoftmaxPanel, session=s)
+    drawn = record_results([view, softmax])
+    s.select_model_head(1, 1)
+    settle()
+    assert drawn[view.object_name] == [s.result]
+    assert drawn[softmax.object_name] == [s.result]
+    assert (view.query, view._current()) == (s.selection.query, (1, 1))
