@@ -89,7 +89,10 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         # A designed example: why each of its numbers is there.
         self.exampleNote = ExampleNoteBox(session, self)
         layout.addWidget(self.exampleNote)
-        # In the trained-model mode: the model, its layer and head. The hand-made options hide then.
+        # In the trained-model mode: the model, its layer and head. The hand-made options hide then, before
+        # the model box shows (told first): both shown for a moment would make the dock, and with it the
+        # window, taller than a small screen, and a window never shrinks back by itself.
+        session.modelChanged.connect(lambda doc: doc is not None and self.handMadeBox.hide())
         self.modelBox = ModelBox(session, self)
         layout.addWidget(self.modelBox)
         self.handMadeBox = QtWidgets.QWidget(self)

@@ -176,3 +176,8 @@ def test_on_a_projector_the_model_view_is_a_tab_beside_the_weight_grids(make_win
     dock = w.findChild(QtCore.QObject, "dockModelView")
     assert dock in w.tabifiedDockWidgets(w.docks["dockWeights"])
     assert w.gridScroll.width() >= 500  # the panels keep their room
+    # and the window stays as large as the projector's screen: not taller (its bottom would be cut off)
+    assert w.size().toTuple() == (1008, 720)
+    w.session.close_model()
+    settle()
+    assert w.size().toTuple() == (1008, 720)
