@@ -78,6 +78,24 @@ def _labels_av(count: int, c: int) -> tuple:
     return tuple((f"a{j + 1}", f"v{j + 1}[{c + 1}]") for j in range(count))
 
 
+@functools.lru_cache(maxsize=256)
+def _labels_xw(count: int, grid: str, c: int) -> tuple:
+    """The labels of a projection's terms: ("x1", "W^Q[1,c]"), ("x2", "W^Q[2,c]"), ..."""
+    return tuple((f"x{r + 1}", f"{grid}[{r + 1},{c + 1}]") for r in range(count))
+
+
+@functools.lru_cache(maxsize=8)
+def _labels_qk(count: int) -> tuple:
+    """The labels of a score's terms: ("q1", "k1"), ("q2", "k2"), ..."""
+    return tuple((f"q{c + 1}", f"k{c + 1}") for c in range(count))
+
+
+@functools.lru_cache(maxsize=16)
+def _labels_sq(which: str, count: int) -> tuple:
+    """The labels of a length's terms: ("q1", "q1"), ("q2", "q2"), ..."""
+    return tuple((f"{which}{c + 1}", f"{which}{c + 1}") for c in range(count))
+
+
 # ----- number formatting ---------------------------------------------------------------
 def fixed(v: float, decimals: int) -> str:
     """``v`` with exactly ``decimals`` decimals; never prints -0.00."""
@@ -230,16 +248,13 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
     target = {"q": result.q, "k": result.k, "v": result.v}[which]
     keyside = which != "q"
     _check(result, i=i, col=c, width=grid.shape[1], i_is_key=keyside)
-    x = (s.key_x if keyside else s.x)[i]
-    terms = tuple(
-        Term(
-            factors=(float(x[r]), float(grid[r, c])),
-            roles=("x", "weight_grid"),
-            labels=(f"x{r + 1}", f"{GRID_OF[which]}[{r + 1},{c + 1}]"),
-            value=float(x[r] * grid[r, c]),
-        )
-        for r in range(s.d_model)
-    )
+    x = np.asarray((s.key_x if keyside else s.x)[i])
+    column = np.asarray(grid[:, c])
+    # Python floats, the same products (a real model's 384 terms at each edit: made from lists, not one by one)
+    x_values = (x * column).tolist()
+    roles, labels = ("x", "weight_grid"), _labels_xw(s.d_model, GRID_OF[which], c)
+    terms = tuple([_term(Term, ((a, b), roles, label, ab))
+                   for a, b, label, ab in zip(x.tolist(), column.tolist(), labels, x_values)])
     products = _Lazy(s.d_model, lambda r: f"{_factor(terms[r].factors[0], decimals, True)}"
                                           f"{_factor(terms[r].factors[1], decimals, False)}")
     bias = float({"q": s.b_q, "k": s.b_k, "v": s.b_v}[which][c])
@@ -253,7 +268,6 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
     tags = [feature_names.plain(s, "x", r) for r in range(s.d_model)] if named else None
     xs = _Lazy(s.d_model, lambda r: f"x{r + 1} ({tags[r]})" if named and feature_names.name(s, "x", r)
                else f"x{r + 1}")
-    x_values = [t.value for t in terms[:s.d_model]]
     if s.d_model <= MAX_SHOWN_TERMS:
         products = _shorten(_tagged(products[:], tags))
     else:  # the largest products, each tagged with its dial
@@ -261,7 +275,7 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
                             labels=_Lazy(s.d_model, lambda r: f"[{xs[r].replace(' (', ' · ').rstrip(')')}]"))
     symbols = _shorten(_Lazy(s.d_model, lambda r: f"{xs[r]}·{GRID_OF[which]}[{r + 1},{c + 1}]"))
     if bias != 0.0:  # the bias is named, and stays visible even when a long sum is shortened
-        sums = _signed_sum_short([t.value for t in terms[:-1]], decimals)
+        sums = _signed_sum_short(x_values, decimals)
         sums += " " + _signed_sum([0.0, bias], decimals).split(" ", 1)[1]
         text = f"{lhs} = {products} + {bias_name} = {sums} = {fixed(value, decimals)}"
         formula = f"{lhs} = {symbols} + {bias_name}"
@@ -269,29 +283,36 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
         text = _worked(lhs, products, terms, value, decimals)
         formula = f"{lhs} = {symbols}"
     who = _ktok(result, i) if keyside else _tok(result, i)
+    total = sum(x_values) + bias if bias != 0.0 else sum(x_values)  # (in the order of the terms)
     return Explanation(which, symbol, f"{ROLE_OF[which]} of token {who}", terms,
-                       float(sum(t.value for t in terms)), value, decimals, text, formula)
+                       float(total), value, decimals, text, formula)
 
 
 def score(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explanation:
     """The raw score of query ``i`` against key ``j``: q_i . k_j."""
     _check(result, i=i, j=j)
-    q, k = result.q[i], result.k[j]
-    terms = tuple(
-        Term((float(q[c]), float(k[c])), ("query", "key"), (f"q{c + 1}", f"k{c + 1}"), float(q[c] * k[c]))
-        for c in range(len(q))
-    )
+    terms, sizes = _score_terms(result, i, j)
+    count = len(terms)
     value = float(result.scores[i, j])
     s = result.scenario
-    products = _shorten([f"{_factor(t.factors[0], decimals, False)}{_factor(t.factors[1], decimals, False)}" for t in terms],
-                        values=[t.value for t in terms], labels=[f"[d{c + 1}]" for c in range(len(q))])
+    products = _shorten(_Lazy(count, lambda c: f"{_factor(terms[c].factors[0], decimals, False)}"
+                                               f"{_factor(terms[c].factors[1], decimals, False)}"),
+                        values=sizes, labels=_Lazy(count, lambda c: f"[d{c + 1}]"))
     text = _worked("score = q·k", products, terms, value, decimals)
     # the numbers stay short; the rule (shown as a tooltip) says what each named pair of columns does
-    names = [feature_names.name(s, "q", c) or feature_names.name(s, "k", c) for c in range(len(q))]
-    formula = "score = q·k = " + _shorten([f"q{c + 1}·k{c + 1}" + (f" ({names[c]})" if names[c] else "")
-                                           for c in range(len(q))])
+    names = [feature_names.name(s, "q", c) or feature_names.name(s, "k", c) for c in range(count)]
+    formula = "score = q·k = " + _shorten(_Lazy(count, lambda c: f"q{c + 1}·k{c + 1}"
+                                                               + (f" ({names[c]})" if names[c] else "")))
     return Explanation("score", "score", f"query {_tok(result, i)} -> key {_ktok(result, j)}", terms,
-                       float(sum(t.value for t in terms)), value, decimals, text, formula)
+                       float(sum(sizes)), value, decimals, text, formula)
+
+
+def _score_terms(result: AttentionResult, i: int, j: int) -> tuple:
+    """(terms, their values) of q_i . k_j: one product for each coordinate."""
+    q, k = np.asarray(result.q[i]), np.asarray(result.k[j])
+    sizes = (q * k).tolist()  # Python floats, the same products
+    roles, labels = ("query", "key"), _labels_qk(len(sizes))
+    return tuple([_term(Term, ((a, b), roles, label, ab)) for a, b, label, ab in zip(q.tolist(), k.tolist(), labels, sizes)]), sizes
 
 
 def scaled(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explanation:
@@ -404,16 +425,18 @@ def norm(result: AttentionResult, which: str, i: int, decimals: int = 4) -> Expl
         raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
     keyside = which != "q"
     _check(result, i=i, i_is_key=keyside)
-    vec = {"q": result.q, "k": result.k, "v": result.v}[which][i]
+    vec = np.asarray({"q": result.q, "k": result.k, "v": result.v}[which][i])
     role = ROLE_OF[which]
-    terms = tuple(Term((float(a), float(a)), (role, role), (f"{which}{c + 1}", f"{which}{c + 1}"), float(a * a))
-                  for c, a in enumerate(vec))
-    total = float(sum(t.value for t in terms))
+    sizes = (vec * vec).tolist()  # Python floats, the same squares
+    roles, labels = (role, role), _labels_sq(which, len(sizes))
+    terms = tuple([_term(Term, ((a, a), roles, label, aa)) for a, label, aa in zip(vec.tolist(), labels, sizes)])
+    count = len(terms)  # a long vector shows only its first and last squares: only those are written out
+    total = float(sum(sizes))
     value = float(math.sqrt(total))
-    squares = _shorten([f"({trimmed(t.factors[0], decimals)})²" for t in terms])
-    text = (f"|{which}| = √({squares}) = √({_shorten([fixed(t.value, decimals) for t in terms])}) = "
+    squares = _shorten(_Lazy(count, lambda c: f"({trimmed(terms[c].factors[0], decimals)})²"))
+    text = (f"|{which}| = √({squares}) = √({_shorten(_Lazy(count, lambda c: fixed(sizes[c], decimals)))}) = "
             f"√{fixed(total, decimals)} = {fixed(value, decimals)}")
-    formula = f"|{which}| = √(" + _shorten([f"{which}{c + 1}²" for c in range(len(vec))]) + ")"
+    formula = f"|{which}| = √(" + _shorten(_Lazy(count, lambda c: f"{which}{c + 1}²")) + ")"
     who = _ktok(result, i) if keyside else _tok(result, i)
     return Explanation("norm", f"|{which}|", f"{role} of token {who}", terms, total, value, decimals,
                        text, formula)
@@ -426,8 +449,8 @@ def cosine(result: AttentionResult, i: int, j: int, decimals: int = 4) -> Explan
     dot = float(result.scores[i, j])
     nq, nk = float(math.sqrt(np.dot(q, q))), float(math.sqrt(np.dot(k, k)))
     about = f"query {_tok(result, i)} -> key {_ktok(result, j)}"
-    terms = score(result, i, j, decimals).terms
-    total = float(sum(t.value for t in terms))
+    terms, sizes = _score_terms(result, i, j)
+    total = float(sum(sizes))
     if nq == 0.0 or nk == 0.0:
         which = "q" if nq == 0.0 else "k"
         text = (f"|{which}| = 0: an arrow of length 0 has no direction, so θ is undefined "
