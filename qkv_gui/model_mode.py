@@ -1,10 +1,12 @@
 """The trained-model mode's document and its forward runner.
 
 In this mode the session's document is a ``ModelDoc``: the opened model, the sentence and the what-if
-edits. Each change runs the whole model again (``Model.run``); the chosen layer and head then give the
+edits. Each change runs the model again (``Model.run``): a new sentence every layer, an edit from the layer
+it changes up (the layers below are taken from the last run); the chosen layer and head then give the
 one-head Scenario that every panel draws.
 
-A forward that takes longer than a frame runs on a worker thread, so typing never stalls the window;
+A forward expected to take longer than a frame (the last forward over every layer's time, times the share
+of the layers this one goes through) runs on a worker thread, so typing never stalls the window;
 only the newest request counts (older ones that land late are dropped), and ``busyChanged`` says when
 one is running so the window can show a hint.
 """
@@ -19,7 +21,7 @@ from PySide6 import QtCore
 
 from qkv_engine import Model, ModelEdits, ModelError
 
-#: A forward that took longer than this (seconds) runs the next time on the worker thread.
+#: A forward expected to take longer than this (seconds) runs on the worker thread.
 FRAME_BUDGET = 0.008
 
 
@@ -64,13 +66,14 @@ class ForwardRunner(QtCore.QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.sync = False
-        self.last_seconds = 0.0  # how long the last forward took
+        self.last_seconds = 0.0  # how long the last forward over every layer took
         self.runs = 0  # forwards finished (tests)
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self._wanted = None  # the newest doc asked for
         self._running = False
         self._pending = None  # a doc to run when the worker is free
+        self._last = None  # the newest trace made: the next run of that model reuses its layers below an edit
         self._landed = _Landed(self)
         self._landed.arrived.connect(self._on_landed, QtCore.Qt.ConnectionType.QueuedConnection)
 
@@ -80,7 +83,7 @@ class ForwardRunner(QtCore.QObject):
 
     def request(self, doc: ModelDoc) -> None:
         self._wanted = doc
-        if self.sync or (not self._running and self.last_seconds <= FRAME_BUDGET):
+        if self.sync or (not self._running and self.last_seconds * self._share(doc) <= FRAME_BUDGET):
             self._run_here(doc)
             return
         if self._running:
@@ -101,14 +104,28 @@ class ForwardRunner(QtCore.QObject):
         return not self._running
 
     # ----- internals ----------------------------------------------------------------------------
+    def _reusable(self, doc: ModelDoc):
+        """The newest trace, when it is of ``doc``'s model (``Model.run`` reuses it where it read the same
+        sentence: an edit runs from the layer it changes)."""
+        last = self._last
+        return last if last is not None and last.info == doc.model.info else None
+
+    def _share(self, doc: ModelDoc) -> float:
+        """The share of the model's layers a run of ``doc`` goes through (an edit of the top layer: 1/L)."""
+        layers = doc.model.info.n_layers
+        return (layers - doc.model.resume_layer(doc.text, doc.edits, self._reusable(doc))) / max(1, layers)
+
     def _run_here(self, doc: ModelDoc) -> None:
+        share = self._share(doc)
         t0 = time.perf_counter()
         try:
-            trace = doc.model.run(doc.text, doc.edits)
+            trace = doc.model.run(doc.text, doc.edits, reuse=self._reusable(doc))
         except ModelError as exc:
             self.failed.emit(doc, str(exc))
             return
-        self.last_seconds = time.perf_counter() - t0
+        self._last = trace
+        if share == 1.0:  # (a run of a few layers has costs of its own that do not scale with the layers)
+            self.last_seconds = time.perf_counter() - t0
         self.runs += 1
         self.traceReady.emit(doc, trace)
 
@@ -117,21 +134,25 @@ class ForwardRunner(QtCore.QObject):
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qkv-forward")
         self._running = True
         self.busyChanged.emit(True)
-        self._pool.submit(self._work, doc)
+        self._pool.submit(self._work, doc, self._reusable(doc), self._share(doc))
 
-    def _work(self, doc: ModelDoc) -> None:
+    def _work(self, doc: ModelDoc, reuse, share: float) -> None:
         t0 = time.perf_counter()
         try:
-            outcome = doc.model.run(doc.text, doc.edits)
+            outcome = doc.model.run(doc.text, doc.edits, reuse=reuse)
         except ModelError as exc:
             outcome = exc
         except Exception as exc:  # noqa: BLE001 - reported on the GUI thread, never lost in the worker
             outcome = ModelError(f"the model could not run: {exc}")
-        self._landed.arrived.emit(doc, outcome, time.perf_counter() - t0)
+        self._landed.arrived.emit(doc, outcome, time.perf_counter() - t0 if share == 1.0 else -1.0)
 
     def _on_landed(self, doc, outcome, seconds) -> None:
+        """``seconds``: how long the forward took when it went over every layer, else -1."""
         self._running = False
-        self.last_seconds = seconds
+        if seconds >= 0.0:
+            self.last_seconds = seconds
+        if not isinstance(outcome, Exception):
+            self._last = outcome
         pending, self._pending = self._pending, None
         if pending is not None and pending is not doc:
             self._start(pending)  # a newer request came in while this one ran

@@ -123,6 +123,21 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
     return w, b
 
 
+def resume_from(arch: Architecture, old: dict, new: dict) -> int:
+    """The layer a run with layer edits ``new`` may start from, given an earlier run on the same tokens with
+    layer edits ``old`` (``run``'s ``start``; 0: from the beginning). It is the first layer whose edits
+    differ, at most the last layer (the last hidden state of GPT-2 is stored after its final LayerNorm).
+    In BERT an edit of a layer's input is written into that layer's stored hidden state: a run may start
+    there only if the new edits overwrite every number the old ones did."""
+    start = next((li for li in range(arch.n_layers) if old.get(li) != new.get(li)), arch.n_layers - 1)
+    if not arch.pre_norm and start > 0:
+        before = {(t, dim) for t, dim, _ in (old[start].inputs if start in old else ())}
+        after = {(t, dim) for t, dim, _ in (new[start].inputs if start in new else ())}
+        if not before <= after:
+            return 0
+    return start
+
+
 def divisor(arch: Architecture, layer: int) -> float:
     """What layer ``layer``'s raw scores are divided by: sqrt(d_head), and (layer + 1) in GPT-2's
     scale_attn_by_inverse_layer_idx."""
@@ -130,8 +145,12 @@ def divisor(arch: Architecture, layer: int) -> float:
     return div * (layer + 1) if arch.layer_scaled else div
 
 
-def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict) -> Forward:
-    """The whole model on token ids ``ids``; ``edits`` maps a layer to its LayerEdits."""
+def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
+    """The whole model on token ids ``ids``; ``edits`` maps a layer to its LayerEdits.
+
+    With ``start`` > 0, the layers below ``start`` are taken from ``before`` (an earlier run on the same ids
+    whose edits below ``start`` were the same, a Forward or a ModelTrace) and the run goes on from layer
+    ``start``'s hidden state there: the same numbers as a whole run (``resume_from`` says when it may)."""
     n, d, H, dh, L = len(ids), arch.d_model, arch.n_heads, arch.d_head, arch.n_layers
     act = ACTIVATION[arch.activation]
     allowed = np.tril(np.ones((n, n), dtype=bool)) if arch.causal else np.ones((n, n), dtype=bool)
@@ -141,14 +160,22 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict) -> Forward
         scores=np.zeros((L, H, n, n), F32), weights=np.zeros((L, H, n, n), F32),
         hidden=np.zeros((L + 1, n, d), F32), allowed=allowed,
     )
-    h = w.word[ids] + w.position[:n]  # n x d
-    if w.token_type is not None:
-        h = h + w.token_type
-    if w.ln_embed is not None:
-        h = layer_norm(h, w.ln_embed, arch.eps)
-    out.hidden[0] = h
+    if start > 0:
+        for name in ("attn_input", "q", "k", "v", "context", "scores", "weights"):
+            getattr(out, name)[:start] = getattr(before, name)[:start]
+        out.hidden[:start + 1] = before.hidden[:start + 1]
+        h = out.hidden[start].copy()
+    else:
+        h = w.word[ids] + w.position[:n]  # n x d
+        if w.token_type is not None:
+            h = h + w.token_type
+        if w.ln_embed is not None:
+            h = layer_norm(h, w.ln_embed, arch.eps)
+        out.hidden[0] = h
     lowest = np.finfo(F32).min
     for li, layer in enumerate(w.layers):
+        if li < start:
+            continue
         ed = edits.get(li)
         a = layer_norm(h, layer.ln_attn, arch.eps) if arch.pre_norm else h
         if ed is not None and ed.inputs:

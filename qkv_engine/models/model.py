@@ -171,16 +171,21 @@ class Model:
         return out
 
     # ----- running -----------------------------------------------------------------------------------
-    def run(self, text: str, edits: ModelEdits = ModelEdits()) -> ModelTrace:
-        """The whole model on ``text`` (cut at max_tokens), with ``edits`` applied."""
+    def run(self, text: str, edits: ModelEdits = ModelEdits(), reuse: ModelTrace | None = None) -> ModelTrace:
+        """The whole model on ``text`` (cut at max_tokens), with ``edits`` applied.
+
+        ``reuse``: an earlier trace of this model; when it read the same text, the layers below the first
+        one whose edits changed are taken from it (an edit of layer 5's weights runs layers 5 and 6 only).
+        The numbers are the same as a whole run's."""
         layer_edits = self._layer_edits(edits)
         tokens, ids, spans, dropped = self.tokenize(text)
         id_array = np.array(ids, dtype=np.int64)
         if len(ids) and int(id_array.max()) >= self.arch.vocab_size:
             raise ModelError(f"the tokenizer gave token number {int(id_array.max())}, but the model has only "
                              f"{self.arch.vocab_size} tokens: its tokenizer and weights do not match")
+        start = self.resume_layer(text, edits, reuse) if reuse is not None and reuse.ids == ids else 0
         with np.errstate(over="ignore", invalid="ignore"):
-            f = forward.run(self.arch, self._weights, id_array, layer_edits)
+            f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse)
         if not np.isfinite(f.hidden).all():
             raise ModelError(f"the model '{self.info.name}' produced numbers too large to compute with "
                              f"(an edit or the checkpoint's weights overflow float32)")
@@ -190,6 +195,12 @@ class Model:
             context=_frozen(f.context), scores=_frozen(f.scores), weights=_frozen(f.weights),
             hidden=_frozen(f.hidden), allowed=_frozen(f.allowed),
         )
+
+    def resume_layer(self, text: str, edits: ModelEdits, reuse: ModelTrace | None) -> int:
+        """The layer ``run(text, edits, reuse)`` starts from (0: it runs every layer)."""
+        if not (isinstance(reuse, ModelTrace) and reuse.info == self.info and reuse.text == text and reuse.ids):
+            return 0
+        return forward.resume_from(self.arch, self._layer_edits(reuse.edits), self._layer_edits(edits))
 
     # ----- one head --------------------------------------------------------------------------------------
     def _check_head(self, layer: int, head: int) -> None:

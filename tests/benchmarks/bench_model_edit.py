@@ -7,7 +7,9 @@ real folder instead, e.g. all-MiniLM-L6-v2) in the window offscreen at 1600 x 10
 on a sentence of 16 tokens, and times three kinds of edit until the new numbers are on screen:
 
 * ``word``: a word of the sentence changes (the model runs again: every layer and head);
-* ``weight``: a number of the shown head's W^Q changes (the model runs again from that layer);
+* ``weight``: a number of the shown head's W^Q changes (the model runs again from that layer up, the layers
+  below taken from the last run); the edits go to each layer in turn (the layer is chosen before the
+  timing starts);
 * ``head``: another head is chosen (no forward: the panels show another head of the same run).
 
 A forward slower than a frame runs on a worker thread (the window stays responsive), so an edit is timed
@@ -61,11 +63,20 @@ def one_edit(window, kind: str, r: int, words: list) -> None:
         s.select_model_head((r // 12) % s.model_doc.model.info.n_layers, r % 12)
 
 
+def prepare(app, window, kind: str, r: int) -> None:
+    """Before edit ``r`` of ``kind`` (not timed): a weight edit goes to layer r mod L."""
+    s = window.session
+    if kind == "weight":
+        s.select_model_head(r % s.model_doc.model.info.n_layers, 1)
+        settle(app, window)
+
+
 def run_once(app, window, repeats: int, words: list) -> dict:
     out = {}
     for kind in KINDS:
         wall, cpu = [], []
         for r in range(repeats + 2):
+            prepare(app, window, kind, r)
             t0, c0 = time.perf_counter(), time.process_time()
             one_edit(window, kind, r, words)
             settle(app, window)

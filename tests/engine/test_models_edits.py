@@ -196,3 +196,51 @@ def test_numpy_numbers_are_accepted():
 def test_bad_edits_are_refused(args, fragment):
     with pytest.raises(ModelError, match=fragment):
         ModelEdits().with_weight(*args)
+
+
+FIELDS = ("attn_input", "q", "k", "v", "context", "scores", "weights", "hidden", "allowed")
+
+
+@pytest.mark.parametrize("family", ["bert", "gpt2"])
+def test_a_run_that_reuses_the_layers_below_an_edit_gives_the_numbers_of_a_whole_run(models, family, monkeypatch):
+    """Each edit in a row of edits (and undone again) runs from the layer it changes, on the trace before it:
+    every number is the same, to the bit, as a run from the start."""
+    from qkv_engine.models import forward
+
+    starts = []
+    whole_run = forward.run
+
+    def recorded(arch, w, ids, edits, start=0, before=None):
+        starts.append(start)
+        return whole_run(arch, w, ids, edits, start, before)
+
+    monkeypatch.setattr(forward, "run", recorded)
+    model = models[family]
+    steps = [
+        ModelEdits().with_weight(1, 0, "w_q", 3, 2, 0.7),  # layer 2 only
+        ModelEdits().with_weight(1, 0, "w_q", 3, 2, 0.7).with_knockout(1, 1, True),
+        ModelEdits().with_weight(1, 0, "w_q", 3, 2, 0.7).with_knockout(1, 1, True).with_input(1, 2, 5, 3.0),
+        ModelEdits().with_weight(1, 0, "w_q", 3, 2, 0.7).with_knockout(1, 1, True),  # the input edit undone
+        ModelEdits().with_weight(1, 0, "w_q", 3, 2, 0.7).with_weight(0, 1, "b_v", 0, 1, -2.0),  # layer 1
+        ModelEdits(),
+    ]
+    trace = model.run(TEXT)
+    for edits in steps:
+        trace = model.run(TEXT, edits, reuse=trace)
+        whole = model.run(TEXT, edits)
+        for name in FIELDS:
+            np.testing.assert_array_equal(getattr(trace, name), getattr(whole, name), err_msg=f"{edits}: {name}")
+    # (each step: the run reusing the trace, then the whole run) the edits of layer 2 ran from layer 2;
+    # undoing BERT's input edit could not (its layer's stored hidden state held the edited numbers), nor
+    # could the edit of layer 1 or going back to no edits
+    assert starts[0] == 0 and starts[2::2] == [0] * len(steps)
+    assert starts[1::2] == [1, 1, 1, 0 if family == "bert" else 1, 0, 0]
+
+
+def test_a_trace_of_another_sentence_is_not_reused(models):
+    model = models["bert"]
+    other = model.run("a different sentence")
+    trace = model.run(TEXT, ModelEdits().with_weight(1, 0, "w_k", 0, 0, 1.0), reuse=other)
+    whole = model.run(TEXT, ModelEdits().with_weight(1, 0, "w_k", 0, 0, 1.0))
+    for name in FIELDS:
+        np.testing.assert_array_equal(getattr(trace, name), getattr(whole, name), err_msg=name)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qkv_engine import compute, presets
+from qkv_engine import ModelEdits, compute, presets
 from qkv_engine.models import load_model
 from qkv_gui.session import Session
 from tests.gui.conftest import settle
@@ -208,3 +208,27 @@ def test_the_model_box_says_when_the_model_runs_and_nothing_moves(session, bert,
     settle()
     assert not box.busyLabel.isVisible()
     assert box.layerSpin.value() == session.model_layer + 1 and box.headSpin.suffix() == f" of {bert.info.n_heads}"
+
+
+def test_an_edit_of_the_top_layer_runs_that_layer_only_and_gives_a_whole_runs_numbers(session, bert):
+    """A forward over every layer slower than a frame goes to the worker thread; an edit of the top layer
+    runs that layer alone (the layers below come from the last run), fast enough for the GUI thread."""
+    session.open_model(bert, text="the cat sat")
+    settle()
+    top = bert.info.n_layers - 1
+    session.select_model_head(top, 1)
+    settle()
+    session.runner.last_seconds = 0.012  # as if every layer together took 12 ms: more than a frame
+    value = float(session.scenario.w_k[2, 3]) + 0.5
+    assert session.set_cell("w_k", 2, 3, value)
+    assert not session.runner.busy  # ran at once, on this thread: half the layers of the tiny model
+    settle()
+    edits = ModelEdits().with_weight(top, 1, "w_k", 2, 3, value)
+    whole = bert.run("the cat sat", edits)
+    for name in ("hidden", "weights", "q", "k", "context"):
+        np.testing.assert_array_equal(getattr(session.model_trace, name), getattr(whole, name), err_msg=name)
+    np.testing.assert_allclose(session.result.weights, whole.weights[top, 1], atol=1e-6)
+    session.runner.last_seconds = 0.012
+    session.set_text("the dog sat")  # every layer again: to the worker
+    assert session.runner.busy
+    assert session.runner.wait()
