@@ -151,7 +151,7 @@ class ForwardRunner(QtCore.QObject):
         self._running = False
         if seconds >= 0.0:
             self.last_seconds = seconds
-        if not isinstance(outcome, Exception):
+        if not isinstance(outcome, Exception) and self._wanted is not None:
             self._last = outcome
         pending, self._pending = self._pending, None
         if pending is not None and pending is not doc:
@@ -165,6 +165,13 @@ class ForwardRunner(QtCore.QObject):
             return
         self.runs += 1
         self.traceReady.emit(doc, outcome)
+
+    def forget(self) -> None:
+        """The model is closed: keep no trace of it (at 512 tokens its weights and scores take 150 MB), and
+        drop a forward of it still running when it lands."""
+        self._wanted = None
+        self._pending = None
+        self._last = None
 
     def shutdown(self) -> None:
         if self._pool is not None:

@@ -259,6 +259,7 @@ class Session(QtCore.QObject):
         self.preset_name = preset
         self._schedule()  # first: panels told of the changes below wait for the result (update_queue)
         if leaving:
+            self.runner.forget()
             self.modelChanged.emit(None)
             self.modelViewChanged.emit(self.model_view_data)
         self._clamp_selection()

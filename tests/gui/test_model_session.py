@@ -232,3 +232,31 @@ def test_an_edit_of_the_top_layer_runs_that_layer_only_and_gives_a_whole_runs_nu
     session.set_text("the dog sat")  # every layer again: to the worker
     assert session.runner.busy
     assert session.runner.wait()
+
+
+def test_back_to_the_hand_made_example_keeps_no_trace_of_the_model(session, bert):
+    """Nothing of the model's numbers stays in memory (a long sentence's are 150 MB), and a slow forward
+    still running when the model is closed changes nothing when it lands."""
+    import gc
+    import weakref
+
+    hand_made = session.scenario
+    session.open_model(bert, text="the cat sat")
+    settle()
+    gone = weakref.ref(session.model_trace)
+    session.close_model()
+    settle()
+    gc.collect()
+    assert gone() is None
+    assert session.model_doc is None and session.model_trace is None
+    assert session.scenario == hand_made
+    session.open_model(bert, text="the cat sat")
+    settle()
+    session.runner.last_seconds = 1.0  # as if the last forward had been slow: the next goes to the worker
+    session.set_text("the dog sat")
+    assert session.runner.busy
+    session.close_model()
+    assert session.runner.wait()
+    settle()
+    assert session.model_doc is None and session.model_trace is None
+    assert session.scenario == hand_made
