@@ -83,8 +83,10 @@ class ForwardRunner(QtCore.QObject):
 
     def request(self, doc: ModelDoc) -> None:
         self._wanted = doc
-        if self.sync or (not self._running and self.last_seconds * self._share(doc) <= FRAME_BUDGET):
-            self._run_here(doc)
+        reuse, start = self._reuse(doc)
+        share = 1.0 - start / doc.model.info.n_layers  # of the layers this run goes through
+        if self.sync or (not self._running and self.last_seconds * share <= FRAME_BUDGET):
+            self._run_here(doc, reuse, start)
             return
         if self._running:
             self._pending = doc  # the worker takes the newest when it is free
@@ -104,27 +106,22 @@ class ForwardRunner(QtCore.QObject):
         return not self._running
 
     # ----- internals ----------------------------------------------------------------------------
-    def _reusable(self, doc: ModelDoc):
-        """The newest trace, when it is of ``doc``'s model (``Model.run`` reuses it where it read the same
-        sentence: an edit runs from the layer it changes)."""
+    def _reuse(self, doc: ModelDoc) -> tuple:
+        """(the newest trace, the layer a run of ``doc`` starts from) when ``Model.run`` can reuse that trace
+        (the same model and sentence: an edit runs from the layer it changes), else (None, 0)."""
         last = self._last
-        return last if last is not None and last.info == doc.model.info else None
+        start = doc.model.resume_layer(doc.text, doc.edits, last) if last is not None else 0
+        return (last, start) if start else (None, 0)
 
-    def _share(self, doc: ModelDoc) -> float:
-        """The share of the model's layers a run of ``doc`` goes through (an edit of the top layer: 1/L)."""
-        layers = doc.model.info.n_layers
-        return (layers - doc.model.resume_layer(doc.text, doc.edits, self._reusable(doc))) / max(1, layers)
-
-    def _run_here(self, doc: ModelDoc) -> None:
-        share = self._share(doc)
+    def _run_here(self, doc: ModelDoc, reuse, start: int) -> None:
         t0 = time.perf_counter()
         try:
-            trace = doc.model.run(doc.text, doc.edits, reuse=self._reusable(doc))
+            trace = doc.model.run(doc.text, doc.edits, reuse=reuse)
         except ModelError as exc:
             self.failed.emit(doc, str(exc))
             return
         self._last = trace
-        if share == 1.0:  # (a run of a few layers has costs of its own that do not scale with the layers)
+        if not start:  # (a run of a few layers has costs of its own that do not scale with the layers)
             self.last_seconds = time.perf_counter() - t0
         self.runs += 1
         self.traceReady.emit(doc, trace)
@@ -134,9 +131,9 @@ class ForwardRunner(QtCore.QObject):
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="qkv-forward")
         self._running = True
         self.busyChanged.emit(True)
-        self._pool.submit(self._work, doc, self._reusable(doc), self._share(doc))
+        self._pool.submit(self._work, doc, *self._reuse(doc))
 
-    def _work(self, doc: ModelDoc, reuse, share: float) -> None:
+    def _work(self, doc: ModelDoc, reuse, start: int) -> None:
         t0 = time.perf_counter()
         try:
             outcome = doc.model.run(doc.text, doc.edits, reuse=reuse)
@@ -144,7 +141,7 @@ class ForwardRunner(QtCore.QObject):
             outcome = exc
         except Exception as exc:  # noqa: BLE001 - reported on the GUI thread, never lost in the worker
             outcome = ModelError(f"the model could not run: {exc}")
-        self._landed.arrived.emit(doc, outcome, time.perf_counter() - t0 if share == 1.0 else -1.0)
+        self._landed.arrived.emit(doc, outcome, time.perf_counter() - t0 if not start else -1.0)
 
     def _on_landed(self, doc, outcome, seconds) -> None:
         """``seconds``: how long the forward took when it went over every layer, else -1."""

@@ -173,9 +173,8 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             h = layer_norm(h, w.ln_embed, arch.eps)
         out.hidden[0] = h
     lowest = np.finfo(F32).min
-    for li, layer in enumerate(w.layers):
-        if li < start:
-            continue
+    for li in range(start, L):
+        layer = w.layers[li]
         ed = edits.get(li)
         a = layer_norm(h, layer.ln_attn, arch.eps) if arch.pre_norm else h
         if ed is not None and ed.inputs:

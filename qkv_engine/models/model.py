@@ -183,7 +183,7 @@ class Model:
         if len(ids) and int(id_array.max()) >= self.arch.vocab_size:
             raise ModelError(f"the tokenizer gave token number {int(id_array.max())}, but the model has only "
                              f"{self.arch.vocab_size} tokens: its tokenizer and weights do not match")
-        start = self.resume_layer(text, edits, reuse) if reuse is not None and reuse.ids == ids else 0
+        start = self.resume_layer(text, edits, reuse)
         with np.errstate(over="ignore", invalid="ignore"):
             f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse)
         if not np.isfinite(f.hidden).all():
