@@ -110,7 +110,10 @@ class ForwardRunner(QtCore.QObject):
         """(the newest trace, the layer a run of ``doc`` starts from) when ``Model.run`` can reuse that trace
         (the same model and sentence: an edit runs from the layer it changes), else (None, 0)."""
         last = self._last
-        start = doc.model.resume_layer(doc.text, doc.edits, last) if last is not None else 0
+        try:
+            start = doc.model.resume_layer(doc.text, doc.edits, last) if last is not None else 0
+        except ModelError:  # edits the model does not have: the run says so (``failed``)
+            return None, 0
         return (last, start) if start else (None, 0)
 
     def _run_here(self, doc: ModelDoc, reuse, start: int) -> None:

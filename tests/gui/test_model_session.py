@@ -260,3 +260,18 @@ def test_back_to_the_hand_made_example_keeps_no_trace_of_the_model(session, bert
     settle()
     assert session.model_doc is None and session.model_trace is None
     assert session.scenario == hand_made
+
+
+def test_edits_the_model_does_not_have_are_refused_in_one_line_after_a_run(session, bert):
+    """A session file may name a layer the model lacks: after a run to reuse, the runner still says why in
+    one line (the session's failed signal), and nothing is raised."""
+    from qkv_gui.model_mode import ModelDoc
+
+    session.open_model(bert, text="the cat sat")
+    settle()
+    failed = []
+    session.runner.failed.connect(lambda _doc, why: failed.append(why))
+    session.runner.request(ModelDoc(bert, "the cat sat", ModelEdits().with_weight(9, 0, "w_q", 0, 0, 1.0)))
+    assert session.runner.wait()
+    settle()
+    assert len(failed) == 1 and "layer 10" in failed[0]
