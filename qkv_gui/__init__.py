@@ -6,11 +6,11 @@
 
 def __getattr__(name):
     if name == "MainWindow":
-        from .main_window import MainWindow
+        from .window.main_window import MainWindow
 
         return MainWindow
     if name == "Session":
-        from .session import Session
+        from .state.session import Session
 
         return Session
     raise AttributeError(name)

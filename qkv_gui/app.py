@@ -17,7 +17,7 @@ import argparse
 import os
 import sys
 
-from .blas import one_thread
+from .system.blas import one_thread
 
 one_thread()  # before anything imports numpy
 
@@ -43,7 +43,7 @@ def app_icon():
     """The app's icon (window, taskbar), from the PNG sizes in resources/icons."""
     from PySide6 import QtGui
 
-    from .resources import resource
+    from .system.resources import resource
 
     icon = QtGui.QIcon()
     for size in ICON_SIZES:
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setOrganizationName("QKV Visualizer")
     app.setDesktopFileName(DESKTOP_ID)  # Wayland docks find the icon through the .desktop entry
     app.setWindowIcon(app_icon())
-    from .main_window import MainWindow
+    from .window.main_window import MainWindow
 
     window = MainWindow(preset=args.preset or presets.DEFAULT)
     _install_exception_dialog(window)
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         def start_up():
             window.offer_recovery()
             if not args.lesson and not args.screenshot:
-                from .welcome import maybe_welcome
+                from .window.welcome import maybe_welcome
 
                 maybe_welcome(window)  # the first start only
         QtCore.QTimer.singleShot(0, start_up)

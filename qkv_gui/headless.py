@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .blas import one_thread
+from .system.blas import one_thread
 
 one_thread()  # before anything imports numpy
 
@@ -33,7 +33,7 @@ PROG = "qkv-visualizer export"
 FORMATS = ("png", "svg", "pdf", "csv", "deck")
 DEFAULT_FORMATS = "png,svg,pdf"
 THEMES = ("slide", "screen")
-PALETTES = ("standard", "high-contrast", "dark")  # the names of qkv_gui.style.PALETTES (no Qt needed here)
+PALETTES = ("standard", "high-contrast", "dark")  # the names of qkv_gui.look.style.PALETTES (no Qt needed here)
 
 
 _APP = None
@@ -171,7 +171,7 @@ APP_ONLY = {"compare": "the compare panel needs a pinned A; pin it in the app an
 
 
 def _panel_names(args) -> list:
-    from .export import all_panel_classes, panel_classes
+    from .export.figures import all_panel_classes, panel_classes
 
     lesson = list(panel_classes())
     known = [n for n in all_panel_classes() if n not in APP_ONLY]
@@ -234,10 +234,11 @@ def _write_all(args, document: Document, names, staging: Path) -> list:
     _APP = app  # keep the application alive until the process ends
     from qkv_engine import data_export, presets
 
-    from . import export, style
-    from .session import Session
+    from .export import figures as export
+    from .look import style
+    from .state.session import Session
 
-    from . import colours
+    from .look import colours
 
     style.configure_pyqtgraph()
     colours.use(args.colours)

@@ -5,7 +5,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
-from qkv_gui.blas import one_thread  # noqa: E402
+from qkv_gui.system.blas import one_thread  # noqa: E402
 
 one_thread()  # as the app does: BLAS on one thread, Qt paints without its thread pool
 

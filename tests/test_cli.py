@@ -102,7 +102,7 @@ def test_readme_test_command_is_what_ci_runs():
 
 def test_installed_resources_are_found_relative_to_the_code(tmp_path):
     # Run from an unrelated folder: the lesson folder is found next to the code, not the working directory.
-    out = subprocess.run([sys.executable, "-c", "from qkv_gui.resources import resource_dir; print(resource_dir())"],
+    out = subprocess.run([sys.executable, "-c", "from qkv_gui.system.resources import resource_dir; print(resource_dir())"],
                          capture_output=True, text=True, cwd=str(tmp_path),
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr

@@ -117,7 +117,8 @@ def test_out_folder_that_cannot_be_written(tmp_path):
 
 def test_a_failure_half_way_leaves_nothing_behind(tmp_path, monkeypatch, qapp):
     """If rendering fails after some files were made, none of them reach the out folder."""
-    from qkv_gui import export, headless
+    from qkv_gui.export import figures as export
+    from qkv_gui import headless
 
     calls = []
     real = export.render_formats
@@ -154,7 +155,7 @@ def test_help_lists_the_options():
 def test_the_dark_colours_give_a_dark_figure(tmp_path):
     from PySide6 import QtGui
 
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     assert tuple(style.PALETTES) == ("standard", "high-contrast", "dark")  # the names the command offers
     out = tmp_path / "dark"

@@ -1,7 +1,7 @@
 """The palettes (View → Theme) read: WCAG AA contrast of every text role against the background it is drawn
 on, and of the marks that carry meaning (bars, arrows, outlines, hatches) against theirs, in each palette.
 
-Plain pytest, no Qt: ``qkv_gui.contrast`` is pure Python, and ``qkv_gui.style`` imports Qt only inside
+Plain pytest, no Qt: ``qkv_gui.look.contrast`` is pure Python, and ``qkv_gui.look.style`` imports Qt only inside
 functions. The standard palette keeps today's colours; where they fall short of AA the test names each
 shortfall (so that a change to them, or a new one, shows).
 """
@@ -10,8 +10,8 @@ import colorsys
 import numpy as np
 import pytest
 
-from qkv_gui import style
-from qkv_gui.contrast import AA_GRAPHICS, AA_LARGE, AA_TEXT, contrast_ratio, luminance, over, relative_luminance
+from qkv_gui.look import style
+from qkv_gui.look.contrast import AA_GRAPHICS, AA_LARGE, AA_TEXT, contrast_ratio, luminance, over, relative_luminance
 
 ROLES = ("x", "query", "key", "value", "output", "weight")
 

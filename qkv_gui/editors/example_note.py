@@ -15,8 +15,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import presets
 
-from .. import colours
-from ..session import Session
+from ..look import colours
+from ..state.session import Session
 
 Qt = QtCore.Qt
 #: A paragraph's first words up to a colon are its label when they are at most this long.

@@ -19,8 +19,8 @@ from PySide6 import QtCore, QtGui
 
 from qkv_engine import feature_names, fixed
 
-from .. import colours, style
-from ..session import Session
+from ..look import colours, style
+from ..state.session import Session
 
 Qt = QtCore.Qt
 # Roles as plain ints: Qt hands data() an int, and int comparisons are much cheaper than enum ones.

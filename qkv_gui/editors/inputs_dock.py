@@ -14,9 +14,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
 
-from .. import colours
-from ..lazy_text import set_tooltip
-from ..session import Session
+from ..look import colours
+from ..labels.changed_text import set_tooltip
+from ..state.session import Session
 from .example_note import ExampleNoteBox
 from .grid_models import TokenTableModel
 from .header_names import HeaderNameEditor

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from ..panel_grid import ElidedLabel
-from ..lazy_text import set_text, set_tooltip
-from ..session import GRID_NAMES, Session
+from ..labels.elided_label import ElidedLabel
+from ..labels.changed_text import set_text, set_tooltip
+from ..state.session import GRID_NAMES, Session
 
 #: How many edits the box names one by one before it only counts the rest.
 LISTED_EDITS = 3

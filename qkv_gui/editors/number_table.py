@@ -7,7 +7,7 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .. import colours
+from ..look import colours
 from .section_fit import SectionFitter, WordsHeader
 
 Qt = QtCore.Qt

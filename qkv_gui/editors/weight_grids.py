@@ -21,9 +21,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import explain, feature_names
 
-from .. import colours, style
-from ..panels.items import short_token
-from ..session import Session
+from ..look import colours, style
+from ..drawing.token_labels import short_token
+from ..state.session import Session
 from .grid_models import BIAS_SYMBOL, GRID_ROLE, GRID_SYMBOL, OUT_SYMBOL, BiasRowModel, WeightGridModel
 from .header_names import HeaderNameEditor
 from .number_table import NumberTableView

@@ -1,25 +1,3 @@
-"""The nine linked panels, in lesson order. Each is a Panel subclass in its own module."""
-from .attention_heatmap import HeatmapPanel
-from .embedding_bars import EmbeddingPanel
-from .grid_mixing import MixingPanel
-from .matrices import MatricesPanel
-from .qk_plane import QKPlanePanel
-from .scaling_bars import ScalingPanel
-from .softmax_pie import SoftmaxPanel
-from .summary_diagram import SummaryPanel
-from .value_mixing import ValuesPanel
-
-#: Lesson order; the default dock grid fills rows of three in this order.
-PANEL_CLASSES = [
-    EmbeddingPanel,
-    MixingPanel,
-    QKPlanePanel,
-    ScalingPanel,
-    SoftmaxPanel,
-    ValuesPanel,
-    HeatmapPanel,
-    MatricesPanel,
-    SummaryPanel,
-]
-
-__all__ = [c.__name__ for c in PANEL_CLASSES] + ["PANEL_CLASSES"]
+"""The panels: the base every panel builds on (``base``), the update queue that hands a new result to the
+panels in sight a few at a time, and the catalog that declares every panel and experiment once.
+``steps/`` holds the nine linked panels of the lesson, ``labs/`` the experiment docks and the model view."""

@@ -34,10 +34,10 @@ import math
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .. import colours, style
-from ..session import Selection, Session
+from ..look import colours, style
+from ..state.session import Selection, Session
 from . import update_queue
-from .lazy_axes import cache_axes
+from ..drawing.lazy_axes import cache_axes
 
 _BASE_FONT = 0x5146  # QGraphicsItem.data key: the item's font size at theme scale 1
 _BASE_PEN = 0x5147  # ... and its pen width
@@ -413,7 +413,7 @@ class Panel(QtWidgets.QWidget):
         These are the needs at the screen's text size. A larger theme (presenter mode) draws a picture
         larger where there is room but asks for no more: a panel shown alone keeps to a projector's screen
         at every text size, and names that no longer fit are thinned (hovering names the rest)."""
-        from .fit_view import FitLayoutWidget
+        from ..drawing.fit_view import FitLayoutWidget
 
         fitted = isinstance(view, FitLayoutWidget) or callable(getattr(view, "fit", None))
         need = self._cells_need(view, FITTED_CELL_PX if fitted else CELL_PX)
@@ -430,7 +430,7 @@ class Panel(QtWidgets.QWidget):
     def _cells_need(self, view: QtWidgets.QGraphicsView, px: int) -> QtCore.QSize:
         """What the grids of cells in ``view`` ask for, ``px`` pixels a cell (an empty size when there are
         none)."""
-        from .items.cell_grid import CellGridItem
+        from ..drawing.cell_grid import CellGridItem
 
         scene = view.scene()
         grids = [item for item in (scene.items() if scene is not None else ())

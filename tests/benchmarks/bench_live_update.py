@@ -52,7 +52,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Qt waits 5 ms (a frame-pacing pause, no work) before it delivers a window's update request; the
 # benchmark times the work, so the request goes out on the next turn of the event loop.
 os.environ.setdefault("QT_QPA_UPDATE_IDLE_TIME", "0")
-from qkv_gui.blas import one_thread  # noqa: E402
+from qkv_gui.system.blas import one_thread  # noqa: E402
 
 one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints without its thread pool
 
@@ -63,7 +63,7 @@ sys.path.insert(0, sys.argv[2])
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6 import QtCore, QtWidgets
 app = QtWidgets.QApplication([])
-from qkv_gui.main_window import MainWindow
+from qkv_gui.window.main_window import MainWindow
 w = MainWindow(settings=QtCore.QSettings(sys.argv[3], QtCore.QSettings.Format.IniFormat), recovery=sys.argv[3] + ".recovery")
 w.resize(1600, 1000)
 w.show()
@@ -154,7 +154,7 @@ WINDOW = (1600, 1000)
 def make_window(app, settings, scratch, n: int, lesson_step: int | None = None):
     """The window at ``WINDOW`` holding ``n`` tokens; with ``lesson_step``, in lesson mode at that step
     (0-based: the pane beside the panels writes the step's numbers again at each edit)."""
-    from qkv_gui.main_window import MainWindow
+    from qkv_gui.window.main_window import MainWindow
 
     w = MainWindow(settings=settings, recovery=scratch / "recovery.qkv.json")
     w.ask_unsaved = lambda: "discard"  # closing after the edits must not wait for an answer

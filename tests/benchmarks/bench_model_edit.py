@@ -32,7 +32,7 @@ os.environ.setdefault("QT_QPA_UPDATE_IDLE_TIME", "0")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from qkv_gui.blas import one_thread  # noqa: E402
+from qkv_gui.system.blas import one_thread  # noqa: E402
 
 one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints without its thread pool
 
@@ -97,7 +97,7 @@ def main(argv=None) -> None:
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     from qkv_engine.models import load_model
-    from qkv_gui.main_window import MainWindow
+    from qkv_gui.window.main_window import MainWindow
 
     scratch = Path(tempfile.mkdtemp(prefix="qkv-bench-"))
     folder = Path(args.model) if args.model else random_bert(scratch / "bert", np.random.default_rng(0))

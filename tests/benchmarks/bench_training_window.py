@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-from qkv_gui.blas import one_thread  # noqa: E402
+from qkv_gui.system.blas import one_thread  # noqa: E402
 
 one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints without its thread pool
 
@@ -38,7 +38,7 @@ IT, ANIMAL = 7, 1
 
 def one_run(app, steps: int, size: tuple, seed: int) -> dict:
     from qkv_engine.scenario import head_grids
-    from qkv_gui.main_window import MainWindow
+    from qkv_gui.window.main_window import MainWindow
 
     folder = tempfile.mkdtemp()
     window = MainWindow(preset="designed-it",

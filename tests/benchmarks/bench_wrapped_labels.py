@@ -55,7 +55,7 @@ def words_of_edits(app, n: int, kind: str) -> tuple:
 
 def labels_window(app, cls, words: dict, setup: dict):
     """A window of the eight labels, made as ``cls``, one under the other at their widths in the app."""
-    from qkv_gui.panels.steady_label import steady_box
+    from qkv_gui.labels.steady_box import steady_box
 
     top = QtWidgets.QWidget()
     layout = QtWidgets.QVBoxLayout(top)
@@ -90,8 +90,8 @@ def labels_window(app, cls, words: dict, setup: dict):
 
 def replay(app, n: int, kind: str) -> dict:
     """{class name: (set_text us, repaint us, repaint with no new words us)} per edit, best of PASSES."""
-    from qkv_gui.lazy_text import set_text
-    from qkv_gui.panels.items.wrapped_label import WrappedLabel
+    from qkv_gui.labels.changed_text import set_text
+    from qkv_gui.labels.wrapped_label import WrappedLabel
 
     words, setup = words_of_edits(app, n, kind)
     windows = {cls.__name__: labels_window(app, cls, words, setup) for cls in (QtWidgets.QLabel, WrappedLabel)}

@@ -60,7 +60,7 @@ def _spare_lines_given_back_at_once(monkeypatch):
     """A label's box gives back the lines its words no longer need on the next turn of the event loop, not
     after the pause it waits on screen (``steady_label.SHRINK_AFTER_MS``): a test that edits and settles then
     sees the layout a fresh panel has. The pause itself is tested in ``test_lazy_text.py``."""
-    from qkv_gui.panels import steady_label
+    from qkv_gui.labels import steady_box as steady_label
 
     monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 0)
 
@@ -77,7 +77,7 @@ def make_window(qtbot, settings, tmp_path):
     Dialogs are answered without blocking: unsaved changes are discarded, recovery is declined, and
     error messages are collected in ``window.errors``.
     """
-    from qkv_gui.main_window import MainWindow
+    from qkv_gui.window.main_window import MainWindow
 
     def make(preset=None):
         kwargs = {"settings": settings, "recovery": tmp_path / "recovery"}  # the test's own recovery folder
@@ -106,7 +106,7 @@ def make_session(qapp):
     """A Session on a preset (default: the app's default), with no widget at all: ``make_session("pronoun")``.
     For tests about the edits and results themselves; ``session.messages`` collects what it says."""
     from qkv_engine import presets
-    from qkv_gui.session import Session
+    from qkv_gui.state.session import Session
 
     made = []
 
@@ -132,7 +132,7 @@ def make_panel(qtbot, make_session):
     The panel is shown offscreen at ``size`` and settled; ``panel.session`` is its Session. Tests about
     one panel use this instead of a whole window (a window is ~440 widgets and 0.4-0.7 s to build).
     """
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     kept = []  # the test may drop its own reference; the panel stays until the test ends
 

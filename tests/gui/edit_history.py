@@ -11,7 +11,7 @@ from .conftest import ALONE, IN_GRID, settle
 
 def followed_and_fresh(make_panel, cls):
     """(the panel that followed the history, a panel built at its end), both settled, same size and look."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     first = make_panel(cls, size=IN_GRID)
     s = first.session

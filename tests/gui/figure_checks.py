@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from PySide6 import QtCore, QtGui, QtSvg
 
-from qkv_gui.svg_strokes import IDENTITY, compose, parse_transform, stroke_widths
+from qkv_gui.export.svg_strokes import IDENTITY, compose, parse_transform, stroke_widths
 
 NS = "{http://www.w3.org/2000/svg}"
 #: The widest line any figure draws on purpose, in page units (the page is 960 units wide): the whole

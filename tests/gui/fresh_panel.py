@@ -47,7 +47,7 @@ def same_bars(a, b, name: str) -> None:
 def through_looks(panel, check) -> None:
     """``check()`` after the panel is put in the dark palette, then in presenter mode, then back in the
     standard palette on the screen (each asks it to draw every item in another look)."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     panel.set_colours(style.DARK)
     check()

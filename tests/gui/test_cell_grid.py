@@ -12,10 +12,10 @@ from PySide6.QtTest import QTest
 import pyqtgraph as pg
 
 from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
-from qkv_gui import style
-from qkv_gui.panels.items import MAX_NUMBERS, CellGridItem, Outline
-from qkv_gui.panels.items.colour_tables import colour_map, ink
-from qkv_gui.panels.items.mask_look import MASK_FILL, MASK_HATCH
+from qkv_gui.look import style
+from qkv_gui.drawing.cell_grid import MAX_NUMBERS, CellGridItem, Outline
+from qkv_gui.look.colour_tables import colour_map, ink
+from qkv_gui.look.mask_look import MASK_FILL, MASK_HATCH
 
 from .conftest import settle
 
@@ -209,7 +209,7 @@ def test_set_rect_places_the_cells_and_bad_input_is_refused(view):
 
 
 def test_colour_tables_are_the_colour_maps():
-    from qkv_gui.panels.items.colour_tables import table
+    from qkv_gui.look.colour_tables import table
 
     for name in ("weights", "signed", "diff"):
         cmap = colour_map(name)

@@ -20,7 +20,7 @@ IN_DOCK = (512, 913)
 @pytest.fixture
 def panel(make_panel):
     """The compare panel on its own Session (the app's default example), at its size in its dock."""
-    from qkv_gui.panels.compare_heatmaps import CompareHeatmapsPanel
+    from qkv_gui.panels.labs.compare_heatmaps import CompareHeatmapsPanel
 
     return make_panel(CompareHeatmapsPanel, size=IN_DOCK)
 
@@ -187,8 +187,8 @@ def test_key_names_stand_upright_under_narrow_columns_and_settle(panel, qtbot):
 
 def test_a_and_b_share_the_colour_scale_and_masks_have_their_look(make_panel):
     from qkv_engine.attention import MASK_CAUSAL
-    from qkv_gui.panels.compare_heatmaps import CompareHeatmapsPanel
-    from qkv_gui.session import Session
+    from qkv_gui.panels.labs.compare_heatmaps import CompareHeatmapsPanel
+    from qkv_gui.state.session import Session
 
     session = Session()
     session.pin()

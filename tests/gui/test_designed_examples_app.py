@@ -5,10 +5,10 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from qkv_engine import compute, presets
-from qkv_gui import session as session_module
+from qkv_gui.state import session as session_module
 from qkv_gui.editors import SentenceOptionsWidget
 from qkv_gui.editors.example_note import ExampleNoteBox
-from qkv_gui.main_window import DESIGNED_SECTION
+from qkv_gui.window.main_window import DESIGNED_SECTION
 
 from .conftest import settle
 

@@ -14,8 +14,8 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import presets
-from qkv_gui import export
-from qkv_gui.session import Session
+from qkv_gui.export import figures as export
+from qkv_gui.state.session import Session
 
 from .conftest import settle
 from .figure_checks import svg_to_image
@@ -47,7 +47,7 @@ def pdf_pages(data: bytes) -> int:
 
 @pytest.fixture(scope="module")
 def session(qapp):
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     style.configure_pyqtgraph()
     s = Session(presets.load("seed-the-cat-sat"))
@@ -210,7 +210,7 @@ def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
 
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     style.configure_pyqtgraph()
     s = Session(presets.load("seed-the-cat-sat"))
@@ -250,7 +250,7 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
 
 def test_lab_slide_figure_keeps_every_axis_inside(qapp):
     """At 960 x 600 in the slide theme, every chart's axes (ticks and titles) end inside the figure."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     style.configure_pyqtgraph()
     s = Session(presets.load("seed-the-cat-sat"))
@@ -326,7 +326,7 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
 def test_a_staged_copy_is_deaf_once_its_export_is_done(qapp, name):
     """The copy made for an export stops following the session (heads and concat also follow the
     shown head, compare the pinned result): it must not repaint, or raise, after the export."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     style.configure_pyqtgraph()
     s = Session(presets.load("seed-the-cat-sat"))

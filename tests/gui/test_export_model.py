@@ -8,8 +8,8 @@ from PySide6 import QtGui
 
 from qkv_engine import presets
 from qkv_engine.models import load_model
-from qkv_gui import export
-from qkv_gui.session import Session
+from qkv_gui.export import figures as export
+from qkv_gui.state.session import Session
 
 from .conftest import settle
 
@@ -44,7 +44,7 @@ def pdf_title(data: bytes) -> str:
 
 @pytest.fixture
 def model_session(qapp):
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     style.configure_pyqtgraph()
     s = Session(presets.load(presets.DEFAULT))

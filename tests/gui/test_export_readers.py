@@ -16,8 +16,8 @@ import pytest
 from PySide6 import QtCore, QtGui, QtSvg
 
 from qkv_engine import presets
-from qkv_gui import export
-from qkv_gui.session import Session
+from qkv_gui.export import figures as export
+from qkv_gui.state.session import Session
 
 from . import figure_checks as fc
 from .conftest import settle
@@ -46,7 +46,7 @@ def _session(preset: str) -> Session:
 @pytest.fixture(scope="module")
 def figures(qapp):
     """(preset, name) -> {"png": QImage, "svg": bytes, "pdf": bytes}, made once for the module."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     style.configure_pyqtgraph()
     made, sessions = {}, {}

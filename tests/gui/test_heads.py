@@ -9,7 +9,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine.heads_view import projection_cell
-from qkv_gui import style
+from qkv_gui.look import style
 
 from .conftest import settle
 
@@ -93,7 +93,7 @@ def three_heads(make_session):
 
 @pytest.fixture
 def heads(make_panel, three_heads):
-    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
 
     panel = make_panel(HeadsGridPanel, session=three_heads, size=IN_DOCK)
     assert not panel.showing_hint()
@@ -102,7 +102,7 @@ def heads(make_panel, three_heads):
 
 @pytest.fixture
 def concat(make_panel, three_heads):
-    from qkv_gui.panels.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.labs.concat_project import ConcatProjectPanel
 
     panel = make_panel(ConcatProjectPanel, session=three_heads, size=IN_DOCK)
     assert not panel.showing_hint()
@@ -150,8 +150,8 @@ def test_clicking_head_2_chooses_it_and_every_panel_follows(docked_heads, three,
 
 def test_cross_attention_labels_columns_with_the_source_tokens(qtbot):
     # A panel on its own session: the main window's other panels are not part of this test.
-    from qkv_gui.panels.heads_grid import HeadsGridPanel
-    from qkv_gui.session import Session
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
+    from qkv_gui.state.session import Session
 
     session = Session()
     session.set_heads(2)
@@ -211,8 +211,8 @@ def test_clicking_a_block_of_c_chooses_that_head_and_query(concat, qtbot):
 
 
 def test_one_head_says_so_in_one_line(make_panel, make_session):
-    from qkv_gui.panels.concat_project import ConcatProjectPanel
-    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.panels.labs.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
 
     session = make_session()
     heads = make_panel(HeadsGridPanel, session=session, size=IN_DOCK)
@@ -227,8 +227,8 @@ def test_one_head_says_so_in_one_line(make_panel, make_session):
 
 
 def test_eight_heads_and_64_tokens_draw(make_panel, make_session):
-    from qkv_gui.panels.concat_project import ConcatProjectPanel
-    from qkv_gui.panels.heads_grid import HeadsGridPanel
+    from qkv_gui.panels.labs.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
 
     session = make_session()
     session.set_text(" ".join(f"w{i}" for i in range(64)))
@@ -269,8 +269,8 @@ def _cells_inside(panel, grid) -> bool:
 
 
 def _staged(cls_name, heads, size=(960, 600), text=None):
-    from qkv_gui import export
-    from qkv_gui.session import Session
+    from qkv_gui.export import figures as export
+    from qkv_gui.state.session import Session
 
     session = Session()
     session.load_preset("two-heads")
@@ -359,7 +359,7 @@ def test_every_experiment_dock_opens_wide_and_the_grid_keeps_the_most_room(three
 @pytest.mark.parametrize("name", ["dockScalingLab", "dockHeads", "dockConcat", "dockCompare"])
 def test_on_a_small_screen_an_experiment_leaves_the_panels_in_sight(three, name):
     # 1024 x 768 projector: the dock used to take all but 54 px of the panel area (which scrolls).
-    from qkv_gui.main_window import CENTRAL_MIN_WIDTH
+    from qkv_gui.window.main_window import CENTRAL_MIN_WIDTH
 
     three.resize(1008, 720)
     settle(rounds=6)
@@ -433,8 +433,8 @@ def test_on_a_tall_screen_experiments_stack(three):
 
 
 def test_every_head_follows_the_colour_scale_and_one_bar_says_which(make_panel):
-    from qkv_gui.panels.heads_grid import HeadsGridPanel
-    from qkv_gui.session import Session
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
+    from qkv_gui.state.session import Session
 
     session = Session()
     session.load_preset("two-heads")
@@ -466,9 +466,9 @@ def test_every_head_follows_the_colour_scale_and_one_bar_says_which(make_panel):
 
 @pytest.mark.parametrize("which", ["heads", "concat"])
 def test_a_token_with_markup_characters_reads_as_typed(make_panel, which):
-    from qkv_gui.panels.concat_project import ConcatProjectPanel
-    from qkv_gui.panels.heads_grid import HeadsGridPanel
-    from qkv_gui.session import Session
+    from qkv_gui.panels.labs.concat_project import ConcatProjectPanel
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
+    from qkv_gui.state.session import Session
 
     session = Session()
     session.load_preset("two-heads")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from qkv_gui.lazy_text import set_text
-from qkv_gui.panels.steady_label import steady_box
+from qkv_gui.labels.changed_text import set_text
+from qkv_gui.labels.steady_box import steady_box
 
 Type = QtCore.QEvent.Type
 LONG = "A long line of words that needs more than one line at this width, and then some more words. " * 3
@@ -87,7 +87,7 @@ def test_the_box_takes_the_height_a_longer_text_needs(qapp):
 def test_the_box_gives_back_lines_only_once_the_words_stay_still(qapp, monkeypatch):
     """Words that need fewer lines are drawn at the top of their box, which keeps its height while they keep
     changing (what is below does not move at each edit), and gives the lines back after a pause."""
-    from qkv_gui.panels import steady_label
+    from qkv_gui.labels import steady_box as steady_label
 
     monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 700)  # the pause as on screen (see conftest)
     window, label = window_with(label_in_box=True, selectable=True)
@@ -117,8 +117,8 @@ def test_after_a_new_sentence_on_a_projector_every_caption_shows_all_its_lines(q
     the window's first layout, a box that waited to give back a line still gave it to a layout that ran for
     another reason; when the new words needed that line again, the box was not told, and it was cut.)"""
     from qkv_engine import presets
-    from qkv_gui.main_window import MainWindow
-    from qkv_gui.panels import steady_label
+    from qkv_gui.window.main_window import MainWindow
+    from qkv_gui.labels import steady_box as steady_label
 
     monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 700)  # as on screen (see conftest)
     app = QtWidgets.QApplication.instance()

@@ -11,9 +11,9 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from qkv_engine import compute, explain, views
-from qkv_gui import style
-from qkv_gui.lesson import markdown
-from qkv_gui.lesson.steps import lesson_files, load_steps
+from qkv_gui.look import style
+from qkv_gui.window.lesson import markdown
+from qkv_gui.window.lesson.steps import lesson_files, load_steps
 
 from .conftest import settle
 

@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest
 
 from qkv_engine import explain
 from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
-from qkv_gui.panels.attention_heatmap import HeatmapPanel
+from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt

@@ -10,7 +10,7 @@ import pytest
 
 from qkv_engine import ModelEdits, compute, presets
 from qkv_engine.models import load_model
-from qkv_gui.session import Session
+from qkv_gui.state.session import Session
 from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -265,7 +265,7 @@ def test_back_to_the_hand_made_example_keeps_no_trace_of_the_model(session, bert
 def test_edits_the_model_does_not_have_are_refused_in_one_line_after_a_run(session, bert):
     """A session file may name a layer the model lacks: after a run to reuse, the runner still says why in
     one line (the session's failed signal), and nothing is raised."""
-    from qkv_gui.model_mode import ModelDoc
+    from qkv_gui.state.model_mode import ModelDoc
 
     session.open_model(bert, text="the cat sat")
     settle()

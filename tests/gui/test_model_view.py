@@ -10,8 +10,8 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from qkv_engine.attention import MASK_CAUSAL
-from qkv_gui.panels.model_view import ModelViewPanel
-from qkv_gui.session import Session
+from qkv_gui.panels.labs.model_view import ModelViewPanel
+from qkv_gui.state.session import Session
 
 from .conftest import settle
 

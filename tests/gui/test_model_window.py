@@ -12,7 +12,7 @@ from PySide6.QtTest import QTest
 
 from qkv_engine import session_format
 from qkv_engine.models import find_models, load_model
-from qkv_gui.model_actions import ModelsDialog
+from qkv_gui.window.model_actions import ModelsDialog
 from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -181,7 +181,7 @@ def test_an_edit_tells_the_views_of_the_cells_it_changed_only(make_panel):
 
 def test_a_wide_table_fits_its_token_column_and_keeps_its_narrow_dials(make_panel, make_session):
     from qkv_gui.editors.inputs_dock import WIDE_COLUMN_PX
-    from qkv_gui.session import Session
+    from qkv_gui.state.session import Session
 
     from .big_dims import big_scenario
 

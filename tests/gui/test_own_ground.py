@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
-from qkv_gui import colours, export, style
-from qkv_gui.panels.qk_plane import QKPlanePanel
-from qkv_gui.panels.value_mixing import ValuesPanel
+from qkv_gui.look import colours, style
+from qkv_gui.export import figures as export
+from qkv_gui.panels.steps.qk_plane import QKPlanePanel
+from qkv_gui.panels.steps.value_mixing import ValuesPanel
 
 from .conftest import settle
 

@@ -15,25 +15,26 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg
 
-from qkv_gui import colours, export, style
-from qkv_gui.contrast import AA_TEXT, contrast_ratio
-from qkv_gui.panels.attention_heatmap import HeatmapPanel
-from qkv_gui.panels.compare_heatmaps import CompareHeatmapsPanel
-from qkv_gui.panels.decorations import Bars
-from qkv_gui.panels.concat_project import ConcatProjectPanel
-from qkv_gui.panels.embedding_bars import EmbeddingPanel
-from qkv_gui.panels.heads_grid import HeadsGridPanel
-from qkv_gui.panels.matrices import MatricesPanel
-from qkv_gui.panels.qk_plane import QKPlanePanel
-from qkv_gui.panels.scaling_bars import ScalingPanel
-from qkv_gui.panels.softmax_pie import SoftmaxPanel
-from qkv_gui.panels.value_mixing import ValuesPanel
-from qkv_gui.panels.items import CellGridItem
-from qkv_gui.panels.items.colour_tables import NAMES as TABLES, ink, table
-from qkv_gui.panels.model_view import ModelViewPanel
-from qkv_gui.panels.scaling_lab import ScalingLabPanel
-from qkv_gui.panels.text_label import TextLabel
-from qkv_gui.panels.train_panel import TrainPanel
+from qkv_gui.look import colours, style
+from qkv_gui.export import figures as export
+from qkv_gui.look.contrast import AA_TEXT, contrast_ratio
+from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
+from qkv_gui.panels.labs.compare_heatmaps import CompareHeatmapsPanel
+from qkv_gui.drawing.plot_marks import Bars
+from qkv_gui.panels.labs.concat_project import ConcatProjectPanel
+from qkv_gui.panels.steps.embedding_bars import EmbeddingPanel
+from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
+from qkv_gui.panels.steps.matrices import MatricesPanel
+from qkv_gui.panels.steps.qk_plane import QKPlanePanel
+from qkv_gui.panels.steps.scaling_bars import ScalingPanel
+from qkv_gui.panels.steps.softmax_pie import SoftmaxPanel
+from qkv_gui.panels.steps.value_mixing import ValuesPanel
+from qkv_gui.drawing.cell_grid import CellGridItem
+from qkv_gui.look.colour_tables import NAMES as TABLES, ink, table
+from qkv_gui.panels.labs.model_view import ModelViewPanel
+from qkv_gui.panels.labs.scaling_lab import ScalingLabPanel
+from qkv_gui.drawing.text_label import TextLabel
+from qkv_gui.panels.labs.train_panel import TrainPanel
 
 from .conftest import settle
 from .restart import run_twice
@@ -406,8 +407,8 @@ RESTART = """
 import json, sys
 from PySide6 import QtCore, QtGui, QtWidgets
 app = QtWidgets.QApplication([])
-from qkv_gui import style
-from qkv_gui.main_window import MainWindow
+from qkv_gui.look import style
+from qkv_gui.window.main_window import MainWindow
 settings = QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat)
 w = MainWindow(settings=settings, recovery=sys.argv[2])
 w.show()
@@ -486,7 +487,7 @@ def test_the_deck_is_exported_in_the_palette_on_screen(make_session):
 
 
 def test_the_export_options_say_which_colours_the_figures_get(window):
-    from qkv_gui.export_actions import ExportOptionsDialog
+    from qkv_gui.window.export_actions import ExportOptionsDialog
 
     window.set_palette("high-contrast")
     dialog = ExportOptionsDialog(export.ExportOptions(), "png", window)
@@ -546,7 +547,7 @@ def test_painted_items_of_every_kind_take_a_new_palette_and_give_it_back(qapp):
 def test_a_label_made_without_a_colour_takes_its_picture_s_palette(qapp):
     view = pg.PlotWidget()
     colours.recolour_scene(view.scene(), style.DARK)  # what a panel in the dark palette does to its pictures
-    from qkv_gui.panels.theming import TextPool
+    from qkv_gui.panels.themed_text import TextPool
 
     pool = TextPool(view.getPlotItem())
     first, = pool.take(1)

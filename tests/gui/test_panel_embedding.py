@@ -5,7 +5,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 
-from qkv_gui.panels.embedding_bars import EmbeddingPanel
+from qkv_gui.panels.steps.embedding_bars import EmbeddingPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 from .fresh_panel import assert_same_drawn, drawn_afresh, same_bars, through_looks
 
@@ -111,7 +111,7 @@ def test_512_tokens_thin_the_names_without_overlap(panel, qtbot):
 
 # ----- a trained model's sizes, and named features --------------------------------------------------------
 def test_a_real_models_size_is_drawn_as_colour_strips(make_panel, make_session, qtbot):
-    from qkv_gui.panels import EmbeddingPanel
+    from qkv_gui.panels.steps.embedding_bars import EmbeddingPanel
 
     from .big_dims import big_panel, problems, texts_shown
 
@@ -149,7 +149,7 @@ def test_a_real_models_size_is_drawn_as_colour_strips(make_panel, make_session, 
 
 
 def test_named_features_are_said_on_the_axis_and_in_the_caption(make_panel, qtbot):
-    from qkv_gui.panels import EmbeddingPanel
+    from qkv_gui.panels.steps.embedding_bars import EmbeddingPanel
 
     panel = make_panel(EmbeddingPanel, preset="designed-it", size=(520, 330))
     session = panel.session
@@ -242,7 +242,7 @@ def _view_pixels(panel) -> bytes:
 
 
 def test_an_edit_of_the_weights_draws_nothing_again_and_the_next_change_is_followed(panel, qtbot, monkeypatch):
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     """The panel shows the embeddings only: an edit of a weight grid leaves every bar, name and number where
     it is and sets nothing again; a rename, an edit of x, masks that leave the query no key, another palette

@@ -7,7 +7,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
-from qkv_gui.panels.items import short_token
+from qkv_gui.drawing.token_labels import short_token
 from qkv_engine.attention import MASK_BLOCKED, MASK_CAUSAL, MASK_PADDING
 from tests.gui.conftest import ALONE, settle
 from .reference import numpy_weights as reference_weights
@@ -26,7 +26,7 @@ IN_GRID = (365, 280)
 @pytest.fixture
 def panel(make_panel):
     """The heatmap on its own Session (the app's default example), at its size in the panel grid."""
-    from qkv_gui.panels.attention_heatmap import HeatmapPanel
+    from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
     return make_panel(HeatmapPanel, size=IN_GRID)
 
@@ -279,8 +279,8 @@ WORDS = T20.split()
 
 def heatmap_panel(make_panel, text=None, size=(520, 330), preset="pronoun"):
     from qkv_engine import presets
-    from qkv_gui.panels.attention_heatmap import HeatmapPanel
-    from qkv_gui.session import Session
+    from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
+    from qkv_gui.state.session import Session
 
     session = Session(presets.load(preset))
     session.preset_name = preset
@@ -400,8 +400,8 @@ def test_hovering_names_the_query_and_key_left_out(make_panel):
 def test_names_turn_at_most_there_and_back_at_one_width(make_panel):
     """A layout that hands the plot back the height it had before each turn cannot make the key names turn
     upright and back for ever (it once hung a window): after there and back, they stay."""
-    from qkv_gui.panels.attention_heatmap import HeatmapPanel
-    from qkv_gui.panels.turned_axis import stand_upright
+    from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
+    from qkv_gui.drawing.turned_axis import stand_upright
 
     panel = make_panel(HeatmapPanel, preset="pronoun", size=(300, 280))
     axis = panel.plot.getAxis("bottom")
@@ -520,8 +520,8 @@ def test_the_upright_titles_sit_in_their_axes_at_every_height(make_panel):
     """A title chosen for a new height (the colour bar's: "weight (0 to the largest, auto)", or a shorter one)
     is drawn inside its axis, centred: pyqtgraph placed a title only when its axis was resized, so a title
     of another length set afterwards ran off the end of the bar."""
-    from qkv_gui import colours
-    from qkv_gui.panels.attention_heatmap import HeatmapPanel
+    from qkv_gui.look import colours
+    from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
     panel = make_panel(HeatmapPanel, preset="seed-the-cat-sat", size=(640, 420))
     off = []

@@ -6,8 +6,8 @@ import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from qkv_gui.panels.items import MAX_NUMBERS
-from qkv_gui.panels.matrices import MatricesPanel
+from qkv_gui.drawing.cell_grid import MAX_NUMBERS
+from qkv_gui.panels.steps.matrices import MatricesPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 from tests.gui.edit_history import followed_and_fresh
 
@@ -134,7 +134,7 @@ def _cells_on_canvas(panel, view) -> QtCore.QRectF:
 def test_every_grid_is_whole_at_20_and_40_tokens(make_panel, tokens, size):
     # V and the weights were cut off at the right at 20+ tokens: the picture must fit (scaled down if need be)
     from qkv_engine import presets
-    from qkv_gui.session import Session
+    from qkv_gui.state.session import Session
 
     session = Session(presets.load("pronoun"))
     session.set_text(" ".join(f"w{i}" for i in range(tokens)))
@@ -153,7 +153,7 @@ def test_every_grid_is_whole_at_20_and_40_tokens(make_panel, tokens, size):
 def test_masked_weights_have_the_mask_look_and_no_number(make_panel):
     from qkv_engine import presets
     from qkv_engine.attention import MASK_CAUSAL
-    from qkv_gui.session import Session
+    from qkv_gui.state.session import Session
 
     session = Session(presets.load("seed-the-cat-sat"))
     session.set_option(causal=True)
@@ -214,7 +214,7 @@ def test_after_many_edits_the_panel_looks_as_one_built_for_where_they_ended(make
     assert titles(first) == titles(fresh)
     assert _picture(first) == _picture(fresh)
     # ... and back to the standard look: the names, titles and strips follow again
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     for panel in (first, fresh):
         panel.set_colours(style.STANDARD)

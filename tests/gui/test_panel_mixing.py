@@ -7,10 +7,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import pytest
 
 from qkv_engine import explain
-from qkv_gui import colours, style
+from qkv_gui.look import colours, style
 
 from .big_dims import problems
-from qkv_gui.panels.grid_mixing import MixingPanel
+from qkv_gui.panels.steps.grid_mixing import MixingPanel
 from .conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
@@ -71,7 +71,7 @@ def test_seed_cat_reads_clearly_in_the_grid(make_panel):
 
 
 def test_seed_cat_labels_every_line_where_there_is_room(make_panel):
-    from qkv_gui.panels import MixingPanel
+    from qkv_gui.panels.steps.grid_mixing import MixingPanel
 
     panel = make_panel(MixingPanel, preset="seed-cat", size=(520, 330))
     d = panel.drawn()
@@ -185,7 +185,7 @@ def test_edits_to_other_tokens_leave_the_picture_alone_and_edits_to_this_token_r
 
 # ----- a trained model's sizes, biases and named features -------------------------------------------------
 def test_a_real_models_size_shows_a_few_dials_the_rest_and_the_bias(make_panel, make_session):
-    from qkv_gui.panels import MixingPanel
+    from qkv_gui.panels.steps.grid_mixing import MixingPanel
 
     from .big_dims import big_panel, texts_shown
 
@@ -221,7 +221,7 @@ def test_a_real_models_size_shows_a_few_dials_the_rest_and_the_bias(make_panel, 
 
 def test_an_edit_at_a_real_models_size_does_not_rebuild_the_picture_for_another_token(make_panel, make_session):
     """The canvas compares the few numbers it draws, not d_model x d_k of them."""
-    from qkv_gui.panels import MixingPanel
+    from qkv_gui.panels.steps.grid_mixing import MixingPanel
 
     from .big_dims import big_panel
 
@@ -234,7 +234,7 @@ def test_an_edit_at_a_real_models_size_does_not_rebuild_the_picture_for_another_
 
 
 def test_named_features_and_a_bias_in_a_small_grid(make_panel):
-    from qkv_gui.panels import MixingPanel
+    from qkv_gui.panels.steps.grid_mixing import MixingPanel
 
     panel = make_panel(MixingPanel, preset="designed-it", size=(520, 330))
     session = panel.session
@@ -263,8 +263,8 @@ def test_named_features_and_a_bias_in_a_small_grid(make_panel):
 @pytest.mark.parametrize("preset", ["seed-the-cat-sat", "seed-cat", "pronoun"])
 def test_no_two_line_labels_sit_where_lines_cross(make_panel, preset):
     """At start-up the second cell's labels used to pile up where its lines cross the first cell's."""
-    from qkv_gui.panels import MixingPanel
-    from qkv_gui.panels.grid_mixing import _crossed
+    from qkv_gui.panels.steps.grid_mixing import MixingPanel
+    from qkv_gui.panels.steps.grid_mixing import _crossed
 
     panel = make_panel(MixingPanel, preset=preset, size=(520, 330))
     lay = panel.canvas.layout_now()
@@ -359,7 +359,7 @@ def test_the_picture_follows_every_change_as_if_drawn_afresh(make_panel):
 
 def test_an_edit_of_the_tokens_numbers_keeps_the_labels_places_and_an_edit_of_the_grid_moves_them(make_panel,
                                                                                                   monkeypatch):
-    from qkv_gui.panels.grid_mixing import MixingCanvas
+    from qkv_gui.panels.steps.grid_mixing import MixingCanvas
 
     panel = make_panel(MixingPanel, preset="seed-the-cat-sat", size=(520, 330))
     s = panel.session
@@ -419,7 +419,7 @@ def test_labels_boxes_painted_with_the_lines_look_as_painted_over_the_dials(make
     """Where the labels' boxes touch nothing painted after the lines (the dials' dots, values, the headers,
     each other's words), the canvas paints them once with the lines: pixel for pixel what painting them over
     everything gives."""
-    from qkv_gui.panels.grid_mixing import MixingCanvas
+    from qkv_gui.panels.steps.grid_mixing import MixingCanvas
 
     panel = make_panel(MixingPanel, preset=preset, size=size)
     lay = panel.canvas.layout_now()

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from PySide6 import QtGui, QtWidgets
 
-from qkv_gui import colours, style
-from qkv_gui.contrast import AA_GRAPHICS, AA_TEXT, contrast_ratio
-from qkv_gui.panels import PANEL_CLASSES
-from qkv_gui.panels.text_label import TextLabel
+from qkv_gui.look import colours, style
+from qkv_gui.look.contrast import AA_GRAPHICS, AA_TEXT, contrast_ratio
+from qkv_gui.panels.catalog import PANEL_CLASSES
+from qkv_gui.drawing.text_label import TextLabel
 
 from .conftest import settle
 
@@ -128,7 +128,7 @@ def test_a_panel_in_the_dark_palette_is_dark_with_light_words_and_comes_back_exa
 
 
 def test_the_mixing_canvas_paints_in_the_new_palette(make_panel):
-    from qkv_gui.panels.grid_mixing import MixingPanel
+    from qkv_gui.panels.steps.grid_mixing import MixingPanel
 
     panel = make_panel(MixingPanel, preset="seed-the-cat-sat", size=(520, 330))
     before = _grab(panel.canvas)
@@ -149,7 +149,7 @@ def test_the_mixing_canvas_paints_in_the_new_palette(make_panel):
 
 
 def test_the_plane_s_painted_numbers_and_meter_follow_the_palette(make_panel):
-    from qkv_gui.panels.qk_plane import QKPlanePanel
+    from qkv_gui.panels.steps.qk_plane import QKPlanePanel
 
     panel = make_panel(QKPlanePanel, preset="seed-the-cat-sat", size=(520, 330))
     colours.use("dark")
@@ -166,7 +166,7 @@ def test_the_plane_s_painted_numbers_and_meter_follow_the_palette(make_panel):
 
 
 def test_the_whole_picture_is_drawn_again_in_the_new_palette(make_panel):
-    from qkv_gui.panels.summary_diagram import SummaryPanel
+    from qkv_gui.panels.steps.summary_diagram import SummaryPanel
 
     panel = make_panel(SummaryPanel, preset="seed-the-cat-sat", size=(520, 330))
     texts = {name: item.toPlainText() for name, item in panel.texts.items()}

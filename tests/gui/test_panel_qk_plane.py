@@ -9,8 +9,8 @@ from PySide6 import QtCore
 
 from qkv_engine import explain
 
-from qkv_gui.panels.qk_plane import QKPlanePanel
-from qkv_gui.panels.text_label import TextLabel
+from qkv_gui.panels.steps.qk_plane import QKPlanePanel
+from qkv_gui.drawing.text_label import TextLabel
 from .conftest import ALONE, IN_GRID, settle
 
 Qt = QtCore.Qt
@@ -255,7 +255,7 @@ def test_arrow_names_do_not_sit_on_each_other(panel):
 
 # ----- a trained model's sizes, and named columns ---------------------------------------------------------
 def test_a_real_models_size_on_the_plane_of_q_and_k(make_panel, make_session):
-    from qkv_gui.panels import QKPlanePanel
+    from qkv_gui.panels.steps.qk_plane import QKPlanePanel
 
     from .big_dims import big_panel, problems, texts_shown
 
@@ -296,7 +296,7 @@ def test_a_real_models_size_on_the_plane_of_q_and_k(make_panel, make_session):
 
 
 def test_named_columns_name_the_axes(make_panel):
-    from qkv_gui.panels import QKPlanePanel
+    from qkv_gui.panels.steps.qk_plane import QKPlanePanel
 
     panel = make_panel(QKPlanePanel, preset="designed-it", size=(520, 330))
     d = panel.drawn()
@@ -313,7 +313,7 @@ def test_named_columns_name_the_axes(make_panel):
 @pytest.mark.parametrize("preset,pair", [("seed-the-cat-sat", (0, 0)), ("pronoun", ("it", "animal"))])
 def test_arrow_names_stay_inside_a_narrow_plot(make_panel, preset, pair):
     """At a projector's share of the window the names at the arrow tips were cut at the plot's edge."""
-    from qkv_gui.panels import QKPlanePanel
+    from qkv_gui.panels.steps.qk_plane import QKPlanePanel
 
     from .big_dims import problems
 
@@ -332,8 +332,8 @@ def test_arrow_names_stay_inside_a_narrow_plot(make_panel, preset, pair):
 def test_the_numbers_beside_the_plane_are_never_cut(make_panel):
     """In a narrow panel with big text (presenter mode) "0.360" used to show for 0.3606: the column of
     numbers is as wide as its numbers need; only the rule under them is shortened."""
-    from qkv_gui import style
-    from qkv_gui.panels import QKPlanePanel
+    from qkv_gui.look import style
+    from qkv_gui.panels.steps.qk_plane import QKPlanePanel
 
     from .big_dims import problems
 
@@ -416,7 +416,7 @@ def test_a_rename_and_a_narrower_plot_reach_the_axis_names(panel):
 
 
 def test_the_number_column_follows_a_bigger_font_and_a_wider_panel(panel):
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     s = panel.session
     width = panel.side.width()
@@ -468,7 +468,7 @@ def _image(widget) -> np.ndarray:
 
 def _dial_drawn_afresh(meter) -> np.ndarray:
     """The dial as a new one of the same size, font, palette and value draws it without a kept picture."""
-    from qkv_gui.panels.qk_plane import RelevanceMeter
+    from qkv_gui.panels.steps.qk_plane import RelevanceMeter
 
     fresh = RelevanceMeter(meter.parentWidget())
     fresh.setFont(meter.font())
@@ -487,7 +487,7 @@ def test_the_dial_follows_the_score_the_palette_and_the_font(panel):
     """The dial's still parts are a picture drawn once: the needle still moves with the score, and the
     picture is drawn again in a new palette and a new font, as the dial drawn afresh looks (give or take
     the last bit of an edge's shade: the picture is laid over the ground, not drawn on it)."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     s = panel.session
     meter = panel.meter
@@ -508,7 +508,7 @@ def test_the_faint_dots_follow_masks_palettes_and_moved_keys(panel):
     """The dots are set again only when they change: a mask, a palette or a moved key reaches them."""
     from PySide6 import QtGui
 
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     s = panel.session
     s.select(query=0, key=0)
@@ -569,7 +569,7 @@ def test_an_edit_of_the_values_draws_nothing_again_and_the_next_change_is_follow
     """An edit of W^V moves no query or key: nothing on the plane or beside it is set again. An edit of
     another token moves its dot but leaves the pair's numbers alone; a mask on the pair, a new column name,
     another palette and presenter mode after it are all followed, as a new panel shows them."""
-    from qkv_gui import style
+    from qkv_gui.look import style
     from .fresh_panel import assert_same_drawn, drawn_afresh
 
     s = panel.session
@@ -624,7 +624,7 @@ def test_the_number_column_looks_as_drawn_afresh_through_edits_palettes_fonts_an
     """The names and the rule beside the numbers are a picture drawn once: pixel for pixel the column is the
     one drawn without it, after an edit of the numbers, in another palette, in presenter mode and narrow
     (no rule under the numbers)."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     s = panel.session
     table = panel.numbers

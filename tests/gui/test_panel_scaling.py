@@ -9,7 +9,7 @@ from PySide6 import QtCore
 
 from qkv_engine import explain
 
-from qkv_gui.panels.scaling_bars import ScalingPanel
+from qkv_gui.panels.steps.scaling_bars import ScalingPanel
 from .conftest import ALONE, IN_GRID, settle
 from .edit_history import followed_and_fresh
 
@@ -167,7 +167,7 @@ def _tick_boxes(axis, width_px):
 
 
 def test_one_keys_scores_are_numbered_apart_in_a_narrow_panel(make_panel):
-    from qkv_gui.panels import ScalingPanel
+    from qkv_gui.panels.steps.scaling_bars import ScalingPanel
 
     from .big_dims import problems
 
@@ -184,7 +184,7 @@ def test_one_keys_scores_are_numbered_apart_in_a_narrow_panel(make_panel):
 def test_thirty_keys_are_named_as_fit_and_nothing_runs_off(make_panel, make_session):
     from PySide6 import QtGui
 
-    from qkv_gui.panels import ScalingPanel
+    from qkv_gui.panels.steps.scaling_bars import ScalingPanel
 
     from .big_dims import big_panel, problems, reference, texts_shown
 
@@ -253,7 +253,7 @@ def _off_the_curve_px(panel) -> float:
 def test_the_curve_is_drawn_through_the_points_its_size_needs(panel, qtbot):
     """Fewer points where the curve runs straight, never more than the tolerance off the line through all of
     them, at the charts' size, also after they grow."""
-    from qkv_gui.panels.scaling_bars import CURVE_POINTS, CURVE_TOLERANCE_PX
+    from qkv_gui.panels.steps.scaling_bars import CURVE_POINTS, CURVE_TOLERANCE_PX
 
     panel.session.select(query=2, key=1)
     settle(qtbot)
@@ -268,7 +268,7 @@ def test_the_curve_is_drawn_through_the_points_its_size_needs(panel, qtbot):
 @pytest.mark.parametrize("steep", [0.05, 0.3, 1.0, 5.0])
 def test_sparse_points_keep_the_line_within_the_tolerance(steep):
     """Independent check: the polyline through the kept points against the one through all, in pixels."""
-    from qkv_gui.panels.scaling_bars import CURVE_STRIDE, CURVE_TOLERANCE_PX, sparse_points
+    from qkv_gui.panels.steps.scaling_bars import CURVE_STRIDE, CURVE_TOLERANCE_PX, sparse_points
 
     xs = np.linspace(-4.0, 4.0, 240)
     for rows, px_per_row in ((3, 40.0), (16, 8.0), (40, 25.0)):
@@ -310,7 +310,7 @@ def test_the_same_scores_again_draw_nothing_but_a_new_reason_or_name_is_written(
     the same numbers, is written anew."""
     import dataclasses
 
-    from qkv_gui.panels import scaling_bars
+    from qkv_gui.panels.steps import scaling_bars
 
     s = panel.session
     s.select(query=2, key=1)

@@ -7,7 +7,7 @@ from PySide6.QtTest import QTest
 import pyqtgraph as pg  # (PySide6 first)
 
 from qkv_engine import explain
-from qkv_gui.panels.softmax_pie import SoftmaxPanel
+from qkv_gui.panels.steps.softmax_pie import SoftmaxPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 from .fresh_panel import assert_same_drawn, drawn_afresh, through_looks
 from .reference import numpy_weights as reference_weights
@@ -138,7 +138,7 @@ def test_512_tokens_label_only_what_fits(panel, qtbot):
 
 # ----- a trained model's sizes; a narrow panel --------------------------------------------------------------
 def test_forty_keys_group_their_small_slices_and_a_click_there_picks_no_key(make_panel, make_session, qtbot):
-    from qkv_gui.panels import SoftmaxPanel
+    from qkv_gui.panels.steps.softmax_pie import SoftmaxPanel
 
     from .big_dims import big_panel, problems, reference, texts_shown
 
@@ -170,7 +170,7 @@ def test_forty_keys_group_their_small_slices_and_a_click_there_picks_no_key(make
 
 @pytest.mark.parametrize("size", [(170, 260), (230, 200), (330, 230)])
 def test_the_pulled_out_slice_is_named_in_a_narrow_panel(make_panel, qtbot, size):
-    from qkv_gui.panels import SoftmaxPanel
+    from qkv_gui.panels.steps.softmax_pie import SoftmaxPanel
 
     from .big_dims import problems
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from qkv_gui.panels.summary_diagram import SummaryPanel
+from qkv_gui.panels.steps.summary_diagram import SummaryPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 
 
@@ -114,7 +114,7 @@ def _arrows_through_words(panel):
 
 def test_no_arrow_crosses_a_word(make_panel, make_session):
     """An arrow used to cross "query of 'The'" (from k up to the dot), and the score under the dot."""
-    from qkv_gui.panels import SummaryPanel
+    from qkv_gui.panels.steps.summary_diagram import SummaryPanel
 
     from .big_dims import big_scenario, problems
 
@@ -130,7 +130,7 @@ def test_no_arrow_crosses_a_word(make_panel, make_session):
 
 
 def test_a_real_models_sizes_are_named_and_its_vectors_shortened(make_panel, make_session):
-    from qkv_gui.panels import SummaryPanel
+    from qkv_gui.panels.steps.summary_diagram import SummaryPanel
 
     from .big_dims import big_panel, problems, reference, texts_shown
 
@@ -175,7 +175,7 @@ def _drawn_without_the_kept_background(panel) -> np.ndarray:
 def test_the_still_drawing_looks_as_the_scene_draws_it_after_edits_palettes_and_sizes(panel):
     """Nodes, arrows, letters and titles are drawn with the background and kept as a picture: after edits, a
     new palette and a new size, the view is pixel for pixel what the scene draws item by item."""
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     s = panel.session
     assert 20 < len(panel.view.still) < len(panel.scene.items())
@@ -193,7 +193,7 @@ def test_the_still_drawing_looks_as_the_scene_draws_it_after_edits_palettes_and_
 
 
 def test_the_still_drawing_grows_with_the_presenters_text(panel):
-    from qkv_gui import style
+    from qkv_gui.look import style
 
     k_letter = panel.texts["k_letter"]
     size = k_letter.font().pointSizeF()

@@ -11,9 +11,10 @@ from PySide6 import QtCore, QtWidgets
 import pyqtgraph as pg
 
 from qkv_engine import presets
-from qkv_gui import export, style
-from qkv_gui.panels import PANEL_CLASSES
-from qkv_gui.session import Session
+from qkv_gui.export import figures as export
+from qkv_gui.look import style
+from qkv_gui.panels.catalog import PANEL_CLASSES
+from qkv_gui.state.session import Session
 
 SLACK = 2.0  # pixels of tolerance (anti-aliasing, rounding)
 SIZE = (960, 600)  # the export's layout size

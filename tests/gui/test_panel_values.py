@@ -6,7 +6,7 @@ from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
 from qkv_engine import explain
-from qkv_gui.panels.value_mixing import ValuesPanel
+from qkv_gui.panels.steps.value_mixing import ValuesPanel
 from tests.gui.conftest import ALONE, IN_GRID, settle
 from .fresh_panel import assert_same_drawn, drawn_afresh, same_bars, through_looks
 from .reference import numpy_weights
@@ -115,7 +115,7 @@ def test_512_tokens_and_empty(panel, qtbot):
 
 # ----- a trained model's sizes, named outputs, labels that cross no bar ------------------------------------
 def test_a_real_models_size_shows_one_coordinate_at_a_time(make_panel, make_session, qtbot):
-    from qkv_gui.panels import ValuesPanel
+    from qkv_gui.panels.steps.value_mixing import ValuesPanel
 
     from .big_dims import big_panel, problems, reference, texts_shown
 
@@ -153,7 +153,7 @@ def test_a_real_models_size_shows_one_coordinate_at_a_time(make_panel, make_sess
 
 
 def test_every_output_is_named_in_a_narrow_panel_and_numbers_sit_past_the_faint_bars(make_panel, qtbot):
-    from qkv_gui.panels import ValuesPanel
+    from qkv_gui.panels.steps.value_mixing import ValuesPanel
 
     from .big_dims import problems
 

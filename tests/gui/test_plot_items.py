@@ -11,8 +11,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg
 
-from qkv_gui import colours, style
-from qkv_gui.panels.decorations import Bars, Dots, arrow_head_item
+from qkv_gui.look import colours, style
+from qkv_gui.drawing.plot_marks import Bars, Dots, arrow_head_item
 
 from .conftest import settle
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from qkv_gui import style
-from qkv_gui.lesson.controller import PRESENTER_SCALE
-from qkv_gui.lesson.pane import SCALES
+from qkv_gui.look import style
+from qkv_gui.window.lesson.controller import PRESENTER_SCALE
+from qkv_gui.window.lesson.pane import SCALES
 
 from .conftest import settle
 from .readability import picture_texts, unreadable, widget_problems
@@ -109,7 +109,7 @@ ROUND_TRIP = """
 import json, sys
 from PySide6 import QtCore, QtGui, QtWidgets
 app = QtWidgets.QApplication([])
-from qkv_gui.main_window import MainWindow
+from qkv_gui.window.main_window import MainWindow
 settings = QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat)
 w = MainWindow(settings=settings, recovery=sys.argv[2])
 w.show()

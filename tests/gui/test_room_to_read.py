@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from qkv_gui import style
-from qkv_gui.main_window import DOCK_MIN_HEIGHT
-from qkv_gui.panels.attention_heatmap import HeatmapPanel
+from qkv_gui.look import style
+from qkv_gui.window.main_window import DOCK_MIN_HEIGHT
+from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 from qkv_gui.panels.base import CELL_AXES_PX, CELL_PX, FIT_MIN_ZOOM, READABLE_WIDTH
-from qkv_gui.panels.summary_diagram import SummaryPanel
+from qkv_gui.panels.steps.summary_diagram import SummaryPanel
 
 from .conftest import settle
 from .readability import picture_problems, widget_problems
@@ -159,7 +159,7 @@ HIGH_DPI = """
 import json, sys
 from PySide6 import QtCore, QtWidgets
 app = QtWidgets.QApplication([])
-from qkv_gui.main_window import MainWindow
+from qkv_gui.window.main_window import MainWindow
 w = MainWindow(preset="pronoun", settings=QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat),
                recovery=sys.argv[2])
 w.resize(1440, 860)

@@ -8,7 +8,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine.scaling_lab import scaling_lab
-from qkv_gui import style
+from qkv_gui.look import style
 
 from .conftest import settle
 
@@ -20,7 +20,7 @@ IN_DOCK = (512, 913)
 @pytest.fixture
 def lab(make_panel):
     """The lab on its own Session (the app's default example), at its size in its dock."""
-    from qkv_gui.panels.scaling_lab import ScalingLabPanel
+    from qkv_gui.panels.labs.scaling_lab import ScalingLabPanel
 
     return make_panel(ScalingLabPanel, size=IN_DOCK)
 
@@ -172,7 +172,7 @@ def test_open_experiment_docks_come_back_at_the_next_start(make_window, settings
 
 
 def test_a_fresh_lab_shows_the_d_k_and_seed_of_the_one_on_screen(lab):
-    from qkv_gui.panels.scaling_lab import ScalingLabPanel
+    from qkv_gui.panels.labs.scaling_lab import ScalingLabPanel
 
     lab.set_d_k(300)
     lab.findChild(QtWidgets.QSpinBox, "labSeedSpin").setValue(11)

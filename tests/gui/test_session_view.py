@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from qkv_engine import presets
-from qkv_gui.session import Session
+from qkv_gui.state.session import Session
 
 
 def test_colour_scale_is_a_view_setting_with_a_signal_and_no_undo_step(qtbot):

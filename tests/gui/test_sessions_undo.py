@@ -8,7 +8,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import presets, session_format
-from qkv_gui import session as session_module
+from qkv_gui.state import session as session_module
 
 from .conftest import settle
 
@@ -227,7 +227,7 @@ CRASHING_WINDOW = """
 import sys
 from PySide6 import QtCore, QtWidgets
 app = QtWidgets.QApplication([])
-from qkv_gui.main_window import MainWindow
+from qkv_gui.window.main_window import MainWindow
 w = MainWindow(settings=QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat), recovery=sys.argv[2])
 w.session.set_text("Work of a window that will crash")
 for _ in range(4):

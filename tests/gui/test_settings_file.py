@@ -7,7 +7,8 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
-from qkv_gui import settings_file, style
+from qkv_gui.system import settings_file
+from qkv_gui.look import style
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,7 +55,7 @@ def test_the_app_s_own_settings_are_cleaned_before_it_starts(tmp_path):
                XDG_DATA_HOME=str(tmp_path / "data"), QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
     find = ("from PySide6 import QtCore, QtWidgets; app = QtWidgets.QApplication([]); "
             "app.setOrganizationName('QKV Visualizer'); app.setApplicationName('QKV Visualizer'); "
-            "from qkv_gui import settings_file; print(settings_file.open_settings().fileName())")
+            "from qkv_gui.system import settings_file; print(settings_file.open_settings().fileName())")
     path = Path(subprocess.run([sys.executable, "-c", find], env=env, capture_output=True, text=True,
                                check=True, timeout=120).stdout.strip())
     assert str(path).startswith(str(tmp_path))

@@ -8,7 +8,7 @@ import pytest
 
 import pyqtgraph as pg
 
-from qkv_gui.panels.decorations import Bars, SteadyBars
+from qkv_gui.drawing.plot_marks import Bars, SteadyBars
 
 from .conftest import settle
 from .test_plot_items import BLUE, RED, plot  # noqa: F401  (the plot fixture)

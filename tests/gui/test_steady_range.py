@@ -2,7 +2,7 @@
 import math
 import random
 
-from qkv_gui.panels.lazy_axes import steady_range, tidy_step
+from qkv_gui.drawing.lazy_axes import steady_range, tidy_step
 
 
 def test_tidy_steps_are_one_two_two_and_a_half_or_five_times_a_power_of_ten():

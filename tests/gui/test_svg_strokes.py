@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui
 
-from qkv_gui import svg_strokes
+from qkv_gui.export.figures import svg_strokes
 
 from .figure_checks import differs, svg_to_image, widest_stroke
 

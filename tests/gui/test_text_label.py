@@ -2,7 +2,7 @@
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_gui.panels.text_label import TextLabel
+from qkv_gui.drawing.text_label import TextLabel
 
 
 def anchor_point(label: TextLabel) -> QtCore.QPointF:

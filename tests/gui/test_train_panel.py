@@ -6,9 +6,9 @@ from PySide6 import QtCore
 
 from qkv_engine import compute, presets, training
 from qkv_engine.scenario import head_grids
-from qkv_gui.panels.attention_heatmap import HeatmapPanel
-from qkv_gui.panels.items.target_look import PREFIX
-from qkv_gui.panels.train_panel import TrainPanel
+from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
+from qkv_gui.drawing.target_look import PREFIX
+from qkv_gui.panels.labs.train_panel import TrainPanel
 
 from .conftest import settle
 

@@ -10,7 +10,7 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from qkv_gui.panels import update_queue
-from qkv_gui.panels.attention_heatmap import HeatmapPanel
+from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
 from .conftest import settle
 
@@ -156,8 +156,8 @@ def test_a_new_head_of_a_model_is_drawn_once_by_each_panel_from_its_result(make_
     from pathlib import Path
 
     from qkv_engine.models import load_model
-    from qkv_gui.panels.model_view import ModelViewPanel
-    from qkv_gui.panels.softmax_pie import SoftmaxPanel
+    from qkv_gui.panels.labs.model_view import ModelViewPanel
+    from qkv_gui.panels.steps.softmax_pie import SoftmaxPanel
 
     view = make_panel(ModelViewPanel, size=(700, 500))
     s = view.session

@@ -5,9 +5,9 @@ import re
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_gui import panel_help, welcome
-from qkv_gui.experiments import EXPERIMENTS
-from qkv_gui.panels import PANEL_CLASSES
+from qkv_gui.window import panel_help, welcome
+from qkv_gui.window.experiments import EXPERIMENTS
+from qkv_gui.panels.catalog import PANEL_CLASSES
 
 from .conftest import settle
 

@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 
 from qkv_engine import compute, presets
 from qkv_gui.editors import InputsWidget, SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
-from qkv_gui.session import Selection
+from qkv_gui.state.session import Selection
 
 from .conftest import settle
 from .reference import numpy_weights
@@ -347,7 +347,7 @@ RESTART = """
 import json, sys
 from PySide6 import QtCore, QtWidgets
 app = QtWidgets.QApplication([])
-from qkv_gui.main_window import MainWindow
+from qkv_gui.window.main_window import MainWindow
 settings = QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat)
 w = MainWindow(settings=settings, recovery=sys.argv[2])
 if sys.argv[3] == "first":
@@ -455,7 +455,7 @@ def test_ctrl_e_exports_and_ctrl_shift_e_starts_an_exercise(window, qtbot, monke
 
 
 def test_the_keys_help_names_only_real_shortcuts(window):
-    from qkv_gui.main_window import KEYS_HELP
+    from qkv_gui.window.main_window import KEYS_HELP
 
     owners = _shortcut_owners(window)
     named = re.findall(r"\b(?:Ctrl\+(?:Shift\+)?[A-Z]|F\d+)\b", KEYS_HELP)
@@ -497,7 +497,7 @@ def test_wrapped_texts_never_lie_over_the_pictures(window, size):
 
 
 def test_first_start_fits_the_window_to_a_small_screen():
-    from qkv_gui.main_window import first_size
+    from qkv_gui.window.main_window import first_size
 
     class Screen:
         def __init__(self, w, h):

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_gui.panels.items.rich_spans import LINE_BREAK, parse_rich
-from qkv_gui.panels.items.wrapped_label import WrappedLabel
+from qkv_gui.labels.rich_spans import LINE_BREAK, parse_rich
+from qkv_gui.labels.wrapped_label import WrappedLabel
 
 Qt = QtCore.Qt
 SELECTABLE = Qt.TextInteractionFlag.TextSelectableByMouse
@@ -130,7 +130,7 @@ def test_style_sheet_and_palette_colours_followed(qapp):
 
 
 def test_dark_palette_of_the_app(qapp):
-    from qkv_gui import colours, style
+    from qkv_gui.look import colours, style
 
     label = sized(make(WrappedLabel, "info line", INFO), 400)
     qt = sized(make(QtWidgets.QLabel, "info line", INFO), 400)

@@ -1,0 +1,1 @@
+"""Figures, decks and data files: what File → Export and the headless ``export`` command write."""

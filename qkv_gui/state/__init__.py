@@ -1,0 +1,2 @@
+"""The state every widget reads and writes: the Session (document, result, selection, undo stack) and a
+trained model's document and forward runner. Qt's core only: draws nothing."""

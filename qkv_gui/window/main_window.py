@@ -1,0 +1,738 @@
+"""The main window: editors docked on the left, the nine live panels in the middle.
+
+    window = MainWindow()            # opens the default preset
+    window.load_preset("seed-cat")
+    window.session                   # the one state object (scenario, result, selection)
+    window.panels["heatmapPanel"]    # every panel by its objectName
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from qkv_engine import ScenarioError, presets, session_format
+
+from ..look import colours, style
+from . import panel_help, welcome
+from ..system import settings_file
+from ..editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
+from .experiments import Experiments
+from .export_actions import ExportController
+from .lesson import LessonController
+from .model_actions import ModelActions
+from .panel_grid import PanelGrid
+from ..panels.catalog import PANEL_CLASSES
+from ..system.recovery import Recovery, default_folder
+from ..state.session import Session
+
+Qt = QtCore.Qt
+#: The layout kept in the settings file. 2: the grid's splitters as text (version 1 kept them as pickled
+#: Python objects: ``settings_file`` takes them out of the file unread).
+SETTINGS_VERSION = 2
+MAX_RECENT = 8
+#: The settings key of the palette (View → Theme): "standard", "high-contrast" or "dark".
+PALETTE_KEY = "view/palette"
+AUTOSAVE_MS = 3000
+FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
+#: The heading of the designed examples in the preset menu and combo.
+DESIGNED_SECTION = "Designed examples"
+
+
+#: Help → Keyboard and mouse (a test checks every shortcut named here is a real one).
+KEYS_HELP = (
+    "Click a token row, a bar, a heatmap cell or a pie slice to select it everywhere.\n"
+    "Double-click a number to edit it; Enter keeps it, Esc cancels.\n"
+    "Double-click a table's header to name that feature or column.\n"
+    "Double-click a panel's title (or its \u2922 button) to show it alone.\n"
+    "Right-click a panel to export or copy it.\n\n"
+    "Ctrl+Z / Ctrl+Shift+Z: undo / redo.   Ctrl+S: save.   Ctrl+O: open.\n"
+    "Ctrl+E: export the panel.   Ctrl+Shift+C: copy it as a picture.\n"
+    "Ctrl+L: lesson.   \u2192 / \u2190 (or Space, Page Down / Page Up): next / previous step.\n"
+    "Ctrl+Shift+E: exercise.   F5: presenter (Esc leaves).\n"
+    "F1: what the panel under the mouse shows.   F11: full screen.   Ctrl+Q: quit."
+)
+
+
+#: The panel area is never narrower than this (pixels): a dock opened beside it cannot squeeze it away.
+CENTRAL_MIN_WIDTH = 260
+#: A window narrower than this (pixels) is a small screen: the lesson and the experiments first narrow
+#: the editing docks to what they need.
+NARROW_WINDOW = 1400
+#: A window lower than this (pixels) is a short screen: docks opening on the right share tabs.
+SHORT_WINDOW = 900
+#: A dock on the right is never stacked lower than this (pixels): it shares a tab instead.
+DOCK_MIN_HEIGHT = 360
+#: The window's size on a first start, when the screen has room for it.
+FIRST_SIZE = (1600, 1000)
+#: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
+FRAME_ROOM = (16, 48)
+
+
+def first_size(screen: QtGui.QScreen | None) -> QtCore.QSize:
+    """The window's size on a first start: 1600 x 1000, or the room a smaller screen has (a 1024 x 768
+    projector): a window bigger than the screen would hide its own edges."""
+    if screen is None:
+        return QtCore.QSize(*FIRST_SIZE)
+    room = screen.availableGeometry()
+    return QtCore.QSize(min(FIRST_SIZE[0], room.width() - FRAME_ROOM[0]),
+                        min(FIRST_SIZE[1], room.height() - FRAME_ROOM[1]))
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    def __init__(self, preset: str = presets.DEFAULT, settings: QtCore.QSettings | None = None, parent=None,
+                 recovery: Path | None = None):
+        super().__init__(parent)
+        self.file_path: Path | None = None
+        # Unsaved work is kept every few seconds in this window's own file, in ``recovery`` (a folder).
+        self.recovery = Recovery(recovery if recovery is not None else default_folder())
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
+        style.configure_pyqtgraph()
+        self.setObjectName("mainWindow")
+        if settings is None:
+            settings = settings_file.open_settings()
+        else:
+            settings_file.drop_pickled(settings)  # before anything in it is read: a pickle is never opened
+        self.settings = settings
+        colours.use(self.saved_palette())  # before the panels are made: they are drawn in it at once
+        self.session = Session(presets.load(preset), parent=self)
+        self.session.preset_name = preset
+        self.session.select_promised_pair(preset)  # a designed example: the pair its note speaks of
+        self.resize(first_size(QtGui.QGuiApplication.primaryScreen()))
+        self.setDockNestingEnabled(True)
+
+        self.options = SentenceOptionsWidget(self.session)
+        self.tokens = TokenTableWidget(self.session)
+        self.grids = WeightGridsWidget(self.session)
+        self.docks = {}
+        for name, title, widget in [
+            ("dockSentence", "Sentence and options", self.options),
+            ("dockTokens", "Tokens (rows of numbers)", self.tokens),
+            ("dockWeights", "Weight grids", self.grids),
+        ]:
+            dock = QtWidgets.QDockWidget(title, self)
+            dock.setObjectName(name)
+            if widget is self.grids:
+                # With several heads and W^O the grids need more room than the dock has: scroll.
+                scroll = QtWidgets.QScrollArea(dock)
+                scroll.setObjectName("weightsScroll")
+                scroll.setWidgetResizable(True)
+                scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+                scroll.setWidget(widget)
+                widget = scroll
+            dock.setWidget(widget)
+            dock.setFeatures(
+                QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
+            )
+            self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+            self.docks[name] = dock
+        self.resizeDocks([self.docks["dockSentence"]], [400], Qt.Orientation.Horizontal)
+        self.resizeDocks(list(self.docks.values()), [190, 330, 480], Qt.Orientation.Vertical)
+
+        self.panels = {cls.object_name: cls(self.session) for cls in PANEL_CLASSES}
+        self.grid = PanelGrid(list(self.panels.values()), self)
+        # On a small screen (a 1024 x 768 or 1280 x 720 projector) the grid scrolls instead of making
+        # the window bigger than the screen; with room to spare it fills the area and no bar shows.
+        self.gridScroll = QtWidgets.QScrollArea(self)
+        self.gridScroll.setObjectName("panelScroll")
+        self.gridScroll.setWidgetResizable(True)
+        self.gridScroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.gridScroll.setWidget(self.grid)
+        self.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
+        self.setCentralWidget(self.gridScroll)
+        self.grid.watch(self.gridScroll)  # as many panels a row as fit at their readable widths
+
+        # The window's parts, each with its own menu: the export actions, the experiment docks, the lesson.
+        self.exporter = ExportController(self)
+        self.experiments = Experiments(self)
+        self.lesson = LessonController(self)
+        self.welcome: welcome.WelcomeDialog | None = None  # made the first time it is shown (Help → Welcome)
+
+        self.statusBar().setObjectName("statusBar")
+        self._build_menus()
+        # Trained models: File → Open model…, Models on this computer…, the model view dock.
+        self.models = ModelActions(self)
+        self.session.message.connect(self._show_status)
+        self.session.scenarioChanged.connect(self._update_title)
+        self.session.modelChanged.connect(self._update_title)
+        self.session.modelViewChanged.connect(self._update_title)
+        self.session.undo_stack.cleanChanged.connect(self._update_title)
+        self._update_title()
+        self._restore_settings()
+        self.setAcceptDrops(True)
+        self.autosaveTimer = QtCore.QTimer(self)
+        self.autosaveTimer.setInterval(AUTOSAVE_MS)
+        self.autosaveTimer.timeout.connect(self.autosave)
+        self.autosaveTimer.start()
+
+    # ----- the parts, by the names the app and its tests use ----------------------------------------
+    def enter_lesson_mode(self) -> None:
+        self.lesson.enter()
+
+    def leave_lesson_mode(self) -> None:
+        self.lesson.leave()
+
+    def open_experiment(self, name: str) -> QtWidgets.QDockWidget:
+        """Open the experiment dock ``name`` (e.g. "dockScalingLab")."""
+        return self.experiments.open(name)
+
+    @property
+    def experiment_docks(self) -> dict:
+        return self.experiments.docks
+
+    @property
+    def experiment_panels(self) -> dict:
+        return self.experiments.panels
+
+    @property
+    def experimentsMenu(self) -> QtWidgets.QMenu:  # noqa: N802 (Qt naming, like the other menus)
+        return self.experiments.menu
+
+    # ----- room on a small screen ----------------------------------------------------------------
+    def docks_on(self, area, but=None) -> list:
+        """The docks shown (not floating) in ``area``, except ``but``."""
+        return [d for d in self.findChildren(QtWidgets.QDockWidget)
+                if d is not but and d.isVisible() and not d.isFloating() and self.dockWidgetArea(d) == area]
+
+    def make_room(self) -> bool:
+        """On a small screen (narrower than ``NARROW_WINDOW``), narrow the docks on the left to what
+        they need, for a dock about to open on the right (the lesson, an experiment). True if it did."""
+        left = self.docks_on(Qt.DockWidgetArea.LeftDockWidgetArea)
+        if self.width() >= NARROW_WINDOW or not left:
+            return False
+        self.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
+                         Qt.Orientation.Horizontal)
+        return True
+
+    def tab_on_a_short_screen(self, dock: QtWidgets.QDockWidget) -> None:
+        """A dock opening on the right shares a tab with one already there when stacking would squeeze
+        them: on a short screen (lower than ``SHORT_WINDOW``) their pictures would make the window taller
+        than the screen, and on any screen no dock is stacked lower than ``DOCK_MIN_HEIGHT`` (three
+        experiments at 1920 x 1080 left the third a strip). Stacked, the docks share the height so that
+        each has at least that much."""
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        if dock.isFloating() or self.tabifiedDockWidgets(dock) or self.dockWidgetArea(dock) != right:
+            return
+        stacks = self._stacks_on_the_right(but=dock)
+        if not stacks:
+            return
+        wanted = sum(self._dock_wants(d) for d in stacks) + DOCK_MIN_HEIGHT
+        if self.height() < SHORT_WINDOW or wanted > self._right_room():
+            self.tabifyDockWidget(stacks[-1], dock)
+        else:
+            QtCore.QTimer.singleShot(0, self, self.share_the_right_side)  # once the new dock is laid out
+
+    def _stacks_on_the_right(self, but=None) -> list:
+        """The docks shown one above the other on the right: one for each group of tabs."""
+        there = self.docks_on(Qt.DockWidgetArea.RightDockWidgetArea, but=but)
+        stacks = []
+        for d in there:
+            if not any(t in stacks for t in self.tabifiedDockWidgets(d)):
+                stacks.append(d)
+        return stacks
+
+    @staticmethod
+    def _dock_wants(dock: QtWidgets.QDockWidget) -> int:
+        return max(dock.minimumSizeHint().height(), DOCK_MIN_HEIGHT)
+
+    def _right_room(self) -> int:
+        """The height the docks on the right share: the window less its menu, tool and status bars."""
+        central = self.centralWidget()
+        return central.height() if central is not None else self.height()
+
+    def share_the_right_side(self) -> None:
+        """Docks stacked on the right each get at least ``DOCK_MIN_HEIGHT`` (or their own minimum), and
+        an even share of what is left."""
+        try:
+            stacks = [d for d in self._stacks_on_the_right() if not d.visibleRegion().isEmpty()]
+        except RuntimeError:  # the window is gone
+            return
+        if len(stacks) < 2:
+            return
+        wants = [self._dock_wants(d) for d in stacks]
+        total = sum(d.height() for d in stacks)
+        if sum(wants) > total:
+            return
+        extra = (total - sum(wants)) // len(stacks)
+        self.resizeDocks(stacks, [want + extra for want in wants], Qt.Orientation.Vertical)
+
+    def room_on_the_right(self) -> int:
+        """How wide a dock on the right can be while the panel area keeps its minimum width."""
+        left = max((d.width() for d in self.docks_on(Qt.DockWidgetArea.LeftDockWidgetArea)), default=0)
+        return self.width() - left - CENTRAL_MIN_WIDTH - 16  # 16: the docks' separators
+
+    # ----- actions ----------------------------------------------------------------------------
+    def load_preset(self, name: str) -> None:
+        """Switch to a preset (one undoable step)."""
+        self.session.load_preset(name)
+        self._update_title()
+
+    # ----- files --------------------------------------------------------------------------------
+    def notify_error(self, title: str, text: str) -> None:
+        """Tell the user something went wrong (a dialog; the status line keeps it too)."""
+        self.statusBar().showMessage(text, 15000)
+        QtWidgets.QMessageBox.warning(self, title, text)
+
+    def ask_unsaved(self) -> str:
+        """Ask what to do with unsaved changes: 'save', 'discard' or 'cancel'."""
+        box = QtWidgets.QMessageBox(self)
+        box.setIcon(QtWidgets.QMessageBox.Icon.Question)
+        box.setWindowTitle("Unsaved changes")
+        box.setText("This session has changes that are not saved. Save them first?")
+        B = QtWidgets.QMessageBox.StandardButton
+        box.setStandardButtons(B.Save | B.Discard | B.Cancel)
+        box.setDefaultButton(B.Save)
+        answer = box.exec()
+        return {B.Save: "save", B.Discard: "discard"}.get(B(answer), "cancel")
+
+    def ask_file(self, saving: bool) -> str | None:
+        folder = str(self.file_path.parent) if self.file_path else str(Path.home())
+        if saving:
+            path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", folder, FILE_FILTER)
+            if path and not path.endswith(".json"):
+                path += session_format.SUFFIX
+        else:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", folder, FILE_FILTER)
+        return path or None
+
+    def is_modified(self) -> bool:
+        return not self.session.undo_stack.isClean()
+
+    def maybe_keep_changes(self) -> bool:
+        """True when it is fine to replace the current work (saved, discarded, or nothing to lose)."""
+        if not self.is_modified():
+            return True
+        answer = self.ask_unsaved()
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def open_file(self, path=None) -> bool:
+        """Open a session file; a bad file leaves the current work untouched and says what is wrong."""
+        if path is None:
+            if not self.maybe_keep_changes():
+                return False
+            path = self.ask_file(saving=False)
+            if path is None:
+                return False
+        elif not self.maybe_keep_changes():
+            return False
+        path = Path(path)
+        try:
+            loaded = session_format.load_any(path)
+            if isinstance(loaded, session_format.ModelSession):
+                # the session of a trained model: the model must still be where it was
+                model = session_format.open_model(loaded.ref)
+        except ScenarioError as exc:
+            self.notify_error("Could not open the session", f"{path.name}: {exc}")
+            return False
+        if isinstance(loaded, session_format.ModelSession):
+            self.models.show_model(model, text=loaded.text, view=loaded.view, edits=loaded.edits)
+            self.file_path = path
+            self._add_recent(path)
+            self._update_title()
+            return True
+        scenario, view = loaded
+        preset = view.get("preset") if view.get("preset") in presets.names() else None
+        self.session.set_scenario(scenario, view=view, preset=preset)
+        self.file_path = path
+        self._add_recent(path)
+        self._update_title()
+        self._restore_view(view)
+        return True
+
+    def save(self) -> bool:
+        if self.file_path is None:
+            return self.save_as()
+        return self._write(self.file_path)
+
+    def save_as(self, path=None) -> bool:
+        path = path or self.ask_file(saving=True)
+        if not path:
+            return False
+        return self._write(Path(path))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            self._save_document(path, self.view_state())
+        except OSError as exc:
+            self.notify_error("Could not save", f"Could not save to {path}: {exc.strerror or exc}. "
+                                                "Your work is still here; try another folder.")
+            return False
+        self.file_path = path
+        self.session.undo_stack.setClean()
+        self._add_recent(path)
+        self._drop_recovery()
+        self.statusBar().showMessage(f"Saved {path.name}", 5000)
+        self._update_title()
+        return True
+
+    def _save_document(self, path: Path, view: dict) -> None:
+        """Write the document: the hand-made scenario, or where the trained model is and its edits."""
+        doc = self.session.model_doc
+        if doc is None:
+            session_format.save_file(path, self.session.scenario, view)
+        else:
+            session_format.save_model_file(path, doc.model.info, doc.text, doc.edits, view)
+
+    def view_state(self) -> dict:
+        """What a session file keeps besides the scenario: selection, preset, lesson step."""
+        return {**self.session.view_state(), **self.lesson.view_state()}
+
+    def _restore_view(self, view: dict) -> None:
+        step = view.get("lesson_step")
+        if isinstance(step, int) and not isinstance(step, bool) and step >= 1:
+            self.lesson.enter()
+            self.lesson.go(step - 1)
+
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in (value or []) if isinstance(v, str)]
+
+    def _add_recent(self, path: Path) -> None:
+        items = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
+        self.settings.setValue("recent", items[:MAX_RECENT])
+        self._fill_recent_menu()
+
+    def _fill_recent_menu(self) -> None:
+        self.recentMenu.clear()
+        items = self.recent_files()
+        for p in items:
+            act = self.recentMenu.addAction(Path(p).name)
+            act.setToolTip(p)
+            act.triggered.connect(lambda _=False, p=p: self.open_file(p))
+        self.recentMenu.setEnabled(bool(items))
+
+    # ----- autosave and recovery ----------------------------------------------------------------
+    @property
+    def recovery_file(self) -> Path:
+        """This window's recovery file."""
+        return self.recovery.path
+
+    def autosave(self) -> bool:
+        """Keep unsaved work in the recovery file; True when something was written."""
+        stack = self.session.undo_stack
+        # a training run merges its steps into one undo step: the index stays, the document changes
+        kept = self._autosaved
+        if stack.isClean() or (kept is not None and kept[0] == stack.index() and kept[1] is self.session.document):
+            return False
+        try:
+            self.recovery_file.parent.mkdir(parents=True, exist_ok=True)
+            view = dict(self.view_state(), file=str(self.file_path) if self.file_path else None)
+            self._save_document(self.recovery_file, view)
+        except OSError as exc:
+            self.statusBar().showMessage(f"Autosave failed: {exc.strerror or exc}", 8000)
+            return False
+        self._autosaved = (stack.index(), self.session.document)
+        return True
+
+    def _drop_recovery(self) -> None:
+        self.recovery.drop()
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
+
+    def ask_restore(self) -> bool:
+        answer = QtWidgets.QMessageBox.question(
+            self, "Restore unsaved work?",
+            "QKV Visualizer did not close normally last time. Restore the work that was not saved?",
+        )
+        return answer == QtWidgets.QMessageBox.StandardButton.Yes
+
+    def offer_recovery(self) -> bool:
+        """Offer the work of a window that did not close normally (a crash); True when restored.
+
+        Only files whose window is gone are offered: a window still running holds its file's lock.
+        A declined or unreadable file is removed and the next one offered; a restored one is removed
+        once this window has kept the work in its own file."""
+        while (orphan := self.recovery.claim_orphan()) is not None:
+            try:
+                loaded = session_format.load_any(orphan.path)
+                model = (session_format.open_model(loaded.ref)
+                         if isinstance(loaded, session_format.ModelSession) else None)
+            except ScenarioError:
+                self.recovery.let_go(orphan, delete=True)
+                continue
+            if not self.ask_restore():
+                self.recovery.let_go(orphan, delete=True)
+                continue
+            if model is not None:
+                view = loaded.view
+                self.models.show_model(model, text=loaded.text, view=view, edits=loaded.edits)
+            else:
+                scenario, view = loaded
+                self.session.apply(scenario, "restore unsaved work", preset=None)
+                self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+            file = view.get("file")
+            self.file_path = Path(file) if isinstance(file, str) else None
+            self._update_title()
+            kept = self.autosave()
+            self.recovery.let_go(orphan, delete=kept)  # not kept here: offered again next time
+            return True
+        return False
+
+    # ----- drag and drop ------------------------------------------------------------------------
+    def dragEnterEvent(self, event):
+        if any(u.isLocalFile() and u.toLocalFile().endswith(".json") for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event):
+        for url in event.mimeData().urls():
+            if url.isLocalFile() and url.toLocalFile().endswith(".json"):
+                event.acceptProposedAction()
+                QtCore.QTimer.singleShot(0, self, lambda p=url.toLocalFile(): self.open_file(p))
+                return
+
+    def toggle_full_screen(self) -> None:
+        self.setWindowState(self.windowState() ^ Qt.WindowState.WindowFullScreen)
+
+    def _show_status(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _update_title(self, *_args) -> None:
+        name = self.session.preset_name
+        doc = self.session.model_doc
+        if self.file_path is not None:
+            title = self.file_path.name
+        elif doc is not None:
+            title = (f"{doc.model.info.name} \u00b7 layer {self.session.model_layer + 1} "
+                     f"head {self.session.model_head + 1}")
+        else:
+            title = presets.get(name).title if name in presets.names() else "Untitled"
+        self.setWindowTitle(f"{title}[*] — QKV Visualizer")
+        self.setWindowModified(self.is_modified())
+        idx = self.presetCombo.findData(name) if name else -1
+        if idx != self.presetCombo.currentIndex():
+            self.presetCombo.blockSignals(True)
+            self.presetCombo.setCurrentIndex(idx)
+            self.presetCombo.blockSignals(False)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        self.fileMenu = file_menu = mb.addMenu("&File")
+        K = QtGui.QKeySequence.StandardKey
+        for text, key, slot in [("&Open…", K.Open, lambda: self.open_file()),
+                                ("&Save", K.Save, self.save),
+                                ("Save &As…", K.SaveAs, lambda: self.save_as())]:
+            act = file_menu.addAction(text)
+            act.setShortcut(key)
+            act.triggered.connect(slot)
+        self.recentMenu = file_menu.addMenu("Open &Recent")
+        self._fill_recent_menu()
+        file_menu.addSeparator()
+        self.presetMenu = preset_menu = file_menu.addMenu("Open &preset")
+        preset_menu.setToolTipsVisible(True)
+        self.presetCombo = QtWidgets.QComboBox(self)
+        self.presetCombo.setObjectName("presetCombo")
+        self._fill_presets(preset_menu, self.presetCombo)
+        self.presetCombo.setCurrentIndex(max(0, self.presetCombo.findData(self.session.preset_name)))
+        self.presetCombo.currentIndexChanged.connect(self._preset_chosen)
+        file_menu.addSeparator()
+        file_menu.addMenu(self.exporter.menu)
+        file_menu.addSeparator()
+        quit_act = file_menu.addAction("&Quit")
+        quit_act.setShortcut(QtGui.QKeySequence("Ctrl+Q"))  # StandardKey.Quit is empty on some desktops
+        quit_act.triggered.connect(self.close)
+
+        self.editMenu = edit_menu = mb.addMenu("&Edit")
+        self.undoAction = self.session.undo_stack.createUndoAction(self, "&Undo")
+        self.undoAction.setShortcut(QtGui.QKeySequence.StandardKey.Undo)
+        self.redoAction = self.session.undo_stack.createRedoAction(self, "&Redo")
+        self.redoAction.setShortcuts([QtGui.QKeySequence("Ctrl+Shift+Z"), QtGui.QKeySequence("Ctrl+Y")])
+        edit_menu.addAction(self.undoAction)
+        edit_menu.addAction(self.redoAction)
+        edit_menu.addSeparator()
+        reset = edit_menu.addAction("&Reset to the preset")
+        reset.triggered.connect(lambda: self.load_preset(self.session.preset_name or presets.DEFAULT))
+        first = edit_menu.addAction("Select the &first token")
+        first.triggered.connect(lambda: self.session.select(0, 0))
+
+        self.viewMenu = view_menu = mb.addMenu("&View")
+        self.panel_actions = {}
+        for name, panel in self.panels.items():
+            act = view_menu.addAction(panel.title)
+            act.setCheckable(True)
+            act.setChecked(True)
+            act.toggled.connect(lambda on, n=name: self.grid.set_panel_visible(n, on))
+            self.panel_actions[name] = act
+        view_menu.addSeparator()
+        show_all = view_menu.addAction("Show &all panels")
+        show_all.triggered.connect(self.show_all_panels)
+        view_menu.addSeparator()
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        self.themeMenu = view_menu.addMenu("&Theme")
+        self.themeMenu.setObjectName("themeMenu")
+        self.themeMenu.setToolTipsVisible(True)
+        self.paletteActions = {}
+        group = QtGui.QActionGroup(self)
+        tips = {"standard": "The usual colours",
+                "high-contrast": "Black text, stronger colours: for a pale projector or a bright room",
+                "dark": "Light text on a dark ground: for a dim room"}
+        for name, p in style.PALETTES.items():
+            act = self.themeMenu.addAction(p.title)
+            act.setObjectName(f"palette_{name}")
+            act.setCheckable(True)
+            act.setToolTip(tips[name])
+            act.setChecked(p is style.current())
+            act.triggered.connect(lambda _=False, n=name: self.set_palette(n))
+            group.addAction(act)
+            self.paletteActions[name] = act
+        colours.hub().changed.connect(self._palette_shown)
+        view_menu.addSeparator()
+        self.fullScreenAction = view_menu.addAction("&Full screen")
+        self.fullScreenAction.setShortcut(QtGui.QKeySequence(Qt.Key.Key_F11))
+        self.fullScreenAction.triggered.connect(self.toggle_full_screen)
+        reset_layout = view_menu.addAction("&Reset layout")
+        reset_layout.triggered.connect(self.reset_layout)
+
+        mb.addMenu(self.experiments.menu)
+        mb.addMenu(self.lesson.menu)
+        self.helpMenu = help_menu = mb.addMenu("&Help")
+        self.panelHelpAction = help_menu.addAction(panel_help.TITLE)
+        self.panelHelpAction.setObjectName("panelHelpAction")
+        self.panelHelpAction.setShortcut(QtGui.QKeySequence(Qt.Key.Key_F1))
+        self.panelHelpAction.setToolTip("Explain the panel under the mouse (or the one you clicked last)")
+        self.panelHelpAction.triggered.connect(lambda: self.show_panel_help())
+        self.addAction(self.panelHelpAction)  # F1 works with the menu bar hidden (full screen, presenter)
+        self.welcomeAction = help_menu.addAction("&Welcome…")
+        self.welcomeAction.setObjectName("welcomeAction")
+        self.welcomeAction.triggered.connect(lambda: welcome.show_welcome(self))
+        keys = help_menu.addAction("&Keyboard and mouse")
+        keys.triggered.connect(self._keys_help)
+        help_menu.addSeparator()
+        about = help_menu.addAction("&About QKV Visualizer")
+        about.triggered.connect(self._about)
+
+        tb = self.addToolBar("Presets")
+        tb.setObjectName("presetToolbar")
+        tb.addWidget(QtWidgets.QLabel(" Preset: ", self))
+        tb.addWidget(self.presetCombo)
+
+    def _fill_presets(self, menu: QtWidgets.QMenu, combo: QtWidgets.QComboBox) -> None:
+        """The presets in the menu and the combo: the designed examples (features and weights chosen by
+        hand, with a note) in a section of their own, under a heading that cannot be chosen."""
+        ordered = sorted(presets.all_presets(), key=lambda p: p.designed)  # stable: menu order within each
+        headed = False
+        for p in ordered:
+            if p.designed and not headed:
+                headed = True
+                menu.addSection(DESIGNED_SECTION)
+                combo.insertSeparator(combo.count())
+                combo.addItem(DESIGNED_SECTION)
+                heading = combo.model().item(combo.count() - 1)
+                heading.setFlags(heading.flags() & ~(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled))
+                font = heading.font()
+                font.setBold(True)
+                heading.setFont(font)
+            act = menu.addAction(p.title + (" (random weights)" if p.random_weights else ""))
+            act.setObjectName(f"preset:{p.name}")
+            act.setToolTip(p.description)
+            act.triggered.connect(lambda _=False, n=p.name: self.load_preset(n))
+            combo.addItem(p.title, p.name)
+            combo.setItemData(combo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
+
+    def _preset_chosen(self, index: int) -> None:
+        name = self.presetCombo.itemData(index)
+        if name in presets.names():  # not the section's heading
+            self.load_preset(name)
+
+    def show_all_panels(self) -> None:
+        for act in self.panel_actions.values():
+            act.setChecked(True)
+        self.grid.focus(None)
+
+    def reset_layout(self) -> None:
+        for dock in self.docks.values():
+            dock.setFloating(False)
+            dock.show()
+        self.show_all_panels()
+        self.grid.equalize()
+
+    def _about(self) -> None:
+        QtWidgets.QMessageBox.about(
+            self,
+            "About QKV Visualizer",
+            "<b>QKV Visualizer</b><p>See how attention turns each token into a query, a key and a value, "
+            "scores every pair, scales, applies softmax and mixes the values. Every number can be edited; "
+            "every picture follows.</p>",
+        )
+
+    def show_panel_help(self, widget: QtWidgets.QWidget | None = None) -> str | None:
+        """Help → What am I looking at? (F1): explain the panel under the mouse, else the one with the
+        keyboard focus, else the one shown alone or clicked last. Returns the text shown."""
+        panel = panel_help.panel_at(widget) if widget is not None else None
+        at = None  # where the bubble points: the mouse, when the panel is the one under it
+        if panel is None:
+            mouse = QtGui.QCursor.pos()
+            panel = panel_help.panel_at(QtWidgets.QApplication.widgetAt(mouse))
+            at = mouse if panel is not None else None
+        if panel is None:
+            panel = panel_help.panel_at(QtWidgets.QApplication.focusWidget())
+        if panel is None:
+            panel = self.exporter.panel(self.exporter.current_panel())
+        return panel_help.show_help(panel, at)
+
+    def _keys_help(self) -> None:
+        QtWidgets.QMessageBox.information(self, "Keyboard and mouse", KEYS_HELP)
+
+    # ----- the palette (View → Theme) ---------------------------------------------------------------
+    def saved_palette(self) -> str:
+        """The palette kept in the settings ("standard" when none, or a word that is not a palette's)."""
+        name = str(self.settings.value(PALETTE_KEY, "standard") or "standard").strip()
+        return name if name in style.PALETTES else "standard"
+
+    def set_palette(self, name: str) -> None:
+        """Draw the whole app in palette ``name`` ("standard", "high-contrast", "dark"), and remember it."""
+        p = colours.use(name)
+        self.settings.setValue(PALETTE_KEY, p.name)
+        self.settings.sync()
+        self.statusBar().showMessage(f"Theme: {p.title}. Figures are exported in these colours too.", 6000)
+
+    def _palette_shown(self, palette) -> None:
+        act = self.paletteActions.get(palette.name)
+        if act is not None and not act.isChecked():
+            act.setChecked(True)
+
+    # ----- remembered layout ------------------------------------------------------------------
+    def _restore_settings(self) -> None:
+        s = self.settings
+        # An INI file gives every number back as text ('2'): compare as numbers.
+        if str(s.value("window/version", "")).strip() != str(SETTINGS_VERSION):
+            return
+        geometry = s.value("window/geometry")
+        state = s.value("window/state")
+        if isinstance(geometry, QtCore.QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QtCore.QByteArray):
+            self.restoreState(state, SETTINGS_VERSION)
+        self.grid.restore_state(s.value("window/splitters"))
+        # Experiment docks open at the last close come back (made now, placed where the saved layout had them).
+        self.experiments.reopen(s.value("window/experiments", []))
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.setValue(PALETTE_KEY, style.current().name)
+        s.setValue("window/experiments", self.experiments.open_names())
+        s.setValue("window/version", SETTINGS_VERSION)
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState(SETTINGS_VERSION))
+        s.setValue("window/splitters", self.grid.save_state())
+        s.sync()
+
+    def closeEvent(self, event):
+        if not self.maybe_keep_changes():
+            event.ignore()
+            return
+        if self.lesson.presenter:
+            self.lesson.exit_presenter()  # keep the teacher's layout, not the presenter's (docks hidden)
+        self.save_settings()
+        self.autosaveTimer.stop()
+        self.recovery.close()
+        self._autosaved = None  # (undo index, document) last kept in the recovery file
+        super().closeEvent(event)

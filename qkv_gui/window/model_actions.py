@@ -1,0 +1,222 @@
+"""Opening trained models: File → Open model…, File → Models on this computer…, and the way back.
+
+Nothing is downloaded: the list shows the models already in the Hugging Face cache on this computer and
+the folders opened before. A folder that is not a usable model (no ``model.safetensors``, an unsupported
+architecture, a damaged file, …) is refused in one line, and the current work stays.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from qkv_engine import ModelError, find_models, load_model
+
+from .experiments import dock_width
+from ..panels.labs.model_view import ModelViewPanel
+
+#: How many model folders File → Models on this computer remembers.
+MAX_RECENT_MODELS = 8
+RECENT_KEY = "models/recent"
+#: How wide the model view dock opens (pixels), at most.
+MODEL_VIEW_WIDTH = 420
+#: The sentence a model opens with when the example had none.
+DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
+
+
+class ModelsDialog(QtWidgets.QDialog):
+    """The models found on this computer; a model that cannot be opened is greyed with its reason."""
+
+    def __init__(self, found, parent=None):
+        super().__init__(parent)
+        self.setObjectName("modelsDialog")
+        self.setWindowTitle("Models on this computer")
+        self.chosen: Path | None = None
+        self.browse = False
+        layout = QtWidgets.QVBoxLayout(self)
+        note = QtWidgets.QLabel(
+            "Trained models already on this computer (the Hugging Face cache and the folders you opened "
+            "before). Nothing is downloaded.", self)
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        self.list = QtWidgets.QListWidget(self)
+        self.list.setObjectName("modelsList")
+        for m in found:
+            family = {"bert": "BERT", "gpt2": "GPT-2"}.get(m.family or "", m.family or "?")
+            text = f"{m.name} \u2014 {family}" if m.problem is None else f"{m.name} \u2014 cannot open: {m.problem}"
+            item = QtWidgets.QListWidgetItem(text, self.list)
+            item.setData(QtCore.Qt.ItemDataRole.UserRole, str(m.path))
+            item.setToolTip(str(m.path))
+            if m.problem is not None:
+                item.setFlags(item.flags() & ~QtCore.Qt.ItemFlag.ItemIsEnabled)
+        if not found:
+            QtWidgets.QListWidgetItem("No model found. Open a folder that holds config.json, model.safetensors "
+                                      "and tokenizer.json (see the README).", self.list).setFlags(
+                QtCore.Qt.ItemFlag.NoItemFlags)
+        self.list.itemDoubleClicked.connect(lambda _item: self._open())
+        layout.addWidget(self.list, 1)
+        buttons = QtWidgets.QDialogButtonBox(self)
+        self.openButton = buttons.addButton("Open", QtWidgets.QDialogButtonBox.ButtonRole.AcceptRole)
+        folder = buttons.addButton("Open a folder\u2026", QtWidgets.QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        self.openButton.clicked.connect(self._open)
+        folder.clicked.connect(self._browse)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+        first = next((self.list.item(i) for i in range(self.list.count())
+                      if self.list.item(i).flags() & QtCore.Qt.ItemFlag.ItemIsEnabled), None)
+        if first is not None:
+            self.list.setCurrentItem(first)
+        self.openButton.setEnabled(first is not None)
+        self.resize(640, 360)
+
+    def _open(self) -> None:
+        item = self.list.currentItem()
+        if item is None or not item.flags() & QtCore.Qt.ItemFlag.ItemIsEnabled:
+            return
+        self.chosen = Path(item.data(QtCore.Qt.ItemDataRole.UserRole))
+        self.accept()
+
+    def _browse(self) -> None:
+        self.browse = True
+        self.accept()
+
+
+class ModelActions(QtCore.QObject):
+    """The window's model menu items; ``open_folder(path)`` opens a model (or says why it cannot)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        session = window.session
+        menu = window.fileMenu
+        actions = menu.actions()
+        at = actions.index(window.presetMenu.menuAction()) + 1  # after Open preset
+        first = actions[at] if at < len(actions) else None
+        self.openAction = QtGui.QAction("Open &model\u2026", window)
+        self.openAction.setObjectName("openModelAction")
+        self.openAction.setToolTip("Open a trained model from a folder (config.json, model.safetensors, tokenizer)")
+        self.openAction.triggered.connect(lambda: self.open_folder())
+        self.listAction = QtGui.QAction("Models on this &computer\u2026", window)
+        self.listAction.setObjectName("modelsOnComputerAction")
+        self.listAction.triggered.connect(self.choose)
+        self.backAction = QtGui.QAction("&Back to the hand-made example", window)
+        self.backAction.setObjectName("backToHandMadeAction")
+        self.backAction.triggered.connect(self.back)
+        self.resetAction = QtGui.QAction("Reset to the &checkpoint", window)
+        self.resetAction.setObjectName("resetCheckpointAction")
+        self.resetAction.triggered.connect(session.reset_to_checkpoint)
+        for act in (self.openAction, self.listAction, self.backAction):
+            menu.insertAction(first, act)
+        menu.insertSeparator(first)
+        window.editMenu.addAction(self.resetAction)
+        # The model view: every layer's and head's weights; a click steps into a head. Made on first use.
+        self.dock: QtWidgets.QDockWidget | None = None
+        self.viewAction = QtGui.QAction("&Model view", window)
+        self.viewAction.setObjectName("modelViewAction")
+        self.viewAction.setToolTip("Every layer and head of the open model at once")
+        self.viewAction.triggered.connect(self.show_view)
+        window.viewMenu.addAction(self.viewAction)
+        session.modelChanged.connect(self._follow)
+        self._follow()
+
+    def _follow(self, *_):
+        doc = self.window.session.model_doc
+        self.backAction.setEnabled(doc is not None)
+        self.viewAction.setEnabled(doc is not None)
+        self.resetAction.setEnabled(doc is not None and not doc.edits.is_empty())
+        if doc is None and self.dock is not None:
+            self.dock.hide()
+
+    def show_view(self) -> QtWidgets.QDockWidget:
+        """Show the model view dock (made the first time), on the right, beside the panels."""
+        window = self.window
+        if self.dock is None:
+            dock = QtWidgets.QDockWidget(ModelViewPanel.title, window)
+            dock.setObjectName("dockModelView")
+            dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+            self.panel = ModelViewPanel(window.session)
+            dock.setWidget(self.panel)
+            self.dock = dock
+            from .main_window import NARROW_WINDOW
+
+            weights = window.docks["dockWeights"]
+            if window.width() < NARROW_WINDOW and not weights.isHidden() and not weights.isFloating():
+                # a small screen (a projector): a tab beside the weight grids, so the panels keep the room
+                window.tabifyDockWidget(weights, dock)
+            else:
+                window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+                window.tab_on_a_short_screen(dock)
+                window.make_room()
+                dock.show()
+                # narrower than an experiment: its tiles read at ~30 px, and the nine panels keep the room
+                width = max(dock.minimumSizeHint().width(), min(MODEL_VIEW_WIDTH, dock_width(window),
+                                                                window.room_on_the_right()))
+                window.resizeDocks([dock], [width], QtCore.Qt.Orientation.Horizontal)
+        self.dock.show()
+        self.dock.raise_()
+        return self.dock
+
+    # ----- remembered folders -----------------------------------------------------------------
+    def recent_folders(self) -> list[str]:
+        value = self.window.settings.value(RECENT_KEY, [])
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in (value or []) if isinstance(v, str)]
+
+    def _remember(self, path: Path) -> None:
+        path = str(Path(path).resolve())
+        items = [path] + [p for p in self.recent_folders() if p != path]
+        self.window.settings.setValue(RECENT_KEY, items[:MAX_RECENT_MODELS])
+
+    # ----- actions ----------------------------------------------------------------------------
+    def choose(self) -> bool:
+        """File → Models on this computer: pick one of the models found, or browse for a folder."""
+        dialog = ModelsDialog(find_models(extra=[Path(p) for p in self.recent_folders()]), self.window)
+        if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted:
+            return False
+        if dialog.browse:
+            return self.open_folder()
+        return self.open_folder(dialog.chosen)
+
+    def open_folder(self, path=None, text: str | None = None, view: dict | None = None) -> bool:
+        """Open the model in folder ``path`` (asked for when None). A folder that is not a usable model is
+        refused with the reason, and the current work stays."""
+        window = self.window
+        if path is None:
+            start = self.recent_folders()[0] if self.recent_folders() else str(Path.home())
+            path = QtWidgets.QFileDialog.getExistingDirectory(window, "Open a trained model (its folder)", start)
+            if not path:
+                return False
+        if not window.maybe_keep_changes():
+            return False
+        QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            model = load_model(Path(path))
+        except ModelError as exc:
+            window.notify_error("Could not open the model", str(exc))
+            return False
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+        self.show_model(model, text=text, view=view)
+        window.file_path = None
+        window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
+                                       "as you type.", 8000)
+        return True
+
+    def show_model(self, model, text: str | None = None, view: dict | None = None, edits=None) -> None:
+        """Make an opened model the document and show the model view beside the panels."""
+        if text is None and self.window.session.model_doc is None:
+            text = self.window.session.scenario.text or DEFAULT_TEXT
+        self.window.session.open_model(model, text=text, view=view, edits=edits)
+        self._remember(model.info.path)
+        self.show_view()
+
+    def back(self) -> bool:
+        if self.window.session.model_doc is None or not self.window.maybe_keep_changes():
+            return False
+        self.window.session.close_model()
+        self.window.file_path = None
+        return True
