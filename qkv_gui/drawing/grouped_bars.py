@@ -11,7 +11,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from ..look import colours, style
 from .text_label import TextLabel
-from ..panels.themed_text import TextPool
+from .text_pool import TextPool
 
 #: A bar label needs about this many pixels of bar width to be drawn.
 VALUE_LABEL_MIN_PX = 34

@@ -19,6 +19,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg
 from shiboken6 import wrapInstance
 
+from ..look import colours
+
 Flag = QtWidgets.QGraphicsItem.GraphicsItemFlag
 
 
@@ -163,6 +165,15 @@ class Bars(_DataItem):
     places, pen or the plot's scale. An edit that gives the same places, pen and brush does nothing at all.
     The plot's auto-range counts the bars as it counts a ``BarGraphItem`` (``dataBounds``, ``pixelPadding``).
     """
+
+    def apply_colours(self, c: dict) -> None:
+        """Take the colours of the roles ``colours.paint`` gave the bars (QColors by role name): pen, brush."""
+        opts = {}
+        if "pen" in c:
+            opts["pen"] = colours.recoloured_pen(pg.mkPen(self.opts.get("pen")), c["pen"])
+        if "brush" in c:
+            opts["brush"] = colours.recoloured_brush(pg.mkBrush(self.opts.get("brush")), c["brush"])
+        self.setOpts(**opts)
 
     def __init__(self, **opts):
         super().__init__()

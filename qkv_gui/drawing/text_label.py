@@ -95,6 +95,17 @@ class TextLabel(QtWidgets.QGraphicsSimpleTextItem):
             self._color = QtGui.QColor(color)
             self.setBrush(QtGui.QBrush(color))
 
+    def apply_colours(self, c: dict) -> None:
+        """Take the colours of the roles ``colours.paint`` gave this label (QColors by role name): the text,
+        and the fill and border of its box."""
+        if "text" in c:
+            self.set_painted_colour(c["text"])
+        if "fill" in c:
+            self.fill = QtGui.QBrush(c["fill"])
+        if "border" in c:
+            self.border = colours.recoloured_pen(self.border if self.border.style() != QtCore.Qt.PenStyle.NoPen
+                                                 else QtGui.QPen(), c["border"])
+
     def color(self) -> QtGui.QColor:
         return self.brush().color()
 

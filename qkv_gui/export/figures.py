@@ -37,7 +37,6 @@ they are on screen.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -47,6 +46,7 @@ from qkv_engine import data_export, session_format
 
 from ..look import colours, style
 from . import svg_strokes
+from ..panels import catalog
 
 Qt = QtCore.Qt
 
@@ -59,17 +59,12 @@ THEMES = {"slide": style.SLIDE, "screen": style.SCREEN}
 PAGE_TITLE_PT = 14.0
 
 
-def short_name(object_name: str) -> str:
-    """The file name of a panel: 'heatmapPanel' -> 'heatmap', 'qkPlanePanel' -> 'qk-plane'."""
-    stem = object_name[:-5] if object_name.endswith("Panel") else object_name
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: "-" + m.group(1), stem).lower()
+short_name = catalog.short_name  # 'heatmapPanel' -> 'heatmap': a panel's file name
 
 
 def panel_classes() -> dict:
     """Short name -> panel class of the nine lesson panels, in lesson order."""
-    from ..panels.catalog import PANEL_CLASSES
-
-    return {short_name(cls.object_name): cls for cls in PANEL_CLASSES}
+    return {e.short_name: e.cls for e in catalog.STEPS}
 
 
 def experiment_classes() -> dict:
@@ -78,9 +73,7 @@ def experiment_classes() -> dict:
     A fresh copy of one shows what the one on screen shows: the lab reads its d_k and seed from
     ``session.lab_state``, the compare panel reads ``session.pinned``.
     """
-    from ..window.experiments import EXPERIMENTS
-
-    return {short_name(cls.object_name): cls for _text, cls, _title in EXPERIMENTS.values()}
+    return {e.short_name: e.cls for e in catalog.EXPERIMENTS}
 
 
 def all_panel_classes() -> dict:

@@ -259,13 +259,13 @@ def _role_colour(p: style.Palette, spec) -> QtGui.QColor:
     return qcolor(p.colour(spec))
 
 
-def _recoloured_pen(pen: QtGui.QPen, colour: QtGui.QColor) -> QtGui.QPen:
+def recoloured_pen(pen: QtGui.QPen, colour: QtGui.QColor) -> QtGui.QPen:
     pen = QtGui.QPen(pen)
     pen.setColor(colour)
     return pen
 
 
-def _recoloured_brush(brush: QtGui.QBrush, colour: QtGui.QColor) -> QtGui.QBrush:
+def recoloured_brush(brush: QtGui.QBrush, colour: QtGui.QColor) -> QtGui.QBrush:
     style_ = brush.style()
     if style_ == QtCore.Qt.BrushStyle.NoBrush:
         style_ = QtCore.Qt.BrushStyle.SolidPattern
@@ -281,7 +281,7 @@ def paint(item, p: style.Palette, **roles) -> None:
         LabelItem       text
         TextLabel       text, fill, border (its box)
         a Qt shape      pen, brush          (rectangles, paths, ellipses; a line item: pen)
-        Bars            pen, brush          (a bar chart, ``panels.decorations``)
+        Bars            pen, brush          (a bar chart, ``drawing.plot_marks``)
         PlotDataItem    pen, symbol_pen, symbol_brush
         ColorBarItem    table (a colour table's name: "weights", "signed", "diff")
     A role is a flat role name ("ink_query") or (name, alpha)."""
@@ -308,11 +308,11 @@ def repaint(item, p: style.Palette) -> bool:
 def _apply(item, p: style.Palette, roles: dict) -> None:
     import pyqtgraph as pg
 
-    from ..drawing.plot_marks import Bars
-    from ..drawing.text_label import TextLabel
-
     c = {k: (v if k == "table" else _role_colour(p, v)) for k, v in roles.items()}
-    if isinstance(item, pg.AxisItem):
+    own = getattr(item, "apply_colours", None)
+    if callable(own):  # an item of ours colours itself (a text label, bars)
+        own(c)
+    elif isinstance(item, pg.AxisItem):
         label = roles.get("label", roles.get("text"))
         label = p.colour(label) if isinstance(label, str) else None  # as the palette writes it ('#B23C12')
         _axis_colours(item, c.get("pen"), c.get("text"), label)
@@ -330,33 +330,18 @@ def _apply(item, p: style.Palette, roles: dict) -> None:
             # where Qt writes '#AARRGGBB')
             spec = roles["text"]
             item.setText(item.text, color=p.colour(spec) if isinstance(spec, str) else c["text"])
-    elif isinstance(item, TextLabel):
-        if "text" in c:
-            item.set_painted_colour(c["text"])
-        if "fill" in c:
-            item.fill = QtGui.QBrush(c["fill"])
-        if "border" in c:
-            item.border = _recoloured_pen(item.border if item.border.style() != QtCore.Qt.PenStyle.NoPen
-                                          else QtGui.QPen(), c["border"])
-    elif isinstance(item, Bars):
-        opts = {}
-        if "pen" in c:
-            opts["pen"] = _recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"])
-        if "brush" in c:
-            opts["brush"] = _recoloured_brush(pg.mkBrush(item.opts.get("brush")), c["brush"])
-        item.setOpts(**opts)
     elif isinstance(item, pg.PlotDataItem):
         if "pen" in c:
-            item.setPen(_recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"]))
+            item.setPen(recoloured_pen(pg.mkPen(item.opts.get("pen")), c["pen"]))
         if "symbol_pen" in c:
-            item.setSymbolPen(_recoloured_pen(pg.mkPen(item.opts.get("symbolPen")), c["symbol_pen"]))
+            item.setSymbolPen(recoloured_pen(pg.mkPen(item.opts.get("symbolPen")), c["symbol_pen"]))
         if "symbol_brush" in c:
-            item.setSymbolBrush(_recoloured_brush(pg.mkBrush(item.opts.get("symbolBrush")), c["symbol_brush"]))
+            item.setSymbolBrush(recoloured_brush(pg.mkBrush(item.opts.get("symbolBrush")), c["symbol_brush"]))
     elif isinstance(item, (QtWidgets.QAbstractGraphicsShapeItem, QtWidgets.QGraphicsLineItem)):
         if "pen" in c:
-            item.setPen(_recoloured_pen(item.pen(), c["pen"]))
+            item.setPen(recoloured_pen(item.pen(), c["pen"]))
         if "brush" in c and isinstance(item, QtWidgets.QAbstractGraphicsShapeItem):
-            item.setBrush(_recoloured_brush(item.brush(), c["brush"]))
+            item.setBrush(recoloured_brush(item.brush(), c["brush"]))
     else:
         raise TypeError(f"paint: cannot colour a {type(item).__name__}")
 
@@ -366,9 +351,9 @@ def _axis_colours(axis, pen: QtGui.QColor | None, text: QtGui.QColor | None, lab
     is). Setting the pens sets pyqtgraph's title colour too: the title's is set last."""
     title = axis.labelStyle.get("color")
     if pen is not None and axis.pen().color() != pen:
-        axis.setPen(_recoloured_pen(axis.pen(), pen))
+        axis.setPen(recoloured_pen(axis.pen(), pen))
     if text is not None and axis.textPen().color() != text:
-        axis.setTextPen(_recoloured_pen(axis.textPen(), text))
+        axis.setTextPen(recoloured_pen(axis.textPen(), text))
     label = label or title
     if label is not None and axis.labelStyle.get("color") != label:
         axis.labelStyle = {**axis.labelStyle, "color": label}

@@ -38,8 +38,9 @@ from ..look import colours, style
 from ..state.session import Selection, Session
 from . import update_queue
 from ..drawing.lazy_axes import cache_axes
+from ..drawing.text_pool import BASE_FONT
 
-_BASE_FONT = 0x5146  # QGraphicsItem.data key: the item's font size at theme scale 1
+_BASE_FONT = BASE_FONT  # QGraphicsItem.data key: the item's font size at theme scale 1
 _BASE_PEN = 0x5147  # ... and its pen width
 
 # What a panel asks for in the panel grid, in pixels (its readable width grows with the theme's text size).

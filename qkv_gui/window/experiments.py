@@ -13,22 +13,12 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from ..panels.labs.compare_heatmaps import CompareHeatmapsPanel
-from ..panels.labs.concat_project import ConcatProjectPanel
-from ..panels.labs.heads_grid import HeadsGridPanel
-from ..panels.labs.scaling_lab import ScalingLabPanel
-from ..panels.labs.train_panel import TrainPanel
+from ..panels import catalog
 
 Qt = QtCore.Qt
 
-#: object name of the dock -> (menu text, panel class, dock title)
-EXPERIMENTS = {
-    "dockScalingLab": ("√d_k lab", ScalingLabPanel, ScalingLabPanel.title),
-    "dockHeads": ("Heads side by side", HeadsGridPanel, HeadsGridPanel.title),
-    "dockConcat": ("Concat and W^O", ConcatProjectPanel, ConcatProjectPanel.title),
-    "dockCompare": ("Compare A / B", CompareHeatmapsPanel, CompareHeatmapsPanel.title),
-    "dockTrain": ("Learn the weights", TrainPanel, TrainPanel.title),
-}
+#: object name of the dock -> (menu text, panel class, dock title), from the catalog
+EXPERIMENTS = {e.dock: (e.menu_text, e.cls, e.title) for e in catalog.EXPERIMENTS}
 LAB_DOCK_WIDTH = 600
 #: A dock opened on the right takes this share of the window's width, within these bounds (pixels);
 #: a dock put back narrower than the lower bound, or wider than the grid, is set to it again.

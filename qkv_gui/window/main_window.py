@@ -22,6 +22,8 @@ from .export_actions import ExportController
 from .lesson import LessonController
 from .model_actions import ModelActions
 from .panel_grid import PanelGrid
+from .screen_room import (CENTRAL_MIN_WIDTH, DOCK_MIN_HEIGHT, FIRST_SIZE, FRAME_ROOM, NARROW_WINDOW,  # noqa: F401
+                          SHORT_WINDOW, first_size)
 from ..panels.catalog import PANEL_CLASSES
 from ..system.recovery import Recovery, default_folder
 from ..state.session import Session
@@ -52,31 +54,6 @@ KEYS_HELP = (
     "Ctrl+Shift+E: exercise.   F5: presenter (Esc leaves).\n"
     "F1: what the panel under the mouse shows.   F11: full screen.   Ctrl+Q: quit."
 )
-
-
-#: The panel area is never narrower than this (pixels): a dock opened beside it cannot squeeze it away.
-CENTRAL_MIN_WIDTH = 260
-#: A window narrower than this (pixels) is a small screen: the lesson and the experiments first narrow
-#: the editing docks to what they need.
-NARROW_WINDOW = 1400
-#: A window lower than this (pixels) is a short screen: docks opening on the right share tabs.
-SHORT_WINDOW = 900
-#: A dock on the right is never stacked lower than this (pixels): it shares a tab instead.
-DOCK_MIN_HEIGHT = 360
-#: The window's size on a first start, when the screen has room for it.
-FIRST_SIZE = (1600, 1000)
-#: What a title bar and window frame take (pixels), so a fitted window stays inside the screen.
-FRAME_ROOM = (16, 48)
-
-
-def first_size(screen: QtGui.QScreen | None) -> QtCore.QSize:
-    """The window's size on a first start: 1600 x 1000, or the room a smaller screen has (a 1024 x 768
-    projector): a window bigger than the screen would hide its own edges."""
-    if screen is None:
-        return QtCore.QSize(*FIRST_SIZE)
-    room = screen.availableGeometry()
-    return QtCore.QSize(min(FIRST_SIZE[0], room.width() - FRAME_ROOM[0]),
-                        min(FIRST_SIZE[1], room.height() - FRAME_ROOM[1]))
 
 
 class MainWindow(QtWidgets.QMainWindow):

@@ -12,8 +12,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ModelError, find_models, load_model
 
+from .screen_room import NARROW_WINDOW
 from .experiments import dock_width
-from ..panels.labs.model_view import ModelViewPanel
+from ..panels.catalog import MODEL_VIEW
 
 #: How many model folders File → Models on this computer remembers.
 MAX_RECENT_MODELS = 8
@@ -132,15 +133,14 @@ class ModelActions(QtCore.QObject):
         """Show the model view dock (made the first time), on the right, beside the panels."""
         window = self.window
         if self.dock is None:
-            dock = QtWidgets.QDockWidget(ModelViewPanel.title, window)
-            dock.setObjectName("dockModelView")
+            dock = QtWidgets.QDockWidget(MODEL_VIEW.title, window)
+            dock.setObjectName(MODEL_VIEW.dock)
             dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
-            self.panel = ModelViewPanel(window.session)
+            self.panel = MODEL_VIEW.cls(window.session)
             dock.setWidget(self.panel)
             self.dock = dock
-            from .main_window import NARROW_WINDOW
 
             weights = window.docks["dockWeights"]
             if window.width() < NARROW_WINDOW and not weights.isHidden() and not weights.isFloating():

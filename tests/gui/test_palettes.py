@@ -547,7 +547,7 @@ def test_painted_items_of_every_kind_take_a_new_palette_and_give_it_back(qapp):
 def test_a_label_made_without_a_colour_takes_its_picture_s_palette(qapp):
     view = pg.PlotWidget()
     colours.recolour_scene(view.scene(), style.DARK)  # what a panel in the dark palette does to its pictures
-    from qkv_gui.panels.themed_text import TextPool
+    from qkv_gui.drawing.text_pool import TextPool
 
     pool = TextPool(view.getPlotItem())
     first, = pool.take(1)

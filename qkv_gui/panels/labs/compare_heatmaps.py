@@ -34,7 +34,8 @@ from ...drawing.colour_scale import bar_titles, place_bar, show_on_bar
 from ...drawing.lazy_axes import set_axis_title
 from ...drawing.turned_axis import TurnableAxis, stand_upright
 from ..base import Panel
-from ..themed_text import ThemedTextMixin, scaled_metrics
+from ..themed_text import ThemedTextMixin
+from ...drawing.text_pool import scaled_metrics
 
 Qt = QtCore.Qt
 

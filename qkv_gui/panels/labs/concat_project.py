@@ -33,7 +33,8 @@ from ...look import colours, style
 from ..base import Panel
 from ...drawing.cell_grid import CellGridItem, GridHolder, Outline
 from ...labels.captions import note_label
-from ..themed_text import TextPool, ThemedTextMixin
+from ..themed_text import ThemedTextMixin
+from ...drawing.text_pool import TextPool
 
 Qt = QtCore.Qt
 

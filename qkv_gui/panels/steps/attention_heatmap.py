@@ -52,7 +52,8 @@ from ...drawing.target_look import show_target
 from ...drawing.lazy_axes import set_axis_title, set_ticks
 from ...labels.steady_box import steady_box
 from ...drawing.turned_axis import TurnableAxis, stand_upright
-from ..themed_text import TextPool, ThemedTextMixin
+from ..themed_text import ThemedTextMixin
+from ...drawing.text_pool import TextPool
 
 Qt = QtCore.Qt
 

@@ -34,7 +34,8 @@ from ..base import Panel
 from ...drawing.cell_grid import CellGridItem, GridHolder, Outline
 from ...drawing.cell_grid import same_numbers
 from ..mask_words import no_keys, no_keys_note
-from ..themed_text import TextPool, ThemedTextMixin
+from ..themed_text import ThemedTextMixin
+from ...drawing.text_pool import TextPool
 from ...drawing.fit_view import FitLayoutWidget
 
 Qt = QtCore.Qt

@@ -37,7 +37,8 @@ from ...labels.wrapped_label import WrappedLabel
 from ..last_drawn import ShownFor
 from ...labels.steady_box import steady_box
 from ...drawing.text_label import MARGIN, TextLabel
-from ..themed_text import TextPool, ThemedTextMixin
+from ..themed_text import ThemedTextMixin
+from ...drawing.text_pool import TextPool
 
 Qt = QtCore.Qt
 

@@ -35,7 +35,8 @@ from ..mask_words import no_keys, no_keys_note
 from ...labels.wrapped_label import WrappedLabel
 from ..last_drawn import ShownFor
 from ...labels.steady_box import steady_box
-from ..themed_text import TextPool, ThemedTextMixin, scaled_metrics, set_themed_font
+from ..themed_text import ThemedTextMixin
+from ...drawing.text_pool import TextPool, scaled_metrics, set_themed_font
 
 #: Slices smaller than this share never get a label.
 MIN_LABEL_SHARE = 0.02

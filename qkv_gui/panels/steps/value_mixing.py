@@ -42,7 +42,8 @@ from ..mask_words import no_keys, no_keys_note
 from ...labels.wrapped_label import WrappedLabel
 from ...labels.steady_box import steady_box
 from ...drawing.text_label import MARGIN
-from ..themed_text import TextPool, ThemedTextMixin
+from ..themed_text import ThemedTextMixin
+from ...drawing.text_pool import TextPool
 
 #: The unscaled value, drawn faintly behind the scaled one.
 FAINT_ALPHA = 70

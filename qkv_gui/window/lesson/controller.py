@@ -21,6 +21,7 @@ from .demo import softmax_direction_html
 from .notes import example_note_html, open_experiment_html
 from .pane import BODY_PX, CONTROL_PX, SCALES, LessonPane
 from .steps import Step, load_steps
+from ...panels import catalog
 
 Qt = QtCore.Qt
 NEXT_KEYS = {Qt.Key.Key_Right, Qt.Key.Key_Space, Qt.Key.Key_PageDown}
@@ -31,8 +32,6 @@ PRESENTER_SCALE = 1.5
 #: In presenter mode the lesson pane takes this share of the screen, beside the step's panel (or below it
 #: on a screen that is not wide enough: narrower than BESIDE_RATIO times its height) ...
 PANE_SHARE = 0.36
-#: A step about an experiment (its dock opens) brings forward this panel of the grid.
-EXPERIMENT_GRID_PANEL = {"trainPanel": "heatmapPanel"}
 BESIDE_RATIO = 1.15
 #: ... but never less or more than these (pixels): the panel keeps most of the screen at every text size.
 PANE_WIDTH = (300, 560)
@@ -403,21 +402,20 @@ class LessonController(QtCore.QObject):
         step = step or self.step
         if step.panel in self.window.panels:
             return step.panel
-        return EXPERIMENT_GRID_PANEL.get(step.panel)
+        entry = catalog.by_object_name(step.panel) if step.panel else None
+        return entry.lesson_beside if entry is not None else None  # a step about an experiment
 
     def _open_experiment(self, panel: str | None, keep_text: bool = False) -> bool:
         """Open the experiment dock whose panel is ``panel`` (e.g. "trainPanel"); False if none is.
         Sharing a tab with the lesson (a short screen), the lesson's text stays in front if ``keep_text``."""
-        from ..experiments import EXPERIMENTS
-
-        for name, (_text, cls, _title) in EXPERIMENTS.items():
-            if cls.object_name == panel:
-                w = self.window
-                dock = w.open_experiment(name)  # stacked beside the lesson, or a tab with it (the window says)
-                if keep_text and self.dock in w.tabifiedDockWidgets(dock):
-                    self.dock.raise_()
-                return True
-        return False
+        entry = catalog.by_object_name(panel) if panel else None
+        if entry is None or entry not in catalog.EXPERIMENTS:
+            return False
+        w = self.window
+        dock = w.open_experiment(entry.dock)  # stacked beside the lesson, or a tab with it (the window says)
+        if keep_text and self.dock in w.tabifiedDockWidgets(dock):
+            self.dock.raise_()
+        return True
 
     def _default_target(self) -> None:
         """No training target yet: the selected pair becomes one (the appendix then has live numbers)."""

@@ -10,6 +10,7 @@ import html
 from ...look import style
 from ...editors.example_note import designed_preset, note_html
 from .markdown import _box
+from ...panels import catalog
 
 
 def example_note_html(session, px: int, colours: style.Palette | None = None) -> str:
@@ -26,10 +27,8 @@ def example_note_html(session, px: int, colours: style.Palette | None = None) ->
 
 def open_experiment_html(panel: str | None, px: int) -> str:
     """A link that opens the experiment whose panel is ``panel`` (the controller follows "open:<panel>")."""
-    from ..experiments import EXPERIMENTS
-
-    for text, cls, _title in EXPERIMENTS.values():
-        if cls.object_name == panel:
-            return (f'<p style="margin-top:0px; margin-bottom:{px // 2}px;"><a href="open:{html.escape(panel)}">'
-                    f"\u25b6 Open the experiment \u201c{html.escape(text)}\u201d</a></p>")
-    return ""
+    entry = catalog.by_object_name(panel)
+    if entry is None or entry not in catalog.EXPERIMENTS:
+        return ""
+    return (f'<p style="margin-top:0px; margin-bottom:{px // 2}px;"><a href="open:{html.escape(panel)}">'
+            f"\u25b6 Open the experiment \u201c{html.escape(entry.menu_text)}\u201d</a></p>")
