@@ -21,6 +21,7 @@ from .models import FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_m
 from .numbers import MAX_ABS, parse_number
 from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario, head_grids
 from .word_split import MAX_TOKENS, Token, tokenize
+from .rollout import rollout
 from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "training",
     "training_text",
     "views",
+    "rollout",
     "MERGE_RULE",
     "WORD_RULE",
     "Word",
