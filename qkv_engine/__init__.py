@@ -22,6 +22,7 @@ from .numbers import MAX_ABS, parse_number
 from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario, head_grids
 from .word_split import MAX_TOKENS, Token, tokenize
 from .rollout import rollout
+from .head_labels import BROAD_MIN, FOCUSED_MIN, HeadLabels, head_labels, head_labels_over
 from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
 
 __all__ = [
@@ -76,6 +77,11 @@ __all__ = [
     "training_text",
     "views",
     "rollout",
+    "BROAD_MIN",
+    "FOCUSED_MIN",
+    "HeadLabels",
+    "head_labels",
+    "head_labels_over",
     "MERGE_RULE",
     "WORD_RULE",
     "Word",
