@@ -15,9 +15,9 @@ import numpy as np
 from .errors import ScenarioError
 
 
-def layer_weights(weights) -> np.ndarray:
-    """``weights`` (L x H x n x n) as float64, checked: a ScenarioError says what is wrong."""
-    w = np.asarray(weights, dtype=np.float64)
+def layer_weights(weights, dtype=np.float64) -> np.ndarray:
+    """``weights`` (L x H x n x n) as ``dtype``, checked: a ScenarioError says what is wrong."""
+    w = np.asarray(weights, dtype=dtype)
     if w.ndim != 4 or w.shape[2] != w.shape[3]:
         raise ScenarioError(f"weights: expected layers x heads x n x n, got shape {w.shape}")
     if not np.isfinite(w).all():
