@@ -12,16 +12,22 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 TINY_BERT = DATA / "tiny-bert"
 TINY_GPT2 = DATA / "tiny-gpt2"
 TINY = {"bert": TINY_BERT, "gpt2": TINY_GPT2}
-MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "vocab.json", "merges.txt")
+TINY_LLAMA = DATA / "tiny-llama"
+TINY_QWEN2 = DATA / "tiny-qwen2"
+TINY_BERT_MLM = DATA / "tiny-bert-mlm"
+ROPE = {"llama": TINY_LLAMA, "qwen2": TINY_QWEN2}
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "vocab.json", "merges.txt",
+               "tokenizer_config.json")
 
 
 def reference_outputs(folder: Path) -> dict:
-    """The transformers library's outputs for s0 .. s3, as {index: {name: array}}."""
+    """The transformers library's outputs for s0 .. s3, as {index: {name: array}} (q_rot and k_rot without the
+    library's leading batch axis)."""
     with np.load(folder / "reference_outputs.npz", allow_pickle=False) as z:
         out: dict = {}
         for key in z.files:
             s, name = key.split("_", 1)
-            out.setdefault(int(s[1:]), {})[name] = z[key]
+            out.setdefault(int(s[1:]), {})[name] = z[key][0] if name in ("q_rot", "k_rot") else z[key]
     return out
 
 
