@@ -365,8 +365,9 @@ class Scenario:
             return NotImplemented
         for f in fields(self):
             a, b = getattr(self, f.name), getattr(other, f.name)
-            if isinstance(a, np.ndarray):
-                if a.shape != b.shape or not np.array_equal(a, b):
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):  # an array, or an array against None
+                if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape \
+                        or not np.array_equal(a, b):
                     return False
             elif a != b:
                 return False
