@@ -195,9 +195,9 @@ def _embed(arch: Architecture, w: Weights, ids: np.ndarray) -> np.ndarray:
     """n x d: each token's word embedding (+ its position's, + token type 0's), then BERT's LayerNorm."""
     h = float32(w.word[ids])
     if w.position is not None:
-        h = h + w.position[:len(ids)]
+        h = h + float32(w.position[:len(ids)])
     if w.token_type is not None:
-        h = h + w.token_type
+        h = h + float32(w.token_type)
     if w.ln_embed is not None:
         h = layer_norm(h, w.ln_embed, arch.eps)
     return np.array(h, dtype=F32)
