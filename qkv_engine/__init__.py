@@ -24,6 +24,7 @@ from .word_split import MAX_TOKENS, Token, tokenize
 from .rollout import rollout
 from .head_labels import BROAD_MIN, FOCUSED_MIN, HeadLabels, head_labels, head_labels_over
 from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
+from .models.what_if import generate, head_effects
 
 __all__ = [
     "AttentionResult",
@@ -87,4 +88,6 @@ __all__ = [
     "Word",
     "merge_pieces",
     "word_weights",
+    "generate",
+    "head_effects",
 ]

@@ -3,20 +3,24 @@
     OPENBLAS_NUM_THREADS=1 python tests/benchmarks/bench_attention_summaries.py [--repeats 15]
 
 Times attention rollout and head labels for 6 layers x 12 heads at 128 tokens (random row-stochastic
-weights under a causal mask). Each figure is shown for three runs; a run is the median of several repeats,
-as wall-clock time and this process's CPU time (bench_model_forward's timer). Targets on a 2-core machine
-with one BLAS thread (as the app runs): rollout < 20 ms, head labels < 20 ms.
+weights under a causal mask), and head effects (all 72 knock-outs) of a random 6-layer, 384-wide, 12-head
+GPT-2 (bench_model_forward's) at 16 tokens. Each figure is shown for three runs; a run is the median of
+several repeats, as wall-clock time and this process's CPU time (bench_model_forward's timer). Targets on a
+2-core machine with one BLAS thread (as the app runs): rollout < 20 ms, head labels < 20 ms, head effects
+< 1 s.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import tempfile
+from pathlib import Path
 
-from bench_model_forward import RUNS, line, timed  # same folder; sets OPENBLAS_NUM_THREADS and the path
+from bench_model_forward import RUNS, line, random_gpt2, sentence, timed  # same folder; sets the BLAS threads
 
 import numpy as np
 
-from qkv_engine import head_labels, rollout
+from qkv_engine import head_effects, head_labels, load_model, rollout
 
 LAYERS, HEADS, TOKENS = 6, 12, 128
 
@@ -40,6 +44,13 @@ def main(argv=None) -> None:
     print(f"{LAYERS} layers x {HEADS} heads, {TOKENS} tokens")
     line("rollout", [timed(lambda: rollout(w), args.repeats) for _ in range(RUNS)], 20)
     line("head labels", [timed(lambda: head_labels(w, tokens, allowed), args.repeats) for _ in range(RUNS)], 20)
+    with tempfile.TemporaryDirectory(prefix="qkv-bench-") as tmp:
+        model = load_model(random_gpt2(Path(tmp) / "gpt2", np.random.default_rng(0)))
+        trace = model.run(sentence(model, 16))
+    info = model.info
+    print(f"{info.name}: {info.n_layers} layers, {info.d_model} wide, {info.n_heads} heads, {trace.n} tokens")
+    effects = [timed(lambda: head_effects(model, trace, trace.n - 1, 5), 3) for _ in range(RUNS)]
+    line(f"head effects, {info.n_layers * info.n_heads}", effects, 1000)
 
 
 if __name__ == "__main__":
