@@ -17,7 +17,8 @@ Where a new word starts (MERGE_RULE says it in plain words):
 - punctuation (pieces made of punctuation or symbols only, read from the text when spans are given, so a
   BERT [UNK] for "-" counts) is a word of its own, and a run of touching punctuation pieces ("...", "?!")
   is one word; but punctuation inside a word, with word pieces touching it on both sides (didn't, e-mail,
-  3.5), stays in that word.
+  3.5), stays in that word. A piece is never split: one that holds letters and punctuation together
+  (Llama's "at." in "mat.") keeps its punctuation in its word.
 
 Attention between words (WORD_RULE): attention *to* a word is the sum over its pieces (columns added),
 attention *from* a word the mean over its pieces (rows averaged), so each row still sums to 1.

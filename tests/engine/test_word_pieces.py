@@ -8,9 +8,9 @@ import pytest
 from qkv_engine import ScenarioError, Word, merge_pieces, word_weights
 from qkv_engine.models import load_model
 
-from .model_files import TINY_BERT, TINY_GPT2
+from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA
 
-SENTENCE = "The cat didn't sit on the e-mail, U.S. mat...  ok!"
+SENTENCE = "The cat didn't sit on the e-mail, U.S. mat...  ok! Zo\u00eb"
 
 
 def words(groups):
@@ -60,15 +60,18 @@ def test_spans_and_text_tell_where_the_spaces_are():
 
 @pytest.mark.parametrize("folder, want", [
     (TINY_GPT2, ["The", "cat", "didn't", "sit", "on", "the", "e-mail", ",", "U.S", ".", "mat", "...", "\u2423",
-                 "ok", "!"]),
+                 "ok", "!", "Zo\u00eb"]),
     (TINY_BERT, ["[CLS]", "The", "cat", "didn't", "sit", "on", "the", "e-mail", ",", "U.S", ".", "mat", "...", "ok",
-                 "!", "[SEP]"]),
+                 "!", "Zo\u00eb", "[SEP]"]),
+    # Llama's piece "at." holds letters and a full stop: a piece is never split, so "mat." keeps it
+    (TINY_LLAMA, ["<s>", "The", "cat", "didn't", "sit", "on", "the", "e-mail", ",", "U.S", ".", "mat.", "..",
+                  "\u2423", "ok", "!", "Zo\u00eb"]),
 ])
 def test_a_real_tokenizers_pieces(folder, want):
     model = load_model(folder)
     tokens, _, spans, _ = model.tokenize(SENTENCE)
     groups = merge_pieces(tokens, spans, SENTENCE)
-    assert [w.text for w in groups] == want  # BERT's lower-case pieces and its [UNK]s shown as the text has them
+    assert [w.text for w in groups] == want  # lower-case pieces, [UNK]s and byte pieces shown as the text has them
     assert [i for w in groups for i in w.pieces] == list(range(len(tokens)))
 
 
