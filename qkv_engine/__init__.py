@@ -21,6 +21,10 @@ from .models import FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_m
 from .numbers import MAX_ABS, parse_number
 from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario, head_grids
 from .word_split import MAX_TOKENS, Token, tokenize
+from .rollout import rollout
+from .head_labels import BROAD_MIN, FOCUSED_MIN, HeadLabels, head_labels, head_labels_over
+from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
+from .models.what_if import generate, head_effects
 
 __all__ = [
     "AttentionResult",
@@ -73,4 +77,17 @@ __all__ = [
     "training",
     "training_text",
     "views",
+    "rollout",
+    "BROAD_MIN",
+    "FOCUSED_MIN",
+    "HeadLabels",
+    "head_labels",
+    "head_labels_over",
+    "MERGE_RULE",
+    "WORD_RULE",
+    "Word",
+    "merge_pieces",
+    "word_weights",
+    "generate",
+    "head_effects",
 ]

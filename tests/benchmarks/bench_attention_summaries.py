@@ -1,0 +1,57 @@
+"""Benchmark: the summaries of what attention does, printed as figures (not a test).
+
+    OPENBLAS_NUM_THREADS=1 python tests/benchmarks/bench_attention_summaries.py [--repeats 15]
+
+Times attention rollout and head labels for 6 layers x 12 heads at 128 tokens (random row-stochastic
+weights under a causal mask), and head effects (all 72 knock-outs) of a random 6-layer, 384-wide, 12-head
+GPT-2 (bench_model_forward's) at 16 tokens. Each figure is shown for three runs; a run is the median of
+several repeats, as wall-clock time and this process's CPU time (bench_model_forward's timer). Targets on a
+2-core machine with one BLAS thread (as the app runs): rollout < 20 ms, head labels < 20 ms, head effects
+< 1 s.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+from bench_model_forward import RUNS, line, random_gpt2, sentence, timed  # same folder; sets the BLAS threads
+
+import numpy as np
+
+from qkv_engine import head_effects, head_labels, load_model, rollout
+
+LAYERS, HEADS, TOKENS = 6, 12, 128
+
+
+def random_weights(rng: np.random.Generator) -> tuple[np.ndarray, tuple, np.ndarray]:
+    """(L x H x n x n float32 weights whose rows sum to 1 over the allowed keys, tokens, causal mask)."""
+    allowed = np.tril(np.ones((TOKENS, TOKENS), dtype=bool))
+    w = rng.random((LAYERS, HEADS, TOKENS, TOKENS)).astype(np.float32) * allowed
+    w /= w.sum(axis=-1, keepdims=True)
+    tokens = tuple("." if i % 10 == 9 else f"\u2423w{i}" for i in range(TOKENS))
+    return w, tokens, allowed
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=15, help="calls per run (the median is shown)")
+    args = ap.parse_args(argv)
+    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, numpy {np.__version__}, "
+          f"{RUNS} runs, each the median of {args.repeats} calls")
+    w, tokens, allowed = random_weights(np.random.default_rng(0))
+    print(f"{LAYERS} layers x {HEADS} heads, {TOKENS} tokens")
+    line("rollout", [timed(lambda: rollout(w), args.repeats) for _ in range(RUNS)], 20)
+    line("head labels", [timed(lambda: head_labels(w, tokens, allowed), args.repeats) for _ in range(RUNS)], 20)
+    with tempfile.TemporaryDirectory(prefix="qkv-bench-") as tmp:
+        model = load_model(random_gpt2(Path(tmp) / "gpt2", np.random.default_rng(0)))
+        trace = model.run(sentence(model, 16))
+    info = model.info
+    print(f"{info.name}: {info.n_layers} layers, {info.d_model} wide, {info.n_heads} heads, {trace.n} tokens")
+    effects = [timed(lambda: head_effects(model, trace, trace.n - 1, 5), 3) for _ in range(RUNS)]
+    line(f"head effects, {info.n_layers * info.n_heads}", effects, 1000)
+
+
+if __name__ == "__main__":
+    main()
