@@ -30,7 +30,8 @@ import numpy as np
 from qkv_engine import (MAX_TOKENS, AttentionResult, ModelEdits, MultiHeadResult, Scenario, ScenarioError,
                         compute_heads, data_export, new_words, parse_number, presets, views)
 
-from .model_mode import ForwardRunner, ModelDoc
+from .forward_runner import ForwardRunner
+from .model_document import ModelDoc
 
 
 #: Sentence edits closer together than this (seconds) merge into one undo step.

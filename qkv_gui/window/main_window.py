@@ -145,6 +145,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.autosaveTimer.start()
 
     # ----- the parts, by the names the app and its tests use ----------------------------------------
+    def welcome_dialog(self, make) -> QtWidgets.QDialog:
+        """The welcome dialog, made by ``make(self)`` the first time it is asked for (Help → Welcome)."""
+        if self.welcome is None:
+            self.welcome = make(self)
+        return self.welcome
+
+    def forget_file(self) -> None:
+        """The document shown is no longer the session file opened or saved last (a model opened, or back to
+        the hand-made example): Save asks for a file."""
+        self.file_path = None
+
     def enter_lesson_mode(self) -> None:
         self.lesson.enter()
 

@@ -201,7 +201,7 @@ class ModelActions(QtCore.QObject):
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
         self.show_model(model, text=text, view=view)
-        window.file_path = None
+        window.forget_file()
         window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
                                        "as you type.", 8000)
         return True
@@ -218,5 +218,5 @@ class ModelActions(QtCore.QObject):
         if self.window.session.model_doc is None or not self.window.maybe_keep_changes():
             return False
         self.window.session.close_model()
-        self.window.file_path = None
+        self.window.forget_file()
         return True

@@ -117,9 +117,7 @@ class WelcomeDialog(QtWidgets.QDialog):
 
 def show_welcome(window) -> WelcomeDialog:
     """Show the welcome of ``window`` (made once, raised when already open) and remember it was seen."""
-    dialog = window.welcome
-    if dialog is None:
-        dialog = window.welcome = WelcomeDialog(window)
+    dialog = window.welcome_dialog(WelcomeDialog)
     window.settings.setValue(SEEN_KEY, True)
     dialog.show()
     dialog.raise_()

@@ -265,7 +265,7 @@ def test_back_to_the_hand_made_example_keeps_no_trace_of_the_model(session, bert
 def test_edits_the_model_does_not_have_are_refused_in_one_line_after_a_run(session, bert):
     """A session file may name a layer the model lacks: after a run to reuse, the runner still says why in
     one line (the session's failed signal), and nothing is raised."""
-    from qkv_gui.state.model_mode import ModelDoc
+    from qkv_gui.state.model_document import ModelDoc
 
     session.open_model(bert, text="the cat sat")
     settle()

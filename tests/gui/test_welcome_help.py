@@ -73,7 +73,9 @@ def test_open_a_trained_model_asks_the_window_for_a_model(window):
 def test_without_trained_models_the_button_is_off_and_says_why(qtbot, settings):
     class Bare(QtWidgets.QMainWindow):
         models = None  # a window that opens no trained models
-        welcome = None
+
+        def welcome_dialog(self, make):
+            return make(self)
 
     bare = Bare()
     bare.settings = settings

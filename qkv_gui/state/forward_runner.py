@@ -1,7 +1,6 @@
-"""The trained-model mode's document and its forward runner.
+"""The forward runner of the trained-model mode: runs a ``ModelDoc`` (``model_document.py``) through its model.
 
-In this mode the session's document is a ``ModelDoc``: the opened model, the sentence and the what-if
-edits. Each change runs the model again (``Model.run``): a new sentence every layer, an edit from the layer
+Each change runs the model again (``Model.run``): a new sentence every layer, an edit from the layer
 it changes up (the layers below are taken from the last run); the chosen layer and head then give the
 one-head Scenario that every panel draws.
 
@@ -15,41 +14,15 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
 
 from PySide6 import QtCore
 
-from qkv_engine import Model, ModelEdits, ModelError
+from qkv_engine import ModelError
+
+from .model_document import ModelDoc
 
 #: A forward expected to take longer than this (seconds) runs on the worker thread.
 FRAME_BUDGET = 0.008
-
-
-@dataclass(frozen=True, eq=False)
-class ModelDoc:
-    """What one undo step of the model mode holds: the model, the sentence and the edits."""
-
-    model: Model
-    text: str
-    edits: ModelEdits = ModelEdits()
-
-    def __eq__(self, other):
-        if not isinstance(other, ModelDoc):
-            return NotImplemented
-        return self.model is other.model and self.text == other.text and self.edits == other.edits
-
-    __hash__ = None
-
-    def with_text(self, text: str) -> "ModelDoc":
-        return replace(self, text=text)
-
-    def with_edits(self, edits: ModelEdits) -> "ModelDoc":
-        return replace(self, edits=edits)
-
-    @property
-    def key(self) -> tuple:
-        """What the forward depends on."""
-        return (id(self.model), self.text, self.edits)
 
 
 class ForwardRunner(QtCore.QObject):
