@@ -122,7 +122,7 @@ def test_the_desktop_entry_commands_write_a_working_entry(reader_folder):
     assert entry.stem == DESKTOP_ID  # the name the app gives Wayland docks, to find this entry's icon
 
 
-PROJECT_ROOTS = ("docs/", "resources/", "tests/", "qkv_engine/", "qkv_gui/", ".ci/")
+PROJECT_ROOTS = ("docs/", "resources/", "tests/", "tools/", "qkv_engine/", "qkv_gui/", ".ci/")
 PROJECT_FILES = ("main.py", "pyproject.toml", "LICENSE")
 
 

@@ -11,7 +11,7 @@ Adding a panel is one new module (in ``steps/`` or ``labs/``) and one entry here
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .labs.compare_heatmaps import CompareHeatmapsPanel
 from .labs.concat_project import ConcatProjectPanel
@@ -46,17 +46,14 @@ class Entry:
     dock: str | None = None  # object name of its dock (labs and the model view); None: in the grid
     lesson_beside: str | None = None  # the grid panel the lesson shows beside it, when a step uses this lab
 
-    @property
-    def object_name(self) -> str:
-        return self.cls.object_name
+    object_name: str = field(init=False)  # the panel's (the lesson, the help and the layout name it so)
+    title: str = field(init=False)  # above the panel
+    short_name: str = field(init=False)  # its file name and --panels name
 
-    @property
-    def title(self) -> str:
-        return self.cls.title
-
-    @property
-    def short_name(self) -> str:
-        return short_name(self.cls.object_name)
+    def __post_init__(self):
+        names = (self.cls.object_name, self.cls.title, short_name(self.cls.object_name))
+        for attribute, value in zip(("object_name", "title", "short_name"), names):
+            object.__setattr__(self, attribute, value)
 
 
 #: The nine linked panels, in lesson order.

@@ -1,8 +1,8 @@
 """The Experiments menu: labs that are driven by their own controls, each opened in a dock.
 
-    window.experiments = Experiments(window)     # made by the main window; its menu goes after "View"
-    window.experiments.open("dockScalingLab")    # the √d_k lab's dock, made the first time
-    window.experiments.docks["dockScalingLab"]
+    experiments = Experiments(session, dock_host, adopt=exporter.adopt_experiment)  # its menu goes after "View"
+    experiments.open("dockScalingLab")    # the √d_k lab's dock, made the first time
+    experiments.docks["dockScalingLab"]
 
 The docks are made on first use (a lab costs nothing until it is opened) and
 are not part of the main grid, the View menu's panel list or "Reset layout".
@@ -32,17 +32,18 @@ def dock_width(window) -> int:
     return int(max(LAB_DOCK_MIN, min(LAB_DOCK_WIDTH, LAB_DOCK_SHARE * window.width())))
 
 
-def _widen(window, dock, always: bool) -> None:
+def _widen(host, dock, always: bool) -> None:
     """Give a docked (not floating) experiment dock its width. ``resizeDocks`` is ignored for a dock
     that has not been laid out yet, so the width is pinned for one layout pass and then let go."""
     try:
+        window = host.main
         if dock.isFloating() or dock.isHidden() or window.dockWidgetArea(dock) not in (
                 Qt.DockWidgetArea.RightDockWidgetArea, Qt.DockWidgetArea.LeftDockWidgetArea):
             return
         if always:
-            window.make_room()  # a small screen: the editing docks on the left give up spare width
+            host.make_room()  # a small screen: the editing docks on the left give up spare width
         # never so wide that the panels go below their minimum
-        target = max(dock.minimumSizeHint().width(), min(dock_width(window), window.room_on_the_right()))
+        target = max(dock.minimumSizeHint().width(), min(dock_width(window), host.room_on_the_right()))
         central = window.centralWidget()
         crowding = central is not None and dock.width() > central.width()  # the grid keeps the most room
         if always or dock.width() < min(LAB_DOCK_MIN, target) or crowding:
@@ -64,11 +65,15 @@ QWIDGETSIZE_MAX = (1 << 24) - 1
 
 
 class Experiments(QtCore.QObject):
-    """The Experiments menu and the docks it opens, for one main window (``window.experiments``)."""
+    """The Experiments menu and the docks it opens, in the window of ``host``; ``adopt(object_name, panel)`` is
+    told of each panel made (the export actions give it their context menu)."""
 
-    def __init__(self, window):
-        super().__init__(window)
-        self.window = window
+    def __init__(self, session, host, adopt=None):
+        super().__init__(host)
+        self.session = session
+        self.host = host
+        self.adopt = adopt
+        window = host.main
         self.docks: dict[str, QtWidgets.QDockWidget] = {}  # dock object name -> dock, once opened
         self.panels: dict = {}  # panel object name -> panel, once its dock was opened
         self.menu = QtWidgets.QMenu("Experiments", window)
@@ -82,7 +87,7 @@ class Experiments(QtCore.QObject):
 
     def open(self, name: str) -> QtWidgets.QDockWidget:
         """Show the dock ``name`` (made the first time), raised and ready."""
-        window = self.window
+        window = self.host.main
         dock = self.docks.get(name)
         if dock is None:
             _text, cls, title = EXPERIMENTS[name]
@@ -91,21 +96,22 @@ class Experiments(QtCore.QObject):
             dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
-            panel = cls(window.session)
+            panel = cls(self.session)
             dock.setWidget(panel)
             window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
             # Where it was last time (a layout restored before the dock existed keeps a place for it) ...
             restored = window.restoreDockWidget(dock)
             always = not restored  # ... else on the right, about a third of the window wide
-            window.tab_on_a_short_screen(dock)
+            self.host.tab_on_a_short_screen(dock)
             self.docks[name] = dock
             self.panels[cls.object_name] = panel
-            window.exporter.adopt_experiment(cls.object_name, panel)
+            if self.adopt is not None:
+                self.adopt(cls.object_name, panel)
         else:
             always = False
         dock.show()
         dock.raise_()
-        _widen(window, dock, always)
+        _widen(self.host, dock, always)
         return dock
 
     def open_names(self) -> list:

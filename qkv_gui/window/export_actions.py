@@ -1,6 +1,6 @@
 """The export menu, the panels' context menus, Ctrl+E, "Copy figure" and the export options dialog.
 
-    window.exporter = ExportController(window)   # made by the main window, which puts .menu in File
+    exporter = ExportController(session, main_window, settings, grid, tell_error)   # .menu goes in File
 
 The "Export" submenu:
     Export panel…            Ctrl+E        the focused (shown alone) or last-clicked panel, as PNG, SVG or PDF
@@ -159,11 +159,17 @@ class ExportOptionsDialog(QtWidgets.QDialog):
 
 
 class ExportController(QtCore.QObject):
-    """Everything the export menu does, for one main window."""
+    """Everything the export menu does, for the panels of ``grid`` in ``main`` (a QMainWindow) and the experiment
+    panels it is told of (``adopt_experiment``). ``tell_error(title, line)`` shows what went wrong."""
 
-    def __init__(self, window):
-        super().__init__(window)
-        self.window = window
+    def __init__(self, session, main: QtWidgets.QMainWindow, settings, grid, tell_error):
+        super().__init__(main)
+        self.session = session
+        self.main = window = main
+        self.settings = settings
+        self.grid = grid
+        self.tell_error = tell_error
+        self._labs: dict = {}  # object name -> experiment panel, as adopted
         self.last_panel: str | None = None
         self.actions: dict[str, QtGui.QAction] = {}
         self._owner: dict = {}  # a frame of the grid, or an experiment panel -> its panel's objectName
@@ -190,16 +196,16 @@ class ExportController(QtCore.QObject):
             window.addAction(act)  # shortcuts work even with the menu bar hidden (full screen)
             self.actions[key] = act
         self.actions["panel"].setToolTip("Export the panel shown alone, or the one you clicked last")
-        for name, frame in window.grid.frames.items():
+        for name, frame in grid.frames.items():
             frame.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
             frame.customContextMenuRequested.connect(lambda pos, f=frame: self._show_frame_menu(f, pos))
-            _replace_pyqtgraph_export(self, name, window.panels[name])
+            _replace_pyqtgraph_export(self, name, frame.panel)
         self.watch_clicks()
 
     # ----- which panel --------------------------------------------------------------------------
     def current_panel(self) -> str:
         """objectName of the panel to export: the one shown alone, else the last clicked, else the first shown."""
-        grid = self.window.grid
+        grid = self.grid
         if grid.focused:
             return grid.focused
         if self.last_panel in grid.frames and grid.frames[self.last_panel].isVisible():
@@ -213,11 +219,12 @@ class ExportController(QtCore.QObject):
         return next(iter(grid.frames))
 
     def _experiment_panels(self) -> dict:
-        return self.window.experiments.panels
+        return self._labs
 
     def panel(self, object_name: str):
         """The panel on screen: one of the nine, or an experiment (made when its dock was opened)."""
-        panel = self.window.panels.get(object_name)
+        frame = self.grid.frames.get(object_name)
+        panel = frame.panel if frame is not None else None
         return panel if panel is not None else self._experiment_panels()[object_name]
 
     def panel_class(self, object_name: str):
@@ -235,7 +242,7 @@ class ExportController(QtCore.QObject):
     def export_names(self) -> list:
         """What "export all" and the deck take: the nine panels, then the open experiments
         (the compare panel only when something is pinned); see ``export.default_names``."""
-        return export.default_names(self.window.session, self.open_experiments())
+        return export.default_names(self.session, self.open_experiments())
 
     def eventFilter(self, obj, event):
         # Installed on the windows (Qt's QWindow of the main window, and of an experiment's dock while it
@@ -264,8 +271,8 @@ class ExportController(QtCore.QObject):
 
     def watch_clicks(self) -> None:
         """Remember the panel clicked last: the window's mouse presses are watched, not each widget."""
-        self._owner.update({frame: name for name, frame in self.window.grid.frames.items()})
-        self._watch_window(self.window)
+        self._owner.update({frame: name for name, frame in self.grid.frames.items()})
+        self._watch_window(self.main)
 
     def _watch_window(self, top: QtWidgets.QWidget) -> None:
         """Watch the presses that reach ``top``'s QWindow; a window not shown yet has none: at its showing."""
@@ -279,12 +286,12 @@ class ExportController(QtCore.QObject):
 
     # ----- options --------------------------------------------------------------------------------
     def options(self) -> tuple:
-        return load_options(self.window.settings)
+        return load_options(self.settings)
 
     def ask_options(self) -> tuple | None:
         """Show the options dialog; (options, format) when accepted, else None."""
         opts, fmt = self.options()
-        dialog = ExportOptionsDialog(opts, fmt, self.window)
+        dialog = ExportOptionsDialog(opts, fmt, self.main)
         if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted:
             return None
         return dialog.options(), dialog.format()
@@ -293,32 +300,32 @@ class ExportController(QtCore.QObject):
         chosen = self.ask_options()
         if chosen is None:
             return False
-        save_options(self.window.settings, *chosen)
+        save_options(self.settings, *chosen)
         return True
 
     # ----- where to --------------------------------------------------------------------------------
     def _folder(self) -> str:
-        folder = self.window.settings.value("export/folder", "")
+        folder = self.settings.value("export/folder", "")
         return folder if isinstance(folder, str) and folder and Path(folder).is_dir() else str(Path.home())
 
     def _remember_folder(self, path: Path) -> None:
-        self.window.settings.setValue("export/folder", str(path if path.is_dir() else path.parent))
+        self.settings.setValue("export/folder", str(path if path.is_dir() else path.parent))
 
     def ask_save_path(self, suggested: str, filters: list, selected: str) -> str | None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.window, "Export", str(Path(self._folder()) / suggested),
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.main, "Export", str(Path(self._folder()) / suggested),
                                                         ";;".join(filters), selected)
         return path or None
 
     def ask_folder(self, title: str) -> str | None:
-        path = QtWidgets.QFileDialog.getExistingDirectory(self.window, title, self._folder())
+        path = QtWidgets.QFileDialog.getExistingDirectory(self.main, title, self._folder())
         return path or None
 
     def _fail(self, what: str, exc: Exception) -> None:
         detail = getattr(exc, "strerror", None) or str(exc)
-        self.window.notify_error("Export failed", f"Could not {what}: {detail}")
+        self.tell_error("Export failed", f"Could not {what}: {detail}")
 
     def _done(self, text: str) -> None:
-        self.window.statusBar().showMessage(text, 8000)
+        self.main.statusBar().showMessage(text, 8000)
 
     # ----- the actions --------------------------------------------------------------------------------
     def export_panel(self, object_name: str | None = None, path=None) -> Path | None:
@@ -337,11 +344,11 @@ class ExportController(QtCore.QObject):
             chosen = fmt
             path = path.with_name(path.name + "." + fmt)
         try:
-            written = export.export_panel(self.panel_class(name), self.window.session, path, opts, chosen)
+            written = export.export_panel(self.panel_class(name), self.session, path, opts, chosen)
         except (OSError, ValueError) as exc:
             self._fail(f"export to {path}", exc)
             return None
-        save_options(self.window.settings, opts, chosen)
+        save_options(self.settings, opts, chosen)
         self._remember_folder(written)
         self._done(f"Exported {written.name}")
         return written
@@ -354,7 +361,7 @@ class ExportController(QtCore.QObject):
             return []
         folder = Path(folder)
         try:
-            written = export.export_panels(self.window.session, folder, (fmt,), self.export_names(), opts)
+            written = export.export_panels(self.session, folder, (fmt,), self.export_names(), opts)
         except (OSError, ValueError) as exc:
             self._fail(f"export into {folder}", exc)
             return []
@@ -371,7 +378,7 @@ class ExportController(QtCore.QObject):
         path = Path(path)
         if path.suffix.lower() != ".pdf":
             path = path.with_name(path.name + ".pdf")
-        session = self.window.session
+        session = self.session
         preset = session.preset_name
         title = presets.get(preset).title if preset in presets.names() else None
         try:
@@ -388,7 +395,7 @@ class ExportController(QtCore.QObject):
         if not folder:
             return []
         folder = Path(folder)
-        s = self.window.session
+        s = self.session
         try:
             written = data_export.write_data(folder, s.result, s.selection, s.preset_name, s.full_result,
                                              s.model_source())
@@ -402,7 +409,7 @@ class ExportController(QtCore.QObject):
     def copy_figure(self, object_name: str | None = None) -> QtGui.QImage:
         name = object_name or self.current_panel()
         opts, _fmt = self.options()
-        image = export.render_image(self.panel_class(name), self.window.session, opts)
+        image = export.render_image(self.panel_class(name), self.session, opts)
         QtWidgets.QApplication.clipboard().setImage(image)
         self._done(f"Copied '{self.panel(name).title}' ({image.width()} \u00d7 {image.height()} px)")
         return image
@@ -410,7 +417,7 @@ class ExportController(QtCore.QObject):
     # ----- menus ---------------------------------------------------------------------------------------
     def panel_menu(self, object_name: str, parent=None) -> QtWidgets.QMenu:
         """The context menu of one panel."""
-        menu = QtWidgets.QMenu(parent or self.window)
+        menu = QtWidgets.QMenu(parent or self.main)
         menu.setObjectName("panelExportMenu")
         menu.addAction("Export this panel\u2026", lambda: self.export_panel(object_name))
         menu.addAction("Copy figure", lambda: self.copy_figure(object_name))
@@ -424,6 +431,7 @@ class ExportController(QtCore.QObject):
 
     def adopt_experiment(self, object_name: str, panel) -> None:
         """An experiment panel was just made (its dock opened): clicks, context menu and Ctrl+E reach it too."""
+        self._labs[object_name] = panel
         self._owner[panel] = object_name
         dock = panel.parentWidget()
         if isinstance(dock, QtWidgets.QDockWidget):  # floating, it is a window of its own

@@ -17,10 +17,11 @@ from ..look import colours, style
 from . import panel_help, welcome
 from ..system import settings_file
 from ..editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
+from .dock_host import DockHost
 from .experiments import Experiments
 from .export_actions import ExportController
 from .lesson import LessonController
-from .model_actions import ModelActions
+from .model_actions import DocumentHooks, ModelActions
 from .panel_grid import PanelGrid
 from .screen_room import (CENTRAL_MIN_WIDTH, DOCK_MIN_HEIGHT, FIRST_SIZE, FRAME_ROOM, NARROW_WINDOW,  # noqa: F401
                           SHORT_WINDOW, first_size)
@@ -77,6 +78,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.select_promised_pair(preset)  # a designed example: the pair its note speaks of
         self.resize(first_size(QtGui.QGuiApplication.primaryScreen()))
         self.setDockNestingEnabled(True)
+        self.dock_host = DockHost(self)
 
         self.options = SentenceOptionsWidget(self.session)
         self.tokens = TokenTableWidget(self.session)
@@ -122,15 +124,23 @@ class MainWindow(QtWidgets.QMainWindow):
         self.grid.watch(self.gridScroll)  # as many panels a row as fit at their readable widths
 
         # The window's parts, each with its own menu: the export actions, the experiment docks, the lesson.
-        self.exporter = ExportController(self)
-        self.experiments = Experiments(self)
-        self.lesson = LessonController(self)
+        self.exporter = ExportController(self.session, self, self.settings, self.grid,
+                                         tell_error=lambda title, text: self.notify_error(title, text))
+        self.experiments = Experiments(self.session, self.dock_host, adopt=self.exporter.adopt_experiment)
+        self.panel_actions: dict = {}  # the View menu's tick for each panel of the grid (filled with the menus)
+        self.lesson = LessonController(self.session, self.dock_host, self.grid, self.gridScroll, self.panel_actions,
+                                       self.experiments)
         self.welcome: welcome.WelcomeDialog | None = None  # made the first time it is shown (Help → Welcome)
 
         self.statusBar().setObjectName("statusBar")
         self._build_menus()
         # Trained models: File → Open model…, Models on this computer…, the model view dock.
-        self.models = ModelActions(self)
+        self.models = ModelActions(
+            self.session, self.dock_host, self.settings,
+            menus={"file": self.fileMenu, "preset": self.presetMenu, "edit": self.editMenu, "view": self.viewMenu},
+            beside=self.docks["dockWeights"],
+            hooks=DocumentHooks(keep_changes=lambda: self.maybe_keep_changes(), forget_file=self.forget_file,
+                                tell_error=lambda title, text: self.notify_error(title, text)))
         self.session.message.connect(self._show_status)
         self.session.scenarioChanged.connect(self._update_title)
         self.session.modelChanged.connect(self._update_title)
@@ -178,78 +188,21 @@ class MainWindow(QtWidgets.QMainWindow):
     def experimentsMenu(self) -> QtWidgets.QMenu:  # noqa: N802 (Qt naming, like the other menus)
         return self.experiments.menu
 
-    # ----- room on a small screen ----------------------------------------------------------------
+    # ----- room on a small screen (the dock host's, here for the tests and scripts that ask the window) ----
     def docks_on(self, area, but=None) -> list:
-        """The docks shown (not floating) in ``area``, except ``but``."""
-        return [d for d in self.findChildren(QtWidgets.QDockWidget)
-                if d is not but and d.isVisible() and not d.isFloating() and self.dockWidgetArea(d) == area]
+        return self.dock_host.docks_on(area, but)
 
     def make_room(self) -> bool:
-        """On a small screen (narrower than ``NARROW_WINDOW``), narrow the docks on the left to what
-        they need, for a dock about to open on the right (the lesson, an experiment). True if it did."""
-        left = self.docks_on(Qt.DockWidgetArea.LeftDockWidgetArea)
-        if self.width() >= NARROW_WINDOW or not left:
-            return False
-        self.resizeDocks(left, [max(d.minimumSizeHint().width() for d in left)] * len(left),
-                         Qt.Orientation.Horizontal)
-        return True
+        return self.dock_host.make_room()
 
     def tab_on_a_short_screen(self, dock: QtWidgets.QDockWidget) -> None:
-        """A dock opening on the right shares a tab with one already there when stacking would squeeze
-        them: on a short screen (lower than ``SHORT_WINDOW``) their pictures would make the window taller
-        than the screen, and on any screen no dock is stacked lower than ``DOCK_MIN_HEIGHT`` (three
-        experiments at 1920 x 1080 left the third a strip). Stacked, the docks share the height so that
-        each has at least that much."""
-        right = Qt.DockWidgetArea.RightDockWidgetArea
-        if dock.isFloating() or self.tabifiedDockWidgets(dock) or self.dockWidgetArea(dock) != right:
-            return
-        stacks = self._stacks_on_the_right(but=dock)
-        if not stacks:
-            return
-        wanted = sum(self._dock_wants(d) for d in stacks) + DOCK_MIN_HEIGHT
-        if self.height() < SHORT_WINDOW or wanted > self._right_room():
-            self.tabifyDockWidget(stacks[-1], dock)
-        else:
-            QtCore.QTimer.singleShot(0, self, self.share_the_right_side)  # once the new dock is laid out
-
-    def _stacks_on_the_right(self, but=None) -> list:
-        """The docks shown one above the other on the right: one for each group of tabs."""
-        there = self.docks_on(Qt.DockWidgetArea.RightDockWidgetArea, but=but)
-        stacks = []
-        for d in there:
-            if not any(t in stacks for t in self.tabifiedDockWidgets(d)):
-                stacks.append(d)
-        return stacks
-
-    @staticmethod
-    def _dock_wants(dock: QtWidgets.QDockWidget) -> int:
-        return max(dock.minimumSizeHint().height(), DOCK_MIN_HEIGHT)
-
-    def _right_room(self) -> int:
-        """The height the docks on the right share: the window less its menu, tool and status bars."""
-        central = self.centralWidget()
-        return central.height() if central is not None else self.height()
+        self.dock_host.tab_on_a_short_screen(dock)
 
     def share_the_right_side(self) -> None:
-        """Docks stacked on the right each get at least ``DOCK_MIN_HEIGHT`` (or their own minimum), and
-        an even share of what is left."""
-        try:
-            stacks = [d for d in self._stacks_on_the_right() if not d.visibleRegion().isEmpty()]
-        except RuntimeError:  # the window is gone
-            return
-        if len(stacks) < 2:
-            return
-        wants = [self._dock_wants(d) for d in stacks]
-        total = sum(d.height() for d in stacks)
-        if sum(wants) > total:
-            return
-        extra = (total - sum(wants)) // len(stacks)
-        self.resizeDocks(stacks, [want + extra for want in wants], Qt.Orientation.Vertical)
+        self.dock_host.share_the_right_side()
 
     def room_on_the_right(self) -> int:
-        """How wide a dock on the right can be while the panel area keeps its minimum width."""
-        left = max((d.width() for d in self.docks_on(Qt.DockWidgetArea.LeftDockWidgetArea)), default=0)
-        return self.width() - left - CENTRAL_MIN_WIDTH - 16  # 16: the docks' separators
+        return self.dock_host.room_on_the_right()
 
     # ----- actions ----------------------------------------------------------------------------
     def load_preset(self, name: str) -> None:
@@ -540,7 +493,7 @@ class MainWindow(QtWidgets.QMainWindow):
         first.triggered.connect(lambda: self.session.select(0, 0))
 
         self.viewMenu = view_menu = mb.addMenu("&View")
-        self.panel_actions = {}
+        self.panel_actions.clear()
         for name, panel in self.panels.items():
             act = view_menu.addAction(panel.title)
             act.setCheckable(True)

@@ -6,7 +6,9 @@ architecture, a damaged file, …) is refused in one line, and the current work 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -83,16 +85,31 @@ class ModelsDialog(QtWidgets.QDialog):
         self.accept()
 
 
-class ModelActions(QtCore.QObject):
-    """The window's model menu items; ``open_folder(path)`` opens a model (or says why it cannot)."""
+@dataclass(frozen=True)
+class DocumentHooks:
+    """What the model actions ask of the window's file handling."""
 
-    def __init__(self, window):
-        super().__init__(window)
-        self.window = window
-        session = window.session
-        menu = window.fileMenu
+    keep_changes: Callable[[], bool]  # asks about unsaved work; False: the user cancelled
+    forget_file: Callable[[], None]  # the document is no longer the session file opened last
+    tell_error: Callable[[str, str], None]  # (title, one line) where the user is looking
+
+
+class ModelActions(QtCore.QObject):
+    """The model menu items (in ``menus``' "file", "edit" and "view" menus, after its "preset" menu) and the
+    model view's dock; ``open_folder(path)`` opens a model (or says why it cannot). ``beside``: the dock the
+    model view shares a tab with on a small screen."""
+
+    def __init__(self, session, host, settings, menus: dict, beside: QtWidgets.QDockWidget, hooks: DocumentHooks):
+        super().__init__(host)
+        self.session = session
+        self.host = host
+        self.settings = settings
+        self.beside = beside
+        self.hooks = hooks
+        window = host.main
+        menu = menus["file"]
         actions = menu.actions()
-        at = actions.index(window.presetMenu.menuAction()) + 1  # after Open preset
+        at = actions.index(menus["preset"].menuAction()) + 1  # after Open preset
         first = actions[at] if at < len(actions) else None
         self.openAction = QtGui.QAction("Open &model\u2026", window)
         self.openAction.setObjectName("openModelAction")
@@ -110,19 +127,19 @@ class ModelActions(QtCore.QObject):
         for act in (self.openAction, self.listAction, self.backAction):
             menu.insertAction(first, act)
         menu.insertSeparator(first)
-        window.editMenu.addAction(self.resetAction)
+        menus["edit"].addAction(self.resetAction)
         # The model view: every layer's and head's weights; a click steps into a head. Made on first use.
         self.dock: QtWidgets.QDockWidget | None = None
         self.viewAction = QtGui.QAction("&Model view", window)
         self.viewAction.setObjectName("modelViewAction")
         self.viewAction.setToolTip("Every layer and head of the open model at once")
         self.viewAction.triggered.connect(self.show_view)
-        window.viewMenu.addAction(self.viewAction)
+        menus["view"].addAction(self.viewAction)
         session.modelChanged.connect(self._follow)
         self._follow()
 
     def _follow(self, *_):
-        doc = self.window.session.model_doc
+        doc = self.session.model_doc
         self.backAction.setEnabled(doc is not None)
         self.viewAction.setEnabled(doc is not None)
         self.resetAction.setEnabled(doc is not None and not doc.edits.is_empty())
@@ -131,29 +148,29 @@ class ModelActions(QtCore.QObject):
 
     def show_view(self) -> QtWidgets.QDockWidget:
         """Show the model view dock (made the first time), on the right, beside the panels."""
-        window = self.window
+        window = self.host.main
         if self.dock is None:
             dock = QtWidgets.QDockWidget(MODEL_VIEW.title, window)
             dock.setObjectName(MODEL_VIEW.dock)
             dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
-            self.panel = MODEL_VIEW.cls(window.session)
+            self.panel = MODEL_VIEW.cls(self.session)
             dock.setWidget(self.panel)
             self.dock = dock
 
-            weights = window.docks["dockWeights"]
+            weights = self.beside
             if window.width() < NARROW_WINDOW and not weights.isHidden() and not weights.isFloating():
                 # a small screen (a projector): a tab beside the weight grids, so the panels keep the room
                 window.tabifyDockWidget(weights, dock)
             else:
                 window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
-                window.tab_on_a_short_screen(dock)
-                window.make_room()
+                self.host.tab_on_a_short_screen(dock)
+                self.host.make_room()
                 dock.show()
                 # narrower than an experiment: its tiles read at ~30 px, and the nine panels keep the room
                 width = max(dock.minimumSizeHint().width(), min(MODEL_VIEW_WIDTH, dock_width(window),
-                                                                window.room_on_the_right()))
+                                                                self.host.room_on_the_right()))
                 window.resizeDocks([dock], [width], QtCore.Qt.Orientation.Horizontal)
         self.dock.show()
         self.dock.raise_()
@@ -161,7 +178,7 @@ class ModelActions(QtCore.QObject):
 
     # ----- remembered folders -----------------------------------------------------------------
     def recent_folders(self) -> list[str]:
-        value = self.window.settings.value(RECENT_KEY, [])
+        value = self.settings.value(RECENT_KEY, [])
         if isinstance(value, str):
             value = [value]
         return [v for v in (value or []) if isinstance(v, str)]
@@ -169,12 +186,12 @@ class ModelActions(QtCore.QObject):
     def _remember(self, path: Path) -> None:
         path = str(Path(path).resolve())
         items = [path] + [p for p in self.recent_folders() if p != path]
-        self.window.settings.setValue(RECENT_KEY, items[:MAX_RECENT_MODELS])
+        self.settings.setValue(RECENT_KEY, items[:MAX_RECENT_MODELS])
 
     # ----- actions ----------------------------------------------------------------------------
     def choose(self) -> bool:
         """File → Models on this computer: pick one of the models found, or browse for a folder."""
-        dialog = ModelsDialog(find_models(extra=[Path(p) for p in self.recent_folders()]), self.window)
+        dialog = ModelsDialog(find_models(extra=[Path(p) for p in self.recent_folders()]), self.host.main)
         if dialog.exec() != QtWidgets.QDialog.DialogCode.Accepted:
             return False
         if dialog.browse:
@@ -184,39 +201,39 @@ class ModelActions(QtCore.QObject):
     def open_folder(self, path=None, text: str | None = None, view: dict | None = None) -> bool:
         """Open the model in folder ``path`` (asked for when None). A folder that is not a usable model is
         refused with the reason, and the current work stays."""
-        window = self.window
+        window = self.host.main
         if path is None:
             start = self.recent_folders()[0] if self.recent_folders() else str(Path.home())
             path = QtWidgets.QFileDialog.getExistingDirectory(window, "Open a trained model (its folder)", start)
             if not path:
                 return False
-        if not window.maybe_keep_changes():
+        if not self.hooks.keep_changes():
             return False
         QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
         try:
             model = load_model(Path(path))
         except ModelError as exc:
-            window.notify_error("Could not open the model", str(exc))
+            self.hooks.tell_error("Could not open the model", str(exc))
             return False
         finally:
             QtWidgets.QApplication.restoreOverrideCursor()
         self.show_model(model, text=text, view=view)
-        window.forget_file()
+        self.hooks.forget_file()
         window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
                                        "as you type.", 8000)
         return True
 
     def show_model(self, model, text: str | None = None, view: dict | None = None, edits=None) -> None:
         """Make an opened model the document and show the model view beside the panels."""
-        if text is None and self.window.session.model_doc is None:
-            text = self.window.session.scenario.text or DEFAULT_TEXT
-        self.window.session.open_model(model, text=text, view=view, edits=edits)
+        if text is None and self.session.model_doc is None:
+            text = self.session.scenario.text or DEFAULT_TEXT
+        self.session.open_model(model, text=text, view=view, edits=edits)
         self._remember(model.info.path)
         self.show_view()
 
     def back(self) -> bool:
-        if self.window.session.model_doc is None or not self.window.maybe_keep_changes():
+        if self.session.model_doc is None or not self.hooks.keep_changes():
             return False
-        self.window.session.close_model()
-        self.window.forget_file()
+        self.session.close_model()
+        self.hooks.forget_file()
         return True

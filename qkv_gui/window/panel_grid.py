@@ -145,6 +145,7 @@ class PanelGrid(QtWidgets.QSplitter):
         self.setChildrenCollapsible(False)
         self.setHandleWidth(5)
         self.frames: dict[str, PanelFrame] = {}
+        self.panels: dict[str, Panel] = {p.object_name: p for p in panels}  # by object name, in order
         self.rows: list[QtWidgets.QSplitter] = []
         self.wanted: dict[str, bool] = {}
         self.focused: str | None = None

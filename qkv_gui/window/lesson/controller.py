@@ -177,16 +177,22 @@ class _Cover(QtWidgets.QLabel):
 
 
 class LessonController(QtCore.QObject):
-    """The lesson's state and behaviour, its dock and its menu; ``window.lesson``."""
+    """The lesson's state and behaviour, its dock and its menu, in the window of ``host`` (a DockHost): it brings
+    forward the panels of ``grid`` (shown in ``grid_scroll``), ticks their ``panel_actions`` (the View menu's),
+    and opens an experiment's dock through ``experiments``. Presenter mode takes the whole QMainWindow."""
 
     stepChanged = QtCore.Signal(int)  # 0-based index
     modeChanged = QtCore.Signal(bool)  # lesson on / off
     presenterChanged = QtCore.Signal(bool)
 
-    def __init__(self, window: QtWidgets.QMainWindow):
-        super().__init__(window)
-        self.window = window
-        self.session = window.session
+    def __init__(self, session, host, grid, grid_scroll: QtWidgets.QWidget, panel_actions: dict, experiments):
+        super().__init__(host.main)
+        self.window = window = host.main  # (Qt's QMainWindow: docks, geometry, full screen)
+        self.host = host
+        self.grid = grid
+        self.panel_actions = panel_actions
+        self.experiments = experiments
+        self.session = session
         self.steps: list[Step] = load_steps()
         self.index = 0
         self.active = False
@@ -217,7 +223,7 @@ class LessonController(QtCore.QObject):
         self.dock.visibilityChanged.connect(self._dock_visibility)
         # over what shows of the panels: the scroll area, not the grid inside it (which can be
         # taller than the window on a small screen)
-        self.cover = _Cover(window, window.gridScroll)
+        self.cover = _Cover(window, grid_scroll)
 
         p = self.pane
         self.numbered = sum(1 for st in self.steps if not st.appendix)
@@ -304,14 +310,14 @@ class LessonController(QtCore.QObject):
         if self.active:
             return
         self.active = True
-        self._before_lesson_focus = self.window.grid.focused
-        self.window.tab_on_a_short_screen(self.dock)  # beside an experiment, as a tab on a short screen
+        self._before_lesson_focus = self.grid.focused
+        self.host.tab_on_a_short_screen(self.dock)  # beside an experiment, as a tab on a short screen
         self.dock.show()
         self.dock.raise_()
         total = self.window.width()
         # A small screen (a projector): the editing docks give up their spare width, so that the step's
         # panel keeps room next to the lesson text, which then takes a little less too.
-        pane = max(300, int(total * 0.3)) if self.window.make_room() else max(380, int(total * 0.3))
+        pane = max(300, int(total * 0.3)) if self.host.make_room() else max(380, int(total * 0.3))
         self.window.resizeDocks([self.dock], [pane], Qt.Orientation.Horizontal)
         QtWidgets.QApplication.instance().installEventFilter(self._key_filter)
         self.go(self.index, force=True)
@@ -328,7 +334,7 @@ class LessonController(QtCore.QObject):
         self.active = False
         QtWidgets.QApplication.instance().removeEventFilter(self._key_filter)
         self._set_highlight(None)
-        self.window.grid.focus(self._before_lesson_focus)
+        self.grid.focus(self._before_lesson_focus)
         self.dock.hide()
         self.modeChanged.emit(False)
 
@@ -380,14 +386,14 @@ class LessonController(QtCore.QObject):
             return
         # A step about an experiment opens it in its dock (not in presenter mode, which keeps to the lesson
         # and one panel: there the text's link opens it), and brings forward the panel that shows its work.
-        if self.step.panel not in self.window.panels and not self.presenter:
+        if self.step.panel not in self.grid.panels and not self.presenter:
             self._open_experiment(self.step.panel, keep_text=True)
         if self.step.panel == "trainPanel":
             self._default_target()
         name = self.grid_panel()
-        grid = self.window.grid
+        grid = self.grid
         if name is not None and not grid.wanted.get(name, True):
-            self.window.panel_actions[name].setChecked(True)  # the View menu's tick follows
+            self.panel_actions[name].setChecked(True)  # the View menu's tick follows
         if self.presenter or self.pane.aloneButton.isChecked():
             grid.focus(name)
         else:
@@ -400,7 +406,7 @@ class LessonController(QtCore.QObject):
         """The panel of the grid that ``step`` (default: the current one) brings forward: its own, or for a
         step about an experiment, the one that shows what the experiment changes."""
         step = step or self.step
-        if step.panel in self.window.panels:
+        if step.panel in self.grid.panels:
             return step.panel
         entry = catalog.by_object_name(step.panel) if step.panel else None
         return entry.lesson_beside if entry is not None else None  # a step about an experiment
@@ -412,7 +418,7 @@ class LessonController(QtCore.QObject):
         if entry is None or entry not in catalog.EXPERIMENTS:
             return False
         w = self.window
-        dock = w.open_experiment(entry.dock)  # stacked beside the lesson, or a tab with it (the window says)
+        dock = self.experiments.open(entry.dock)  # stacked beside the lesson, or a tab with it (the window says)
         if keep_text and self.dock in w.tabifiedDockWidgets(dock):
             self.dock.raise_()
         return True
@@ -431,10 +437,10 @@ class LessonController(QtCore.QObject):
 
     def _set_highlight(self, name: str | None) -> None:
         p = style.current()
-        self.window.grid.highlight(name, p.ink.get(self.step.role or "", p.selected))
+        self.grid.highlight(name, p.ink.get(self.step.role or "", p.selected))
 
     def highlighted_panel(self) -> str | None:
-        return self.window.grid.highlighted
+        return self.grid.highlighted
 
     def _palette_changed(self, _palette) -> None:
         """A new palette (View → Theme): the step's text and the outline of its panel in its colours."""
@@ -572,7 +578,7 @@ class LessonController(QtCore.QObject):
         if not self.active:
             self.enter()
         w = self.window
-        grid = w.grid
+        grid = self.grid
         self._busy_layout = True
         self._saved_layout = {
             "state": w.saveState(),
@@ -606,9 +612,9 @@ class LessonController(QtCore.QObject):
     def _apply_presenter_theme(self, scale: float | None) -> None:
         """Every panel (and its frame title) drawn at ``scale``; None: back to the screen theme."""
         theme = style.SCREEN if scale is None else style.presenter(scale)
-        for panel in self.window.panels.values():
+        for panel in self.grid.panels.values():
             panel.set_theme(theme)
-        self.window.grid.set_title_px(None if scale is None else round(CONTROL_PX * scale))
+        self.grid.set_title_px(None if scale is None else round(CONTROL_PX * scale))
         if scale is not None:
             self.pane.set_scale(scale)
 
@@ -632,7 +638,7 @@ class LessonController(QtCore.QObject):
         if w.dockWidgetArea(self.dock) != area:
             w.addDockWidget(area, self.dock)
         self._busy_layout = False
-        frame = w.grid.frames.get(w.grid.focused) if w.grid.focused else None
+        frame = self.grid.frames.get(self.grid.focused) if self.grid.focused else None
         # what the panel's own layout needs (buttons, numbers), at least what it asks the grid for
         panel = (frame.layout().totalMinimumSize().expandedTo(frame.minimumSizeHint()) if frame is not None
                  else QtCore.QSize(0, 0))
@@ -674,7 +680,7 @@ class LessonController(QtCore.QObject):
         self.dock.show()
         self._busy_layout = False
         self._sync_button(self.pane.presenterButton, False)
-        w.grid.focus(saved.get("focused"))
+        self.grid.focus(saved.get("focused"))
         self._show_step_panel()
         self.render()
         fit_to_screen(w)
