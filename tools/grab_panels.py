@@ -42,6 +42,22 @@ def _settle(app) -> None:
     app.processEvents()
 
 
+def _wait_for_the_model(app, window) -> None:
+    """Until the model's forward has landed and every panel took it (a busy machine runs it on the worker)."""
+    import time
+
+    runner = window.session.runner
+    for _ in range(100):
+        runner.wait()
+        _settle(app)
+        if not runner.busy:
+            break
+    end = time.monotonic() + 0.3  # what the panels posted after the last result (their boxes' new sizes)
+    while time.monotonic() < end:
+        app.processEvents()
+    _settle(app)
+
+
 def _no_shrink_pause() -> None:
     """A label's box gives back spare lines at once (as in the tests), so that grabs do not depend on timing."""
     import importlib
@@ -99,7 +115,7 @@ def grab(out_dir: Path) -> None:
                     dock.close()
                     _settle(app)
                 window.models.open_folder(MODEL, text=MODEL_TEXT)
-                _settle(app)
+                _wait_for_the_model(app, window)
                 view = window.findChild(QtWidgets.QWidget, "modelViewPanel")
                 if view is None:
                     raise SystemExit("no widget named modelViewPanel after opening the model")
