@@ -35,6 +35,15 @@ _SQRT_2_OVER_PI = F32(math.sqrt(2.0 / math.pi))
 _SQRT_HALF = F32(math.sqrt(0.5))
 #: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
 _VOCAB_CHUNK = 4096
+#: Elementwise work (softmax, GELU) is done in blocks of about this many numbers, so that its several passes
+#: over the numbers stay in the processor's cache (1 MB of float32) instead of going out to memory each time.
+_BLOCK = 1 << 18
+
+
+def _blocks(count: int, per_item: int):
+    """Slices of range(count) holding about _BLOCK numbers each (items of ``per_item`` numbers)."""
+    step = max(1, _BLOCK // max(1, per_item))
+    return [slice(i, min(count, i + step)) for i in range(0, count, step)]
 
 
 def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
@@ -142,8 +151,7 @@ class Forward:
     k: np.ndarray
     v: np.ndarray
     context: np.ndarray
-    scores: np.ndarray  # L x H x n x n
-    weights: np.ndarray
+    weights: np.ndarray  # L x H x n x n (the raw scores Q K^T are not kept: ModelTrace works them out on request)
     hidden: np.ndarray  # (L + 1) x n x d
     allowed: np.ndarray  # n x n bool
     q_unrotated: np.ndarray  # L x H x n x d_head: a W^Q + b^Q before the turn (q itself without rotary positions)
@@ -212,7 +220,9 @@ def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.
         f = inner.shape[1] // 2
         inner = silu(inner[:, :f]) * inner[:, f:]
     else:
-        inner = ACTIVATION[arch.activation](inner)
+        act = ACTIVATION[arch.activation]
+        for rows in _blocks(inner.shape[0], inner.shape[1]):
+            inner[rows] = act(inner[rows])
     out = inner @ float32(layer.w_out)
     if layer.b_out is not None:
         out += float32(layer.b_out)
@@ -258,12 +268,12 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     per_head = (L, H, n, dh)
     out = Forward(
         attn_input=np.empty((L, n, d), F32), q=np.empty(per_head, F32), k=np.empty(per_head, F32),
-        v=np.empty(per_head, F32), context=np.empty(per_head, F32), scores=np.empty((L, H, n, n), F32),
+        v=np.empty(per_head, F32), context=np.empty(per_head, F32),
         weights=np.empty((L, H, n, n), F32), hidden=np.empty((L + 1, n, d), F32), allowed=allowed,
         q_unrotated=np.empty(per_head, F32) if turn is not None else None,
         k_unrotated=np.empty(per_head, F32) if turn is not None else None,
     )
-    names = ("attn_input", "q", "k", "v", "context", "scores", "weights") + (
+    names = ("attn_input", "q", "k", "v", "context", "weights") + (
         ("q_unrotated", "k_unrotated") if turn is not None else ())
     if start > 0:
         for name in names:
@@ -274,6 +284,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         h = _embed(arch, w, ids)
         out.hidden[0] = h
     lowest = np.finfo(F32).min
+    raw = np.empty((_blocks(H, n * n)[0].stop if H else 0, n, n), F32)  # one block of heads' raw scores
     for li in range(start, L):
         layer = w.layers[li]
         ed = edits.get(li)
@@ -299,21 +310,23 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             out.k_unrotated[li] = np.repeat(k, G, axis=0) if G > 1 else k
             q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
         out.q[li] = q
-        out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k
+        out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
         out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
-        # scores of every query head of a group against its key head: KV x G x n x n
-        scores = out.scores[li]
-        np.matmul(q.reshape(KV, G, n, dh), k.transpose(0, 2, 1)[:, None], out=scores.reshape(KV, G, n, n))
-        z = out.weights[li]
-        if n:
-            np.multiply(scores, F32(1.0 / divisor(arch, li)), out=z)
-            if hidden_keys is not None:
-                np.copyto(z, lowest, where=hidden_keys)
-            z -= z.max(axis=-1, keepdims=True)
-            np.exp(z, out=z)
-            z /= z.sum(axis=-1, keepdims=True)
+        q, k, v = out.q[li], out.k[li], out.v[li]
+        scale = F32(1.0 / divisor(arch, li))
         context = out.context[li]
-        np.matmul(z.reshape(KV, G, n, n), v[:, None], out=context.reshape(KV, G, n, dh))
+        for heads in _blocks(H, n * n):  # a few heads at a time: their n x n scores stay in cache
+            scores = raw[:heads.stop - heads.start]
+            np.matmul(q[heads], k[heads].transpose(0, 2, 1), out=scores)  # heads x n x n
+            z = out.weights[li, heads]
+            if n:
+                np.multiply(scores, scale, out=z)
+                if hidden_keys is not None:
+                    np.copyto(z, lowest, where=hidden_keys)
+                z -= z.max(axis=-1, keepdims=True)
+                np.exp(z, out=z)
+                z /= z.sum(axis=-1, keepdims=True)
+            np.matmul(z, v[heads], out=context[heads])  # heads x n x dh
         if ed is not None:
             for head in ed.knocked:
                 context[head] = 0.0
