@@ -38,6 +38,14 @@ _VOCAB_CHUNK = 4096
 #: Elementwise work (softmax, GELU) is done in blocks of about this many numbers, so that its several passes
 #: over the numbers stay in the processor's cache (1 MB of float32) instead of going out to memory each time.
 _BLOCK = 1 << 18
+#: Up to this many tokens, ``linear`` turns products around.
+_FEW = 256
+
+
+def linear(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """x @ w (n x d_in times d_in x d_out). For a few tokens BLAS is quicker at the same product turned
+    around, (w^T x^T)^T: the same sums, its result a transposed view."""
+    return (w.T @ x.T).T if x.shape[0] <= _FEW else x @ w
 
 
 def _blocks(count: int, per_item: int):
@@ -69,34 +77,33 @@ def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple) -> np.ndarray:
     return rms_norm(x, gain_bias, arch.eps) if arch.norm == "rms" else layer_norm(x, gain_bias, arch.eps)
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function, elementwise, in float32 (Abramowitz and Stegun 7.1.26: error below 1.5e-7,
-    about the size of float32 rounding)."""
-    a = np.abs(x)
-    t = a * F32(0.3275911)
-    t += F32(1.0)
-    np.reciprocal(t, out=t)
-    poly = t * F32(1.061405429)
-    for c in (-1.453152027, 1.421413741, -0.284496736):
-        poly += F32(c)
-        poly *= t
-    poly += F32(0.254829592)
-    poly *= t
-    np.multiply(a, a, out=a)
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    poly *= a
-    np.subtract(F32(1.0), poly, out=poly)
-    return np.copysign(poly, x, out=poly)
+#: Abramowitz and Stegun 7.1.26: erf(y) = 1 - P(t) e^(-y^2) for y >= 0, t = 1 / (1 + p y), error below 1.5e-7
+#: (about float32's rounding). P's coefficients, highest power first.
+_ERF_P = 0.3275911
+_ERF_COEFFICIENTS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """The exact GELU: x Phi(x) = x (1 + erf(x / sqrt 2)) / 2."""
-    y = erf(x * _SQRT_HALF)
-    y += F32(1.0)
-    y *= x
-    y *= F32(0.5)
-    return y
+    """The exact GELU, x Phi(x) = x (1 + erf(x / sqrt 2)) / 2, in float32. With erf(y) = 1 - P(t) e^(-y^2)
+    (y >= 0; odd) this is  max(x, 0) - |x| P(t) e^(-x^2 / 2) / 2,  t = 1 / (1 + p |x| / sqrt 2):
+    one form for both signs, so fewer passes over the numbers."""
+    a = np.abs(x)
+    t = a * F32(_ERF_P * math.sqrt(0.5))
+    t += F32(1.0)
+    np.reciprocal(t, out=t)
+    half = [F32(0.5 * c) for c in _ERF_COEFFICIENTS]  # the / 2 taken into P
+    poly = t * half[0]
+    for c in half[1:]:
+        poly += c
+        poly *= t
+    e = x * x
+    e *= F32(-0.5)
+    np.exp(e, out=e)
+    poly *= e
+    poly *= a
+    np.maximum(x, F32(0.0), out=a)
+    a -= poly
+    return a
 
 
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
@@ -213,7 +220,7 @@ def _embed(arch: Architecture, w: Weights, ids: np.ndarray) -> np.ndarray:
 
 def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.ndarray:
     """FF(z): act(z W_in + b_in) W_out + b_out; Llama: down(silu(gate(z)) * up(z))."""
-    inner = z @ float32(layer.w_in)
+    inner = linear(z, float32(layer.w_in))
     if layer.b_in is not None:
         inner += float32(layer.b_in)
     if arch.gated:
@@ -223,7 +230,7 @@ def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.
         act = ACTIVATION[arch.activation]
         for rows in _blocks(inner.shape[0], inner.shape[1]):
             inner[rows] = act(inner[rows])
-    out = inner @ float32(layer.w_out)
+    out = linear(inner, float32(layer.w_out))
     if layer.b_out is not None:
         out += float32(layer.b_out)
     return out
@@ -299,7 +306,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
                 out.hidden[li] = a
         out.attn_input[li] = a
         w_qkv, b_qkv = edited_qkv(layer, ed)
-        qkv = a @ w_qkv  # n x (H + 2 KV) dh
+        qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
         if b_qkv is not None:
             qkv += b_qkv
         q = qkv[:, :H * dh].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
@@ -325,12 +332,12 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
                     np.copyto(z, lowest, where=hidden_keys)
                 z -= z.max(axis=-1, keepdims=True)
                 np.exp(z, out=z)
-                z /= z.sum(axis=-1, keepdims=True)
+                z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
             np.matmul(z, v[heads], out=context[heads])  # heads x n x dh
         if ed is not None:
             for head in ed.knocked:
                 context[head] = 0.0
-        o = context.transpose(1, 0, 2).reshape(n, H * dh) @ float32(layer.w_o)  # n x d
+        o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), float32(layer.w_o))  # n x d
         if layer.b_o is not None:
             o += float32(layer.b_o)
         if arch.pre_norm:
