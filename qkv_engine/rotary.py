@@ -50,3 +50,12 @@ def rotate(x: np.ndarray, turn: np.ndarray) -> np.ndarray:
     out[..., :half] = first * cos - second * sin
     out[..., half:] = second * cos + first * sin
     return out
+
+
+def fill_unrotated(result) -> None:
+    """In a frozen result with ``q``, ``k``, ``q_unrotated``, ``k_unrotated``: the unturned ones default to
+    ``q`` and ``k`` themselves (nothing was turned)."""
+    if result.q_unrotated is None:
+        object.__setattr__(result, "q_unrotated", result.q)
+    if result.k_unrotated is None:
+        object.__setattr__(result, "k_unrotated", result.k)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import rotary
 from ..errors import ModelError
 from ..scenario import Scenario
 from . import forward
@@ -119,10 +120,7 @@ class ModelTrace:
     logits: np.ndarray | None = None  # n x vocab float32: next-token scores (BERT: masked-token); None: no head
 
     def __post_init__(self):
-        if self.q_unrotated is None:
-            object.__setattr__(self, "q_unrotated", self.q)
-        if self.k_unrotated is None:
-            object.__setattr__(self, "k_unrotated", self.k)
+        rotary.fill_unrotated(self)
 
     @functools.cached_property
     def scores(self) -> np.ndarray:

@@ -8,7 +8,9 @@ import pytest
 from qkv_engine import compute, compute_heads, explain
 from qkv_engine.models import ModelEdits, load_model
 
-from .model_files import TINY, TINY_BERT, TINY_GPT2, copy_model, reference_outputs
+from .head_check import assert_head_scenarios_match
+from .llama_reference import llama_reference
+from .model_files import TINY, TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, copy_model, reference_outputs
 from .model_reference import reference_forward
 
 ATOL = 1e-4  # float32 against the library's float32: about 1e-6 expected
@@ -47,13 +49,21 @@ def test_every_layer_and_head_matches_the_library(models, family, s):
         np.testing.assert_allclose(got, want, atol=ATOL, rtol=0, err_msg=ours)
 
 
-@pytest.mark.parametrize("family", ["bert", "gpt2"])
+REFERENCES = {"bert": (TINY_BERT, reference_forward), "gpt2": (TINY_GPT2, reference_forward),
+              "llama": (TINY_LLAMA, llama_reference), "qwen2": (TINY_QWEN2, llama_reference)}
+
+
+@pytest.mark.parametrize("family", sorted(REFERENCES))
 def test_the_test_reference_forward_matches_the_library_too(family):
-    # model_reference.py is used to check edits below: it must itself agree with the library.
-    for s, ref in reference_outputs(TINY[family]).items():
-        out = reference_forward(TINY[family], ref["ids"])
-        np.testing.assert_allclose(out["hidden"], ref["hidden"], atol=ATOL, rtol=0)
+    # model_reference.py and llama_reference.py check edits: they must themselves agree with the library.
+    folder, forward = REFERENCES[family]
+    for s, ref in reference_outputs(folder).items():
+        out = forward(folder, ref["ids"])
+        np.testing.assert_allclose(out["hidden"], ref["hidden"], atol=ATOL * max(1.0, np.abs(ref["hidden"]).max()))
         np.testing.assert_allclose(out["weights"], ref["attn"], atol=ATOL, rtol=0)
+        if "q_rot" in ref:
+            np.testing.assert_allclose(out["q_rot"], ref["q_rot"], atol=ATOL, rtol=0)
+            np.testing.assert_allclose(out["logits"], ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
 
 
 @pytest.mark.parametrize("family", ["bert", "gpt2"])
@@ -80,18 +90,9 @@ def test_masks_follow_the_family(models):
 def test_a_head_scenario_computes_the_trace_numbers(models, family, s):
     model = models[family]
     trace = model.run(str(reference_outputs(TINY[family])[s]["text"]))
-    for layer in range(model.info.n_layers):
-        for head in range(model.info.n_heads):
-            sc = model.head_scenario(trace, layer, head)
-            assert sc.n_heads == 1 and sc.d_k == sc.d_v == model.info.d_head
-            assert sc.causal == (family == "gpt2") and sc.scale and sc.temperature == 1.0
-            r = compute(sc)
-            for name, ours in (("q", r.q), ("k", r.k), ("v", r.v), ("weights", r.weights),
-                               ("context", r.output)):
-                np.testing.assert_allclose(ours, getattr(trace, name)[layer, head], atol=1e-5, rtol=1e-5,
-                                           err_msg=f"layer {layer} head {head} {name}")
-            np.testing.assert_allclose(r.scores, trace.scores[layer, head], atol=1e-5, rtol=1e-5)
-            np.testing.assert_array_equal(r.allowed, trace.allowed)
+    assert_head_scenarios_match(model, trace)
+    sc = model.head_scenario(trace, 1, 1)
+    assert sc.causal == (family == "gpt2") and sc.scale and sc.temperature == 1.0 and not sc.rotary
 
 
 def test_a_head_scenario_carries_the_text_tokens_and_biases(models):
