@@ -243,7 +243,7 @@ def logits(arch: Architecture, head: OutputHead, h: np.ndarray) -> np.ndarray:
         h = layer_norm(ACTIVATION[arch.activation](h @ float32(w_t) + float32(b_t)), head.ln, arch.eps)
     decoder = head.decoder  # vocab x d
     if decoder.dtype == F32:
-        out = h @ decoder.T
+        out = linear(h, decoder.T)
     else:  # widened a slice at a time: a float32 copy of a large vocabulary would not fit beside the model
         out = np.empty((h.shape[0], decoder.shape[0]), F32)
         for s in range(0, decoder.shape[0], _VOCAB_CHUNK):
