@@ -7,10 +7,11 @@ import pytest
 
 from qkv_engine.models import ModelError, load_model
 
-from .model_files import TINY_BERT, TINY_BERT_MLM, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, copy_model, edit_config, \
+from .model_files import TINY_BERT, TINY_BERT_MLM, TINY_DISTILBERT_MLM, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, copy_model, edit_config, \
     reference_outputs, tensors, write_tensors
 
-WITH_HEAD = {"gpt2": TINY_GPT2, "bert-mlm": TINY_BERT_MLM, "llama": TINY_LLAMA, "qwen2": TINY_QWEN2}
+WITH_HEAD = {"gpt2": TINY_GPT2, "bert-mlm": TINY_BERT_MLM, "distilbert-mlm": TINY_DISTILBERT_MLM, "llama": TINY_LLAMA,
+             "qwen2": TINY_QWEN2}
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +31,10 @@ def test_logits_match_the_library(models, name):
         np.testing.assert_allclose(trace.logits, ref["logits"], atol=1e-4 * np.abs(ref["logits"]).max(), rtol=0)
 
 
-def test_bert_mlm_hidden_states_and_weights_match_the_library(models):
-    for s, ref in reference_outputs(TINY_BERT_MLM).items():
-        trace = models["bert-mlm"].run(str(ref["text"]))
+@pytest.mark.parametrize("name", ["bert-mlm", "distilbert-mlm"])
+def test_masked_lm_hidden_states_and_weights_match_the_library(models, name):
+    for s, ref in reference_outputs(WITH_HEAD[name]).items():
+        trace = models[name].run(str(ref["text"]))
         np.testing.assert_allclose(trace.weights, ref["attn"], atol=1e-4, rtol=0)
         np.testing.assert_allclose(trace.hidden, ref["hidden"], atol=1e-4 * np.abs(ref["hidden"]).max(), rtol=0)
 
