@@ -260,6 +260,26 @@ def _check_window(arch: Architecture, n: int) -> None:
                          f"tokens, not {n}")
 
 
+def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,
+           weights: np.ndarray, context: np.ndarray) -> None:
+    """A = softmax(scale Q K^T, hidden keys at the lowest float) into ``weights`` (H x n x n) and C = A V into
+    ``context`` (H x n x d_head), for H heads of q, k, v (H x n x d_head), a few heads at a time so that
+    their n x n numbers stay in cache through the softmax's passes."""
+    n = q.shape[1]
+    lowest = np.finfo(F32).min
+    for heads in _blocks(q.shape[0], n * n):
+        z = weights[heads]
+        np.matmul(q[heads], k[heads].transpose(0, 2, 1), out=z)  # heads x n x n raw scores
+        if n:
+            z *= scale
+            if hidden_keys is not None:
+                np.copyto(z, lowest, where=hidden_keys)
+            z -= z.max(axis=-1, keepdims=True)
+            np.exp(z, out=z)
+            z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
+        np.matmul(z, v[heads], out=context[heads])  # heads x n x d_head
+
+
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
     """The whole model on token ids ``ids``; ``edits`` maps a layer to its LayerEdits.
 
@@ -290,8 +310,6 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     else:
         h = _embed(arch, w, ids)
         out.hidden[0] = h
-    lowest = np.finfo(F32).min
-    raw = np.empty((_blocks(H, n * n)[0].stop if H else 0, n, n), F32)  # one block of heads' raw scores
     for li in range(start, L):
         layer = w.layers[li]
         ed = edits.get(li)
@@ -320,20 +338,8 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
         out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
         q, k, v = out.q[li], out.k[li], out.v[li]
-        scale = F32(1.0 / divisor(arch, li))
         context = out.context[li]
-        for heads in _blocks(H, n * n):  # a few heads at a time: their n x n scores stay in cache
-            scores = raw[:heads.stop - heads.start]
-            np.matmul(q[heads], k[heads].transpose(0, 2, 1), out=scores)  # heads x n x n
-            z = out.weights[li, heads]
-            if n:
-                np.multiply(scores, scale, out=z)
-                if hidden_keys is not None:
-                    np.copyto(z, lowest, where=hidden_keys)
-                z -= z.max(axis=-1, keepdims=True)
-                np.exp(z, out=z)
-                z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
-            np.matmul(z, v[heads], out=context[heads])  # heads x n x dh
+        attend(q, k, v, F32(1.0 / divisor(arch, li)), hidden_keys, out.weights[li], context)
         if ed is not None:
             for head in ed.knocked:
                 context[head] = 0.0
