@@ -8,10 +8,12 @@ import pytest
 from qkv_engine.models import load_model
 
 from .head_check import assert_head_scenarios_match
-from .model_files import ROPE, reference_outputs
+from .llama_reference import llama_reference
+from .model_files import ROPE, copy_model, edit_config, reference_outputs, tensors, write_tensors
 
 ATOL = 1e-4
 SENTENCES = range(4)
+TEXT = "The animal didn't cross the street because it was tired."
 
 
 @pytest.fixture(scope="module")
@@ -123,3 +125,45 @@ def test_model_info_describes_the_rotation_and_the_groups(models):
     assert llama.rotary and llama.rope_theta == 10000.0 and llama.rope_type == "default" and llama.has_output_head
     np.testing.assert_allclose(llama.rope_frequencies, [10000.0 ** (-2 * i / 8) for i in range(4)], rtol=1e-6)
     assert llama.causal and qwen2.causal
+
+
+def test_a_llama_with_every_bias_matches_the_reference(tmp_path):
+    # attention_bias: q, k, v and o have biases; mlp_bias: gate, up and down too
+    folder = copy_model(ROPE["llama"], tmp_path / "m")
+    data = tensors(folder)
+    rng = np.random.default_rng(5)
+    for layer in range(2):
+        for name in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+                     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"):
+            rows = data[f"model.layers.{layer}.{name}.weight"].shape[0]
+            data[f"model.layers.{layer}.{name}.bias"] = rng.standard_normal(rows).astype(np.float32)
+    write_tensors(folder, data)
+    edit_config(folder, attention_bias=True, mlp_bias=True)
+    model = load_model(folder)
+    trace = model.run(TEXT)
+    ref = llama_reference(folder, trace.ids)
+    np.testing.assert_allclose(trace.weights, ref["weights"], atol=ATOL, rtol=0)
+    np.testing.assert_allclose(trace.logits, ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
+    assert model.head_weights(1, 2)["b_k"].any()
+    assert_head_scenarios_match(model, trace)
+
+
+def test_a_head_dim_other_than_width_over_heads(tmp_path):
+    # head_dim from config.json (12) while hidden_size / heads is 8: q is 4 x 12 wide, o maps 48 back to 32
+    folder = copy_model(ROPE["llama"], tmp_path / "m")
+    data = tensors(folder)
+    rng = np.random.default_rng(6)
+    for layer in range(2):
+        p = f"model.layers.{layer}.self_attn."
+        for name, shape in (("q_proj", (48, 32)), ("k_proj", (24, 32)), ("v_proj", (24, 32)), ("o_proj", (32, 48))):
+            data[p + name + ".weight"] = (rng.standard_normal(shape) * 0.3).astype(np.float32)
+    write_tensors(folder, data)
+    edit_config(folder, head_dim=12)
+    model = load_model(folder)
+    assert model.info.d_head == 12 and len(model.info.rope_frequencies) == 6
+    trace = model.run(TEXT)
+    ref = llama_reference(folder, trace.ids)
+    np.testing.assert_allclose(trace.weights, ref["weights"], atol=ATOL, rtol=0)
+    np.testing.assert_allclose(trace.q, ref["q_rot"], atol=ATOL, rtol=0)
+    np.testing.assert_allclose(trace.logits, ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
+    assert_head_scenarios_match(model, trace)
