@@ -134,3 +134,22 @@ def test_a_head_dim_other_than_width_over_heads(tmp_path):
     np.testing.assert_allclose(trace.q, ref["q_rot"], atol=ATOL, rtol=0)
     np.testing.assert_allclose(trace.logits, ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
     assert_head_scenarios_match(model, trace)
+
+
+def test_a_byte_level_tokenizer_whose_post_processor_adds_a_bos(tmp_path):
+    # as Llama 3's tokenizer.json: byte-level pieces, and a TemplateProcessing that puts <|begin_of_text|> first
+    import json
+
+    folder = copy_model(ROPE["qwen2"], tmp_path / "m")
+    doc = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    bos = {"id": "<|im_start|>", "type_id": 0}
+    doc["post_processor"] = {
+        "type": "TemplateProcessing", "single": [{"SpecialToken": bos}, {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"SpecialToken": bos}, {"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<|im_start|>": {"id": "<|im_start|>", "ids": [1], "tokens": ["<|im_start|>"]}}}
+    (folder / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    with_bos = load_model(folder).run("The cat sat")
+    plain = load_model(ROPE["qwen2"]).run("The cat sat")
+    assert with_bos.tokens == ("<|im_start|>",) + plain.tokens and with_bos.ids == (1,) + plain.ids
+    assert with_bos.spans == ((0, 0),) + plain.spans
+    assert with_bos.tokens[2] == "\u2423"  # the byte-level space, shown as the app's visible space
