@@ -101,3 +101,17 @@ def test_an_untied_llama_uses_its_lm_head(tmp_path):
     np.testing.assert_allclose(untied.logits, untied.hidden[-1] @ head.T, rtol=1e-5, atol=1e-5)
     edit_config(folder, tie_word_embeddings=True)  # tied: the lm_head tensor is not used
     np.testing.assert_array_equal(load_model(folder).run("The cat sat").logits, tied.logits)
+
+
+def test_an_untied_bert_mlm_head_uses_its_own_decoder(tmp_path):
+    # a decoder of twice the word embeddings: the untied logits (less the bias) are twice the tied ones
+    folder = copy_model(TINY_BERT_MLM, tmp_path / "m")
+    t = tensors(folder)
+    write_tensors(folder, {**t, "cls.predictions.decoder.weight": 2 * t["bert.embeddings.word_embeddings.weight"]})
+    tied = load_model(folder).run("the cat sat")
+    np.testing.assert_array_equal(tied.logits, load_model(TINY_BERT_MLM).run("the cat sat").logits)
+    edit_config(folder, tie_word_embeddings=False)
+    untied = load_model(folder).run("the cat sat")
+    bias = t["cls.predictions.bias"]
+    np.testing.assert_allclose(untied.logits - bias, 2 * (tied.logits - bias), rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(untied.hidden, tied.hidden)
