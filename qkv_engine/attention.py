@@ -97,10 +97,7 @@ class AttentionResult(_Sentences):
     k_unrotated: np.ndarray | None = None  # m x d_k: X_s W^K + b^K before the turn
 
     def __post_init__(self):
-        if self.q_unrotated is None:
-            object.__setattr__(self, "q_unrotated", self.q)
-        if self.k_unrotated is None:
-            object.__setattr__(self, "k_unrotated", self.k)
+        rotary.fill_unrotated(self)
 
     @functools.cached_property
     def q_angles(self) -> np.ndarray:

@@ -40,13 +40,22 @@ def angles(positions, frequencies) -> np.ndarray:
 
 
 def rotate(x: np.ndarray, turn: np.ndarray) -> np.ndarray:
-    """``x`` (... x n x d) with each token's pairs (i, i + d/2) turned by ``turn`` (n x d/2 angles).
-    Returns a new array of x's dtype."""
+    """``x`` (... x n x d) with each token's pairs (i, i + d/2) turned by ``turn`` (n x d/2 angles). An odd d
+    (a hand-made example) keeps its last number as it is: it has no partner. Returns a new array of x's dtype."""
     half = x.shape[-1] // 2
     cos = np.cos(turn).astype(x.dtype, copy=False)  # n x d/2
     sin = np.sin(turn).astype(x.dtype, copy=False)
-    first, second = x[..., :half], x[..., half:]
-    out = np.empty_like(x)
+    first, second = x[..., :half], x[..., half:2 * half]
+    out = x.copy()
     out[..., :half] = first * cos - second * sin
-    out[..., half:] = second * cos + first * sin
+    out[..., half:2 * half] = second * cos + first * sin
     return out
+
+
+def fill_unrotated(result) -> None:
+    """In a frozen result with ``q``, ``k``, ``q_unrotated``, ``k_unrotated``: the unturned ones default to
+    ``q`` and ``k`` themselves (nothing was turned)."""
+    if result.q_unrotated is None:
+        object.__setattr__(result, "q_unrotated", result.q)
+    if result.k_unrotated is None:
+        object.__setattr__(result, "k_unrotated", result.k)

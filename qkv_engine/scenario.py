@@ -22,7 +22,8 @@ is turned by angles that grow with its position before the dot product (``qkv_en
 pair (i, i + d_k/2) of a token at position p turns by p f_i. The speeds f_i are
 ``rope_frequencies`` (d_k/2 numbers, a trained model's own) or, when not given,
 1 / rope_theta^(2i / d_k). ``positions`` are the query tokens' positions (None: 0 .. n-1);
-keys of the source sentence in cross-attention sit at 0 .. m-1. d_k must be even.
+keys of the source sentence in cross-attention sit at 0 .. m-1. An odd d_k leaves its last
+number unturned (it has no partner). Resizing d_k drops given speeds (back to rope_theta's).
 
 Names: ``feature_names`` (one per embedding dimension, e.g. "animate") and
 ``q_names``, ``k_names``, ``v_names`` (one per column of W^Q, W^K, W^V, e.g.
@@ -271,8 +272,6 @@ class Scenario:
             if len(pos) != self.n or any(p < 0 for p in pos):
                 raise ScenarioError(f"positions: expected {self.n} whole numbers, 0 or more, one per token")
             object.__setattr__(self, "positions", pos)
-        if self.rotary and self.d_k % 2:
-            raise ScenarioError(f"rotary positions turn pairs of numbers: d_k must be even, got {self.d_k}")
 
     def _check_names_and_new_tokens(self) -> None:
         for field, count in (("feature_names", self.d_model), ("q_names", self.w_q.shape[1]),
@@ -343,7 +342,7 @@ class Scenario:
             return self.rope_frequencies
         if self.d_k < 2:
             return np.zeros(0)
-        return inverse_frequencies(self.d_k - self.d_k % 2, self.rope_theta).astype(np.float64)
+        return inverse_frequencies(self.d_k - self.d_k % 2, self.rope_theta).astype(np.float64)  # odd: d_k - 1
 
     @property
     def query_positions(self) -> tuple:
@@ -616,6 +615,8 @@ class Scenario:
             sx = np.array([self._new_row(t, d_model, self.seed) for t in self.source_tokens])
             changes["source_x"] = fit(self.source_x, sx.reshape(len(self.source_tokens), d_model))
         changes.update(self._grids(d_model, d_k, d_v, self.n_heads, self.seed, keep=True))
+        if d_k != self.d_k:
+            changes["rope_frequencies"] = None  # given speeds fit the old d_k only: back to rope_theta's
         return replace(self, **changes)
 
     def with_heads(self, n_heads: int) -> "Scenario":

@@ -202,6 +202,7 @@ def architecture(config: dict, folder: Path) -> Architecture:
     if arch["activation"] not in ACTIVATIONS:
         raise ModelError(f"config.json in {folder}: the activation {arch['activation']!r} is not supported "
                          f"(supported: {', '.join(ACTIVATIONS)})")
+    arch["tied"] = bool(config.get("tie_word_embeddings", True))  # the output head reuses the word embeddings
     if arch["d_model"] % arch["n_heads"]:
         raise ModelError(f"config.json in {folder}: {arch['d_model']} numbers per token do not split into "
                          f"{arch['n_heads']} heads")
@@ -323,7 +324,7 @@ def _output_plan(r: _Reader) -> dict | None:
     t, ln = names["transform"], names["ln"]
     plan = {"transform": (_plan(r, (t + ".weight", (d, d), True), bare=True), _plan(r, (t + ".bias", (d,)), bare=True)),
             "ln": _Part((r.find(ln + ".weight", (d,), True), r.find(ln + ".bias", (d,), True)), norm=True),
-            "bias": _plan(r, (names["bias"], (vocab,)), bare=True),
+            "bias": _plan(r, (next((b for b in names["bias"] if b in r.names), names["bias"][0]), (vocab,)), bare=True),
             "decoder": word}
     if not arch.tied and names["decoder"] in r.names:
         plan["decoder"] = _plan(r, (names["decoder"], (vocab, d)), bare=True)
@@ -333,8 +334,9 @@ def _output_plan(r: _Reader) -> dict | None:
 #: The masked-LM heads' tensors (no prefix: they sit beside ``bert.`` / ``distilbert.``).
 _MLM_HEADS = {
     "bert": {"transform": "cls.predictions.transform.dense", "ln": "cls.predictions.transform.LayerNorm",
-             "bias": "cls.predictions.bias", "decoder": "cls.predictions.decoder.weight"},
-    "distilbert": {"transform": "vocab_transform", "ln": "vocab_layer_norm", "bias": "vocab_projector.bias",
+             "bias": ("cls.predictions.bias", "cls.predictions.decoder.bias"),
+             "decoder": "cls.predictions.decoder.weight"},
+    "distilbert": {"transform": "vocab_transform", "ln": "vocab_layer_norm", "bias": ("vocab_projector.bias",),
                    "decoder": "vocab_projector.weight"},
 }
 

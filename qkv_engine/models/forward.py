@@ -35,6 +35,23 @@ _SQRT_2_OVER_PI = F32(math.sqrt(2.0 / math.pi))
 _SQRT_HALF = F32(math.sqrt(0.5))
 #: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
 _VOCAB_CHUNK = 4096
+#: Elementwise work (softmax, GELU) is done in blocks of about this many numbers, so that its several passes
+#: over the numbers stay in the processor's cache (1 MB of float32) instead of going out to memory each time.
+_BLOCK = 1 << 18
+#: Up to this many tokens, ``linear`` turns products around.
+_FEW = 256
+
+
+def linear(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """x @ w (n x d_in times d_in x d_out). For a few tokens BLAS is quicker at the same product turned
+    around, (w^T x^T)^T: the same sums, its result a transposed view."""
+    return (w.T @ x.T).T if x.shape[0] <= _FEW else x @ w
+
+
+def _blocks(count: int, per_item: int):
+    """Slices of range(count) holding about _BLOCK numbers each (items of ``per_item`` numbers)."""
+    step = max(1, _BLOCK // max(1, per_item))
+    return [slice(i, min(count, i + step)) for i in range(0, count, step)]
 
 
 def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
@@ -60,34 +77,33 @@ def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple) -> np.ndarray:
     return rms_norm(x, gain_bias, arch.eps) if arch.norm == "rms" else layer_norm(x, gain_bias, arch.eps)
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function, elementwise, in float32 (Abramowitz and Stegun 7.1.26: error below 1.5e-7,
-    about the size of float32 rounding)."""
-    a = np.abs(x)
-    t = a * F32(0.3275911)
-    t += F32(1.0)
-    np.reciprocal(t, out=t)
-    poly = t * F32(1.061405429)
-    for c in (-1.453152027, 1.421413741, -0.284496736):
-        poly += F32(c)
-        poly *= t
-    poly += F32(0.254829592)
-    poly *= t
-    np.multiply(a, a, out=a)
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    poly *= a
-    np.subtract(F32(1.0), poly, out=poly)
-    return np.copysign(poly, x, out=poly)
+#: Abramowitz and Stegun 7.1.26: erf(y) = 1 - P(t) e^(-y^2) for y >= 0, t = 1 / (1 + p y), error below 1.5e-7
+#: (about float32's rounding). P's coefficients, highest power first.
+_ERF_P = 0.3275911
+_ERF_COEFFICIENTS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """The exact GELU: x Phi(x) = x (1 + erf(x / sqrt 2)) / 2."""
-    y = erf(x * _SQRT_HALF)
-    y += F32(1.0)
-    y *= x
-    y *= F32(0.5)
-    return y
+    """The exact GELU, x Phi(x) = x (1 + erf(x / sqrt 2)) / 2, in float32. With erf(y) = 1 - P(t) e^(-y^2)
+    (y >= 0; odd) this is  max(x, 0) - |x| P(t) e^(-x^2 / 2) / 2,  t = 1 / (1 + p |x| / sqrt 2):
+    one form for both signs, so fewer passes over the numbers."""
+    a = np.abs(x)
+    t = a * F32(_ERF_P * math.sqrt(0.5))
+    t += F32(1.0)
+    np.reciprocal(t, out=t)
+    half = [F32(0.5 * c) for c in _ERF_COEFFICIENTS]  # the / 2 taken into P
+    poly = t * half[0]
+    for c in half[1:]:
+        poly += c
+        poly *= t
+    e = x * x
+    e *= F32(-0.5)
+    np.exp(e, out=e)
+    poly *= e
+    poly *= a
+    np.maximum(x, F32(0.0), out=a)
+    a -= poly
+    return a
 
 
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
@@ -142,8 +158,7 @@ class Forward:
     k: np.ndarray
     v: np.ndarray
     context: np.ndarray
-    scores: np.ndarray  # L x H x n x n
-    weights: np.ndarray
+    weights: np.ndarray  # L x H x n x n (the raw scores Q K^T are not kept: ModelTrace works them out on request)
     hidden: np.ndarray  # (L + 1) x n x d
     allowed: np.ndarray  # n x n bool
     q_unrotated: np.ndarray  # L x H x n x d_head: a W^Q + b^Q before the turn (q itself without rotary positions)
@@ -205,15 +220,17 @@ def _embed(arch: Architecture, w: Weights, ids: np.ndarray) -> np.ndarray:
 
 def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.ndarray:
     """FF(z): act(z W_in + b_in) W_out + b_out; Llama: down(silu(gate(z)) * up(z))."""
-    inner = z @ float32(layer.w_in)
+    inner = linear(z, float32(layer.w_in))
     if layer.b_in is not None:
         inner += float32(layer.b_in)
     if arch.gated:
         f = inner.shape[1] // 2
         inner = silu(inner[:, :f]) * inner[:, f:]
     else:
-        inner = ACTIVATION[arch.activation](inner)
-    out = inner @ float32(layer.w_out)
+        act = ACTIVATION[arch.activation]
+        for rows in _blocks(inner.shape[0], inner.shape[1]):
+            inner[rows] = act(inner[rows])
+    out = linear(inner, float32(layer.w_out))
     if layer.b_out is not None:
         out += float32(layer.b_out)
     return out
@@ -226,7 +243,7 @@ def logits(arch: Architecture, head: OutputHead, h: np.ndarray) -> np.ndarray:
         h = layer_norm(ACTIVATION[arch.activation](h @ float32(w_t) + float32(b_t)), head.ln, arch.eps)
     decoder = head.decoder  # vocab x d
     if decoder.dtype == F32:
-        out = h @ decoder.T
+        out = linear(h, decoder.T)
     else:  # widened a slice at a time: a float32 copy of a large vocabulary would not fit beside the model
         out = np.empty((h.shape[0], decoder.shape[0]), F32)
         for s in range(0, decoder.shape[0], _VOCAB_CHUNK):
@@ -241,6 +258,26 @@ def _check_window(arch: Architecture, n: int) -> None:
         raise ModelError(f"this {arch.model_type} model lets a token see only the {arch.sliding_window} tokens before "
                          f"it (sliding_window), which this app does not show: use at most {arch.sliding_window} "
                          f"tokens, not {n}")
+
+
+def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,
+           weights: np.ndarray, context: np.ndarray) -> None:
+    """A = softmax(scale Q K^T, hidden keys at the lowest float) into ``weights`` (H x n x n) and C = A V into
+    ``context`` (H x n x d_head), for H heads of q, k, v (H x n x d_head), a few heads at a time so that
+    their n x n numbers stay in cache through the softmax's passes."""
+    n = q.shape[1]
+    lowest = np.finfo(F32).min
+    for heads in _blocks(q.shape[0], n * n):
+        z = weights[heads]
+        np.matmul(q[heads], k[heads].transpose(0, 2, 1), out=z)  # heads x n x n raw scores
+        if n:
+            z *= scale
+            if hidden_keys is not None:
+                np.copyto(z, lowest, where=hidden_keys)
+            z -= z.max(axis=-1, keepdims=True)
+            np.exp(z, out=z)
+            z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
+        np.matmul(z, v[heads], out=context[heads])  # heads x n x d_head
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
@@ -258,12 +295,12 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     per_head = (L, H, n, dh)
     out = Forward(
         attn_input=np.empty((L, n, d), F32), q=np.empty(per_head, F32), k=np.empty(per_head, F32),
-        v=np.empty(per_head, F32), context=np.empty(per_head, F32), scores=np.empty((L, H, n, n), F32),
+        v=np.empty(per_head, F32), context=np.empty(per_head, F32),
         weights=np.empty((L, H, n, n), F32), hidden=np.empty((L + 1, n, d), F32), allowed=allowed,
         q_unrotated=np.empty(per_head, F32) if turn is not None else None,
         k_unrotated=np.empty(per_head, F32) if turn is not None else None,
     )
-    names = ("attn_input", "q", "k", "v", "context", "scores", "weights") + (
+    names = ("attn_input", "q", "k", "v", "context", "weights") + (
         ("q_unrotated", "k_unrotated") if turn is not None else ())
     if start > 0:
         for name in names:
@@ -273,7 +310,6 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     else:
         h = _embed(arch, w, ids)
         out.hidden[0] = h
-    lowest = np.finfo(F32).min
     for li in range(start, L):
         layer = w.layers[li]
         ed = edits.get(li)
@@ -288,7 +324,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
                 out.hidden[li] = a
         out.attn_input[li] = a
         w_qkv, b_qkv = edited_qkv(layer, ed)
-        qkv = a @ w_qkv  # n x (H + 2 KV) dh
+        qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
         if b_qkv is not None:
             qkv += b_qkv
         q = qkv[:, :H * dh].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
@@ -299,25 +335,15 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             out.k_unrotated[li] = np.repeat(k, G, axis=0) if G > 1 else k
             q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
         out.q[li] = q
-        out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k
+        out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
         out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
-        # scores of every query head of a group against its key head: KV x G x n x n
-        scores = out.scores[li]
-        np.matmul(q.reshape(KV, G, n, dh), k.transpose(0, 2, 1)[:, None], out=scores.reshape(KV, G, n, n))
-        z = out.weights[li]
-        if n:
-            np.multiply(scores, F32(1.0 / divisor(arch, li)), out=z)
-            if hidden_keys is not None:
-                np.copyto(z, lowest, where=hidden_keys)
-            z -= z.max(axis=-1, keepdims=True)
-            np.exp(z, out=z)
-            z /= z.sum(axis=-1, keepdims=True)
+        q, k, v = out.q[li], out.k[li], out.v[li]
         context = out.context[li]
-        np.matmul(z.reshape(KV, G, n, n), v[:, None], out=context.reshape(KV, G, n, dh))
+        attend(q, k, v, F32(1.0 / divisor(arch, li)), hidden_keys, out.weights[li], context)
         if ed is not None:
             for head in ed.knocked:
                 context[head] = 0.0
-        o = context.transpose(1, 0, 2).reshape(n, H * dh) @ float32(layer.w_o)  # n x d
+        o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), float32(layer.w_o))  # n x d
         if layer.b_o is not None:
             o += float32(layer.b_o)
         if arch.pre_norm:

@@ -11,6 +11,7 @@ Nothing is downloaded and nothing is unpickled. Layers and heads count from 0.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import rotary
 from ..errors import ModelError
 from ..scenario import Scenario
 from . import forward
@@ -110,7 +112,6 @@ class ModelTrace:
     k: np.ndarray  # per query head: in grouped-query models each key/value head repeated for the heads reading it
     v: np.ndarray
     context: np.ndarray  # L x H x n x d_head: weights @ v, zero for a knocked-out head
-    scores: np.ndarray  # L x H x n x n: raw q.k, before scaling
     weights: np.ndarray  # L x H x n x n
     hidden: np.ndarray  # (L + 1) x n x d, as the transformers library's hidden_states
     allowed: np.ndarray  # n x n bool: False where the causal mask hides key j from query i
@@ -119,10 +120,13 @@ class ModelTrace:
     logits: np.ndarray | None = None  # n x vocab float32: next-token scores (BERT: masked-token); None: no head
 
     def __post_init__(self):
-        if self.q_unrotated is None:
-            object.__setattr__(self, "q_unrotated", self.q)
-        if self.k_unrotated is None:
-            object.__setattr__(self, "k_unrotated", self.k)
+        rotary.fill_unrotated(self)
+
+    @functools.cached_property
+    def scores(self) -> np.ndarray:
+        """L x H x n x n: raw q.k, before scaling (worked out from q and k when first asked for, by the same
+        product the forward pass used: a run does not keep a second n x n array per head)."""
+        return _frozen(np.matmul(self.q, np.swapaxes(self.k, -1, -2)))
 
     @property
     def n(self) -> int:
@@ -221,7 +225,7 @@ class Model:
         return ModelTrace(
             info=self.info, text=text, tokens=tokens, ids=ids, spans=spans, dropped=dropped, edits=edits,
             attn_input=_frozen(f.attn_input), q=_frozen(f.q), k=_frozen(f.k), v=_frozen(f.v),
-            context=_frozen(f.context), scores=_frozen(f.scores), weights=_frozen(f.weights),
+            context=_frozen(f.context), weights=_frozen(f.weights),
             hidden=_frozen(f.hidden), allowed=_frozen(f.allowed),
             q_unrotated=None if f.q_unrotated is None else _frozen(f.q_unrotated),
             k_unrotated=None if f.k_unrotated is None else _frozen(f.k_unrotated),

@@ -15,7 +15,9 @@ WIDEN_LIMIT = 1_000_000_000
 
 def bfloat16_bits_to_float32(bits: np.ndarray) -> np.ndarray:
     """bfloat16 is the top half of a float32: the 16 stored bits go there, the low 16 bits are zero."""
-    return (bits.astype(np.uint32) << 16).view(F32)
+    wide = bits.astype(np.uint32)
+    wide <<= 16
+    return wide.view(F32)
 
 
 def float32(a):

@@ -36,6 +36,12 @@ def _turn(x: np.ndarray, theta: float) -> np.ndarray:
     return out
 
 
+def _linear(t: dict, name: str, x: np.ndarray) -> np.ndarray:
+    """nn.Linear ``name``: x W^T, + its bias when the checkpoint has one."""
+    out = x @ t[name + ".weight"].T
+    return out + t[name + ".bias"] if name + ".bias" in t else out
+
+
 def _silu(x: np.ndarray) -> np.ndarray:
     return x / (1.0 + np.exp(-x))
 
@@ -63,11 +69,7 @@ def llama_reference(folder, ids, input_edits=None, knocked=frozenset(), tensors=
                 a[token, dim] = value
         attn_input.append(a)
 
-        def proj(name):  # nn.Linear: x @ W.T (+ b)
-            out = a @ t[p + f"self_attn.{name}.weight"].T
-            return out + t[p + f"self_attn.{name}.bias"] if p + f"self_attn.{name}.bias" in t else out
-
-        q_all, k_all, v_all = proj("q_proj"), proj("k_proj"), proj("v_proj")
+        q_all, k_all, v_all = (_linear(t, p + f"self_attn.{name}", a) for name in ("q_proj", "k_proj", "v_proj"))
         heads, outputs = [], []
         for head in range(H):
             g = head // (H // KV)
@@ -87,10 +89,10 @@ def llama_reference(folder, ids, input_edits=None, knocked=frozenset(), tensors=
             heads.append(dict(q=q, k=k, v=v, q_rot=qr, k_rot=kr, scores=scores, weights=weights, context=out))
             outputs.append(out)
         layers.append(heads)
-        h = h + np.hstack(outputs) @ t[p + "self_attn.o_proj.weight"].T
+        h = h + _linear(t, p + "self_attn.o_proj", np.hstack(outputs))
         m = _rms(h, t[p + "post_attention_layernorm.weight"], eps)
-        gate, up = m @ t[p + "mlp.gate_proj.weight"].T, m @ t[p + "mlp.up_proj.weight"].T
-        h = h + (_silu(gate) * up) @ t[p + "mlp.down_proj.weight"].T
+        gate, up = _linear(t, p + "mlp.gate_proj", m), _linear(t, p + "mlp.up_proj", m)
+        h = h + _linear(t, p + "mlp.down_proj", _silu(gate) * up)
         hidden.append(h)
     hidden[-1] = _rms(h, t["model.norm.weight"], eps)
     head_matrix = t.get("lm_head.weight", t["model.embed_tokens.weight"])

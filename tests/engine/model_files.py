@@ -15,6 +15,7 @@ TINY = {"bert": TINY_BERT, "gpt2": TINY_GPT2}
 TINY_LLAMA = DATA / "tiny-llama"
 TINY_QWEN2 = DATA / "tiny-qwen2"
 TINY_BERT_MLM = DATA / "tiny-bert-mlm"
+TINY_DISTILBERT_MLM = DATA / "tiny-distilbert-mlm"
 ROPE = {"llama": TINY_LLAMA, "qwen2": TINY_QWEN2}
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "vocab.json", "merges.txt",
                "tokenizer_config.json")

@@ -130,3 +130,21 @@ def test_a_generic_folder_name_gives_way_to_the_name_in_the_config(tmp_path):
     assert load_model(named).info.name == "my-bert"
     assert [f.name for f in find_models(extra=[folder, named], environ={"HF_HUB_CACHE": str(tmp_path / "x")})] == \
         ["tiny-thing", "my-bert"]
+
+
+def test_llama_family_snapshots_in_the_cache_are_found_and_checked(tmp_path):
+    from .model_files import TINY_LLAMA, TINY_QWEN2, tensors, write_shards
+
+    hub = tmp_path / "hub"
+    cache_entry(hub, "org/tiny-llama", TINY_LLAMA)
+    cache_entry(hub, "org/tiny-qwen2", TINY_QWEN2)
+    (sharded,) = cache_entry(hub, "org/sharded", TINY_LLAMA, skip=("model.safetensors",))
+    files = write_shards(sharded, tensors(TINY_LLAMA), parts=2)
+    cache_entry(hub, "org/no-tokenizer", TINY_LLAMA, skip=("tokenizer.json",))
+    found = {f.name: f for f in find_models(environ={"HF_HUB_CACHE": str(hub)})}
+    for name in ("org/tiny-llama", "org/tiny-qwen2", "org/sharded"):
+        assert found[name].family == "llama" and found[name].problem is None, name
+    assert "No tokenizer" in found["org/no-tokenizer"].problem and found["org/no-tokenizer"].family == "llama"
+    (sharded / files[0]).unlink()
+    again = {f.name: f for f in find_models(environ={"HF_HUB_CACHE": str(hub)})}
+    assert files[0] in again["org/sharded"].problem

@@ -11,7 +11,7 @@ import pytest
 
 from qkv_engine import compute
 from qkv_engine.models import load_model
-from qkv_engine.models.forward import ACTIVATION, erf
+from qkv_engine.models.forward import ACTIVATION, gelu
 
 from .model_files import TINY_BERT, TINY_GPT2, copy_model, edit_config, tensors, write_tensors
 
@@ -192,13 +192,15 @@ def test_gpt2_without_score_scaling(tmp_path):
 
 
 # ----- activations ----------------------------------------------------------------------------------------
-def test_erf_is_within_float32_rounding_of_the_exact_one():
-    xs = np.linspace(-10.0, 10.0, 20001)
-    want = np.array([math.erf(v) for v in xs])
-    got = erf(xs.astype(np.float32))
+def test_the_exact_gelu_is_within_float32_rounding_of_math_erfs():
+    xs = np.linspace(-12.0, 12.0, 24001)
+    want = np.array([0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0))) for v in xs.astype(np.float32).tolist()])
+    got = gelu(xs.astype(np.float32))
     assert got.dtype == np.float32
     assert np.abs(got - want).max() < 6e-7
-    assert erf(np.float32([0.0]))[0] == 0.0
+    big = np.abs(want) > 0.1
+    assert (np.abs(got[big] - want[big]) / np.abs(want[big])).max() < 2e-6  # relative, where GELU is not tiny
+    assert gelu(np.float32([0.0]))[0] == 0.0
 
 
 @pytest.mark.parametrize("name, exact", [

@@ -7,10 +7,11 @@ import pytest
 
 from qkv_engine.models import ModelError, load_model
 
-from .model_files import TINY_BERT, TINY_BERT_MLM, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, copy_model, edit_config, \
+from .model_files import TINY_BERT, TINY_BERT_MLM, TINY_DISTILBERT_MLM, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, copy_model, edit_config, \
     reference_outputs, tensors, write_tensors
 
-WITH_HEAD = {"gpt2": TINY_GPT2, "bert-mlm": TINY_BERT_MLM, "llama": TINY_LLAMA, "qwen2": TINY_QWEN2}
+WITH_HEAD = {"gpt2": TINY_GPT2, "bert-mlm": TINY_BERT_MLM, "distilbert-mlm": TINY_DISTILBERT_MLM, "llama": TINY_LLAMA,
+             "qwen2": TINY_QWEN2}
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +31,10 @@ def test_logits_match_the_library(models, name):
         np.testing.assert_allclose(trace.logits, ref["logits"], atol=1e-4 * np.abs(ref["logits"]).max(), rtol=0)
 
 
-def test_bert_mlm_hidden_states_and_weights_match_the_library(models):
-    for s, ref in reference_outputs(TINY_BERT_MLM).items():
-        trace = models["bert-mlm"].run(str(ref["text"]))
+@pytest.mark.parametrize("name", ["bert-mlm", "distilbert-mlm"])
+def test_masked_lm_hidden_states_and_weights_match_the_library(models, name):
+    for s, ref in reference_outputs(WITH_HEAD[name]).items():
+        trace = models[name].run(str(ref["text"]))
         np.testing.assert_allclose(trace.weights, ref["attn"], atol=1e-4, rtol=0)
         np.testing.assert_allclose(trace.hidden, ref["hidden"], atol=1e-4 * np.abs(ref["hidden"]).max(), rtol=0)
 
@@ -99,3 +101,17 @@ def test_an_untied_llama_uses_its_lm_head(tmp_path):
     np.testing.assert_allclose(untied.logits, untied.hidden[-1] @ head.T, rtol=1e-5, atol=1e-5)
     edit_config(folder, tie_word_embeddings=True)  # tied: the lm_head tensor is not used
     np.testing.assert_array_equal(load_model(folder).run("The cat sat").logits, tied.logits)
+
+
+def test_an_untied_bert_mlm_head_uses_its_own_decoder(tmp_path):
+    # a decoder of twice the word embeddings: the untied logits (less the bias) are twice the tied ones
+    folder = copy_model(TINY_BERT_MLM, tmp_path / "m")
+    t = tensors(folder)
+    write_tensors(folder, {**t, "cls.predictions.decoder.weight": 2 * t["bert.embeddings.word_embeddings.weight"]})
+    tied = load_model(folder).run("the cat sat")
+    np.testing.assert_array_equal(tied.logits, load_model(TINY_BERT_MLM).run("the cat sat").logits)
+    edit_config(folder, tie_word_embeddings=False)
+    untied = load_model(folder).run("the cat sat")
+    bias = t["cls.predictions.bias"]
+    np.testing.assert_allclose(untied.logits - bias, 2 * (tied.logits - bias), rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(untied.hidden, tied.hidden)

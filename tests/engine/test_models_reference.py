@@ -8,7 +8,9 @@ import pytest
 from qkv_engine import compute, compute_heads, explain
 from qkv_engine.models import ModelEdits, load_model
 
-from .model_files import TINY, TINY_BERT, TINY_GPT2, copy_model, reference_outputs
+from .head_check import assert_head_scenarios_match
+from .llama_reference import llama_reference
+from .model_files import ROPE, TINY, TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, copy_model, reference_outputs
 from .model_reference import reference_forward
 
 ATOL = 1e-4  # float32 against the library's float32: about 1e-6 expected
@@ -17,22 +19,32 @@ SENTENCES = range(4)
 
 @pytest.fixture(scope="module")
 def models():
-    return {family: load_model(folder) for family, folder in TINY.items()}
+    return {family: load_model(folder) for family, folder in {**TINY, **ROPE}.items()}
 
 
-def shown(family: str, token: str) -> str:
-    """The library's token as this app shows it: GPT-2's space marker Ġ becomes ␣ (the sentences are ASCII)."""
-    return token.replace("\u0120", "\u2423") if family == "gpt2" else token
+#: Library pieces the test sentences hold that this app shows otherwise: a new line, the two bytes of é.
+_SHOWN = {"<0x0A>": "\u21b5", "\u010a": "\u21b5", "<0xC3>": "\\xc3", "<0xA9>": "\\xa9", "\u00c3": "\\xc3",
+          "\u00a9": "\\xa9"}
 
 
-@pytest.mark.parametrize("family", ["bert", "gpt2"])
+def shown(token: str) -> str:
+    """The library's piece as this app shows it: byte-level Ġ and SentencePiece ▁ become ␣."""
+    return _SHOWN.get(token, token.replace("\u0120", "\u2423").replace("\u2581", "\u2423"))
+
+
+@pytest.mark.parametrize("family", ["bert", "gpt2", "llama", "qwen2"])
 @pytest.mark.parametrize("s", SENTENCES)
-def test_tokens_and_ids_match_the_library(models, family, s):
-    ref = reference_outputs(TINY[family])[s]
+def test_tokens_ids_and_spans_match_the_library(models, family, s):
+    ref = reference_outputs({**TINY, **ROPE}[family])[s]
     trace = models[family].run(str(ref["text"]))
     assert trace.ids == tuple(int(i) for i in ref["ids"])
-    assert trace.tokens == tuple(shown(family, str(t)) for t in ref["tokens"])
+    assert trace.tokens == tuple(shown(str(t)) for t in ref["tokens"])
     assert trace.dropped == 0
+    text = str(ref["text"])
+    for token, (a, b) in zip(trace.tokens, trace.spans):
+        assert 0 <= a <= b <= len(text)
+        if token.strip("\u2423") and not token.startswith(("<", "[", "\\")) and token != "\u21b5":
+            assert text[a:b].lower().replace(" ", "\u2423").endswith(token.lstrip("\u2423").lstrip("#").lower()), token
 
 
 @pytest.mark.parametrize("family", ["bert", "gpt2"])
@@ -47,13 +59,21 @@ def test_every_layer_and_head_matches_the_library(models, family, s):
         np.testing.assert_allclose(got, want, atol=ATOL, rtol=0, err_msg=ours)
 
 
-@pytest.mark.parametrize("family", ["bert", "gpt2"])
+REFERENCES = {"bert": (TINY_BERT, reference_forward), "gpt2": (TINY_GPT2, reference_forward),
+              "llama": (TINY_LLAMA, llama_reference), "qwen2": (TINY_QWEN2, llama_reference)}
+
+
+@pytest.mark.parametrize("family", sorted(REFERENCES))
 def test_the_test_reference_forward_matches_the_library_too(family):
-    # model_reference.py is used to check edits below: it must itself agree with the library.
-    for s, ref in reference_outputs(TINY[family]).items():
-        out = reference_forward(TINY[family], ref["ids"])
-        np.testing.assert_allclose(out["hidden"], ref["hidden"], atol=ATOL, rtol=0)
+    # model_reference.py and llama_reference.py check edits: they must themselves agree with the library.
+    folder, forward = REFERENCES[family]
+    for s, ref in reference_outputs(folder).items():
+        out = forward(folder, ref["ids"])
+        np.testing.assert_allclose(out["hidden"], ref["hidden"], atol=ATOL * max(1.0, np.abs(ref["hidden"]).max()))
         np.testing.assert_allclose(out["weights"], ref["attn"], atol=ATOL, rtol=0)
+        if "q_rot" in ref:
+            np.testing.assert_allclose(out["q_rot"], ref["q_rot"], atol=ATOL, rtol=0)
+            np.testing.assert_allclose(out["logits"], ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
 
 
 @pytest.mark.parametrize("family", ["bert", "gpt2"])
@@ -75,23 +95,18 @@ def test_masks_follow_the_family(models):
     np.testing.assert_allclose(gpt2.weights.sum(axis=-1), 1.0, atol=1e-6)
 
 
-@pytest.mark.parametrize("family", ["bert", "gpt2"])
+@pytest.mark.parametrize("family", ["bert", "gpt2", "llama", "qwen2"])
 @pytest.mark.parametrize("s", SENTENCES)
 def test_a_head_scenario_computes_the_trace_numbers(models, family, s):
     model = models[family]
-    trace = model.run(str(reference_outputs(TINY[family])[s]["text"]))
-    for layer in range(model.info.n_layers):
-        for head in range(model.info.n_heads):
-            sc = model.head_scenario(trace, layer, head)
-            assert sc.n_heads == 1 and sc.d_k == sc.d_v == model.info.d_head
-            assert sc.causal == (family == "gpt2") and sc.scale and sc.temperature == 1.0
-            r = compute(sc)
-            for name, ours in (("q", r.q), ("k", r.k), ("v", r.v), ("weights", r.weights),
-                               ("context", r.output)):
-                np.testing.assert_allclose(ours, getattr(trace, name)[layer, head], atol=1e-5, rtol=1e-5,
-                                           err_msg=f"layer {layer} head {head} {name}")
-            np.testing.assert_allclose(r.scores, trace.scores[layer, head], atol=1e-5, rtol=1e-5)
-            np.testing.assert_array_equal(r.allowed, trace.allowed)
+    trace = model.run(str(reference_outputs({**TINY, **ROPE}[family])[s]["text"]))
+    assert_head_scenarios_match(model, trace)
+    sc = model.head_scenario(trace, 1, 1)
+    assert sc.causal == (family != "bert") and sc.scale and sc.temperature == 1.0
+    assert sc.rotary == (family in ROPE)
+    if sc.rotary:  # the model's own speeds, positions 0 .. n-1
+        assert sc.rope_theta == model.info.rope_theta and sc.query_positions == tuple(range(trace.n))
+        np.testing.assert_array_equal(sc.rope_frequencies, np.array(model.info.rope_frequencies))
 
 
 def test_a_head_scenario_carries_the_text_tokens_and_biases(models):

@@ -1,18 +1,20 @@
 """Llama and Qwen2 (RoPE, grouped keys and values, RMSNorm, SwiGLU) give the transformers library's numbers
-(tests/data/tiny-llama, tiny-qwen2), and one head stepped into as a Scenario gives the trace's numbers."""
+(tests/data/tiny-llama, tiny-qwen2) and those of a float64 forward written from the equations (llama_reference.py).
+Their tokens and head scenarios are checked with the other families' in test_models_reference.py."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from qkv_engine import compute
 from qkv_engine.models import load_model
 
+from .head_check import assert_head_scenarios_match
 from .llama_reference import llama_reference
-from .model_files import ROPE, reference_outputs
+from .model_files import ROPE, copy_model, edit_config, reference_outputs, tensors, write_tensors
 
 ATOL = 1e-4
 SENTENCES = range(4)
+TEXT = "The animal didn't cross the street because it was tired."
 
 
 @pytest.fixture(scope="module")
@@ -20,32 +22,10 @@ def models():
     return {family: load_model(folder) for family, folder in ROPE.items()}
 
 
-def shown(token: str) -> str:
-    """The library's piece as this app shows it (the test sentences: ▁ and Ġ spaces, one new line, é)."""
-    special = {"<0x0A>": "\u21b5", "\u010a": "\u21b5", "<0xC3>": "\\xc3", "<0xA9>": "\\xa9", "\u00c3": "\\xc3",
-               "\u00a9": "\\xa9"}
-    return special.get(token, token.replace("\u2581", "\u2423").replace("\u0120", "\u2423"))
-
-
 def per_kv_head(model, array):
     """L x KV x ...: the first query head of each key/value group (the trace repeats them per query head)."""
     firsts = [model.info.n_heads // model.info.kv_heads * g for g in range(model.info.kv_heads)]
     return array[:, firsts]
-
-
-@pytest.mark.parametrize("family", ["llama", "qwen2"])
-@pytest.mark.parametrize("s", SENTENCES)
-def test_tokens_ids_and_spans_follow_the_models_own_tokenizer(models, family, s):
-    ref = reference_outputs(ROPE[family])[s]
-    trace = models[family].run(str(ref["text"]))
-    assert trace.ids == tuple(int(i) for i in ref["ids"])
-    assert trace.tokens == tuple(shown(str(t)) for t in ref["tokens"])
-    assert trace.dropped == 0
-    text = str(ref["text"])
-    for token, (a, b) in zip(trace.tokens, trace.spans):
-        assert 0 <= a <= b <= len(text)
-        if token.strip("\u2423") and not token.startswith(("<", "\\")) and token != "\u21b5":
-            assert text[a:b].replace(" ", "\u2423").endswith(token.lstrip("\u2423")), (token, text[a:b])
 
 
 def test_llama_adds_its_bos_and_qwen2_adds_none(models):
@@ -86,34 +66,6 @@ def test_query_heads_of_a_group_share_their_key_and_value_head(models, family):
     assert not np.array_equal(trace.q[:, 0], trace.q[:, 1])
 
 
-@pytest.mark.parametrize("family", ["llama", "qwen2"])
-def test_the_test_reference_forward_matches_the_library_too(family):
-    # llama_reference.py checks edits below: it must itself agree with the library.
-    for s, ref in reference_outputs(ROPE[family]).items():
-        out = llama_reference(ROPE[family], ref["ids"])
-        np.testing.assert_allclose(out["weights"], ref["attn"], atol=ATOL, rtol=0)
-        np.testing.assert_allclose(out["q_rot"], ref["q_rot"], atol=ATOL, rtol=0)
-        np.testing.assert_allclose(out["logits"], ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
-
-
-@pytest.mark.parametrize("family", ["llama", "qwen2"])
-@pytest.mark.parametrize("s", SENTENCES)
-def test_a_rope_head_scenario_computes_the_trace_numbers(models, family, s):
-    model = models[family]
-    trace = model.run(str(reference_outputs(ROPE[family])[s]["text"]))
-    for layer in range(model.info.n_layers):
-        for head in range(model.info.n_heads):
-            sc = model.head_scenario(trace, layer, head)
-            assert sc.rotary and sc.causal and sc.n_heads == 1 and sc.d_k == model.info.d_head
-            np.testing.assert_array_equal(sc.rope_frequencies, np.array(model.info.rope_frequencies))
-            r = compute(sc)
-            for name, ours in (("q", r.q), ("k", r.k), ("v", r.v), ("q_unrotated", r.q_unrotated),
-                               ("k_unrotated", r.k_unrotated), ("weights", r.weights), ("context", r.output)):
-                np.testing.assert_allclose(ours, getattr(trace, name)[layer, head], atol=1e-5, rtol=1e-5,
-                                           err_msg=f"layer {layer} head {head} {name}")
-            np.testing.assert_allclose(r.scores, trace.scores[layer, head], atol=1e-5, rtol=1e-5)
-
-
 def test_qwen2_head_scenarios_carry_the_biases_of_their_key_value_head(models):
     from safetensors.numpy import load_file
 
@@ -140,3 +92,64 @@ def test_model_info_describes_the_rotation_and_the_groups(models):
     assert llama.rotary and llama.rope_theta == 10000.0 and llama.rope_type == "default" and llama.has_output_head
     np.testing.assert_allclose(llama.rope_frequencies, [10000.0 ** (-2 * i / 8) for i in range(4)], rtol=1e-6)
     assert llama.causal and qwen2.causal
+
+
+def test_a_llama_with_every_bias_matches_the_reference(tmp_path):
+    # attention_bias: q, k, v and o have biases; mlp_bias: gate, up and down too
+    folder = copy_model(ROPE["llama"], tmp_path / "m")
+    data = tensors(folder)
+    rng = np.random.default_rng(5)
+    for layer in range(2):
+        for name in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+                     "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"):
+            rows = data[f"model.layers.{layer}.{name}.weight"].shape[0]
+            data[f"model.layers.{layer}.{name}.bias"] = rng.standard_normal(rows).astype(np.float32)
+    write_tensors(folder, data)
+    edit_config(folder, attention_bias=True, mlp_bias=True)
+    model = load_model(folder)
+    trace = model.run(TEXT)
+    ref = llama_reference(folder, trace.ids)
+    np.testing.assert_allclose(trace.weights, ref["weights"], atol=ATOL, rtol=0)
+    np.testing.assert_allclose(trace.logits, ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
+    assert model.head_weights(1, 2)["b_k"].any()
+    assert_head_scenarios_match(model, trace)
+
+
+def test_a_head_dim_other_than_width_over_heads(tmp_path):
+    # head_dim from config.json (12) while hidden_size / heads is 8: q is 4 x 12 wide, o maps 48 back to 32
+    folder = copy_model(ROPE["llama"], tmp_path / "m")
+    data = tensors(folder)
+    rng = np.random.default_rng(6)
+    for layer in range(2):
+        p = f"model.layers.{layer}.self_attn."
+        for name, shape in (("q_proj", (48, 32)), ("k_proj", (24, 32)), ("v_proj", (24, 32)), ("o_proj", (32, 48))):
+            data[p + name + ".weight"] = (rng.standard_normal(shape) * 0.3).astype(np.float32)
+    write_tensors(folder, data)
+    edit_config(folder, head_dim=12)
+    model = load_model(folder)
+    assert model.info.d_head == 12 and len(model.info.rope_frequencies) == 6
+    trace = model.run(TEXT)
+    ref = llama_reference(folder, trace.ids)
+    np.testing.assert_allclose(trace.weights, ref["weights"], atol=ATOL, rtol=0)
+    np.testing.assert_allclose(trace.q, ref["q_rot"], atol=ATOL, rtol=0)
+    np.testing.assert_allclose(trace.logits, ref["logits"], atol=ATOL * np.abs(ref["logits"]).max(), rtol=0)
+    assert_head_scenarios_match(model, trace)
+
+
+def test_a_byte_level_tokenizer_whose_post_processor_adds_a_bos(tmp_path):
+    # as Llama 3's tokenizer.json: byte-level pieces, and a TemplateProcessing that puts <|begin_of_text|> first
+    import json
+
+    folder = copy_model(ROPE["qwen2"], tmp_path / "m")
+    doc = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    bos = {"id": "<|im_start|>", "type_id": 0}
+    doc["post_processor"] = {
+        "type": "TemplateProcessing", "single": [{"SpecialToken": bos}, {"Sequence": {"id": "A", "type_id": 0}}],
+        "pair": [{"SpecialToken": bos}, {"Sequence": {"id": "A", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}}],
+        "special_tokens": {"<|im_start|>": {"id": "<|im_start|>", "ids": [1], "tokens": ["<|im_start|>"]}}}
+    (folder / "tokenizer.json").write_text(json.dumps(doc), encoding="utf-8")
+    with_bos = load_model(folder).run("The cat sat")
+    plain = load_model(ROPE["qwen2"]).run("The cat sat")
+    assert with_bos.tokens == ("<|im_start|>",) + plain.tokens and with_bos.ids == (1,) + plain.ids
+    assert with_bos.spans == ((0, 0),) + plain.spans
+    assert with_bos.tokens[2] == "\u2423"  # the byte-level space, shown as the app's visible space

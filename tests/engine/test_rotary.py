@@ -91,7 +91,6 @@ def test_explicit_positions_and_speeds():
 
 
 @pytest.mark.parametrize("options, fragment", [
-    (dict(rotary=True, d_k=3), "d_k must be even"),
     (dict(rotary="yes"), "rotary"),
     (dict(rope_theta=1.0), "rope_theta"),
     (dict(rope_frequencies=[1.0, 2.0, 3.0]), "rope_frequencies"),
@@ -119,6 +118,23 @@ def test_sessions_keep_rotary_positions_and_old_files_open_without_them():
     doc["scenario"]["rotary"] = "on"
     with pytest.raises(ScenarioError, match="scenario.rotary"):
         session_format.from_dict(doc)
+
+
+def test_an_odd_d_k_turns_its_pairs_and_keeps_the_last_number():
+    sc = Scenario.from_sentence("a b c", d_model=4, d_k=3, d_v=2, seed=4).with_options(rotary=True, rope_theta=10.0)
+    r = compute(sc)
+    np.testing.assert_array_equal(r.q[:, 2], r.q_unrotated[:, 2])
+    f = inverse_frequencies(2, 10.0)  # one pair, (0, 1)
+    np.testing.assert_allclose(r.q[:, :2], rotate(r.q_unrotated[:, :2], angles(range(3), f)), atol=1e-12)
+    assert sc.frequencies.shape == (1,)
+
+
+def test_resizing_d_k_drops_given_speeds_and_keeps_rotary_on():
+    sc = Scenario.from_sentence("a b c", d_model=4, d_k=4, d_v=2).with_options(rotary=True, rope_frequencies=[1.0, 0.5])
+    wider = sc.with_dims(d_k=6)
+    assert wider.rotary and wider.rope_frequencies is None and wider.frequencies.shape == (3,)
+    assert sc.with_dims(d_v=3).rope_frequencies is not None  # d_k unchanged: the speeds stay
+    compute(sc.with_dims(d_k=5))
 
 
 def test_retyping_the_sentence_keeps_rotary_on_and_counts_positions_again():

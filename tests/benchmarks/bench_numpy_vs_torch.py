@@ -1,0 +1,96 @@
+"""Benchmark: the app's numpy forward against transformers + torch on the same checkpoint, one thread each,
+printed side by side as figures (not a test).
+
+    OPENBLAS_NUM_THREADS=1 /path/to/python-with-torch tests/benchmarks/bench_numpy_vs_torch.py [--repeats 7]
+
+A MiniLM-shaped BERT (6 layers, 384 wide, 12 heads, feed-forward 1536): the real all-MiniLM-L6-v2 when
+``QKV_MINILM`` names its folder, else random weights of that shape (tests/benchmarks/bench_model_forward.py's).
+Each side runs every layer and keeps every head's attention weights and every hidden state (torch with eager
+attention, ``output_attentions`` and ``output_hidden_states``, under ``no_grad``) at 16, 128 and 512 tokens.
+Three runs, each the median of several calls, as wall-clock and CPU time; the ratio numpy / torch is of CPU
+time, steadier than wall-clock when others share the machine. torch is imported only if it is installed:
+without it the numpy figures are printed and the comparison says it was skipped.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+
+from bench_model_forward import RUNS, random_bert, sentence, timed  # noqa: E402
+from qkv_engine.models import load_model  # noqa: E402
+
+LENGTHS = (16, 128, 512)
+
+
+def torch_runner(folder: Path):
+    """A function running transformers' BertModel on token ids, or None when torch is not installed."""
+    try:
+        import torch
+        from transformers import BertModel
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    bert = BertModel.from_pretrained(str(folder), attn_implementation="eager", use_safetensors=True).eval()
+
+    def run(ids):
+        with torch.no_grad():
+            return bert(torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
+    return run
+
+
+def bench(folder: Path, repeats: int) -> None:
+    model = load_model(folder)
+    info = model.info
+    print(f"{info.name}: {info.n_layers} layers, {info.d_model} wide, {info.n_heads} heads")
+    other = torch_runner(folder)
+    if other is None:
+        print("  torch is not installed here: the comparison with transformers + torch is skipped")
+    for n in LENGTHS:
+        text = sentence(model, n)
+        ids = list(model.tokenize(text)[1])
+        model.run(text)  # warm
+        ours = [timed(lambda: model.run(text), repeats) for _ in range(RUNS)]
+        print(f"  {n:>4} tokens  numpy  wall ms " + "  ".join(f"{w * 1000:7.1f}" for w, _ in ours)
+              + "   cpu ms " + "  ".join(f"{c * 1000:7.1f}" for _, c in ours))
+        if other is None:
+            continue
+        out = other(ids)  # warm, and the same numbers
+        trace = model.run(text)
+        err = max(float(np.abs(trace.weights[layer] - out.attentions[layer][0].numpy()).max())
+                  for layer in range(info.n_layers))
+        theirs = [timed(lambda: other(ids), repeats) for _ in range(RUNS)]
+        print(f"  {'':>4}         torch  wall ms " + "  ".join(f"{w * 1000:7.1f}" for w, _ in theirs)
+              + "   cpu ms " + "  ".join(f"{c * 1000:7.1f}" for _, c in theirs))
+        ratios = [c / t for (_, c), (_, t) in zip(ours, theirs)]
+        print(f"  {'':>4}         numpy / torch (cpu) " + "  ".join(f"{r:5.2f}" for r in ratios)
+              + f"   (target <= 1.0; attention weights agree to {err:.1e})")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=7, help="calls per run (the median is shown)")
+    args = ap.parse_args(argv)
+    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, numpy {np.__version__}, {RUNS} runs, "
+          f"each the median of {args.repeats} calls")
+    real = os.environ.get("QKV_MINILM")
+    if real and Path(real).is_dir():
+        bench(Path(real), args.repeats)
+        return
+    with tempfile.TemporaryDirectory(prefix="qkv-bench-torch-") as tmp:
+        bench(random_bert(Path(tmp) / "minilm-shaped", np.random.default_rng(0)), args.repeats)
+
+
+if __name__ == "__main__":
+    main()
