@@ -20,7 +20,7 @@ from .explain import fixed
 from .models import FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_models, hf_cache_dir, load_model
 from .numbers import MAX_ABS, parse_number
 from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario, head_grids
-from .tokenize import MAX_TOKENS, Token, tokenize
+from .word_split import MAX_TOKENS, Token, tokenize
 
 __all__ = [
     "AttentionResult",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .scenario import Scenario
-from .tokenize import tokenize
+from .word_split import tokenize
 
 
 def _designed(text: str, features: list, rows: dict, w_q: dict, w_k: dict, w_v: dict,

@@ -17,7 +17,7 @@ import numpy as np
 from . import designed_presets as designed
 from .errors import ScenarioError
 from .scenario import Scenario
-from .tokenize import tokenize
+from .word_split import tokenize
 
 DEFAULT = "seed-the-cat-sat"
 

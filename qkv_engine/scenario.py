@@ -35,7 +35,7 @@ from .errors import ScenarioError
 from .numbers import check_matrix, check_vector
 from .new_words import replacement_rows
 from .randomness import token_embedding, weight_grid
-from .tokenize import MAX_TOKENS, tokenize
+from .word_split import MAX_TOKENS, tokenize
 
 SOFTMAX_OVER = ("keys", "queries")
 MIN_TEMPERATURE = 1e-3
