@@ -6,6 +6,10 @@ cross-attention the keys and values come from the source sentence X_s):
     Q = X W^Q + b^Q      n x d_k    (b^Q added to every row; biases are 0 unless given)
     K = X_s W^K + b^K    m x d_k    (X_s = X in self-attention)
     V = X_s W^V + b^V    m x d_v
+    rotary positions (when the scenario has them on): Q and K turned by their tokens'
+    positions (``qkv_engine.rotary``); the result keeps both: ``q``, ``k`` after the
+    turn (what the dot product uses), ``q_unrotated``, ``k_unrotated`` before it
+    (X W + b). Without rotary positions they are the same arrays.
     S = Q K^T            n x m      raw scores: S[i, j] = q_i . k_j
     Z = S / (sqrt(d_k) * T), masked entries set to -inf
     A = softmax(Z)       rows (over keys) by default; columns in the teaching-bug mode
@@ -28,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import rotary
 from .scenario import Scenario
 
 
@@ -77,7 +82,7 @@ class AttentionResult(_Sentences):
     """Every intermediate of one attention computation, as read-only float64 arrays."""
 
     scenario: Scenario
-    q: np.ndarray  # n x d_k
+    q: np.ndarray  # n x d_k: what enters the dot product (after the rotary turn, when the scenario has one)
     k: np.ndarray  # n x d_k
     v: np.ndarray  # n x d_v
     scores: np.ndarray  # n x n, raw Q K^T
@@ -88,6 +93,24 @@ class AttentionResult(_Sentences):
     divisor: float  # what every raw score was divided by: sqrt(d_k) (if scaling) x temperature
     head: int = 0  # which head this is (0 .. n_heads - 1)
     n_heads: int = 1  # how many heads the whole scenario has
+    q_unrotated: np.ndarray | None = None  # n x d_k: X W^Q + b^Q before the rotary turn (q itself without one)
+    k_unrotated: np.ndarray | None = None  # m x d_k: X_s W^K + b^K before the turn
+
+    def __post_init__(self):
+        if self.q_unrotated is None:
+            object.__setattr__(self, "q_unrotated", self.q)
+        if self.k_unrotated is None:
+            object.__setattr__(self, "k_unrotated", self.k)
+
+    @functools.cached_property
+    def q_angles(self) -> np.ndarray:
+        """n x d_k/2: the angle each query's pair i is turned by (position x f_i); zeros without rotary."""
+        return _angles(self.scenario, self.scenario.query_positions)
+
+    @functools.cached_property
+    def k_angles(self) -> np.ndarray:
+        """m x d_k/2: the angle each key's pair i is turned by; zeros without rotary."""
+        return _angles(self.scenario, self.scenario.key_positions)
 
     @functools.cached_property
     def rows_without_keys(self) -> np.ndarray:
@@ -108,6 +131,15 @@ class AttentionResult(_Sentences):
     @property
     def softmax_axis(self) -> int:
         return 1 if self.scenario.softmax_over == "keys" else 0
+
+
+def _angles(s: Scenario, positions: tuple) -> np.ndarray:
+    if not s.rotary:
+        a = np.zeros((len(positions), s.d_k // 2))
+    else:
+        a = rotary.angles(positions, s.frequencies).astype(np.float64)
+    a.setflags(write=False)
+    return a
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -139,9 +171,13 @@ def mask_reasons(s: Scenario) -> np.ndarray:
 
 def _one_head(s: Scenario, head: int, n_heads: int) -> AttentionResult:
     n, m = s.n, s.n_keys
-    q = s.x @ s.w_q + s.b_q  # n x d_k
-    k = s.key_x @ s.w_k + s.b_k  # m x d_k
+    q_raw = s.x @ s.w_q + s.b_q  # n x d_k
+    k_raw = s.key_x @ s.w_k + s.b_k  # m x d_k
     v = s.key_x @ s.w_v + s.b_v  # m x d_v
+    q, k = q_raw, k_raw
+    if s.rotary:  # each pair (i, i + d_k/2) turned by position x f_i
+        q = rotary.rotate(q_raw.reshape(n, s.d_k), rotary.angles(s.query_positions, s.frequencies))
+        k = rotary.rotate(k_raw.reshape(m, s.d_k), rotary.angles(s.key_positions, s.frequencies))
     scores = q @ k.T  # n x m
     divisor = (math.sqrt(s.d_k) if s.scale else 1.0) * s.temperature
     allowed = mask_reasons(s) == MASK_OPEN
@@ -154,6 +190,8 @@ def _one_head(s: Scenario, head: int, n_heads: int) -> AttentionResult:
         scenario=s,
         q=_frozen(q.reshape(n, s.d_k)),
         k=_frozen(k.reshape(m, s.d_k)),
+        q_unrotated=_frozen(q_raw.reshape(n, s.d_k)) if s.rotary else None,
+        k_unrotated=_frozen(k_raw.reshape(m, s.d_k)) if s.rotary else None,
         v=_frozen(v.reshape(m, s.d_v)),
         scores=_frozen(scores.reshape(n, m)),
         scaled=_frozen(scaled.reshape(n, m)),

@@ -245,7 +245,7 @@ def projection(result: AttentionResult, which: str, i: int, c: int, decimals: in
         raise ScenarioError(f"which: expected 'q', 'k' or 'v', got {which!r}")
     s = result.scenario
     grid = {"q": s.w_q, "k": s.w_k, "v": s.w_v}[which]
-    target = {"q": result.q, "k": result.k, "v": result.v}[which]
+    target = {"q": result.q_unrotated, "k": result.k_unrotated, "v": result.v}[which]  # x W + b, before any turn
     keyside = which != "q"
     _check(result, i=i, col=c, width=grid.shape[1], i_is_key=keyside)
     x = np.asarray((s.key_x if keyside else s.x)[i])

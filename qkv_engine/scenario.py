@@ -17,6 +17,13 @@ Masks: ``causal`` (a token sees itself and earlier tokens; self-attention only),
 ``padding`` (key tokens nobody may look at) and ``blocked`` (single query/key
 cells switched off by hand).
 
+Rotary positions (RoPE, as Llama and Qwen2 use): with ``rotary`` on, every query and key
+is turned by angles that grow with its position before the dot product (``qkv_engine.rotary``):
+pair (i, i + d_k/2) of a token at position p turns by p f_i. The speeds f_i are
+``rope_frequencies`` (d_k/2 numbers, a trained model's own) or, when not given,
+1 / rope_theta^(2i / d_k). ``positions`` are the query tokens' positions (None: 0 .. n-1);
+keys of the source sentence in cross-attention sit at 0 .. m-1. d_k must be even.
+
 Names: ``feature_names`` (one per embedding dimension, e.g. "animate") and
 ``q_names``, ``k_names``, ``v_names`` (one per column of W^Q, W^K, W^V, e.g.
 "looks for animate"); an empty name shows as x1, q1, ... (``qkv_engine.feature_names``).
@@ -35,6 +42,7 @@ from .errors import ScenarioError
 from .numbers import check_matrix, check_vector
 from .new_words import replacement_rows
 from .randomness import token_embedding, weight_grid
+from .rotary import DEFAULT_THETA, inverse_frequencies
 from .word_split import MAX_TOKENS, tokenize
 
 SOFTMAX_OVER = ("keys", "queries")
@@ -132,6 +140,11 @@ class Scenario:
     b_q: np.ndarray | None = None
     b_k: np.ndarray | None = None
     b_v: np.ndarray | None = None
+    # Rotary positions (see the module docstring).
+    rotary: bool = False
+    rope_theta: float = DEFAULT_THETA
+    rope_frequencies: np.ndarray | None = None  # d_k / 2 speeds; None: from rope_theta
+    positions: tuple | None = None  # the query tokens' positions; None: 0 .. n-1
 
     def __post_init__(self):
         tokens = self.tokens
@@ -232,6 +245,34 @@ class Scenario:
             raise ScenarioError(f"seed: expected a whole number, got {self.seed!r}")
         object.__setattr__(self, "seed", int(self.seed))
         self._check_names_and_new_tokens()
+        self._check_rotary()
+
+    def _check_rotary(self) -> None:
+        if not isinstance(self.rotary, (bool, np.bool_)):
+            raise ScenarioError(f"rotary: expected true or false, got {self.rotary!r}")
+        object.__setattr__(self, "rotary", bool(self.rotary))
+        try:
+            theta = float(self.rope_theta)
+        except (TypeError, ValueError):
+            raise ScenarioError(f"rope_theta: expected a number, got {self.rope_theta!r}") from None
+        if isinstance(self.rope_theta, bool) or not (math.isfinite(theta) and theta > 1.0):
+            raise ScenarioError(f"rope_theta: must be a number above 1, got {self.rope_theta!r}")
+        object.__setattr__(self, "rope_theta", theta)
+        if self.rope_frequencies is not None:
+            f = check_vector("rope_frequencies", self.rope_frequencies, self.d_k // 2)
+            if not (np.all(f > 0) and np.all(np.isfinite(f))):
+                raise ScenarioError("rope_frequencies: every speed must be a positive number")
+            object.__setattr__(self, "rope_frequencies", f)
+        if self.positions is not None:
+            try:
+                pos = tuple(int(p) for p in self.positions)
+            except (TypeError, ValueError):
+                raise ScenarioError("positions: expected one whole number per token") from None
+            if len(pos) != self.n or any(p < 0 for p in pos):
+                raise ScenarioError(f"positions: expected {self.n} whole numbers, 0 or more, one per token")
+            object.__setattr__(self, "positions", pos)
+        if self.rotary and self.d_k % 2:
+            raise ScenarioError(f"rotary positions turn pairs of numbers: d_k must be even, got {self.d_k}")
 
     def _check_names_and_new_tokens(self) -> None:
         for field, count in (("feature_names", self.d_model), ("q_names", self.w_q.shape[1]),
@@ -296,6 +337,25 @@ class Scenario:
                        b_v=self.b_v[h * dv:(h + 1) * dv])
 
     @property
+    def frequencies(self) -> np.ndarray:
+        """d_k/2 rotation speeds f_i: ``rope_frequencies`` or 1 / rope_theta^(2i / d_k) (float64)."""
+        if self.rope_frequencies is not None:
+            return self.rope_frequencies
+        if self.d_k < 2:
+            return np.zeros(0)
+        return inverse_frequencies(self.d_k - self.d_k % 2, self.rope_theta).astype(np.float64)
+
+    @property
+    def query_positions(self) -> tuple:
+        """Each query token's position (0 .. n-1 unless ``positions`` says otherwise)."""
+        return self.positions if self.positions is not None else tuple(range(self.n))
+
+    @property
+    def key_positions(self) -> tuple:
+        """Each key token's position: the queries' own in self-attention, 0 .. m-1 for a source sentence."""
+        return tuple(range(self.n_keys)) if self.is_cross else self.query_positions
+
+    @property
     def has_bias(self) -> bool:
         """True when any bias entry is not zero."""
         return bool(self.b_q.any() or self.b_k.any() or self.b_v.any())
@@ -305,8 +365,9 @@ class Scenario:
             return NotImplemented
         for f in fields(self):
             a, b = getattr(self, f.name), getattr(other, f.name)
-            if isinstance(a, np.ndarray):
-                if a.shape != b.shape or not np.array_equal(a, b):
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):  # an array, or an array against None
+                if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) or a.shape != b.shape \
+                        or not np.array_equal(a, b):
                     return False
             elif a != b:
                 return False
@@ -409,6 +470,7 @@ class Scenario:
             text=text,
             spans=tuple((t.start, t.end) for t in toks),
             dropped=dropped,
+            positions=None,
             **self._masks_within(tokens, self.key_tokens if self.is_cross else tokens),
         )
 

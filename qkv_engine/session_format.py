@@ -5,12 +5,15 @@
                   "scale", "causal", "temperature", "softmax_over",
                   "padding", "blocked", "n_heads", "w_o", "b_q", "b_k", "b_v",
                   "source": null or {"text", "tokens", "spans", "dropped", "x"},
-                  "feature_names", "q_names", "k_names", "v_names", "new_tokens"},
+                  "feature_names", "q_names", "k_names", "v_names", "new_tokens",
+                  "rotary", "rope_theta", "rope_frequencies", "positions"},
      "view": {"query": i, "key": j, "lesson_step": s, "head": h, ...}}
 
 Version 1 files (no masks, heads or source) and version 2 files (no biases, no
 names) are still read: a missing bias is all zeros, every feature and column
-opens unnamed.
+opens unnamed. Rotary positions (``rotary``, ``rope_theta``, and a trained model's
+``rope_frequencies`` and ``positions``, null when not given) are optional: a file
+without them opens with rotary positions off.
 
 A session with a trained model (version 3) names the model instead of holding a
 scenario; the weights are never written, only where the model was and the sha256
@@ -90,6 +93,10 @@ def to_dict(scenario: Scenario, view: dict | None = None) -> dict:
             "k_names": list(s.k_names),
             "v_names": list(s.v_names),
             "new_tokens": s.new_tokens,
+            "rotary": s.rotary,
+            "rope_theta": s.rope_theta,
+            "rope_frequencies": None if s.rope_frequencies is None else s.rope_frequencies.tolist(),
+            "positions": None if s.positions is None else list(s.positions),
         },
         "view": dict(view or {}),
     }
@@ -189,6 +196,29 @@ def _version3_fields(sc: dict) -> dict:
         if not isinstance(sc["new_tokens"], str):
             raise ScenarioError("scenario.new_tokens: expected text")
         out["new_tokens"] = sc["new_tokens"]
+    out.update(_rotary_fields(sc))
+    return out
+
+
+def _rotary_fields(sc: dict) -> dict:
+    """Rotary positions (optional: absent means off)."""
+    out = {}
+    if "rotary" in sc:
+        if not isinstance(sc["rotary"], bool):
+            raise ScenarioError("scenario.rotary: expected true or false")
+        out["rotary"] = sc["rotary"]
+    if "rope_theta" in sc:
+        theta = sc["rope_theta"]
+        if isinstance(theta, bool) or not isinstance(theta, (int, float)):
+            raise ScenarioError("scenario.rope_theta: expected a number")
+        out["rope_theta"] = float(theta)
+    if sc.get("rope_frequencies") is not None:
+        out["rope_frequencies"] = _vector("rope_frequencies", sc["rope_frequencies"])
+    if sc.get("positions") is not None:
+        pos = sc["positions"]
+        if not isinstance(pos, list) or any(isinstance(p, bool) or not isinstance(p, int) for p in pos):
+            raise ScenarioError("scenario.positions: expected a list of whole numbers")
+        out["positions"] = tuple(pos)
     return out
 
 

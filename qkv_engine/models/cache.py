@@ -22,7 +22,7 @@ from .model import model_name
 class FoundModel:
     name: str  # "ORG/NAME" for the cache (with the revision when there are several), else a readable name
     path: Path  # the folder to give load_model
-    family: str | None  # "bert" | "gpt2" when known
+    family: str | None  # "bert" | "gpt2" | "llama" when known
     problem: str | None  # why it cannot be opened, in one line; None when it looks fine
 
 
@@ -50,6 +50,8 @@ def inspect(folder: Path) -> tuple[str | None, str | None]:
         if not (folder / "tokenizer.json").is_file():
             if family == "bert" and not (folder / "vocab.txt").is_file():
                 raise ModelError(f"No tokenizer in {folder}: expected tokenizer.json (or vocab.txt)")
+            if family == "llama":
+                raise ModelError(f"No tokenizer in {folder}: expected tokenizer.json")
             if family == "gpt2" and not ((folder / "vocab.json").is_file() and (folder / "merges.txt").is_file()):
                 raise ModelError(f"No tokenizer in {folder}: expected tokenizer.json (or vocab.json and merges.txt)")
     except ModelError as exc:

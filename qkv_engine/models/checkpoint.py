@@ -6,8 +6,9 @@ checkpoints (``pytorch_model.bin``, ``*.pt``, ``*.ckpt``) are never opened: load
 can run any code. Every problem is a one-line ModelError naming the folder.
 
 Tensors are read with the ``safetensors`` library; bfloat16 tensors, which numpy
-cannot hold, are read from the file's header and bytes here and widened to float32.
-Every float tensor comes back as float32; integer buffers (``position_ids``) are skipped.
+cannot hold, are read from the file's header and bytes here. Every float tensor comes
+back as float32, or in the file's width on request (float16; bfloat16 as its raw 16 bits,
+see widths.py); integer buffers (``position_ids``) are skipped.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
+from .widths import bfloat16_bits_to_float32
 
 CONFIG = "config.json"
 WEIGHTS = "model.safetensors"
@@ -107,11 +109,25 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
-def _shards(folder: Path, index: Path) -> list[Path]:
+def weight_map(folder: Path) -> dict | None:
+    """The sharded checkpoint's index (tensor name -> shard file name), or None for one model.safetensors."""
+    index = folder / INDEX
+    if (folder / WEIGHTS).is_file() or not index.is_file():
+        return None
     try:
         doc = json.loads(index.read_text(encoding="utf-8"))
-        files = sorted(set(doc["weight_map"].values()))
+        where = doc["weight_map"]
+        if not isinstance(where, dict) or not all(isinstance(k, str) for k in where):
+            raise TypeError
+        return where
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        raise ModelError(f"{INDEX} in {folder} is damaged: it does not list the weight files") from None
+
+
+def _shards(folder: Path, index: Path) -> list[Path]:
+    try:
+        files = sorted(set(weight_map(folder).values()))
+    except TypeError:  # unhashable file names
         raise ModelError(f"{INDEX} in {folder} is damaged: it does not list the weight files") from None
     paths = []
     for name in files:
@@ -196,15 +212,21 @@ def read_header(path: Path) -> tuple[dict, int]:
 
 
 class TensorFile:
-    """The tensors of one or more safetensors files, read on request as float32."""
+    """The tensors of one or more safetensors files (the shards of ``index``, a weight map), read on request."""
 
-    def __init__(self, paths: list[Path]):
+    def __init__(self, paths: list[Path], index: dict | None = None):
         self.paths = paths
+        self.label = WEIGHTS if index is None else "the weight files"
         self.where: dict[str, tuple[Path, dict, int]] = {}
         for path in paths:
             header, start = read_header(path)
             for name, entry in header.items():
                 self.where[name] = (path, entry, start)
+        for name, shard in (index or {}).items():
+            if name not in self.where or self.where[name][0].name != shard:
+                folder = paths[0].parent
+                raise ModelError(f"{INDEX} in {folder} puts the tensor '{name}' in {shard}, which does not hold it: "
+                                 f"the shards do not match their index")
 
     def names(self) -> list[str]:
         """Every float tensor's name (integer buffers such as ``position_ids`` are left out)."""
@@ -213,17 +235,18 @@ class TensorFile:
     def shape(self, name: str) -> tuple:
         return self.where[name][1]["shape"]
 
-    def read(self, names: list[str]) -> dict[str, np.ndarray]:
-        """The named tensors as float32 arrays."""
+    def read(self, names: list[str], keep_width: bool = False) -> dict[str, np.ndarray]:
+        """The named tensors as float32 arrays, or with ``keep_width`` as stored (float16 as float16,
+        bfloat16 as uint16 bits, float64 as float32)."""
         out: dict[str, np.ndarray] = {}
         by_file: dict[Path, list[str]] = {}
         for name in names:
             by_file.setdefault(self.where[name][0], []).append(name)
         for path, wanted in by_file.items():
-            out.update(self._read_file(path, wanted))
+            out.update(self._read_file(path, wanted, keep_width))
         return out
 
-    def _read_file(self, path: Path, names: list[str]) -> dict[str, np.ndarray]:
+    def _read_file(self, path: Path, names: list[str], keep_width: bool) -> dict[str, np.ndarray]:
         from safetensors import SafetensorError, safe_open
 
         out = {}
@@ -233,7 +256,10 @@ class TensorFile:
                     entry, start = self.where[name][1], self.where[name][2]
                     dtype = entry["dtype"]
                     if dtype == "BF16":
-                        out[name] = _read_bfloat16(path, entry, start)
+                        bits = _read_bfloat16(path, entry, start)
+                        out[name] = bits if keep_width else bfloat16_bits_to_float32(bits)
+                    elif dtype == "F16" and keep_width:
+                        out[name] = np.ascontiguousarray(fh.get_tensor(name))
                     elif dtype in _FLOAT_DTYPES:
                         out[name] = np.ascontiguousarray(fh.get_tensor(name), dtype=np.float32)
                     else:
@@ -252,7 +278,7 @@ def _short(exc: Exception) -> str:
 
 
 def _read_bfloat16(path: Path, entry: dict, start: int) -> np.ndarray:
-    """bfloat16 is the top half of a float32: put the 16 stored bits there, the low 16 bits at zero."""
+    """A bfloat16 tensor's raw 16 bits (uint16, its shape): widths.bfloat16_bits_to_float32 widens them."""
     begin, end = entry["data_offsets"]
     count = int(np.prod(entry["shape"], dtype=np.int64))
     if end - begin != 2 * count:
@@ -260,4 +286,4 @@ def _read_bfloat16(path: Path, entry: dict, start: int) -> np.ndarray:
     raw = np.fromfile(path, dtype="<u2", count=count, offset=start + begin)
     if raw.size != count:
         raise _damaged(path, "a bfloat16 tensor is cut off")
-    return (raw.astype(np.uint32) << 16).view(np.float32).reshape(entry["shape"])
+    return raw.reshape(entry["shape"])

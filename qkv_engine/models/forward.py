@@ -1,18 +1,22 @@
-"""The forward pass of a BERT or GPT-2 model in numpy (float32), keeping every head's numbers.
+"""The forward pass of a BERT, GPT-2 or Llama-family model in numpy (float32), keeping every head's numbers.
 
-One layer, n tokens, d numbers per token, H heads of d_head = d / H:
+One layer, n tokens, d numbers per token, H query heads and KV key/value heads of d_head each
+(KV = H but in grouped-query models, where query head h reads key/value head h // (H / KV)):
 
-    a = attention input        BERT: the hidden state h;  GPT-2: LayerNorm_1(h)
-    Q | K | V = a W_qkv + b    n x 3d, each split into H heads: H x n x d_head
+    a = attention input        BERT: the hidden state h;  GPT-2: LayerNorm_1(h);  Llama: RMSNorm_in(h)
+    Q | K | V = a W_qkv + b    n x (H + 2 KV) d_head, split into heads: H x n x d_head, KV x n x d_head
+    Llama: Q, K turned by their positions (rotary.py)
     S = Q K^T                  H x n x n  raw scores
     A = softmax(S / sqrt(d_head), masked keys set to the lowest float first)
     C = A V                    H x n x d_head  (0 for a knocked-out head)
     O = [C_1 ... C_H] W_o + b_o
-    BERT:  h = LN(a + O);  h = LN(h + FF(h))        GPT-2: h = h + O;  h = h + FF(LN_2(h))
-    FF(z) = act(z W_in + b_in) W_out + b_out
+    BERT:  h = LN(a + O);  h = LN(h + FF(h))        GPT-2, Llama: h = h + O;  h = h + FF(Norm_2(h))
+    FF(z) = act(z W_in + b_in) W_out + b_out        Llama: down(silu(gate(z)) * up(z))
 
-GPT-2 ends with a final LayerNorm (ln_f), applied to the last hidden state as in
-the transformers library's ``hidden_states``.
+GPT-2 and Llama end with a final norm (ln_f, norm), applied to the last hidden state as in
+the transformers library's ``hidden_states``; the output head (architecture.OutputHead) turns
+that last state into next-token (or masked-token) logits. Weights kept in the checkpoint's
+width are widened one layer at a time (widths.float32).
 """
 from __future__ import annotations
 
@@ -21,11 +25,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .architecture import Architecture, LayerWeights, Weights
+from .. import rotary
+from ..errors import ModelError
+from .architecture import Architecture, LayerWeights, OutputHead, Weights
+from .widths import float32
 
 F32 = np.float32
 _SQRT_2_OVER_PI = F32(math.sqrt(2.0 / math.pi))
 _SQRT_HALF = F32(math.sqrt(0.5))
+#: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
+_VOCAB_CHUNK = 4096
 
 
 def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
@@ -33,24 +42,52 @@ def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
     gain, bias = gain_bias
     centred = x - x.mean(axis=-1, keepdims=True)
     var = np.mean(centred * centred, axis=-1, keepdims=True)
-    return centred / np.sqrt(var + F32(eps)) * gain + bias
+    centred *= F32(1.0) / np.sqrt(var + F32(eps))
+    centred *= gain
+    centred += bias
+    return centred
+
+
+def rms_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
+    """x / sqrt(mean(x^2) + eps) * gain, over each token's numbers (no mean taken away, no bias)."""
+    var = np.mean(x * x, axis=-1, keepdims=True)
+    out = x * (F32(1.0) / np.sqrt(var + F32(eps)))
+    out *= gain_bias[0]
+    return out
+
+
+def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple) -> np.ndarray:
+    return rms_norm(x, gain_bias, arch.eps) if arch.norm == "rms" else layer_norm(x, gain_bias, arch.eps)
 
 
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function, elementwise, in float32 (Abramowitz and Stegun 7.1.26: error below 1.5e-7,
     about the size of float32 rounding)."""
     a = np.abs(x)
-    t = F32(1.0) / (F32(1.0) + F32(0.3275911) * a)
-    poly = F32(1.061405429)
-    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly = poly * t + F32(c)
-    y = F32(1.0) - poly * t * np.exp(-(a * a))
-    return np.copysign(y, x)
+    t = a * F32(0.3275911)
+    t += F32(1.0)
+    np.reciprocal(t, out=t)
+    poly = t * F32(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736):
+        poly += F32(c)
+        poly *= t
+    poly += F32(0.254829592)
+    poly *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a
+    np.subtract(F32(1.0), poly, out=poly)
+    return np.copysign(poly, x, out=poly)
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
     """The exact GELU: x Phi(x) = x (1 + erf(x / sqrt 2)) / 2."""
-    return F32(0.5) * x * (F32(1.0) + erf(x * _SQRT_HALF))
+    y = erf(x * _SQRT_HALF)
+    y += F32(1.0)
+    y *= x
+    y *= F32(0.5)
+    return y
 
 
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
@@ -68,7 +105,11 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
 
 
 def silu(x: np.ndarray) -> np.ndarray:
-    return x / (F32(1.0) + np.exp(-x))
+    """x sigmoid(x) = x / (1 + e^-x)."""
+    e = np.negative(x)
+    np.exp(e, out=e)
+    e += F32(1.0)
+    return np.divide(x, e, out=e)
 
 
 ACTIVATION = {
@@ -93,10 +134,11 @@ class LayerEdits:
 
 @dataclass
 class Forward:
-    """Every intermediate of one run, float32, layers first."""
+    """Every intermediate of one run, float32, layers first. Key and value heads are repeated for each query
+    head that reads them, so every array has H heads."""
 
     attn_input: np.ndarray  # L x n x d
-    q: np.ndarray  # L x H x n x d_head
+    q: np.ndarray  # L x H x n x d_head: what enters the dot product (turned by its position in a RoPE model)
     k: np.ndarray
     v: np.ndarray
     context: np.ndarray
@@ -104,17 +146,21 @@ class Forward:
     weights: np.ndarray
     hidden: np.ndarray  # (L + 1) x n x d
     allowed: np.ndarray  # n x n bool
+    q_unrotated: np.ndarray  # L x H x n x d_head: a W^Q + b^Q before the turn (q itself without rotary positions)
+    k_unrotated: np.ndarray
+    logits: np.ndarray | None = None  # n x vocab; None: the model has no output head
 
 
-def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarray, np.ndarray]:
-    """W_qkv and b_qkv with the layer's edits in (copies only when something is edited)."""
-    w, b = layer.w_qkv, layer.b_qkv
+def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """W_qkv and b_qkv as float32 with the layer's edits in (copies only when something is edited; a model
+    without biases gets zero biases when one is edited)."""
+    w, b = float32(layer.w_qkv), float32(layer.b_qkv)
     if edits is None or not edits.qkv:
         return w, b
     if any(row >= 0 for row, _, _ in edits.qkv):
         w = w.copy()
     if any(row < 0 for row, _, _ in edits.qkv):
-        b = b.copy()
+        b = np.zeros(w.shape[1], F32) if b is None else b.copy()
     for row, col, value in edits.qkv:
         if row < 0:
             b[col] = value
@@ -145,38 +191,93 @@ def divisor(arch: Architecture, layer: int) -> float:
     return div * (layer + 1) if arch.layer_scaled else div
 
 
+def _embed(arch: Architecture, w: Weights, ids: np.ndarray) -> np.ndarray:
+    """n x d: each token's word embedding (+ its position's, + token type 0's), then BERT's LayerNorm."""
+    h = float32(w.word[ids])
+    if w.position is not None:
+        h = h + float32(w.position[:len(ids)])
+    if w.token_type is not None:
+        h = h + float32(w.token_type)
+    if w.ln_embed is not None:
+        h = layer_norm(h, w.ln_embed, arch.eps)
+    return np.array(h, dtype=F32)
+
+
+def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.ndarray:
+    """FF(z): act(z W_in + b_in) W_out + b_out; Llama: down(silu(gate(z)) * up(z))."""
+    inner = z @ float32(layer.w_in)
+    if layer.b_in is not None:
+        inner += float32(layer.b_in)
+    if arch.gated:
+        f = inner.shape[1] // 2
+        inner = silu(inner[:, :f]) * inner[:, f:]
+    else:
+        inner = ACTIVATION[arch.activation](inner)
+    out = inner @ float32(layer.w_out)
+    if layer.b_out is not None:
+        out += float32(layer.b_out)
+    return out
+
+
+def logits(arch: Architecture, head: OutputHead, h: np.ndarray) -> np.ndarray:
+    """n x vocab: the output head on the last hidden state ``h`` (architecture.OutputHead)."""
+    if head.transform is not None:
+        w_t, b_t = head.transform
+        h = layer_norm(ACTIVATION[arch.activation](h @ float32(w_t) + float32(b_t)), head.ln, arch.eps)
+    decoder = head.decoder  # vocab x d
+    if decoder.dtype == F32:
+        out = h @ decoder.T
+    else:  # widened a slice at a time: a float32 copy of a large vocabulary would not fit beside the model
+        out = np.empty((h.shape[0], decoder.shape[0]), F32)
+        for s in range(0, decoder.shape[0], _VOCAB_CHUNK):
+            np.matmul(h, float32(decoder[s:s + _VOCAB_CHUNK]).T, out=out[:, s:s + _VOCAB_CHUNK])
+    if head.bias is not None:
+        out += float32(head.bias)
+    return out
+
+
+def _check_window(arch: Architecture, n: int) -> None:
+    if arch.sliding_window is not None and n > arch.sliding_window:
+        raise ModelError(f"this {arch.model_type} model lets a token see only the {arch.sliding_window} tokens before "
+                         f"it (sliding_window), which this app does not show: use at most {arch.sliding_window} "
+                         f"tokens, not {n}")
+
+
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
     """The whole model on token ids ``ids``; ``edits`` maps a layer to its LayerEdits.
 
     With ``start`` > 0, the layers below ``start`` are taken from ``before`` (an earlier run on the same ids
     whose edits below ``start`` were the same, a Forward or a ModelTrace) and the run goes on from layer
     ``start``'s hidden state there: the same numbers as a whole run (``resume_from`` says when it may)."""
-    n, d, H, dh, L = len(ids), arch.d_model, arch.n_heads, arch.d_head, arch.n_layers
-    act = ACTIVATION[arch.activation]
+    n, d, H, KV, dh, L = len(ids), arch.d_model, arch.n_heads, arch.kv_heads, arch.d_head, arch.n_layers
+    G = H // KV  # query heads per key/value head
+    _check_window(arch, n)
     allowed = np.tril(np.ones((n, n), dtype=bool)) if arch.causal else np.ones((n, n), dtype=bool)
+    hidden_keys = ~allowed if arch.causal else None
+    turn = rotary.angles(np.arange(n), arch.rope.frequencies) if arch.rope is not None else None  # n x dh/2
+    per_head = (L, H, n, dh)
     out = Forward(
-        attn_input=np.zeros((L, n, d), F32), q=np.zeros((L, H, n, dh), F32), k=np.zeros((L, H, n, dh), F32),
-        v=np.zeros((L, H, n, dh), F32), context=np.zeros((L, H, n, dh), F32),
-        scores=np.zeros((L, H, n, n), F32), weights=np.zeros((L, H, n, n), F32),
-        hidden=np.zeros((L + 1, n, d), F32), allowed=allowed,
+        attn_input=np.empty((L, n, d), F32), q=np.empty(per_head, F32), k=np.empty(per_head, F32),
+        v=np.empty(per_head, F32), context=np.empty(per_head, F32), scores=np.empty((L, H, n, n), F32),
+        weights=np.empty((L, H, n, n), F32), hidden=np.empty((L + 1, n, d), F32), allowed=allowed,
+        q_unrotated=np.empty(per_head, F32) if turn is not None else None,
+        k_unrotated=np.empty(per_head, F32) if turn is not None else None,
     )
+    names = ("attn_input", "q", "k", "v", "context", "scores", "weights") + (
+        ("q_unrotated", "k_unrotated") if turn is not None else ())
     if start > 0:
-        for name in ("attn_input", "q", "k", "v", "context", "scores", "weights"):
+        for name in names:
             getattr(out, name)[:start] = getattr(before, name)[:start]
         out.hidden[:start + 1] = before.hidden[:start + 1]
         h = out.hidden[start].copy()
     else:
-        h = w.word[ids] + w.position[:n]  # n x d
-        if w.token_type is not None:
-            h = h + w.token_type
-        if w.ln_embed is not None:
-            h = layer_norm(h, w.ln_embed, arch.eps)
+        h = _embed(arch, w, ids)
         out.hidden[0] = h
     lowest = np.finfo(F32).min
     for li in range(start, L):
         layer = w.layers[li]
         ed = edits.get(li)
-        a = layer_norm(h, layer.ln_attn, arch.eps) if arch.pre_norm else h
+        a = norm(arch, h, layer.ln_attn) if arch.pre_norm else h
         if ed is not None and ed.inputs:
             a = a.copy()
             for token, dim, value in ed.inputs:
@@ -187,33 +288,47 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
                 out.hidden[li] = a
         out.attn_input[li] = a
         w_qkv, b_qkv = edited_qkv(layer, ed)
-        qkv = a @ w_qkv + b_qkv  # n x 3d
-        q, k, v = (qkv[:, p * d:(p + 1) * d].reshape(n, H, dh).transpose(1, 0, 2) for p in range(3))  # H x n x dh
-        scores = q @ k.transpose(0, 2, 1)  # H x n x n
+        qkv = a @ w_qkv  # n x (H + 2 KV) dh
+        if b_qkv is not None:
+            qkv += b_qkv
+        q = qkv[:, :H * dh].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
+        k = qkv[:, H * dh:(H + KV) * dh].reshape(n, KV, dh).transpose(1, 0, 2)  # KV x n x dh
+        v = qkv[:, (H + KV) * dh:].reshape(n, KV, dh).transpose(1, 0, 2)
+        if turn is not None:
+            out.q_unrotated[li] = q
+            out.k_unrotated[li] = np.repeat(k, G, axis=0) if G > 1 else k
+            q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
+        out.q[li] = q
+        out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k
+        out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
+        # scores of every query head of a group against its key head: KV x G x n x n
+        scores = out.scores[li]
+        np.matmul(q.reshape(KV, G, n, dh), k.transpose(0, 2, 1)[:, None], out=scores.reshape(KV, G, n, n))
+        z = out.weights[li]
         if n:
-            z = scores / F32(divisor(arch, li))
-            if arch.causal:
-                z = np.where(allowed, z, lowest)
+            np.multiply(scores, F32(1.0 / divisor(arch, li)), out=z)
+            if hidden_keys is not None:
+                np.copyto(z, lowest, where=hidden_keys)
             z -= z.max(axis=-1, keepdims=True)
             np.exp(z, out=z)
             z /= z.sum(axis=-1, keepdims=True)
-        else:
-            z = scores
-        context = z @ v  # H x n x dh
+        context = out.context[li]
+        np.matmul(z.reshape(KV, G, n, n), v[:, None], out=context.reshape(KV, G, n, dh))
         if ed is not None:
             for head in ed.knocked:
                 context[head] = 0.0
-        out.q[li], out.k[li], out.v[li], out.scores[li], out.weights[li], out.context[li] = q, k, v, scores, z, context
-        o = context.transpose(1, 0, 2).reshape(n, d) @ layer.w_o + layer.b_o  # n x d
+        o = context.transpose(1, 0, 2).reshape(n, H * dh) @ float32(layer.w_o)  # n x d
+        if layer.b_o is not None:
+            o += float32(layer.b_o)
         if arch.pre_norm:
             h = h + o
-            f = act(layer_norm(h, layer.ln_ffn, arch.eps) @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out
-            h = h + f
+            h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn))
         else:
             h = layer_norm(a + o, layer.ln_attn, arch.eps)
-            f = act(h @ layer.w_in + layer.b_in) @ layer.w_out + layer.b_out
-            h = layer_norm(h + f, layer.ln_ffn, arch.eps)
+            h = layer_norm(h + _feed_forward(arch, layer, h), layer.ln_ffn, arch.eps)
         out.hidden[li + 1] = h
     if w.ln_final is not None:
-        out.hidden[L] = layer_norm(h, w.ln_final, arch.eps)
+        out.hidden[L] = norm(arch, h, w.ln_final)
+    if w.output is not None:
+        out.logits = logits(arch, w.output, out.hidden[L])
     return out

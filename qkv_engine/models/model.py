@@ -5,6 +5,7 @@
     trace.weights[layer, head]            # n x n attention weights of that head
     scenario = model.head_scenario(trace, layer, head)
     compute(scenario)                      # that head's q, k, v, scores, weights, output, as in the trace
+    model.predict(trace, position=-1, k=5) # the next (or masked) token: [(shown text, id, probability), ...]
 
 Nothing is downloaded and nothing is unpickled. Layers and heads count from 0.
 """
@@ -21,7 +22,7 @@ from ..errors import ModelError
 from ..scenario import Scenario
 from . import forward
 from .architecture import Architecture, architecture, load_weights
-from .checkpoint import TensorFile, model_folder, read_config, weight_files
+from .checkpoint import TensorFile, model_folder, read_config, weight_files, weight_map
 from .edits import ModelEdits
 from .tokenizer import load_tokenizer
 
@@ -32,7 +33,9 @@ _GENERIC = re.compile(r"^(model|models|checkpoint|checkpoints|checkpoint-\d+|wei
 
 @dataclass(frozen=True)
 class ModelInfo:
-    family: str  # "bert" | "gpt2"
+    """What a model is, for the GUI: sizes, family, and (RoPE models) its rotation."""
+
+    family: str  # "bert" | "gpt2" | "llama" (llama, mistral, qwen2)
     name: str  # readable (see model_name)
     path: Path  # the folder
     n_layers: int
@@ -42,7 +45,21 @@ class ModelInfo:
     max_tokens: int  # max_position_embeddings / n_positions
     causal: bool  # GPT-2: a token sees only itself and the tokens before it
     config_sha256: str
-    model_type: str = ""  # config.json's model_type: "bert", "distilbert" or "gpt2"
+    model_type: str = ""  # config.json's model_type: "bert", "distilbert", "gpt2", "llama", "mistral", "qwen2"
+    n_kv_heads: int = 0  # key/value heads; fewer than n_heads in grouped-query models (0: as many as n_heads)
+    has_output_head: bool = False  # the trace carries logits and ``predict`` works
+    rotary: bool = False  # queries and keys are turned by their positions (RoPE)
+    rope_theta: float = 0.0  # RoPE's base theta (0 without rotary positions)
+    rope_type: str = ""  # "default", "linear" or "llama3" (scaled speeds); "" without rotary positions
+    rope_frequencies: tuple = ()  # d_head/2 speeds f_i (scaling applied): pair i of position p turns by p f_i
+
+    @property
+    def kv_heads(self) -> int:
+        return self.n_kv_heads or self.n_heads
+
+    def kv_head(self, head: int) -> int:
+        """The key/value head query head ``head`` reads: head // (n_heads / n_kv_heads)."""
+        return head // (self.n_heads // self.kv_heads)
 
 
 def cache_repo_name(folder: Path) -> str | None:
@@ -87,15 +104,25 @@ class ModelTrace:
     spans: tuple  # (start, end) of each token in text; (0, 0) for [CLS] and [SEP]
     dropped: int  # tokens past max_tokens, left out
     edits: ModelEdits
-    attn_input: np.ndarray  # L x n x d: what enters each layer's attention (BERT: hidden state; GPT-2: ln_1 output)
-    q: np.ndarray  # L x H x n x d_head, biases included
-    k: np.ndarray
+    attn_input: np.ndarray  # L x n x d: what enters each layer's attention (BERT: hidden state; GPT-2: ln_1 output;
+    #                         Llama: input_layernorm output)
+    q: np.ndarray  # L x H x n x d_head, biases included: what enters the dot product (RoPE: after the turn)
+    k: np.ndarray  # per query head: in grouped-query models each key/value head repeated for the heads reading it
     v: np.ndarray
     context: np.ndarray  # L x H x n x d_head: weights @ v, zero for a knocked-out head
     scores: np.ndarray  # L x H x n x n: raw q.k, before scaling
     weights: np.ndarray  # L x H x n x n
     hidden: np.ndarray  # (L + 1) x n x d, as the transformers library's hidden_states
     allowed: np.ndarray  # n x n bool: False where the causal mask hides key j from query i
+    q_unrotated: np.ndarray | None = None  # L x H x n x d_head: a W^Q + b^Q before the RoPE turn (q without RoPE)
+    k_unrotated: np.ndarray | None = None
+    logits: np.ndarray | None = None  # n x vocab float32: next-token scores (BERT: masked-token); None: no head
+
+    def __post_init__(self):
+        if self.q_unrotated is None:
+            object.__setattr__(self, "q_unrotated", self.q)
+        if self.k_unrotated is None:
+            object.__setattr__(self, "k_unrotated", self.k)
 
     @property
     def n(self) -> int:
@@ -145,6 +172,8 @@ class Model:
         a = self.arch
         d, dh = a.d_model, a.d_head
         out: dict[int, forward.LayerEdits] = {}
+        # a query head's W^K, W^V and biases b^K, b^V are its key/value head's: in grouped-query models
+        # an edit there changes every query head of that group
 
         def at(layer):
             self._check("layer", layer, a.n_layers, "layers")
@@ -154,7 +183,7 @@ class Model:
             le = at(layer)
             self._check("head", head, a.n_heads, "heads")
             self._check("column", col, dh, "columns of a head")
-            index = _PART[name[-1]] * d + head * dh + col
+            index = a.qkv_column(name[-1], head, col)
             if name.startswith("b_"):
                 le.qkv.append((-1, index, value))
             else:
@@ -186,7 +215,7 @@ class Model:
         start = self.resume_layer(text, edits, reuse)
         with np.errstate(over="ignore", invalid="ignore"):
             f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse)
-        if not np.isfinite(f.hidden).all():
+        if not np.isfinite(f.hidden).all() or (f.logits is not None and not np.isfinite(f.logits).all()):
             raise ModelError(f"the model '{self.info.name}' produced numbers too large to compute with "
                              f"(an edit or the checkpoint's weights overflow float32)")
         return ModelTrace(
@@ -194,6 +223,9 @@ class Model:
             attn_input=_frozen(f.attn_input), q=_frozen(f.q), k=_frozen(f.k), v=_frozen(f.v),
             context=_frozen(f.context), scores=_frozen(f.scores), weights=_frozen(f.weights),
             hidden=_frozen(f.hidden), allowed=_frozen(f.allowed),
+            q_unrotated=None if f.q_unrotated is None else _frozen(f.q_unrotated),
+            k_unrotated=None if f.k_unrotated is None else _frozen(f.k_unrotated),
+            logits=None if f.logits is None else _frozen(f.logits),
         )
 
     def resume_layer(self, text: str, edits: ModelEdits, reuse: ModelTrace | None) -> int:
@@ -209,21 +241,26 @@ class Model:
                 raise ModelError(f"{what} {value!r}: the model has {size} {what}s (counted from 0 here)")
 
     def head_weights(self, layer: int, head: int, edits: ModelEdits = ModelEdits()) -> dict:
-        """That head's w_q, w_k, w_v (d_model x d_head) and b_q, b_k, b_v (d_head), float64, edits applied."""
+        """That head's w_q, w_k, w_v (d_model x d_head) and b_q, b_k, b_v (d_head), float64, edits applied.
+        W^K, W^V, b^K, b^V are those of the key/value head that query head ``head`` reads (grouped-query
+        models share them between the query heads of a group); biases are zeros when the model has none."""
         self._check_head(layer, head)
         le = self._layer_edits(edits).get(int(layer))
         w, b = forward.edited_qkv(self._weights.layers[layer], le)
-        d, dh = self.arch.d_model, self.arch.d_head
+        dh = self.arch.d_head
         out = {}
-        for kind, p in _PART.items():
-            cols = slice(p * d + head * dh, p * d + (head + 1) * dh)
+        for kind in _PART:
+            first = self.arch.qkv_column(kind, int(head), 0)
+            cols = slice(first, first + dh)
             out["w_" + kind] = np.array(w[:, cols], dtype=np.float64)
-            out["b_" + kind] = np.array(b[cols], dtype=np.float64)
+            out["b_" + kind] = np.zeros(dh) if b is None else np.array(b[cols], dtype=np.float64)
         return out
 
     def head_scenario(self, trace: ModelTrace, layer: int, head: int) -> Scenario:
         """Head ``head`` of layer ``layer`` as a one-head Scenario: the tokens, x = what enters that layer's
-        attention, the head's slices of W^Q, W^K, W^V and its biases (edits applied), GPT-2's causal mask.
+        attention, the head's slices of W^Q, W^K, W^V and its biases (edits applied; W^K, W^V from the key/value
+        head it reads), the causal mask of GPT-2 and Llama, and a RoPE model's rotation (its speeds, positions
+        0 .. n-1).
         ``compute`` on it gives the trace's q, k, v, scores and weights for that head, and its output is
         the trace's context (unless the head is knocked out: then the trace's context is zero)."""
         if not isinstance(trace, ModelTrace) or trace.info != self.info:
@@ -233,11 +270,37 @@ class Model:
         divisor = forward.divisor(self.arch, int(layer))
         scale = self.arch.scale
         temperature = divisor / math.sqrt(self.arch.d_head) if scale else divisor
+        rope = self.arch.rope
+        rotation = {} if rope is None else dict(
+            rotary=True, rope_theta=rope.theta, rope_frequencies=rope.frequencies.astype(np.float64))
         return Scenario(
             tokens=trace.tokens, x=np.asarray(trace.attn_input[layer], dtype=np.float64), **grids,
             scale=scale, causal=self.arch.causal, temperature=float(temperature),
-            text=trace.text, spans=trace.spans, dropped=trace.dropped,
+            text=trace.text, spans=trace.spans, dropped=trace.dropped, **rotation,
         )
+
+    # ----- the output ------------------------------------------------------------------------------------
+    def predict(self, trace: ModelTrace, position: int, k: int = 5) -> list[tuple[str, int, float]]:
+        """The ``k`` most likely tokens at token ``position`` (negative counts from the end), most likely
+        first, as (token as shown, token id, probability): GPT-2 and Llama the next token after ``position``,
+        BERT the token at ``position`` (a [MASK]). ModelError when the model has no output head."""
+        if not isinstance(trace, ModelTrace) or trace.info != self.info:
+            raise ModelError("this trace comes from another model: run the sentence again")
+        if trace.logits is None:
+            raise ModelError(f"the model '{self.info.name}' has no output head (its checkpoint holds only the "
+                             f"layers): it cannot predict tokens")
+        n = trace.n
+        if isinstance(position, bool) or not isinstance(position, (int, np.integer)) or not -n <= position < n:
+            raise ModelError(f"position {position!r}: the sentence has {n} tokens (counted from 0 here)")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ModelError(f"k must be a whole number above 0, got {k!r}")
+        z = trace.logits[position].astype(np.float64)
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        k = min(int(k), p.size)
+        top = np.argpartition(-p, k - 1)[:k]
+        top = top[np.lexsort((top, -p[top]))]  # most likely first; ties by id
+        return [(self._tokenizer.shown(int(i)), int(i), float(p[i])) for i in top]
 
 
 def load_model(path) -> Model:
@@ -248,10 +311,14 @@ def load_model(path) -> Model:
     config, sha = read_config(folder)
     arch = architecture(config, folder)
     tokenizer = load_tokenizer(folder, arch.family, arch.max_tokens)
-    weights = load_weights(arch, TensorFile(files), folder)
+    weights = load_weights(arch, TensorFile(files, weight_map(folder)), folder)
+    rope = arch.rope
     info = ModelInfo(
         family=arch.family, name=model_name(folder, config), path=folder, n_layers=arch.n_layers,
         n_heads=arch.n_heads, d_model=arch.d_model, d_head=arch.d_head, max_tokens=arch.max_tokens,
-        causal=arch.causal, config_sha256=sha, model_type=arch.model_type,
+        causal=arch.causal, config_sha256=sha, model_type=arch.model_type, n_kv_heads=arch.kv_heads,
+        has_output_head=weights.output is not None, rotary=rope is not None,
+        rope_theta=rope.theta if rope is not None else 0.0, rope_type=rope.kind if rope is not None else "",
+        rope_frequencies=tuple(float(f) for f in rope.frequencies) if rope is not None else (),
     )
     return Model(info, arch, weights, tokenizer)

@@ -8,13 +8,18 @@ the number of tokens left out is reported. Without it, a BERT folder's
 same tokenizer.
 
 Tokens are shown as a person reads them: BERT's as they are (``[CLS]``, ``the``,
-``##s``); GPT-2's byte-level pieces decoded to text, with a space shown as "␣"
-(not "Ġ"), a new line as "↵" and a tab as "⇥". A piece that holds only part of a
-character shows its bytes (``\\xe6\\x9d``).
+``##s``); byte-level pieces (GPT-2, Qwen2) decoded to text, with a space shown as "␣"
+(not "Ġ"), a new line as "↵" and a tab as "⇥"; SentencePiece-style pieces (Llama's
+``Metaspace``) with their "▁" shown as "␣" and a byte-fallback piece (``<0x0A>``) as the
+character it makes (here "↵"). A piece that holds only part of a character shows its
+bytes (``\\xe6\\x9d``). Special tokens (``<s>``, ``[CLS]``) are shown as they are. Which
+way applies is read from tokenizer.json (its pre-tokenizer and decoder); the model's own
+post-processor adds what it says (BERT's ``[CLS]`` and ``[SEP]``, Llama's BOS ``<s>``).
 """
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ..errors import ModelError
@@ -23,6 +28,10 @@ SPACE, NEWLINE, TAB, RETURN = "\u2423", "\u21b5", "\u21e5", "\u240d"
 _VISIBLE = str.maketrans({" ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": RETURN})
 _BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 GPT2_END = "<|endoftext|>"
+METASPACE = "\u2581"
+_BYTE_PIECE = re.compile(r"^<0x([0-9A-Fa-f]{2})>$")
+#: How pieces are shown: as they are, byte-level decoded, or SentencePiece-style (▁ and <0xNN>).
+STYLES = ("plain", "byte_level", "metaspace")
 
 
 def _byte_decoder() -> dict:
@@ -53,16 +62,65 @@ def shown_byte_level(piece: str) -> str:
     return raw.decode("utf-8", errors="backslashreplace").translate(_VISIBLE)
 
 
+def shown_metaspace(piece: str, byte_fallback: bool) -> str:
+    """A SentencePiece-style piece as readable text: "▁" as "␣", ``<0xNN>`` as its byte's character."""
+    match = _BYTE_PIECE.match(piece) if byte_fallback else None
+    if match:
+        return bytes([int(match.group(1), 16)]).decode("utf-8", errors="backslashreplace").translate(_VISIBLE)
+    return piece.replace(METASPACE, SPACE).translate(_VISIBLE)
+
+
+def _types(node) -> set:
+    """Every "type" named in a tokenizer.json component (Sequence components included)."""
+    if isinstance(node, dict):
+        found = {node["type"]} if isinstance(node.get("type"), str) else set()
+        for value in node.values():
+            found |= _types(value)
+        return found
+    if isinstance(node, list):
+        return set().union(*(_types(v) for v in node)) if node else set()
+    return set()
+
+
+def piece_style(doc: dict) -> tuple[str, bool]:
+    """(style, byte_fallback) of a parsed tokenizer.json: see STYLES."""
+    kinds = _types(doc.get("pre_tokenizer")) | _types(doc.get("decoder"))
+    model = doc.get("model") if isinstance(doc.get("model"), dict) else {}
+    byte_fallback = bool(model.get("byte_fallback", False))
+    if "ByteLevel" in kinds:
+        return "byte_level", byte_fallback
+    if "Metaspace" in kinds or METASPACE in json.dumps(doc.get("decoder")) or byte_fallback:
+        return "metaspace", byte_fallback
+    return "plain", byte_fallback
+
+
 class ModelTokenizer:
     """Splits text the model's way and cuts it at ``max_tokens``."""
 
-    def __init__(self, tokenizer, byte_level: bool, max_tokens: int):
+    def __init__(self, tokenizer, byte_level, max_tokens: int, byte_fallback: bool = False):
         tokenizer.no_padding()
         tokenizer.no_truncation()
         self.tokenizer = tokenizer
-        self.byte_level = byte_level
+        # ``byte_level`` was a bool before SentencePiece-style pieces: True is "byte_level", False "plain"
+        self.style = byte_level if isinstance(byte_level, str) else ("byte_level" if byte_level else "plain")
+        self.byte_level = self.style == "byte_level"
+        self.byte_fallback = byte_fallback
         self.max_tokens = max_tokens
         self.n_special = tokenizer.num_special_tokens_to_add(False)
+        self.specials = {t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special}
+
+    def show(self, piece: str) -> str:
+        """One piece as this app shows it (see the module docstring)."""
+        if self.style == "byte_level" and piece not in self.specials:
+            return shown_byte_level(piece)
+        if self.style == "metaspace" and (piece not in self.specials or _BYTE_PIECE.match(piece)):
+            return shown_metaspace(piece, self.byte_fallback)
+        return piece
+
+    def shown(self, token_id: int) -> str:
+        """Token number ``token_id`` as shown ("" for a number the vocabulary does not have)."""
+        piece = self.tokenizer.id_to_token(int(token_id))
+        return "" if piece is None else self.show(piece)
 
     def __call__(self, text: str) -> tuple[tuple, tuple, tuple, int]:
         """(tokens as shown, ids, (start, end) spans in ``text``, how many tokens were left out)."""
@@ -74,8 +132,7 @@ class ModelTokenizer:
         if dropped:
             enc.truncate(room)
         enc = self.tokenizer.post_process(enc)  # BERT: [CLS] ... [SEP]
-        pieces = enc.tokens
-        shown = tuple(shown_byte_level(p) for p in pieces) if self.byte_level else tuple(pieces)
+        shown = tuple(self.show(p) for p in enc.tokens)
         spans = tuple((int(a), int(b)) for a, b in enc.offsets)
         return shown, tuple(int(i) for i in enc.ids), spans, dropped
 
@@ -85,12 +142,16 @@ def load_tokenizer(folder: Path, family: str, max_tokens: int) -> ModelTokenizer
     from tokenizers import Tokenizer
 
     path = folder / "tokenizer.json"
+    style, byte_fallback = ("byte_level" if family == "gpt2" else "plain"), False
     if path.is_file():
         try:
             tok = Tokenizer.from_file(str(path))
+            style, byte_fallback = piece_style(json.loads(path.read_text(encoding="utf-8")))
         except Exception as exc:  # the library raises plain Exceptions for a damaged file
             detail = " ".join(str(exc).split())[:100]
             raise ModelError(f"tokenizer.json in {folder} cannot be read ({detail})") from None
+    elif family == "llama":
+        raise ModelError(f"No tokenizer in {folder}: expected tokenizer.json")
     elif family == "bert" and (folder / "vocab.txt").is_file():
         tok = _wordpiece(folder)
     elif family == "gpt2" and (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
@@ -98,7 +159,7 @@ def load_tokenizer(folder: Path, family: str, max_tokens: int) -> ModelTokenizer
     else:
         other = "vocab.txt" if family == "bert" else "vocab.json and merges.txt"
         raise ModelError(f"No tokenizer in {folder}: expected tokenizer.json (or {other})")
-    return ModelTokenizer(tok, family == "gpt2", max_tokens)
+    return ModelTokenizer(tok, style, max_tokens, byte_fallback)
 
 
 def _tokenizer_config(folder: Path) -> dict:

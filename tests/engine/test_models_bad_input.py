@@ -111,18 +111,18 @@ def test_a_config_that_is_not_text(tmp_path):
     refused(folder, "not a text file")
 
 
-@pytest.mark.parametrize("model_type", ["llama", "t5", "roberta"])
+@pytest.mark.parametrize("model_type", ["phi3", "t5", "roberta", "gemma"])
 def test_an_unsupported_model_type_lists_what_is_supported(tmp_path, model_type):
     folder = copy_model(TINY_BERT, tmp_path / "m")
     edit_config(folder, model_type=model_type)
-    refused(folder, f"'{model_type}' model", "BERT", "DistilBERT", "GPT-2")
+    refused(folder, f"'{model_type}' model", "(bert", "(distilbert)", "(gpt2)", "(llama", "(mistral)", "(qwen2)")
 
 
 def test_a_config_without_model_type_is_read_from_its_architectures(tmp_path):
     folder = copy_model(TINY_BERT, tmp_path / "m")
     edit_config(folder, model_type=None)
     assert load_model(folder).info.family == "bert"
-    edit_config(folder, architectures=["LlamaForCausalLM"])
+    edit_config(folder, architectures=["T5ForConditionalGeneration"])
     refused(folder, "has no model_type")
 
 

@@ -88,16 +88,16 @@ def test_entries_that_cannot_be_opened_say_why(tmp_path):
     (cut,) = cache_entry(hub, "org/cut", TINY_GPT2)
     data = (cut / "model.safetensors").read_bytes()
     (cut / "model.safetensors").resolve().write_bytes(data[: len(data) // 2])
-    (other,) = cache_entry(hub, "org/llama", TINY_BERT)
+    (other,) = cache_entry(hub, "org/t5", TINY_BERT)
     (other / "config.json").unlink()
-    (other / "config.json").write_text('{"model_type": "llama"}')
+    (other / "config.json").write_text('{"model_type": "t5"}')
     (notok,) = cache_entry(hub, "org/no-tokenizer", TINY_GPT2, skip=("tokenizer.json", "merges.txt"))
     found = {f.name: f for f in find_models(environ={"HF_HUB_CACHE": str(hub)})}
     assert "weights are missing" in found["org/no-weights"].problem
     assert "pytorch_model.bin" in found["org/pickled"].problem and "never opened" in found["org/pickled"].problem
     assert "No model.safetensors" in found["org/broken-link"].problem
     assert "damaged or incomplete" in found["org/cut"].problem
-    assert "'llama' model" in found["org/llama"].problem and found["org/llama"].family is None
+    assert "'t5' model" in found["org/t5"].problem and found["org/t5"].family is None
     assert "No tokenizer" in found["org/no-tokenizer"].problem and found["org/no-tokenizer"].family == "gpt2"
     for f in found.values():
         assert "\n" not in f.problem

@@ -1,0 +1,109 @@
+"""Checkpoints as they come from the Hugging Face cache: sharded, float16 and bfloat16, and big models
+whose weights stay in the stored width (widened one layer at a time) give the same numbers."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qkv_engine.models import ModelError, load_model
+from qkv_engine.models import architecture
+
+from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, bfloat16_bits, copy_model, tensors, \
+    write_safetensors, write_shards
+
+TEXT = "The animal didn't cross the street because it was tired."
+
+
+def traced(model):
+    trace = model.run(TEXT)
+    return trace.weights, trace.hidden, trace.logits
+
+
+def run_all(folder):
+    return traced(load_model(folder))
+
+
+def widened_bfloat16(data: dict) -> dict:
+    """What a bfloat16 copy of ``data`` holds, as float32."""
+    return {k: (bfloat16_bits(v).astype(np.uint32) << 16).view(np.float32) for k, v in data.items()}
+
+
+@pytest.mark.parametrize("source", [TINY_LLAMA, TINY_QWEN2, TINY_GPT2])
+def test_a_sharded_checkpoint_gives_the_same_numbers(tmp_path, source):
+    folder = copy_model(source, tmp_path / "m")
+    write_shards(folder, tensors(source), parts=3)
+    assert not (folder / "model.safetensors").exists()
+    for ours, whole in zip(run_all(folder), run_all(source)):
+        np.testing.assert_array_equal(ours, whole)
+
+
+@pytest.mark.parametrize("source", [TINY_LLAMA, TINY_QWEN2, TINY_BERT, TINY_GPT2])
+@pytest.mark.parametrize("keep_width", [False, True])
+def test_bfloat16_weights_give_the_numbers_of_their_float32_values(tmp_path, monkeypatch, source, keep_width):
+    data = tensors(source)
+    as_bf16 = copy_model(source, tmp_path / "bf16")
+    write_safetensors(as_bf16 / "model.safetensors", data, "BF16")
+    as_f32 = copy_model(source, tmp_path / "f32")
+    write_safetensors(as_f32 / "model.safetensors", widened_bfloat16(data), "F32")
+    if keep_width:  # as a big model: weights kept as their 16 bits, widened layer by layer in the forward pass
+        monkeypatch.setattr(architecture, "WIDEN_LIMIT", 0)
+    model = load_model(as_bf16)
+    assert model._weights.layers[0].w_qkv.dtype == (np.uint16 if keep_width else np.float32)
+    got = traced(model)
+    monkeypatch.undo()
+    for ours, theirs in zip(got, run_all(as_f32)):
+        if ours is None:  # tiny-bert has no output head
+            assert theirs is None
+        else:
+            np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("keep_width", [False, True])
+def test_float16_weights_in_one_or_several_files(tmp_path, monkeypatch, keep_width):
+    data = tensors(TINY_LLAMA)
+    half = copy_model(TINY_LLAMA, tmp_path / "f16")
+    write_shards(half, data, parts=2, dtype="F16")
+    single = copy_model(TINY_LLAMA, tmp_path / "f32")
+    write_safetensors(single / "model.safetensors", {k: v.astype(np.float16) for k, v in data.items()}, "F32")
+    if keep_width:
+        monkeypatch.setattr(architecture, "WIDEN_LIMIT", 0)
+    model = load_model(half)
+    assert model._weights.word.dtype == (np.float16 if keep_width else np.float32)
+    got = traced(model)
+    monkeypatch.undo()
+    for ours, theirs in zip(got, run_all(single)):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_a_missing_shard_is_named(tmp_path):
+    folder = copy_model(TINY_LLAMA, tmp_path / "m")
+    files = write_shards(folder, tensors(TINY_LLAMA), parts=2)
+    (folder / files[1]).unlink()
+    with pytest.raises(ModelError) as err:
+        load_model(folder)
+    assert files[1] in str(err.value) and "missing" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_an_index_naming_a_tensor_no_shard_holds_is_named(tmp_path):
+    import json
+
+    folder = copy_model(TINY_LLAMA, tmp_path / "m")
+    files = write_shards(folder, tensors(TINY_LLAMA), parts=2)
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    index["weight_map"]["model.layers.0.mlp.up_proj.weight"] = files[0] if index["weight_map"][
+        "model.layers.0.mlp.up_proj.weight"] == files[1] else files[1]
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    with pytest.raises(ModelError) as err:
+        load_model(folder)
+    message = str(err.value)
+    assert "model.layers.0.mlp.up_proj.weight" in message and "model.safetensors.index.json" in message
+    assert "\n" not in message
+
+
+def test_a_tensor_missing_from_every_shard_is_named(tmp_path):
+    folder = copy_model(TINY_QWEN2, tmp_path / "m")
+    data = tensors(TINY_QWEN2)
+    del data["model.layers.1.self_attn.k_proj.bias"]
+    write_shards(folder, data, parts=2)
+    with pytest.raises(ModelError, match="model.layers.1.self_attn.k_proj.bias"):
+        load_model(folder)
