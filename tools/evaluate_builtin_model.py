@@ -84,7 +84,7 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("folder", nargs="?", type=Path, default=None, help="default: the shipped built-in model")
-    p.add_argument("--per-kind", type=int, default=300)
+    p.add_argument("--per-kind", type=int, default=200)
     p.add_argument("--backend", choices=("numpy", "torch"), default="numpy")
     p.add_argument("--write", action="store_true", help="write evaluation.json and MODEL_CARD.md")
     a = p.parse_args(argv)

@@ -31,6 +31,14 @@ _HEAD_WHAT = {
 }
 
 
+def alike(evaluation: dict, kind: str, within: float = 0.1) -> list[tuple[int, int]]:
+    """The other heads whose mean weight for ``kind`` is within ``within`` of the named head's."""
+    best = evaluation["best_heads"][kind]
+    grid = evaluation["heads"][kind]
+    return [(layer, head) for layer, row in enumerate(grid) for head, w in enumerate(row)
+            if (layer, head) != tuple(best[:2]) and w >= best[2] - within]
+
+
 def named_heads(evaluation: dict) -> dict:
     """The heads the card names: kind -> {layer, head, weight} (the best head of each score)."""
     return {k: dict(zip(("layer", "head", "weight"), v)) for k, v in evaluation["best_heads"].items()}
@@ -51,7 +59,9 @@ def model_card(name: str, training: dict, evaluation: dict, n_words: int) -> str
     head_rows = []
     for k, (title, does, how) in _HEAD_WHAT.items():
         h = heads[k]
-        head_rows.append(f"| layer {h['layer']} head {h['head']} | {title}: {does} | {h['weight']:.2f} | {how} |")
+        others = ", ".join(f"layer {layer} head {head}" for layer, head in alike(evaluation, k)) or "none"
+        head_rows.append(f"| layer {h['layer']} head {h['head']} | {title}: {does} | {h['weight']:.2f} | {others} "
+                         f"| {how} |")
     mix = ", ".join(f"{k} {v:.0%}" for k, v in MIX.items())
     return f"""# {name}
 
@@ -109,10 +119,12 @@ A word counts as right when it is the model's top prediction.
 
 ## Heads
 
-Each number is a mean attention weight (0 to 1). The tests find the same heads, with weights within {TOLERANCE} of these.
+Each number is a mean attention weight (0 to 1). "Also" lists the other heads within 0.1 of the named one.
+The tests measure the same heads again and find the same weights, within {TOLERANCE}.
+`tools/evaluate_builtin_model.py` prints every head's numbers.
 
-| head | what it does | weight | measured on |
-| --- | --- | --- | --- |
+| head | what it does | weight | also | measured on |
+| --- | --- | --- | --- | --- |
 {chr(10).join(head_rows)}
 
 Try it: type "the dog saw anna . it" and look at layer {heads['it_antecedent']['layer']} head {heads['it_antecedent']['head']}: `it` looks at `dog`, and the top prediction is `barked`.
