@@ -9,8 +9,8 @@ SwiGLU), d_model 128, is trained from scratch on documents from tools/builtin_mo
 ``steps x batch x seq_len`` tokens that seed gives. The learning rate's cosine follows the steps or the
 clock, whichever is further along (``--minutes``), so a busy machine still ends inside the budget. The checkpoint is saved with
 ``LlamaForCausalLM.save_pretrained`` in float16 with the WordLevel ``tokenizer.json``; the run's
-figures go to ``training.json`` beside it (tools/write_model_card.py turns them into MODEL_CARD.md
-with the evaluation's numbers).
+figures go to ``training.json`` beside it. Then the held-out evaluation runs (tools/evaluate_builtin_model.py,
+through the app's numpy forward) and writes ``evaluation.json`` and ``MODEL_CARD.md``.
 """
 from __future__ import annotations
 
@@ -145,6 +145,9 @@ def main(argv=None) -> int:
     figures = train(a.out, a.steps, a.minutes, a.threads)
     print(f"saved {a.out}: {figures['steps_done']} steps, {figures['train_seconds']:.0f} s, "
           f"final loss {figures['final_loss']}")
+    from evaluate_builtin_model import measure, write
+
+    write(a.out, measure(a.out, 200))
     return 0
 
 

@@ -105,6 +105,7 @@ A training text is `[BOS]` and examples strung together, {recipe['seq_len']} tok
 - Seed {training['seed']}. The generator makes each batch as it goes, so the corpus is {training['tokens_seen']:,} tokens ({training['steps_done']} steps of {recipe['batch']} texts of {recipe['seq_len']} tokens).
 - AdamW, peak learning rate {recipe['lr']}, {recipe['warmup']} warm-up steps, then a cosine down to {recipe['final_lr_share']:.0%} of the peak; weight decay {recipe['weight_decay']}; gradients clipped at {recipe['clip']}.
 - {training['threads']} CPU threads, {minutes:.1f} minutes. Final training loss {training['final_loss']}.
+- The learning rate's cosine follows the steps or the clock, whichever is further along, so the run ends inside its time budget. On a slower or busier machine it takes fewer steps, and the model comes out a little different.
 - torch {training['torch']}.
 
 ## Measured
