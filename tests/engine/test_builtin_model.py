@@ -79,6 +79,16 @@ def test_it_opens_as_a_llama_model(model):
     assert model.info.causal
 
 
+def test_the_package_carries_the_model_and_torch_stays_an_extra():
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "models/*/*" in project["tool"]["setuptools"]["package-data"]["qkv_resources"]
+    assert project["tool"]["setuptools"]["package-dir"]["qkv_resources"] == "resources"
+    assert not any(d.split(">")[0].split("=")[0].strip() in ("torch", "transformers")
+                   for d in project["project"]["dependencies"])
+    assert any(d.startswith("torch") for d in project["project"]["optional-dependencies"]["train"])
+
+
 # ----- the tokenizer --------------------------------------------------------------------------------------
 def test_the_tokenizer_reads_the_grammars_sentences_word_by_word(model):
     vocab = vocabulary()

@@ -85,7 +85,7 @@ Its heads show known attention patterns: a previous-token head, an induction hea
 - The words are {n_words - 2 - len(W.PUNCTUATION)} lower-case words, the marks `{' '.join(W.PUNCTUATION)}`, `[UNK]` and `[BOS]`.
 - Text is lower-cased. Punctuation is split from the words.
 - A word the model does not know becomes `[UNK]`.
-- `[BOS]` is put in front of every text. Many heads rest their attention on it when they have nothing to do.
+- `[BOS]` is put in front of every text, so even the first word has a token before it to look at.
 
 ## The grammar
 
