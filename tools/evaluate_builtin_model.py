@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from builtin_model.card import model_card  # noqa: E402
-from builtin_model.measure import EVAL_SEED, TARGETS, evaluate, held_out, table  # noqa: E402
+from builtin_model.card import alike, model_card  # noqa: E402
+from builtin_model.measure import ACCURACIES, EVAL_SEED, TARGETS, evaluate, held_out, knock_out, table  # noqa: E402
 from builtin_model.vocabulary import encode_words, vocabulary  # noqa: E402
 
 
@@ -67,8 +67,37 @@ def measure(folder: Path, per_kind: int, backend: str = "numpy") -> dict:
     doc.update(seed=EVAL_SEED, per_kind=per_kind, backend=backend,
                weights_bytes=(folder / "model.safetensors").stat().st_size)
     print(table(res))
+    if backend == "numpy":
+        doc["knock_outs"] = knock_outs(folder, doc, per_kind)
     print(f"\n{per_kind} examples of each kind, seed {EVAL_SEED}, {backend} forward: {time.time() - start:.1f} s")
     return doc
+
+
+def knock_out_groups(doc: dict) -> dict:
+    """Job -> the heads doing it (the named head and those within 0.1 of it), for the copying jobs; and
+    "induction_alone": the named induction head by itself."""
+    groups = {kind: sorted([tuple(doc["best_heads"][kind][:2]), *alike(doc, kind)])
+              for kind in ("previous_token", "induction")}
+    groups["induction_alone"] = [tuple(doc["best_heads"]["induction"][:2])]
+    return groups
+
+
+def knock_outs(folder: Path, doc: dict, per_kind: int) -> list[dict]:
+    """The accuracies again with each group of knock_out_groups switched off (numpy forward only)."""
+    from qkv_engine.models import load_model
+
+    model = load_model(folder)
+    vocab = vocabulary()
+    examples = held_out(per_kind)
+    out = []
+    print("\nknocked out" + "".join(f"  {k}" for k in ACCURACIES))
+    for kind, heads in knock_out_groups(doc).items():
+        res = knock_out(model, heads, examples, lambda words: encode_words(words, vocab))
+        acc = {k: round(res.accuracy(k), 4) for k in ACCURACIES}
+        out.append({"job": kind, "heads": [list(h) for h in heads], "accuracy": acc})
+        names = ", ".join(f"{layer}.{head}" for layer, head in heads)
+        print(f"{names:<11}" + "".join(f"  {acc[k]:{len(k)}.1%}" for k in ACCURACIES))
+    return out
 
 
 def write(folder: Path, doc: dict) -> None:

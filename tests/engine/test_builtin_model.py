@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from builtin_model import words as W  # noqa: E402
 from builtin_model.card import TOLERANCE, named_heads  # noqa: E402
 from builtin_model.grammar import KINDS, Generator, all_words  # noqa: E402
-from builtin_model.measure import HEAD_SCORES, TARGETS, evaluate, held_out  # noqa: E402
+from builtin_model.measure import HEAD_SCORES, TARGETS, evaluate, held_out, knock_out  # noqa: E402
 from builtin_model.vocabulary import BOS, UNK, encode_words, vocabulary  # noqa: E402
 
 FOLDER = builtin_model_path()
@@ -146,6 +146,10 @@ def test_every_example_scores_words_it_has():
         for _ in range(50):
             ex = gen.example(kind)
             assert ex.targets and all(0 < i < len(ex.words) for i in ex.targets)
+            if kind == "agreement":
+                assert ex.words[ex.targets[0]] == ("are" if ex.words[ex.antecedent] in W.NOUN_PLURALS.values()
+                                                   else "is")
+                assert ex.words[ex.antecedent] in W.NOUN_PLURALS or ex.words[ex.antecedent] in W.NOUN_PLURALS.values()
             if kind == "pronoun":
                 assert ex.words[ex.pronoun] in ("it", "she", "he") and ex.antecedent < ex.pronoun
                 assert W.PERSON_VERBS.get(ex.words[ex.pronoun]) == ex.words[ex.targets[0]] or \
@@ -183,6 +187,23 @@ def test_the_named_heads_stand_out(results):
         assert results.best_head(kind)[2] > 0.4 and results.best_head(kind)[2] > 2 * scores.mean(), kind
 
 
+@pytest.mark.slow
+def test_knocking_the_named_heads_out_does_what_the_card_says(model):
+    """The card's knock-out table measured again; the copying heads' jobs fail without them."""
+    card = _card_numbers()
+    vocab = vocabulary()
+    examples = held_out(card["per_kind"], card["seed"])
+    found = {}
+    for ko in card["knock_outs"]:
+        res = knock_out(model, ko["heads"], examples, lambda words: encode_words(words, vocab))
+        for kind, value in ko["accuracy"].items():
+            assert res.accuracy(kind) == pytest.approx(value, abs=0.01), (ko["job"], kind)
+        found[ko["job"]] = res
+    assert found["previous_token"].accuracy("random_copy") < 0.5
+    assert found["induction"].accuracy("random_copy") < 0.1 and found["induction"].accuracy("agreement") < 0.7
+    assert found["induction"].accuracy("pronoun_it") < 0.5
+
+
 def test_the_dog_saw_anna_it_barked(model):
     """The lead's classroom check: at "it" the card's head looks at "dog" most, and "barked" comes first."""
     head = named_heads(_card_numbers())["it_antecedent"]
@@ -193,3 +214,12 @@ def test_the_dog_saw_anna_it_barked(model):
     assert model.predict(trace, 6, 1)[0][0] == "barked"
     trace = model.run("anna saw the dog . she")
     assert model.predict(trace, 6, 1)[0][0] == "smiled"
+
+
+def test_the_keys_to_the_old_cabinet_are(model):
+    """At "cabinet" the card's subject head looks at "keys", and "are" comes first; "is" for one key."""
+    head = named_heads(_card_numbers())["subject"]
+    for text, verb in (("the keys to the old cabinet", "are"), ("the key to the old cabinets", "is")):
+        trace = model.run(text)
+        assert int(np.argmax(trace.weights[head["layer"], head["head"], 6])) == 2, text
+        assert model.predict(trace, 6, 1)[0][0] == verb, text

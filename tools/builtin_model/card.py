@@ -28,6 +28,8 @@ _HEAD_WHAT = {
                       "mean weight from `it` on the animal noun, held-out pronoun sentences"),
     "person_antecedent": ("\"she\"/\"he\" head", "`she` or `he` looks at the name it stands for",
                           "mean weight from the pronoun on the name"),
+    "subject": ("subject head", "before `is`/`are`, the distractor noun looks back at the subject noun",
+                "mean weight from `cabinet` on `keys` in \"the keys to the old cabinet are\", held-out sentences"),
 }
 
 
@@ -42,6 +44,24 @@ def alike(evaluation: dict, kind: str, within: float = 0.1) -> list[tuple[int, i
 def named_heads(evaluation: dict) -> dict:
     """The heads the card names: kind -> {layer, head, weight} (the best head of each score)."""
     return {k: dict(zip(("layer", "head", "weight"), v)) for k, v in evaluation["best_heads"].items()}
+
+
+def knock_section(evaluation: dict) -> str:
+    """The knock-out table: the accuracies with the heads of one job switched off."""
+    if not evaluation.get("knock_outs"):
+        return ""
+    acc = evaluation["accuracy"]
+    lines = ["### Knocking heads out", "",
+             "The app can knock a head out (its output becomes zero). With the heads of one job knocked out, "
+             "the accuracies fall:", "",
+             "| knocked out | " + " | ".join(ACCURACIES) + " |", "| --- |" + " --- |" * len(ACCURACIES),
+             "| nothing | " + " | ".join(f"{acc[k]:.1%}" for k in ACCURACIES) + " |"]
+    for ko in evaluation["knock_outs"]:
+        heads = ", ".join(f"{layer}.{head}" for layer, head in ko["heads"])
+        title = "the named induction head alone," if ko["job"] == "induction_alone" else _HEAD_WHAT[ko["job"]][0] + "s"
+        lines.append(f"| {title} {heads} | " + " | ".join(f"{ko['accuracy'][k]:.1%}" for k in ACCURACIES) + " |")
+    lines += ["", "Heads are written layer.head. One copying head alone matters little: its neighbours do the same job."]
+    return "\n".join(lines)
 
 
 def model_card(name: str, training: dict, evaluation: dict, n_words: int) -> str:
@@ -128,8 +148,11 @@ The tests measure the same heads again and find the same weights, within {TOLERA
 | --- | --- | --- | --- | --- |
 {chr(10).join(head_rows)}
 
+{knock_section(evaluation)}
+
 Try it: type "the dog saw anna . it" and look at layer {heads['it_antecedent']['layer']} head {heads['it_antecedent']['head']}: `it` looks at `dog`, and the top prediction is `barked`.
 Type a run of words twice to see the induction head.
+Type "the keys to the old cabinet" and look at layer {heads['subject']['layer']} head {heads['subject']['head']}: `cabinet` looks at `keys`, and the top prediction is `are`.
 
 ## Limits
 

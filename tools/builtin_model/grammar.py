@@ -31,8 +31,9 @@ ANIMALS = tuple(W.ANIMAL_VERBS)
 
 @dataclass(frozen=True)
 class Example:
-    """One example: its words, the indices of the words a model is scored on, and for a pronoun
-    example the index of the pronoun and of the word it stands for (else -1)."""
+    """One example: its words, the indices of the words a model is scored on, the index of the pronoun
+    (pronoun examples, else -1) and of the earlier word the scored word depends on (``antecedent``: the
+    noun a pronoun stands for, the subject noun a verb agrees with; else -1)."""
 
     kind: str
     words: tuple
@@ -107,12 +108,13 @@ class Generator:
             other = r.random() < 0.5
         verb = len(words)
         words.append("are" if plural else "is")
+        subject_noun = len(subject) - 1
         if r.random() < 0.5:
             words.append(r.choice(W.ADJECTIVES))
         else:
             words += [r.choice(W.PREPOSITIONS), *self._noun_phrase(r.random() < 0.5)[0]]
         words.append(".")
-        return Example("agreement", tuple(words), (verb,))
+        return Example("agreement", tuple(words), (verb,), antecedent=subject_noun)
 
     def pronoun(self, it_share: float = 0.6) -> Example:
         """"anna saw the dog . it barked ." / "... . she smiled ." Two beings of different pronouns;

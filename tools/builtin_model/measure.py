@@ -16,11 +16,15 @@ Accuracy: the model's top word equals the grammar's word, over every scored word
     recall           "tom has a" -> tom's adjective, noun, full stop
     random_copy      a repeated run of random known words, from its second word on
 
+Knock-outs (``knock_out``): the same accuracies with a group of heads switched off (the app's knock-out
+edit: their output is zero), which shows that the heads named for a job are the ones doing it.
+
 Per head, each a mean attention weight:
     previous_token   query at token t >= 2 on token t - 1 (all held-out sentences)
     induction        query at a repeated random word on the word that followed its first occurrence
     it_antecedent    query at "it" on the animal noun it stands for
     person_antecedent  query at "she"/"he" on the name it stands for
+    subject          query at the word before "is"/"are" (the distractor noun) on the subject noun
 """
 from __future__ import annotations
 
@@ -32,7 +36,7 @@ from .grammar import Example, Generator
 
 EVAL_SEED = 20_260_501  # never used for training (the training seed is 1234)
 ACCURACIES = ("agreement", "pronoun_it", "pronoun_person", "copy", "recall", "random_copy")
-HEAD_SCORES = ("previous_token", "induction", "it_antecedent", "person_antecedent")
+HEAD_SCORES = ("previous_token", "induction", "it_antecedent", "person_antecedent", "subject")
 #: The issue's targets (share of scored words).
 TARGETS = {"agreement": 0.95, "pronoun_it": 0.90, "pronoun_person": 0.90, "copy": 0.90, "random_copy": 0.50}
 
@@ -111,6 +115,10 @@ def evaluate(run, encode, examples: dict[str, list[Example]], n_layers: int, n_h
                 res.counts[key] += 1
             else:
                 _score(res, kind, logits, ids, list(ex.targets))
+            if kind == "agreement":
+                # the query predicting the verb is the token before it: word verb - 1, token verb
+                res.sums["subject"] += weights[:, :, ex.targets[0], ex.antecedent + 1]
+                res.counts["subject"] += 1
             if kind == "random_copy":
                 k = (len(ex.words) - 1) // 2
                 # query: repeat word j (token k + j + 1); key: word j + 1 of the first run (token j + 2)
@@ -126,9 +134,22 @@ def table(res: Results) -> str:
     for k in ACCURACIES:
         target = f"{TARGETS[k]:.0%}" if k in TARGETS else "-"
         lines.append(f"{k:<17} {res.accuracy(k):7.1%}  {target:>6}  {res.counted[k]:>12}")
-    lines += ["", "layer head  previous_token  induction  it_antecedent  person_antecedent"]
+    lines += ["", "layer head  " + "  ".join(HEAD_SCORES)]
     for layer in range(res.n_layers):
         for head in range(res.n_heads):
-            vals = [res.head_score(k)[layer, head] for k in HEAD_SCORES]
-            lines.append(f"{layer:>5} {head:>4}  {vals[0]:14.2f}  {vals[1]:9.2f}  {vals[2]:13.2f}  {vals[3]:17.2f}")
+            vals = [f"{res.head_score(k)[layer, head]:{len(k)}.2f}" for k in HEAD_SCORES]
+            lines.append(f"{layer:>5} {head:>4}  " + "  ".join(vals))
     return "\n".join(lines)
+
+
+def knock_out(model, heads, examples: dict[str, list[Example]], encode) -> Results:
+    """The accuracies of ``model`` (a qkv_engine Model) with ``heads`` [(layer, head), ...] knocked out."""
+    from qkv_engine.models import ModelEdits
+
+    edits = ModelEdits(knocked_out=frozenset(tuple(h) for h in heads))
+
+    def run(text):
+        trace = model.run(text, edits)
+        return np.asarray(trace.logits), np.asarray(trace.weights)
+
+    return evaluate(run, encode, examples, model.info.n_layers, model.info.n_heads)
