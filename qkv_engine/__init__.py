@@ -25,6 +25,7 @@ from .rollout import rollout
 from .head_labels import BROAD_MIN, FOCUSED_MIN, HeadLabels, head_labels, head_labels_over
 from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
 from .models.what_if import generate, head_effects
+from .models.builtin import BUILTIN_NAME, builtin_model_path
 
 __all__ = [
     "AttentionResult",
@@ -55,6 +56,8 @@ __all__ = [
     "explain",
     "feature_names",
     "find_models",
+    "BUILTIN_NAME",
+    "builtin_model_path",
     "fixed",
     "geometry",
     "head_grids",

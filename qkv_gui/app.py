@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
     p.add_argument("--lesson", action="store_true", help="open straight into the classroom lesson")
     p.add_argument("--model", metavar="PATH",
-                   help="open a trained model from its folder (config.json, model.safetensors, tokenizer.json)")
+                   help="open a trained model from its folder (config.json, model.safetensors, tokenizer.json); "
+                        "'builtin' opens the small model the app ships")
     p.add_argument("--text", metavar="TEXT", help="with --model: the sentence to start with")
     p.add_argument("--list-models", action="store_true",
                    help="print the trained models found on this computer (nothing is downloaded) and exit")
@@ -96,13 +97,12 @@ def _list_models() -> int:
 
     found = find_models()
     if not found:
-        print("No trained model found on this computer (looked in the Hugging Face cache). "
-              "Open a model's folder with --model PATH.")
+        print("No trained model found on this computer (looked for the built-in model and in the Hugging Face "
+              "cache). Open a model's folder with --model PATH.")
         return 0
     width = max(len(m.name) for m in found)
     for m in found:
-        what = {"bert": "BERT", "gpt2": "GPT-2"}.get(m.family or "", m.family or "?")
-        note = f"cannot open: {m.problem}" if m.problem else what
+        note = f"cannot open: {m.problem}" if m.problem else m.kind
         print(f"{m.name:<{width}}  {note}  {m.path}")
     return 0
 

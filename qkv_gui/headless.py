@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--preset", metavar="NAME", help="a preset scenario (see --list-presets)")
     src.add_argument("--session", metavar="FILE", help="a session file (.qkv.json)")
     src.add_argument("--model", metavar="PATH",
-                     help="a trained model's folder (config.json, model.safetensors, tokenizer.json or vocab.txt)")
+                     help="a trained model's folder (config.json, model.safetensors, tokenizer.json or vocab.txt); "
+                          "'builtin' for the small model the app ships")
     p.add_argument("--text", metavar="TEXT", help="with --model: the sentence the model reads")
     p.add_argument("--layer", type=int, metavar="L", help="with --model: the layer, counting from 1 (default 1)")
     p.add_argument("--head", type=int, metavar="H", help="with --model: the head, counting from 1 (default 1)")

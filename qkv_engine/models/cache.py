@@ -1,4 +1,5 @@
-"""Models already on this computer: the Hugging Face cache and folders opened before. No network.
+"""Models already on this computer: the one the app ships, the Hugging Face cache and folders opened before.
+No network.
 
 The cache (``HF_HUB_CACHE``, else ``HF_HOME/hub``, else ``XDG_CACHE_HOME/huggingface/hub``,
 else ``~/.cache/huggingface/hub``) holds one folder per repository,
@@ -15,7 +16,12 @@ from pathlib import Path
 from ..errors import ModelError
 from .architecture import architecture
 from .checkpoint import read_config, read_header, weight_files
+from .builtin import BUILTIN_NAME, builtin_model_path
 from .model import model_name
+
+
+#: A family's name as the lists show it.
+FAMILY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "llama": "Llama / Qwen2"}
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,13 @@ class FoundModel:
     path: Path  # the folder to give load_model
     family: str | None  # "bert" | "gpt2" | "llama" when known
     problem: str | None  # why it cannot be opened, in one line; None when it looks fine
+    builtin: bool = False  # the model the app ships (listed first)
+
+    @property
+    def kind(self) -> str:
+        """The family as a list shows it ("GPT-2"), "built in" added for the model the app ships."""
+        name = FAMILY_NAMES.get(self.family or "", self.family or "?")
+        return f"{name}, built in" if self.builtin else name
 
 
 def hf_cache_dir(environ=os.environ) -> Path:
@@ -69,8 +82,8 @@ def _snapshots(repo: Path) -> list[Path]:
 
 
 def find_models(extra=(), environ=os.environ) -> list[FoundModel]:
-    """Every snapshot in the Hugging Face cache, then each folder of ``extra`` (e.g. those opened before),
-    each once. A folder of ``extra`` that is gone is listed with the problem "not found"."""
+    """The model the app ships, every snapshot in the Hugging Face cache, then each folder of ``extra`` (e.g.
+    those opened before), each once. A folder of ``extra`` that is gone is listed with the problem "not found"."""
     found: list[FoundModel] = []
     seen: set = set()
 
@@ -85,6 +98,11 @@ def find_models(extra=(), environ=os.environ) -> list[FoundModel]:
         family, problem = inspect(folder)
         found.append(FoundModel(name, folder, family, problem))
 
+    ours = builtin_model_path()
+    if ours.is_dir():
+        family, problem = inspect(ours)
+        seen.add(os.path.realpath(ours))
+        found.append(FoundModel(f"{BUILTIN_NAME} (built in)", ours, family, problem, builtin=True))
     cache = hf_cache_dir(environ)
     try:
         repos = sorted(p for p in cache.iterdir() if p.is_dir() and p.name.startswith("models--"))

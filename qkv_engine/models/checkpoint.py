@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import ModelError
 from .widths import bfloat16_bits_to_float32
+from .builtin import BUILTIN_NAME, builtin_model_path
 
 CONFIG = "config.json"
 WEIGHTS = "model.safetensors"
@@ -41,13 +42,21 @@ _MAX_HEADER = 100_000_000  # the safetensors format's own limit on the JSON head
 
 
 # ----- the folder ------------------------------------------------------------------------------
+#: What names the built-in model where a folder is expected (``--model builtin``).
+BUILTIN_NAMES = ("builtin", BUILTIN_NAME)
+
+
 def model_folder(path) -> Path:
     """The model folder ``path`` names: the folder itself, the folder of a model file picked by
-    mistake, or the snapshot of a Hugging Face cache entry (``models--ORG--NAME``)."""
+    mistake, the snapshot of a Hugging Face cache entry (``models--ORG--NAME``), or the built-in model's folder
+    for "builtin" or its name (when no folder of that name is here)."""
     try:
-        folder = Path(os.path.abspath(os.path.expanduser(os.fspath(path))))  # sessions keep a full path
+        given = os.fspath(path)
     except TypeError:
         raise ModelError(f"{path!r} is not a folder name") from None
+    if isinstance(given, str) and given in BUILTIN_NAMES and not os.path.exists(given):
+        return builtin_model_path()  # "builtin" or the model's name: the model the app ships
+    folder = Path(os.path.abspath(os.path.expanduser(given)))  # sessions keep a full path
     if folder.is_file() and folder.name in _MODEL_FILES:
         folder = folder.parent
     if not folder.exists():

@@ -12,7 +12,7 @@ from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ModelError, find_models, load_model
+from qkv_engine import ModelError, builtin_model_path, find_models, load_model
 
 from .screen_room import NARROW_WINDOW
 from .experiments import dock_width
@@ -25,6 +25,9 @@ RECENT_KEY = "models/recent"
 MODEL_VIEW_WIDTH = 420
 #: The sentence a model opens with when the example had none.
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
+#: The sentence the built-in model opens with from the welcome: every word is one it knows, and after "it"
+#: it names the dog's own verb.
+BUILTIN_TEXT = "the dog saw anna in the park . it"
 
 
 class ModelsDialog(QtWidgets.QDialog):
@@ -38,15 +41,14 @@ class ModelsDialog(QtWidgets.QDialog):
         self.browse = False
         layout = QtWidgets.QVBoxLayout(self)
         note = QtWidgets.QLabel(
-            "Trained models already on this computer (the Hugging Face cache and the folders you opened "
-            "before). Nothing is downloaded.", self)
+            "Trained models already on this computer (the small model the app ships, the Hugging Face cache and "
+            "the folders you opened before). Nothing is downloaded.", self)
         note.setWordWrap(True)
         layout.addWidget(note)
         self.list = QtWidgets.QListWidget(self)
         self.list.setObjectName("modelsList")
         for m in found:
-            family = {"bert": "BERT", "gpt2": "GPT-2"}.get(m.family or "", m.family or "?")
-            text = f"{m.name} \u2014 {family}" if m.problem is None else f"{m.name} \u2014 cannot open: {m.problem}"
+            text = f"{m.name} \u2014 {m.kind}" if m.problem is None else f"{m.name} \u2014 cannot open: {m.problem}"
             item = QtWidgets.QListWidgetItem(text, self.list)
             item.setData(QtCore.Qt.ItemDataRole.UserRole, str(m.path))
             item.setToolTip(str(m.path))
@@ -197,6 +199,14 @@ class ModelActions(QtCore.QObject):
         if dialog.browse:
             return self.open_folder()
         return self.open_folder(dialog.chosen)
+
+    def open_a_model(self) -> bool:
+        """The welcome's "Open a trained model": the model the app ships, at once, when it is the only one on
+        this computer; else the list of models, the built-in one first."""
+        others = [m for m in find_models(extra=[Path(p) for p in self.recent_folders()]) if not m.builtin]
+        if not others:
+            return self.open_folder(builtin_model_path(), text=BUILTIN_TEXT)
+        return self.choose()
 
     def open_folder(self, path=None, text: str | None = None, view: dict | None = None) -> bool:
         """Open the model in folder ``path`` (asked for when None). A folder that is not a usable model is

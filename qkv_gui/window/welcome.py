@@ -30,7 +30,8 @@ CHOICES = [
     ("welcomeSentence", "Try your own sentence",
      "Type a sentence in the Sentence box: every picture follows as you type."),
     ("welcomeModel", "Open a trained model",
-     "Look inside a small trained model on this computer: every layer and head, with real numbers."),
+     "Look inside a small trained model that comes with the app (or another one on this computer): every "
+     "layer and head, with real numbers."),
 ]
 NO_MODELS = "Trained models cannot be opened in this window."
 THEMES = "On a projector, View \u2192 Theme \u2192 High contrast or Dark may read better."
@@ -112,7 +113,7 @@ class WelcomeDialog(QtWidgets.QDialog):
 
     def open_model(self) -> None:
         self.accept()
-        self.window.models.choose()
+        self.window.models.open_a_model()
 
 
 def show_welcome(window) -> WelcomeDialog:

@@ -1,0 +1,88 @@
+"""The model the app ships, as a new user meets it: the welcome's "Open a trained model" opens it when it is the
+only model on the computer, and lists it first otherwise; the heads its model card names do what the card says."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from qkv_engine import BUILTIN_NAME, builtin_model_path, find_models, load_model
+from qkv_gui.window import welcome
+
+from .conftest import settle
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY_GPT2 = ROOT / "tests" / "data" / "tiny-gpt2"
+
+
+def hf_cache_with_tiny_gpt2(root: Path) -> Path:
+    """A Hugging Face cache holding one other model (a copy of the tiny GPT-2)."""
+    snap = root / "hub" / "models--org--tiny-gpt2" / "snapshots" / "0123abcd"
+    snap.mkdir(parents=True)
+    for f in TINY_GPT2.iterdir():
+        if f.suffix != ".npz":
+            shutil.copy(f, snap / f.name)
+    return root / "hub"
+
+
+def test_with_no_other_model_the_welcome_opens_the_built_in_model_at_once(make_window, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    window = make_window()
+    dialog = welcome.show_welcome(window)
+    dialog.buttons["welcomeModel"].click()
+    window.session.runner.wait()
+    settle()
+    doc = window.session.model_doc
+    assert doc is not None and doc.model.info.name == BUILTIN_NAME and not dialog.isVisible()
+    assert window.session.model_trace.tokens[-1] == "it"  # the sentence it opens with ends on the pronoun
+
+
+def test_with_another_model_the_welcome_lists_them_the_built_in_one_first(make_window, monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_CACHE", str(hf_cache_with_tiny_gpt2(tmp_path)))
+    found = find_models()
+    assert [m.builtin for m in found] == [True, False] and found[0].path == builtin_model_path()
+    window = make_window()
+    asked = []
+    window.models.choose = lambda: asked.append(True) or False
+    welcome.show_welcome(window).buttons["welcomeModel"].click()
+    assert asked == [True] and window.session.model_doc is None
+
+
+def test_the_card_s_it_head_looks_at_dog_and_the_model_says_a_dog_s_verb(make_window, monkeypatch, tmp_path):
+    """The acceptance scenario: type "the dog saw anna . it"; the head the model card names for "it" gives "dog"
+    the most weight, and the prediction's top word is a dog's verb ("barked")."""
+    card = (builtin_model_path() / "MODEL_CARD.md").read_text(encoding="utf-8")
+    row = next(line for line in card.splitlines() if '"it" head' in line)
+    layer, head = (int(n) for n in row.split("|")[1].split()[1::2])
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    window = make_window()
+    assert window.models.open_folder("builtin", text="the dog saw anna . it")
+    window.session.runner.wait()
+    window.session.select_model_head(layer, head)
+    tokens = window.session.model_trace.tokens
+    window.session.select(query=tokens.index("it"), key=0)
+    settle()
+    weights = window.session.result.weights[tokens.index("it")]
+    assert tokens[int(np.argmax(weights))] == "dog"
+    model = load_model("builtin")
+    assert model.predict(window.session.model_trace, tokens.index("it"), 1)[0][0] == "barked"
+
+
+def test_builtin_names_the_model_the_app_ships_on_the_command_line(tmp_path):
+    listed = subprocess.run([sys.executable, str(ROOT / "main.py"), "--list-models"], capture_output=True, text=True,
+                            env={"HF_HUB_CACHE": str(tmp_path / "none"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+                            timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[0].startswith(f"{BUILTIN_NAME} (built in)")
+    out = tmp_path / "figs"
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "export", "--model", "builtin", "--text",
+                           "the dog saw anna . it", "--layer", "4", "--head", "6", "--out", str(out), "--format", "csv"],
+                          capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "attention.json").read_text(encoding="utf-8"))
+    assert BUILTIN_NAME in json.dumps(data)
