@@ -12,6 +12,13 @@ from qkv_engine.models import find_models, hf_cache_dir, load_model
 from .model_files import TINY_BERT, TINY_GPT2
 
 
+def cached(**kwargs) -> list:
+    """What ``find_models`` lists besides the model the app ships (always there, first: its own test below)."""
+    found = find_models(**kwargs)
+    assert found and found[0].builtin and found[0].problem is None and found[0].family == "llama"
+    return [f for f in found if not f.builtin]
+
+
 def cache_entry(hub: Path, repo: str, source: Path, revisions=("0123456789abcdef0123456789abcdef01234567",),
                 skip=()) -> list[Path]:
     """models--ORG--NAME/{blobs, refs/main, snapshots/REV/...} with every file a symlink into blobs/."""
@@ -48,7 +55,7 @@ def test_the_cache_is_listed_with_symlinked_files(tmp_path):
     hub = tmp_path / "hub"
     (bert,) = cache_entry(hub, "someone/tiny-bert", TINY_BERT)
     (gpt2,) = cache_entry(hub, "gpt2-tiny", TINY_GPT2)
-    found = find_models(environ={"HF_HUB_CACHE": str(hub)})
+    found = cached(environ={"HF_HUB_CACHE": str(hub)})
     assert [(f.name, f.path, f.family, f.problem) for f in found] == [
         ("gpt2-tiny", gpt2, "gpt2", None),
         ("someone/tiny-bert", bert, "bert", None),
@@ -60,14 +67,14 @@ def test_the_cache_is_listed_with_symlinked_files(tmp_path):
 
 def test_hf_home_is_honoured(tmp_path):
     cache_entry(tmp_path / "home" / "hub", "org/tiny", TINY_GPT2)
-    found = find_models(environ={"HF_HOME": str(tmp_path / "home")})
+    found = cached(environ={"HF_HOME": str(tmp_path / "home")})
     assert [f.name for f in found] == ["org/tiny"]
 
 
 def test_several_revisions_are_told_apart(tmp_path):
     hub = tmp_path / "hub"
     cache_entry(hub, "org/tiny", TINY_BERT, revisions=("a" * 40, "b" * 40))
-    names = [f.name for f in find_models(environ={"HF_HUB_CACHE": str(hub)})]
+    names = [f.name for f in cached(environ={"HF_HUB_CACHE": str(hub)})]
     assert names == ["org/tiny (aaaaaaa)", "org/tiny (bbbbbbb)"]
 
 
@@ -92,7 +99,7 @@ def test_entries_that_cannot_be_opened_say_why(tmp_path):
     (other / "config.json").unlink()
     (other / "config.json").write_text('{"model_type": "t5"}')
     (notok,) = cache_entry(hub, "org/no-tokenizer", TINY_GPT2, skip=("tokenizer.json", "merges.txt"))
-    found = {f.name: f for f in find_models(environ={"HF_HUB_CACHE": str(hub)})}
+    found = {f.name: f for f in cached(environ={"HF_HUB_CACHE": str(hub)})}
     assert "weights are missing" in found["org/no-weights"].problem
     assert "pytorch_model.bin" in found["org/pickled"].problem and "never opened" in found["org/pickled"].problem
     assert "No model.safetensors" in found["org/broken-link"].problem
@@ -107,14 +114,14 @@ def test_extra_folders_are_added_once_and_missing_ones_say_so(tmp_path):
     hub = tmp_path / "hub"
     (snap,) = cache_entry(hub, "org/tiny", TINY_BERT)
     gone = tmp_path / "gone"
-    found = find_models(extra=[TINY_GPT2, str(snap), gone], environ={"HF_HUB_CACHE": str(hub)})
+    found = cached(extra=[TINY_GPT2, str(snap), gone], environ={"HF_HUB_CACHE": str(hub)})
     assert [f.name for f in found] == ["org/tiny", "tiny-gpt2", "gone"]
     assert found[1].problem is None and found[1].family == "gpt2"
     assert found[2].problem == f"{gone}: not found"
 
 
 def test_no_cache_at_all_is_an_empty_list(tmp_path):
-    assert find_models(environ={"HF_HUB_CACHE": str(tmp_path / "none")}) == []
+    assert cached(environ={"HF_HUB_CACHE": str(tmp_path / "none")}) == []
 
 
 def test_a_generic_folder_name_gives_way_to_the_name_in_the_config(tmp_path):
@@ -128,7 +135,7 @@ def test_a_generic_folder_name_gives_way_to_the_name_in_the_config(tmp_path):
     named = copy_model(TINY_BERT, tmp_path / "my-bert")
     edit_config(named, _name_or_path="someone/base-model")
     assert load_model(named).info.name == "my-bert"
-    assert [f.name for f in find_models(extra=[folder, named], environ={"HF_HUB_CACHE": str(tmp_path / "x")})] == \
+    assert [f.name for f in cached(extra=[folder, named], environ={"HF_HUB_CACHE": str(tmp_path / "x")})] == \
         ["tiny-thing", "my-bert"]
 
 
@@ -141,10 +148,10 @@ def test_llama_family_snapshots_in_the_cache_are_found_and_checked(tmp_path):
     (sharded,) = cache_entry(hub, "org/sharded", TINY_LLAMA, skip=("model.safetensors",))
     files = write_shards(sharded, tensors(TINY_LLAMA), parts=2)
     cache_entry(hub, "org/no-tokenizer", TINY_LLAMA, skip=("tokenizer.json",))
-    found = {f.name: f for f in find_models(environ={"HF_HUB_CACHE": str(hub)})}
+    found = {f.name: f for f in cached(environ={"HF_HUB_CACHE": str(hub)})}
     for name in ("org/tiny-llama", "org/tiny-qwen2", "org/sharded"):
         assert found[name].family == "llama" and found[name].problem is None, name
     assert "No tokenizer" in found["org/no-tokenizer"].problem and found["org/no-tokenizer"].family == "llama"
     (sharded / files[0]).unlink()
-    again = {f.name: f for f in find_models(environ={"HF_HUB_CACHE": str(hub)})}
+    again = {f.name: f for f in cached(environ={"HF_HUB_CACHE": str(hub)})}
     assert files[0] in again["org/sharded"].problem

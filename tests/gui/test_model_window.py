@@ -151,6 +151,8 @@ def test_models_on_this_computer_lists_the_cache_and_greys_what_cannot_open(qtbo
     assert any(t.startswith("org/tiny") for t in texts)
     pickled = next(i for i in items if "pickled" in i.text())
     assert "cannot open" in pickled.text() and not pickled.flags() & Qt.ItemFlag.ItemIsEnabled
+    assert "built in" in texts[0]  # the model the app ships comes first, chosen to begin with
+    dialog.list.setCurrentItem(next(i for i in items if i.text().startswith("org/tiny")))
     dialog._open()
     assert dialog.chosen == snap
 

@@ -62,7 +62,7 @@ def test_try_your_own_sentence_readies_the_sentence_box(window):
 
 def test_open_a_trained_model_asks_the_window_for_a_model(window):
     asked = []
-    window.models.choose = lambda: asked.append(True) or False
+    window.models.open_a_model = lambda: asked.append(True) or False
     dialog = welcome.show_welcome(window)
     button = dialog.buttons["welcomeModel"]
     assert button.isEnabled()
