@@ -11,8 +11,8 @@ files (``session_format``, ``data_export``) and trained models (``models``). Sub
 their own paths too (``qkv_engine.explain``), but the app's windows never import them by that
 path (``tests/gui/test_engine_imports.py``).
 """
-from . import (compare, data_export, explain, feature_names, geometry, heads_view, lesson_numbers, mask_view, models,
-               new_words, pie_layout, presets, saturation, scaling_lab, session_format, training, training_text, views)
+from . import (compare, data_export, explain, feature_names, geometry, heads_view, lesson_numbers, mask_view,
+               model_examples, models, new_words, pie_layout, presets, saturation, scaling_lab, session_format, training, training_text, views)
 from .attention import (MASK_BLOCKED, MASK_CAUSAL, MASK_OPEN, MASK_PADDING, AttentionResult, MultiHeadResult, compute,
                         compute_heads, mask_reasons, softmax)
 from .errors import ModelError, ScenarioError
@@ -25,7 +25,7 @@ from .rollout import rollout
 from .head_labels import BROAD_MIN, FOCUSED_MIN, HeadLabels, head_labels, head_labels_over
 from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
 from .models.what_if import generate, head_effects
-from .models.builtin import BUILTIN_NAME, builtin_model_path
+from .models.builtin import BUILTIN_NAME, builtin_model_path, known_words
 
 __all__ = [
     "AttentionResult",
@@ -58,6 +58,7 @@ __all__ = [
     "find_models",
     "BUILTIN_NAME",
     "builtin_model_path",
+    "known_words",
     "fixed",
     "geometry",
     "head_grids",
@@ -67,6 +68,7 @@ __all__ = [
     "load_model",
     "mask_reasons",
     "mask_view",
+    "model_examples",
     "models",
     "new_words",
     "parse_number",

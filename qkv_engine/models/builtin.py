@@ -9,6 +9,7 @@ model.safetensors (float16), tokenizer.json and MODEL_CARD.md; tools/train_built
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 BUILTIN_NAME = "qkv-tiny-llama"
@@ -26,3 +27,10 @@ def _resources() -> Path:
 def builtin_model_path() -> Path:
     """The built-in model's folder (it exists in every checkout and installed copy)."""
     return _resources() / "models" / BUILTIN_NAME
+
+
+def known_words() -> list[str]:
+    """The words and marks the built-in model knows (its WordLevel vocabulary, without [UNK] and [BOS]),
+    sorted: Help lists them."""
+    vocab = json.loads((builtin_model_path() / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    return sorted(word for word in vocab if not (word.startswith("[") and word.endswith("]")))

@@ -33,6 +33,10 @@ _GENERIC = re.compile(r"^(model|models|checkpoint|checkpoints|checkpoint-\d+|wei
                       r"hf|huggingface|export|[0-9a-f]{40})$", re.IGNORECASE)
 
 
+#: How tokenizers show a word they do not know.
+UNKNOWN_TOKENS = ("[UNK]", "<unk>")
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What a model is, for the GUI: sizes, family, and (RoPE models) its rotation."""
@@ -131,6 +135,12 @@ class ModelTrace:
     @property
     def n(self) -> int:
         return len(self.tokens)
+
+    @property
+    def unknown(self) -> tuple:
+        """The words of the text the tokenizer did not know (shown as ``[UNK]`` or ``<unk>``), in order."""
+        return tuple(self.text[start:end] for token, (start, end) in zip(self.tokens, self.spans)
+                     if token in UNKNOWN_TOKENS and end > start)
 
     @property
     def n_layers(self) -> int:

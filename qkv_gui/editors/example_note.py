@@ -13,7 +13,7 @@ import html
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import presets
+from qkv_engine import model_examples, presets
 
 from ..look import colours
 from ..state.session import Session
@@ -36,6 +36,14 @@ def designed_preset(session: Session):
         return None
     preset = presets.get(name)
     return preset if preset.designed else None
+
+
+def model_example(session: Session):
+    """The model example open now (``qkv_engine.model_examples``), or None."""
+    name = getattr(session, "model_example", None)
+    if session.model_doc is None or name not in model_examples.names():
+        return None
+    return model_examples.get(name)
 
 
 def note_html(note: str) -> str:
@@ -92,8 +100,8 @@ class ExampleNoteBox(QtWidgets.QWidget):
         self.text.setVisible(unfolded)
 
     def follow(self) -> None:
-        """Show the note of the designed example open now, or hide."""
-        preset = designed_preset(self.session)
+        """Show the note of the designed example (or the model example) open now, or hide."""
+        preset = designed_preset(self.session) or model_example(self.session)
         self.setVisible(preset is not None)
         if preset is None:
             self._shown_preset = None

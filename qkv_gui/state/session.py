@@ -132,6 +132,7 @@ class Session(QtCore.QObject):
         self._head = 0
         self._selection = Selection()
         self._emit_pending = False
+        self.model_example: str | None = None  # see open_model
         self.preset_name: str | None = None
         self.undo_stack = QtGui.QUndoStack(self)
         self.recompute_count = 0  # how many times compute() ran (for tests and benchmarks)
@@ -504,12 +505,13 @@ class Session(QtCore.QObject):
         return data_export.ModelSource(doc.model.info, doc.text, doc.edits, self._model_layer, self._model_head)
 
     def open_model(self, model, text: str | None = None, view: dict | None = None,
-                   edits: ModelEdits | None = None) -> None:
+                   edits: ModelEdits | None = None, example: str | None = None) -> None:
         """Make ``model`` (with ``edits``, from a session file) the document: a new document, no undo
         history. The hand-made scenario is kept for ``close_model``. The first forward runs at once, so
         the panels show the model straight away."""
         if self._model_doc is None:
             self._hand_made = (self._scenario, self.preset_name)
+        self.model_example = example  # the model example opened (its note shows beside the sentence), or None
         view = view or {}
         text = (self._scenario.text or "") if text is None else text
         self._model_layer = _clamp(view.get("layer", 0), model.info.n_layers)
@@ -528,6 +530,7 @@ class Session(QtCore.QObject):
 
     def close_model(self) -> None:
         """Back to the hand-made example that was open before the model (a new document)."""
+        self.model_example = None
         if self._model_doc is None:
             return
         scenario, preset = self._hand_made or (presets.load(presets.DEFAULT), presets.DEFAULT)
@@ -592,6 +595,10 @@ class Session(QtCore.QObject):
                               f"{doc.model.info.max_tokens}; {trace.dropped} more were left out.")
         elif first and not trace.tokens:
             self.message.emit("Type a sentence: the model needs at least one token.")
+        elif trace.unknown:
+            words = ", ".join(f"'{w}'" for w in dict.fromkeys(trace.unknown))
+            self.message.emit(f"The model does not know {words}: it reads {'it' if len(trace.unknown) == 1 else 'them'}"
+                              f" as [UNK]. Help \u2192 Words the built-in model knows lists the words it knows.")
         self._show_head()
 
     def _show_head(self) -> None:

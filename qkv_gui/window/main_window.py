@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ScenarioError, presets, session_format
+from qkv_engine import ScenarioError, known_words, model_examples, presets, session_format
 
 from ..look import colours, style
 from . import panel_help, welcome
@@ -40,6 +40,8 @@ AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
 #: The heading of the designed examples in the preset menu and combo.
 DESIGNED_SECTION = "Designed examples"
+#: ... and of the examples that open the model the app ships.
+MODEL_SECTION = "With the built-in model"
 
 
 #: Help → Keyboard and mouse (a test checks every shortcut named here is a real one).
@@ -546,6 +548,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.welcomeAction.triggered.connect(lambda: welcome.show_welcome(self))
         keys = help_menu.addAction("&Keyboard and mouse")
         keys.triggered.connect(self._keys_help)
+        words = help_menu.addAction("&Words the built-in model knows")
+        words.setObjectName("knownWordsAction")
+        words.triggered.connect(self.show_known_words)
         help_menu.addSeparator()
         about = help_menu.addAction("&About QKV Visualizer")
         about.triggered.connect(self._about)
@@ -563,25 +568,39 @@ class MainWindow(QtWidgets.QMainWindow):
         for p in ordered:
             if p.designed and not headed:
                 headed = True
-                menu.addSection(DESIGNED_SECTION)
-                combo.insertSeparator(combo.count())
-                combo.addItem(DESIGNED_SECTION)
-                heading = combo.model().item(combo.count() - 1)
-                heading.setFlags(heading.flags() & ~(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled))
-                font = heading.font()
-                font.setBold(True)
-                heading.setFont(font)
+                self._add_heading(menu, combo, DESIGNED_SECTION)
             act = menu.addAction(p.title + (" (random weights)" if p.random_weights else ""))
             act.setObjectName(f"preset:{p.name}")
             act.setToolTip(p.description)
             act.triggered.connect(lambda _=False, n=p.name: self.load_preset(n))
             combo.addItem(p.title, p.name)
             combo.setItemData(combo.count() - 1, p.description, Qt.ItemDataRole.ToolTipRole)
+        self._add_heading(menu, combo, MODEL_SECTION)
+        for example in model_examples.EXAMPLES:
+            act = menu.addAction(example.title)
+            act.setObjectName(f"preset:{example.name}")
+            act.setToolTip(f"Opens the small model the app ships on \u201c{example.text}\u201d")
+            act.triggered.connect(lambda _=False, n=example.name: self.models.open_example(n))
+            combo.addItem(example.title, example.name)
+
+    @staticmethod
+    def _add_heading(menu: QtWidgets.QMenu, combo: QtWidgets.QComboBox, text: str) -> None:
+        """A section of the preset menu, and a heading in the combo that cannot be chosen."""
+        menu.addSection(text)
+        combo.insertSeparator(combo.count())
+        combo.addItem(text)
+        heading = combo.model().item(combo.count() - 1)
+        heading.setFlags(heading.flags() & ~(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled))
+        font = heading.font()
+        font.setBold(True)
+        heading.setFont(font)
 
     def _preset_chosen(self, index: int) -> None:
         name = self.presetCombo.itemData(index)
         if name in presets.names():  # not the section's heading
             self.load_preset(name)
+        elif name in model_examples.names():
+            self.models.open_example(name)
 
     def show_all_panels(self) -> None:
         for act in self.panel_actions.values():
@@ -594,6 +613,28 @@ class MainWindow(QtWidgets.QMainWindow):
             dock.show()
         self.show_all_panels()
         self.grid.equalize()
+
+    def show_known_words(self) -> QtWidgets.QDialog:
+        """Help → Words the built-in model knows: every word of its vocabulary (any other becomes [UNK])."""
+        words = known_words()
+        dialog = QtWidgets.QDialog(self)
+        dialog.setObjectName("knownWordsDialog")
+        dialog.setWindowTitle("Words the built-in model knows")
+        layout = QtWidgets.QVBoxLayout(dialog)
+        note = QtWidgets.QLabel(f"The small model that comes with the app reads whole words. It knows these "
+                                f"{len(words):,} words and marks; any other word becomes [UNK] (unknown).", dialog)
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        text = QtWidgets.QPlainTextEdit("  ".join(words), dialog)
+        text.setObjectName("knownWordsText")
+        text.setReadOnly(True)
+        layout.addWidget(text, 1)
+        close = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close, dialog)
+        close.rejected.connect(dialog.reject)
+        layout.addWidget(close)
+        dialog.resize(min(560, self.width()), min(420, self.height()))
+        dialog.show()
+        return dialog
 
     def _about(self) -> None:
         QtWidgets.QMessageBox.about(

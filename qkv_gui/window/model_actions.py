@@ -12,7 +12,7 @@ from typing import Callable
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ModelError, builtin_model_path, find_models, load_model
+from qkv_engine import ModelError, ScenarioError, builtin_model_path, find_models, load_model, model_examples
 
 from .screen_room import NARROW_WINDOW
 from .experiments import dock_width
@@ -208,6 +208,24 @@ class ModelActions(QtCore.QObject):
             return self.open_folder(builtin_model_path(), text=BUILTIN_TEXT)
         return self.choose()
 
+    def open_example(self, name: str) -> bool:
+        """A model example (``qkv_engine.model_examples``): the built-in model on its sentence, its head and its
+        pair chosen, its note beside the sentence."""
+        example = model_examples.get(name)
+        if not self.hooks.keep_changes():
+            return False
+        try:
+            model = load_model(builtin_model_path())
+            view = example.view(model.tokenize(example.text)[0])
+        except (ModelError, ScenarioError) as exc:
+            self.hooks.tell_error("Could not open the example", str(exc))
+            return False
+        self.session.open_model(model, text=example.text, view=view, example=name)
+        self._remember(model.info.path)
+        self.show_view()
+        self.hooks.forget_file()
+        return True
+
     def open_folder(self, path=None, text: str | None = None, view: dict | None = None) -> bool:
         """Open the model in folder ``path`` (asked for when None). A folder that is not a usable model is
         refused with the reason, and the current work stays."""
@@ -229,8 +247,10 @@ class ModelActions(QtCore.QObject):
             QtWidgets.QApplication.restoreOverrideCursor()
         self.show_model(model, text=text, view=view)
         self.hooks.forget_file()
-        window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
-                                       "as you type.", 8000)
+        trace = self.session.model_trace
+        if trace is None or not trace.unknown:  # else the status line keeps the note on the unknown words
+            window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
+                                           "as you type.", 8000)
         return True
 
     def show_model(self, model, text: str | None = None, view: dict | None = None, edits=None) -> None:

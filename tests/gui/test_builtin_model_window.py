@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from PySide6 import QtGui, QtWidgets
 
 from qkv_engine import BUILTIN_NAME, builtin_model_path, find_models, load_model
 from qkv_gui.window import welcome
@@ -86,3 +87,47 @@ def test_builtin_names_the_model_the_app_ships_on_the_command_line(tmp_path):
     assert done.returncode == 0, done.stderr
     data = json.loads((out / "attention.json").read_text(encoding="utf-8"))
     assert BUILTIN_NAME in json.dumps(data)
+
+
+def test_each_model_example_opens_on_its_head_and_pair_and_the_head_looks_where_its_note_says(make_window):
+    from qkv_engine import model_examples
+
+    window = make_window()
+    model = load_model("builtin")
+    for example in model_examples.EXAMPLES:
+        action = window.findChild(QtGui.QAction, f"preset:{example.name}")
+        action.trigger()
+        window.session.runner.wait()
+        settle()
+        s = window.session
+        assert s.model_doc.text == example.text and (s.model_layer, s.model_head) == (example.layer, example.head)
+        tokens = s.model_trace.tokens
+        assert tokens[s.selection.query] == example.query and tokens[s.selection.key] == example.key
+        row = s.result.weights[s.selection.query]
+        assert int(np.argmax(row)) == s.selection.key  # the head gives the key the most weight, as the note says
+        assert model.predict(s.model_trace, len(tokens) - 1, 1)[0][0] == example.next_word
+        note = window.findChild(QtWidgets.QWidget, "exampleNote")
+        assert note.isVisible() and example.title in window.findChild(QtWidgets.QTextBrowser, "exampleNoteText").toPlainText()
+        assert f"layer {example.layer + 1}, head {example.head + 1}" in example.note  # the note counts as the app does
+
+
+def test_an_unknown_word_is_read_as_unk_and_the_status_line_says_so(make_window):
+    window = make_window()
+    window.models.open_folder("builtin", text="the dog saw bob")
+    window.session.runner.wait()
+    settle()
+    assert window.session.model_trace.tokens[-1] == "[UNK]"
+    assert "'bob'" in window.statusBar().currentMessage() and "[UNK]" in window.statusBar().currentMessage()
+    window.session.set_text("the dog saw anna and zed")  # typed: the note follows the words
+    window.session.runner.wait()
+    settle()
+    assert "'zed'" in window.statusBar().currentMessage() and "'bob'" not in window.statusBar().currentMessage()
+
+
+def test_help_lists_the_words_the_built_in_model_knows(window):
+    window.findChild(QtGui.QAction, "knownWordsAction").trigger()
+    dialog = window.findChild(QtWidgets.QDialog, "knownWordsDialog")
+    words = dialog.findChild(QtWidgets.QPlainTextEdit, "knownWordsText").toPlainText().split()
+    model = load_model("builtin")
+    assert len(words) > 1000 and "barked" in words and "[UNK]" not in words
+    assert all(model.tokenize(w)[0][-1] == w for w in words[::50])  # each is one token of its own

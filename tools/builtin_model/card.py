@@ -97,7 +97,7 @@ Its heads show known attention patterns: a previous-token head, an induction hea
 - Rotary positions (theta 10000), RMSNorm, a SwiGLU feed-forward block of {shape['intermediate_size']}.
 - Up to {shape['max_position_embeddings']} tokens; it was trained on texts of {recipe['seq_len']} tokens.
 - {training['parameters']:,} parameters, stored in float16: `model.safetensors` is {size_mb:.1f} MB.
-- Layers and heads count from 0, as in the app.
+- Layers and heads count from 0 here, as in the engine and the tools. The app's Trained model box counts from 1: layer 3 head 5 here is layer 4, head 6 there.
 
 ## Tokens
 
