@@ -131,7 +131,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.experiments = Experiments(self.session, self.dock_host, adopt=self.exporter.adopt_experiment)
         self.panel_actions: dict = {}  # the View menu's tick for each panel of the grid (filled with the menus)
         self.lesson = LessonController(self.session, self.dock_host, self.grid, self.gridScroll, self.panel_actions,
-                                       self.experiments)
+                                       self.experiments, open_example=lambda name: self.models.open_example(name))
         self.welcome: welcome.WelcomeDialog | None = None  # made the first time it is shown (Help → Welcome)
 
         self.statusBar().setObjectName("statusBar")

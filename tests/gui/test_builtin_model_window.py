@@ -131,3 +131,24 @@ def test_help_lists_the_words_the_built_in_model_knows(window):
     model = load_model("builtin")
     assert len(words) > 1000 and "barked" in words and "[UNK]" not in words
     assert all(model.tokenize(w)[0][-1] == w for w in words[::50])  # each is one token of its own
+
+
+def test_the_lesson_s_appendix_on_a_trained_model_opens_it_and_tells_its_live_numbers(make_window):
+    from PySide6 import QtCore
+
+    window = make_window()
+    lesson = window.lesson
+    lesson.enter()
+    lesson.go(next(i for i, s in enumerate(lesson.steps) if s.title == "Inside a trained model"))
+    settle()
+    html = lesson.pane.text.toHtml()
+    assert 'href="example:model-it"' in html and window.session.model_doc is None
+    lesson._anchor(QtCore.QUrl("example:model-it"))  # the student clicks the first link
+    window.session.runner.wait()
+    settle()
+    s = window.session
+    assert s.model_doc is not None and s.model_doc.text == "the dog saw anna in the park . it"
+    text = lesson.text()
+    assert "The selected query is it, and the selected key is dog" in text and "'dog' 1.00" in text
+    row = s.result.weights[s.selection.query]
+    assert f"{row[s.selection.key]:.2f}" in text and "unknown placeholder" not in text

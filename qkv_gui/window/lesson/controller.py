@@ -18,7 +18,7 @@ from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number, train
 from ...look import colours, style
 from . import markdown
 from .demo import softmax_direction_html
-from .notes import example_note_html, open_experiment_html
+from .notes import example_note_html, model_examples_html, open_experiment_html
 from .pane import BODY_PX, CONTROL_PX, SCALES, LessonPane
 from .steps import Step, load_steps
 from ...panels import catalog
@@ -185,13 +185,15 @@ class LessonController(QtCore.QObject):
     modeChanged = QtCore.Signal(bool)  # lesson on / off
     presenterChanged = QtCore.Signal(bool)
 
-    def __init__(self, session, host, grid, grid_scroll: QtWidgets.QWidget, panel_actions: dict, experiments):
+    def __init__(self, session, host, grid, grid_scroll: QtWidgets.QWidget, panel_actions: dict, experiments,
+                 open_example=None):
         super().__init__(host.main)
         self.window = window = host.main  # (Qt's QMainWindow: docks, geometry, full screen)
         self.host = host
         self.grid = grid
         self.panel_actions = panel_actions
         self.experiments = experiments
+        self.open_example = open_example  # opens a model example by name (the appendix's links); None: no links
         self.session = session
         self.steps: list[Step] = load_steps()
         self.index = 0
@@ -483,7 +485,8 @@ class LessonController(QtCore.QObject):
         blocks = {"softmax-direction": lambda: softmax_direction_html(self.session.scenario, px, self._text_room(),
                                                                       pal),
                   "open-experiment": lambda: open_experiment_html(st.panel, px),
-                  "example-note": lambda: example_note_html(self.session, px, pal)}
+                  "example-note": lambda: example_note_html(self.session, px, pal),
+                  "model-examples": lambda: model_examples_html(px) if self.open_example is not None else ""}
         return markdown.render(st.body, self.values(), opts, blocks)
 
     def _text_room(self) -> int:
@@ -535,6 +538,10 @@ class LessonController(QtCore.QObject):
         kind, _, num = url.toString().partition(":")
         if kind == "open":
             self._open_experiment(num)
+            return
+        if kind == "example" and self.open_example is not None:
+            self.open_example(num)
+            self.render()
             return
         try:
             k = int(num)

@@ -2,10 +2,13 @@
 
     ::: example-note        "About this example": the note of the designed example open now (nothing otherwise)
     ::: open-experiment     a link that opens the step's experiment (e.g. "Learn the weights")
+    ::: model-examples      links that open the examples with the built-in model
 """
 from __future__ import annotations
 
 import html
+
+from qkv_engine import model_examples
 
 from ...look import style
 from ...editors.example_note import designed_preset, note_html
@@ -32,3 +35,10 @@ def open_experiment_html(panel: str | None, px: int) -> str:
         return ""
     return (f'<p style="margin-top:0px; margin-bottom:{px // 2}px;"><a href="open:{html.escape(panel)}">'
             f"\u25b6 Open the experiment \u201c{html.escape(entry.menu_text)}\u201d</a></p>")
+
+
+def model_examples_html(px: int) -> str:
+    """Links that open the examples with the built-in model (the controller follows "example:<name>")."""
+    links = "".join(f'<p style="margin-top:0px; margin-bottom:{px // 2}px;"><a href="example:{html.escape(e.name)}">'
+                    f"\u25b6 Open \u201c{html.escape(e.title)}\u201d</a></p>" for e in model_examples.EXAMPLES)
+    return links
