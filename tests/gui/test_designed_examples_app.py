@@ -4,11 +4,11 @@ what a newly typed word got."""
 import pytest
 from PySide6 import QtCore, QtWidgets
 
-from qkv_engine import compute, presets
+from qkv_engine import compute, model_examples, presets
 from qkv_gui.state import session as session_module
 from qkv_gui.editors import SentenceOptionsWidget
 from qkv_gui.editors.example_note import ExampleNoteBox
-from qkv_gui.window.main_window import DESIGNED_SECTION
+from qkv_gui.window.main_window import DESIGNED_SECTION, MODEL_SECTION
 
 from .conftest import settle
 
@@ -22,16 +22,23 @@ def test_the_preset_menu_and_combo_group_the_designed_examples(window):
     heading = texts.index(DESIGNED_SECTION)
     assert actions[heading].isSeparator()  # a section: a heading, not something to open
     below = [a.objectName() for a in actions[heading + 1:]]
-    assert below == [f"preset:{name}" for name in DESIGNED]
+    models = [f"preset:{e.name}" for e in model_examples.EXAMPLES]  # then the examples with the built-in model
+    assert below == [f"preset:{name}" for name in DESIGNED] + [""] + models
+    assert actions[texts.index(MODEL_SECTION)].isSeparator()
     assert all(not a.objectName().removeprefix("preset:") in DESIGNED for a in actions[:heading])
     combo = window.presetCombo
     index = combo.findText(DESIGNED_SECTION)
     item = combo.model().item(index)
     assert not item.isEnabled() and not item.isSelectable() and combo.itemData(index) is None
-    assert [combo.itemData(k) for k in range(index + 1, combo.count())] == DESIGNED
+    assert [combo.itemData(k) for k in range(index + 1, combo.count())] == \
+        DESIGNED + [None, None] + [e.name for e in model_examples.EXAMPLES]
     combo.setCurrentIndex(combo.findData("designed-agreement"))
     settle()
     assert window.session.preset_name == "designed-agreement"
+    combo.setCurrentIndex(combo.findData("model-it"))
+    window.session.runner.wait()
+    settle()
+    assert window.session.model_example == "model-it" and window.session.model_doc is not None
 
 
 @pytest.mark.parametrize("name", DESIGNED)
