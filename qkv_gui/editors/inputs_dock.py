@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
+from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE, rope_lab
+from qkv_engine.errors import ScenarioError
 
 from ..look import colours
 from ..labels.changed_text import set_tooltip
@@ -141,6 +142,28 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         # one per line: side by side they made the dock too wide for a 1024-pixel projector
         hand.addWidget(self.scaleCheck)
         hand.addWidget(self.causalCheck)
+        # rotary positions (RoPE, as Llama and Qwen2 use): q and k turned by their positions, at speeds set by θ
+        rope = QtWidgets.QHBoxLayout()
+        self.rotaryCheck = QtWidgets.QCheckBox("Rotary positions (RoPE), θ", self)
+        self.rotaryCheck.setObjectName("rotaryCheck")
+        self.rotaryCheck.setToolTip("Turn each query and key by its position before they meet (as Llama and "
+                                    "Qwen2 do): the same two words then score differently at different "
+                                    "distances. θ sets how slowly the slowest pair of numbers turns.")
+        self.ropeThetaEdit = QtWidgets.QLineEdit(self)
+        self.ropeThetaEdit.setObjectName("ropeThetaEdit")
+        self.ropeThetaEdit.setToolTip("θ (theta): pair i turns 1 / θ^(2i / d_k) radians per position. "
+                                      "Llama uses 10000 or 500000; above 1.")
+        self.ropeThetaEdit.setMaximumWidth(90)
+        rope.addWidget(self.rotaryCheck)
+        rope.addWidget(self.ropeThetaEdit)
+        rope.addStretch(1)
+        hand.addLayout(rope)
+        self.ropeThetaMessage = QtWidgets.QLabel(self)  # what is wrong with a typed θ, right under it
+        self.ropeThetaMessage.setObjectName("ropeThetaMessage")
+        self.ropeThetaMessage.setWordWrap(True)
+        colours.sheet(self.ropeThetaMessage, "color: $error_ink;")
+        self.ropeThetaMessage.hide()
+        hand.addWidget(self.ropeThetaMessage)
         hand.addWidget(QtWidgets.QLabel("Softmax runs along", self))  # above its choice: narrower dock
         self.softmaxOverCombo = QtWidgets.QComboBox(self)
         self.softmaxOverCombo.setObjectName("softmaxOverCombo")
@@ -191,6 +214,8 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.softmaxOverCombo.currentIndexChanged.connect(
             own(lambda i: session.set_option(softmax_over=self.softmaxOverCombo.itemData(i)))
         )
+        self.rotaryCheck.toggled.connect(own(lambda on: session.set_rotary(on=bool(on))))
+        self.ropeThetaEdit.editingFinished.connect(self._theta_typed)
         self.headsSpin.valueChanged.connect(own(session.set_heads))
         self.headCombo.currentIndexChanged.connect(own(lambda i: session.set_head(max(0, i))))
         self.crossCheck.toggled.connect(own(self._cross_toggled))
@@ -200,6 +225,20 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         session.modelChanged.connect(lambda _doc: self.follow(session.scenario))
         session.message.connect(self.show_message)
         self.follow(session.scenario)
+
+    def _theta_typed(self) -> None:
+        """θ as typed: taken when it is a number above 1 and not too big; else the box keeps what was typed and
+        the line under it says what is wrong (the scenario keeps its θ)."""
+        text = self.ropeThetaEdit.text()
+        try:
+            theta = rope_lab.parse_theta(text)
+        except ScenarioError as exc:
+            self.ropeThetaMessage.setText(str(exc))
+            self.ropeThetaMessage.show()
+            return
+        self.ropeThetaMessage.hide()
+        if theta != self.session.scenario.rope_theta:
+            self._own(lambda: self.session.set_rotary(theta=theta))()
 
     def _cross_toggled(self, on: bool) -> None:
         if not on:
@@ -246,7 +285,8 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
             return
         widgets = [self.sentenceEdit, self.dModelSpin, self.dKSpin, self.dVSpin, self.seedSpin,
                    self.temperatureSpin, self.scaleCheck, self.causalCheck, self.softmaxOverCombo,
-                   self.headsSpin, self.headCombo, self.crossCheck, self.sourceEdit]
+                   self.headsSpin, self.headCombo, self.crossCheck, self.sourceEdit, self.rotaryCheck,
+                   self.ropeThetaEdit]
         for w in widgets:
             w.blockSignals(True)
         try:
@@ -260,6 +300,11 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
                     spin.setValue(value)
             self.scaleCheck.setChecked(s.scale)
             self.causalCheck.setChecked(s.causal)
+            self.rotaryCheck.setChecked(s.rotary)
+            if self.ropeThetaMessage.isHidden():  # (a refused θ stays in the box until it is typed again)
+                theta = f"{s.rope_theta:.10g}"
+                if self.ropeThetaEdit.text() != theta:
+                    self.ropeThetaEdit.setText(theta)
             self.softmaxOverCombo.setCurrentIndex([k for k, _ in SOFTMAX_CHOICES].index(s.softmax_over))
             if self.headCombo.count() != s.n_heads:
                 self.headCombo.clear()
