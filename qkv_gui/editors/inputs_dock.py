@@ -19,7 +19,7 @@ from ..look import colours
 from ..labels.changed_text import set_tooltip
 from ..state.session import Session
 from .example_note import ExampleNoteBox
-from .grid_models import TokenTableModel
+from .grid_models import TokenTableModel, x_caption
 from .header_names import HeaderNameEditor
 from .model_box import ModelBox
 from .number_table import NumberTableView
@@ -337,6 +337,12 @@ class TokenTableWidget(QtWidgets.QWidget):
         self.session = session
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 2, 6, 6)
+        self.xCaption = QtWidgets.QLabel(self)  # a Llama-family model: what x is (the RMSNorm output)
+        self.xCaption.setObjectName("xCaption")
+        self.xCaption.setWordWrap(True)
+        colours.sheet(self.xCaption, "color: $ink_x; font-style: italic;")
+        self.xCaption.hide()
+        layout.addWidget(self.xCaption)
         self.model = TokenTableModel(session, self)
         self.view = NumberTableView(self.model, "tokenTable", self)
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
@@ -357,7 +363,15 @@ class TokenTableWidget(QtWidgets.QWidget):
             model = view.model()
             view.fit_sections(lambda model=model: ("first" if self.wide(model.scenario) else "all", False))
         session.scenarioChanged.connect(self._follow_source)
+        session.modelViewChanged.connect(lambda _data: self._follow_caption())
+        session.modelChanged.connect(lambda _doc: self._follow_caption())
         self._follow_source(session.scenario)
+
+    def _follow_caption(self) -> None:
+        text = x_caption(self.session)
+        if text != self.xCaption.text():
+            self.xCaption.setText(text)
+        self.xCaption.setVisible(bool(text))
 
     @staticmethod
     def wide(s) -> bool:
