@@ -121,6 +121,14 @@ def _turned_scores(q: np.ndarray, k: np.ndarray, f: np.ndarray, m, n) -> tuple:
     return scores, pair_parts(qs, ks).T
 
 
+def score_at(q, k, frequencies, m: int, n: int) -> float:
+    """q at position ``m`` and k at ``n`` (both before any turn), turned at ``frequencies``, then q·k."""
+    q = np.asarray(q, dtype=np.float64).ravel()
+    k = np.asarray(k, dtype=np.float64).ravel()
+    scores, _ = _turned_scores(q, k, np.asarray(frequencies, dtype=np.float64), np.array([m]), np.array([n]))
+    return float(scores[0])
+
+
 @dataclass(frozen=True)
 class LabCurves:
     """What the RoPE lab draws for one q and one k. Distances run -MAX_POSITION .. MAX_POSITION."""
@@ -159,12 +167,12 @@ def lab_curves(q, k, theta: float, m: int, n: int, max_position: int = MAX_POSIT
     gap = m - n
     along = np.arange(0, max_position + 1) + max(gap, 0)
     along_scores, _ = _turned_scores(q, k, f, along, along - gap)
-    now, _ = _turned_scores(q, k, f, np.array([m]), np.array([n]))
+    now = score_at(q, k, f, m, n)
     out = dict(q=q, k=k, frequencies=f, distances=distances, scores=scores, shifted=shifted, parts=parts,
                along=along, along_scores=along_scores)
     for name, a in out.items():
         a = np.ascontiguousarray(a, dtype=np.float64)
         a.setflags(write=False)
         out[name] = a
-    return LabCurves(theta=float(theta), m=int(m), n=int(n), shift=int(shift), score=float(now[0]),
+    return LabCurves(theta=float(theta), m=int(m), n=int(n), shift=int(shift), score=now,
                      unturned=float(q @ k), **out)

@@ -156,7 +156,7 @@ EXPERIMENTS = (
         "Set. Press Train: the grid of weights and every panel follow each step, and the loss curve below "
         "falls as the target's weight grows. Pause, One step and Reset control the run.",
     )),
-    Entry(RopeLabPanel, 'Rotary positions (RoPE)', dock='dockRopeLab', help=(
+    Entry(RopeLabPanel, 'Rotary positions (RoPE)', dock='dockRopeLab', lesson_beside="qkPlanePanel", help=(
         "Llama and Qwen2 do not add a position to each word. They turn each query and key by an angle that "
         "grows with the word's position, one pair of numbers at a time, each pair at its own speed. This lab "
         "moves one query and one key apart and shows their score.",

@@ -44,8 +44,10 @@ def test_twelve_steps_in_lesson_order_each_with_a_real_panel_then_the_appendix(w
                  "whole picture", "plain words", "quick checks"):
         assert word in titles, word
     assert all(s.panel in window.panels for s in numbered)
-    # after the quick checks: the appendix, whose panel is the "Learn the weights" experiment
-    assert steps[len(numbered):] == [s for s in steps if s.appendix] and len(steps) == len(numbered) + 1
+    # after the quick checks: the appendices, "Where does position come in?" (the RoPE lab) and last the one
+    # whose panel is the "Learn the weights" experiment
+    assert steps[len(numbered):] == [s for s in steps if s.appendix] and len(steps) == len(numbered) + 2
+    assert steps[-2].title == "Where does position come in?" and steps[-2].panel == "ropeLabPanel"
     assert steps[-1].title == "Where do the weights come from?" and steps[-1].panel == "trainPanel"
 
 
@@ -89,14 +91,21 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     assert frame.property("highlighted") is True and frame.outline == style.INK.get(lesson.step.role or "",
                                                                                       style.SELECTED)
     assert w.grid.frames["heatmapPanel"].property("highlighted") is False
-    # one more: the appendix opens the "Learn the weights" experiment beside every panel
+    # two more: the appendix about position opens the RoPE lab beside the q·k plane ...
     assert pane.nextButton.isEnabled()
     qtbot.keyClick(pane.text, Qt.Key.Key_Right)
     settle()
-    assert lesson.index == 12 and pane.stepLabel.text() == "Appendix" and not pane.nextButton.isEnabled()
+    assert lesson.index == 12 and pane.stepLabel.text() == "Appendix" and pane.nextButton.isEnabled()
+    assert w.experiment_docks["dockRopeLab"].isVisible() and w.grid.focused == "qkPlanePanel"
+    assert "unknown placeholder" not in lesson.text() and "Where does position come in?" in lesson.text()
+    # ... and the last opens the "Learn the weights" experiment beside every panel
+    qtbot.keyClick(pane.text, Qt.Key.Key_Right)
+    settle()
+    assert lesson.index == 13 and pane.stepLabel.text() == "Appendix" and not pane.nextButton.isEnabled()
     # ... and the heatmap, where the target is outlined, alone in the grid
     assert w.experiment_docks["dockTrain"].isVisible() and w.grid.focused == "heatmapPanel"
     assert lesson.grid_panel() == "heatmapPanel" and lesson.highlighted_panel() == "heatmapPanel"
+    qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_PageUp)
