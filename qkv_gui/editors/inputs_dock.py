@@ -141,24 +141,29 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.causalCheck.setObjectName("causalCheck")
         # one per line: side by side they made the dock too wide for a 1024-pixel projector
         hand.addWidget(self.scaleCheck)
-        hand.addWidget(self.causalCheck)
-        # rotary positions (RoPE, as Llama and Qwen2 use): q and k turned by their positions, at speeds set by θ
-        rope = QtWidgets.QHBoxLayout()
-        self.rotaryCheck = QtWidgets.QCheckBox("Rotary positions (RoPE), θ", self)
+        # rotary positions (RoPE, as Llama and Qwen2 use): q and k turned by their positions, at speeds set by
+        # θ. The box shares the causal mask's line and θ the seed's row: no taller, no wider a dock
+        self.rotaryCheck = QtWidgets.QCheckBox("RoPE", self)
         self.rotaryCheck.setObjectName("rotaryCheck")
-        self.rotaryCheck.setToolTip("Turn each query and key by its position before they meet (as Llama and "
-                                    "Qwen2 do): the same two words then score differently at different "
-                                    "distances. θ sets how slowly the slowest pair of numbers turns.")
+        self.rotaryCheck.setToolTip("Rotary positions (RoPE): turn each query and key by its position before they "
+                                    "meet, as Llama and Qwen2 do. The same two words then score differently at "
+                                    "different distances. θ (beside the seed) sets the speeds.")
+        masks = QtWidgets.QHBoxLayout()
+        masks.addWidget(self.causalCheck)
+        masks.addWidget(self.rotaryCheck)
+        masks.addStretch(1)
+        hand.addLayout(masks)
         self.ropeThetaEdit = QtWidgets.QLineEdit(self)
         self.ropeThetaEdit.setObjectName("ropeThetaEdit")
-        self.ropeThetaEdit.setToolTip("θ (theta): pair i turns 1 / θ^(2i / d_k) radians per position. "
-                                      "Llama uses 10000 or 500000; above 1.")
-        self.ropeThetaEdit.setMaximumWidth(90)
-        rope.addWidget(self.rotaryCheck)
-        rope.addWidget(self.ropeThetaEdit)
-        rope.addStretch(1)
-        hand.addLayout(rope)
-        self.ropeThetaMessage = QtWidgets.QLabel(self)  # what is wrong with a typed θ, right under it
+        self.ropeThetaEdit.setToolTip("θ (theta) of rotary positions (RoPE): pair i of q and k turns "
+                                      "1 / θ^(2i / d_k) radians per position. Above 1; Llama uses 10000 or "
+                                      "500000. Press Enter to take it.")
+        self.ropeThetaEdit.setMaximumWidth(self.dVSpin.sizeHint().width())
+        theta_label = QtWidgets.QLabel("θ", self)
+        theta_label.setToolTip(self.ropeThetaEdit.toolTip())
+        form.addWidget(theta_label, 1, 4)
+        form.addWidget(self.ropeThetaEdit, 1, 5)
+        self.ropeThetaMessage = QtWidgets.QLabel(self)  # what is wrong with a typed θ, right under the options
         self.ropeThetaMessage.setObjectName("ropeThetaMessage")
         self.ropeThetaMessage.setWordWrap(True)
         colours.sheet(self.ropeThetaMessage, "color: $error_ink;")
