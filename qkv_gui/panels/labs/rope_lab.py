@@ -88,7 +88,12 @@ class RopeLabPanel(Panel):
                                      "(before their turn), or numbers you type")
         self.theta_edit = QtWidgets.QLineEdit(body)
         self.theta_edit.setObjectName("ropeLabTheta")
-        self.theta_edit.setMaximumWidth(90)
+        room = QtGui.QFontMetrics(self.theta_edit.font()).horizontalAdvance("5000000") + 14
+        self.theta_edit.setMinimumWidth(room)  # "500000" whole (Llama 3's θ)
+        self.theta_edit.setMaximumWidth(room + 20)
+        self.source_combo.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.source_combo.setMinimumContentsLength(10)  # shortened with "…" in a narrow dock, whole in its list
         self.theta_edit.setToolTip("θ (theta): pair i turns 1 / θ^(2i / d) radians per position. Above 1; "
                                    "Llama uses 10000 or 500000.")
         form.addWidget(QtWidgets.QLabel("q and k:", body), 0, 0)
@@ -112,6 +117,7 @@ class RopeLabPanel(Panel):
             slider.setObjectName(f"ropeLab{name.upper()}Slider")
             slider.setRange(0, rope_lab.MAX_POSITION)
             slider.setToolTip(tip)
+            slider.setMinimumWidth(60)
             value = QtWidgets.QLabel(body)
             value.setMinimumWidth(QtGui.QFontMetrics(value.font()).horizontalAdvance("64") + 4)
             form.addWidget(QtWidgets.QLabel(words, body), 2 + row, 0)
@@ -142,8 +148,8 @@ class RopeLabPanel(Panel):
             _quiet(plot)
             plot.showGrid(x=True, y=True, alpha=0.15)
             plot.getAxis("left").setLabel("q·k")
-        self.distance_plot.getAxis("bottom").setLabel("distance m − n (query position − key position)")
-        self.along_plot.getAxis("bottom").setLabel("query position m (the key m − n before it)")
+        self.distance_plot.getAxis("bottom").setLabel("m − n (how far the query is after the key)")
+        self.along_plot.getAxis("bottom").setLabel("m (the query's position)")
         self.zero_lines = [line_item(p, pg.mkPen(pal.muted, width=1)) for p in (self.distance_plot, self.along_plot)]
         self.now_line = line_item(self.distance_plot, pg.mkPen(pal.selected, width=1.5, style=Qt.PenStyle.DashLine))
         for line in self.zero_lines:
@@ -329,8 +335,8 @@ class RopeLabPanel(Panel):
         self.along_plot.setYRange(-top, top, padding=0)
         self.zero_lines[1].setLine(float(along[0]), 0.0, float(along[-1]), 0.0)
         pt = f"{round(style.BASE_POINT_SIZE * 0.9 * self.theme.font_scale, 1)}pt"
-        set_title(self.distance_plot, "q·k against the distance m − n", size=pt)
-        set_title(self.along_plot, f"the same distance m − n = {gap}, anywhere in the sentence", size=pt)
+        set_title(self.distance_plot, "q·k over the distance m − n", size=pt)
+        set_title(self.along_plot, f"m − n = {gap} kept, both moved along", size=pt)
         pal = self.colours
         pairs = lab.parts.shape[0]
         faint = (f"{pairs} faint lines: each pair's part" if len(shown) == pairs

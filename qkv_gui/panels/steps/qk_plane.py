@@ -495,8 +495,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             arc_head = arrow_head_item(self.plot, 8, 40, pg.mkPen(pal.ink[role], width=1), pal.ink[role])
             colours.paint(arc_head, pal, pen=f"ink_{role}", brush=f"ink_{role}")
             arc_label = TextLabel("", anchor=(0.5, 0.5))
-            colours.paint(arc_label, pal, text=f"ink_{role}")
+            colours.paint(arc_label, pal, text=f"ink_{role}", fill="label_box")  # a box: it reads over lines
             self.plot.addItem(arc_label, ignoreBounds=True)
+            arc_label.setZValue(20)  # over the arrows drawn after it
             for item in (line, head, arc, arc_head, arc_label):
                 item.setVisible(False)
             self.before[role] = (line, head)
