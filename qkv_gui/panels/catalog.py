@@ -162,8 +162,8 @@ EXPERIMENTS = (
         "moves one query and one key apart and shows their score.",
         "Move the sliders m (the query's place) and n (the key's place). Top: the score q·k for every "
         "distance m − n; the rings are the same words moved 20 places further on, and they sit on the line: "
-        "only the distance counts. The faint lines are what each pair of numbers adds. Bottom: the chosen "
-        "distance anywhere in the sentence gives a flat line. θ sets how slowly the slowest pair turns.",
+        "only the distance counts. The faint lines are what each pair of numbers adds, each at its own speed (θ "
+        "sets the speeds). Bottom: the chosen distance anywhere in the sentence gives a flat line.",
     )),
 )
 

@@ -50,6 +50,17 @@ def _quiet(plot: pg.PlotItem) -> None:
         plot.getAxis(name).enableAutoSIPrefix(False)
 
 
+def _words(body, layout, name: str, kind) -> QtWidgets.QLabel:
+    """A wrapped label under the charts, in a box that keeps its height while the numbers change."""
+    label = QtWidgets.QLabel(body)
+    label.setObjectName(name)
+    label.setTextFormat(kind)
+    label.setWordWrap(True)
+    label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
+    layout.addWidget(steady_box(label))
+    return label
+
+
 def parse_vector(text: str, name: str) -> np.ndarray:
     """Numbers typed as "1, 0.5, -2" (commas or spaces between), at least 2 and at most 64."""
     parts = [p for p in text.replace(";", ",").replace(",", " ").split() if p]
@@ -173,18 +184,8 @@ class RopeLabPanel(Panel):
             self.distance_plot.addItem(item)
         for item in (self.along_curve, self.along_dot):
             self.along_plot.addItem(item)
-        self.legend = QtWidgets.QLabel(body)
-        self.legend.setObjectName("ropeLabLegend")
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setWordWrap(True)
-        self.legend.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        layout.addWidget(steady_box(self.legend))
-        self.caption = QtWidgets.QLabel(body)
-        self.caption.setObjectName("ropeLabCaption")
-        self.caption.setTextFormat(Qt.TextFormat.PlainText)
-        self.caption.setWordWrap(True)
-        self.caption.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Minimum)
-        layout.addWidget(steady_box(self.caption))
+        self.legend = _words(body, layout, "ropeLabLegend", Qt.TextFormat.RichText)
+        self.caption = _words(body, layout, "ropeLabCaption", Qt.TextFormat.PlainText)
         font = QtGui.QFont(self.font())
         font.setPointSizeF(style.BASE_POINT_SIZE)
         body.setFont(font)

@@ -117,3 +117,14 @@ def test_a_fresh_copy_shows_the_same(lab, make_panel):
     copy = make_panel(RopeLabPanel, session=lab.session, size=(600, 760))
     assert copy.positions == (7, 1) and copy.theta == 500.0
     np.testing.assert_array_equal(_curve(copy.score_curve)[1], _curve(lab.score_curve)[1])
+
+
+def test_the_experiments_menu_opens_the_lab(window):
+    from PySide6 import QtWidgets
+
+    (act,) = [a for a in window.experimentsMenu.actions() if a.text() == "Rotary positions (RoPE)"]
+    act.trigger()
+    settle()
+    dock = window.findChild(QtWidgets.QDockWidget, "dockRopeLab")
+    assert dock is not None and dock.isVisible() and dock.widget().objectName() == "ropeLabPanel"
+    assert dock.widget().curves is not None
