@@ -525,3 +525,12 @@ def rotation(result: AttentionResult, i: int, j: int, pair: int) -> Explanation:
     formula = f"angle = position × f{pair + 1}, f{pair + 1} = 1 / θ^({2 * pair}/{2 * half})"
     return Explanation("rotation", f"pair {pair + 1}", f"query {_tok(result, i)} -> key {_ktok(result, j)}",
                        terms, a_q - a_k, a_q - a_k, 3, text, formula)
+
+
+def rotation_brief(result: AttentionResult, i: int, j: int, pair: int) -> str:
+    """``rotation`` in one short line, for a narrow panel: "Turned first (pair 1): q by 4 × 1 = 4 rad,
+    k by 1 × 1 = 1 rad.\""""
+    ex = rotation(result, i, j, pair)
+    (m, f), (n, _f) = ex.terms[0].factors, ex.terms[1].factors
+    return (f"Turned first (pair {pair + 1}): q by {m} × {significant(f)} = {significant(ex.terms[0].value)} rad, "
+            f"k by {n} × {significant(f)} = {significant(ex.terms[1].value)} rad.")

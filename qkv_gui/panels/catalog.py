@@ -74,7 +74,9 @@ STEPS = (
     )),
     Entry(QKPlanePanel, QKPlanePanel.title, help=(
         "The query q (what a token is looking for) and a key k (what a token offers) drawn as two arrows. "
-        "Their dot product q·k, the score, is big when the arrows point the same way.",
+        "Their dot product q·k, the score, is big when the arrows point the same way. With rotary positions "
+        "(Llama, Qwen2, or RoPE in the options) one pair of numbers is shown, faint before its turn and solid "
+        "after, the arcs being the turns.",
         "The grey wedge is the angle θ between the arrows. The meter's needle goes right for a positive "
         "score and left for a negative one. Faint dots are the other keys: click one to compare it. With "
         "more than two numbers per arrow the plane is only a flat view; the printed numbers are exact.",

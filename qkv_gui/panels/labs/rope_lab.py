@@ -202,7 +202,8 @@ class RopeLabPanel(Panel):
                                               if source in dict(SOURCES) else 0))
         self.q_edit.setText(str(state.get("q", DEFAULT_Q)))
         self.k_edit.setText(str(state.get("k", DEFAULT_K)))
-        self.theta = float(state.get("theta", DEFAULT_THETA))
+        scenario = self.session.scenario  # a rotary head (a Llama model's): the lab starts at its θ
+        self.theta = float(state.get("theta", scenario.rope_theta if scenario.rotary else DEFAULT_THETA))
         self.theta_edit.setText(f"{self.theta:.10g}")
         for name, default in (("m", DEFAULT_M), ("n", DEFAULT_N)):
             self.sliders[name].setValue(int(state.get(name, default)))
@@ -276,7 +277,10 @@ class RopeLabPanel(Panel):
                                 "Raise d_k, or choose 'numbers typed here'.")
         i, j = selection.query, selection.key
         q, k = np.asarray(result.q_unrotated[i]), np.asarray(result.k_unrotated[j])
-        return q, k, f"q of '{result.tokens[i]}' and k of '{result.key_tokens[j]}'"
+        said = f"q of '{result.tokens[i]}' and k of '{result.key_tokens[j]}'"
+        if result.scenario.rotary and result.scenario.rope_theta != self.theta:
+            said += f" (this head's own θ is {result.scenario.rope_theta:.10g})"
+        return q, k, said
 
     def show_result(self, result, selection) -> None:
         m, n = self.positions

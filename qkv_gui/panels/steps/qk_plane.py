@@ -398,6 +398,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._drawn = {}
         self._narrow = False
         self._worked = ""
+        self._worked_brief = None  # a rotary head: (its turns in brief, the sum) for a narrow panel
         self._notes = ("", "")  # the note over the plane: in full, and short (a narrow panel)
         self._axis_names = []  # the plane's axes' names, in full
         self._axes_for = None  # what they were named for
@@ -617,7 +618,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         set_text(self.note, text)
         set_tooltip(self.note, full if text != full else "")
         worked = self._worked
-        shown = elide_lines(worked, self.worked.font(), self.worked.width() or self.width(), 3) if narrow else worked
+        width = self.worked.width() or self.width()
+        if narrow and self._worked_brief is not None:  # a rotary head: the turns in two lines, the sum in two
+            brief, rest = self._worked_brief
+            shown = (elide_lines(brief, self.worked.font(), width, 2) + "\n"
+                     + elide_lines(rest, self.worked.font(), width, 2))
+        else:
+            shown = elide_lines(worked, self.worked.font(), width, 3) if narrow else worked
         set_text(self.worked, shown)
         set_tooltip(self.worked, worked if shown != worked else "")
         self.numbers.set_show_rule(not narrow)
@@ -1005,6 +1012,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             worked = explain.rotation(result, i, j, turn.pair).text + "\nThen, with the turned q and k: " + worked
         self._worked_sum = worked
         self._worked = worked + ("\n" + mask_note if mask_note else "")
+        self._worked_brief = None if turn is None else (
+            explain.rotation_brief(result, i, j, turn.pair), ex_score.text + ("\n" + mask_note if mask_note else ""))
         products = [t.value for t in ex_score.terms]
         shortened = d_k > explain.MAX_SHOWN_TERMS  # the sum names only its largest terms: outline those
         self.terms.set_terms(result.q[i], result.k[j], products,

@@ -128,3 +128,15 @@ def test_the_experiments_menu_opens_the_lab(window):
     dock = window.findChild(QtWidgets.QDockWidget, "dockRopeLab")
     assert dock is not None and dock.isVisible() and dock.widget().objectName() == "ropeLabPanel"
     assert dock.widget().curves is not None
+
+
+def test_the_lab_starts_at_the_theta_of_a_rotary_head(make_panel, make_session):
+    session = make_session()
+    session.set_rotary(on=True, theta=500.0)
+    session.flush()
+    lab = make_panel(RopeLabPanel, session=session, size=(600, 760))
+    assert lab.theta == 500.0 and lab.theta_edit.text() == "500"
+    lab.theta_edit.setText("10000")
+    lab.theta_edit.editingFinished.emit()
+    settle()
+    assert "this head's own θ is 500" in lab.caption.text()

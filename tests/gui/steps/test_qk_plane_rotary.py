@@ -118,3 +118,18 @@ def test_a_head_without_rotary_positions_shows_no_turn(make_panel):
     settle()
     assert panel.drawn()["rotary"] is None and not panel.before["query"][0].isVisible()
     assert not panel.pair_combo.isVisible()
+
+
+def test_a_narrow_plane_says_the_turns_whole_then_the_sum(make_panel, make_session):
+    session = make_session()
+    session.set_option(rotary=True)
+    session.flush()
+    panel = make_panel(QKPlanePanel, session=session, size=(390, 275))
+    session.select(query=2, key=1)
+    settle()
+    r = session.result
+    first, rest = panel.worked.text().rsplit("\n", 1)
+    assert first == explain.rotation_brief(r, 2, 1, 0)
+    assert first.startswith("Turned first (pair 1): q by 2 × 1 = 2 rad, k by 1 × 1 = 1 rad")
+    assert rest.endswith(explain.fixed(float(r.scores[2, 1]), 4))
+    assert panel.worked.toolTip().startswith(explain.rotation(r, 2, 1, 0).text)  # whole in the tooltip
