@@ -872,7 +872,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # the pair's numbers, sums, angle and note are written again only when the pair's explanations, the
         # arrows as drawn, the plane's kind or the mask note change (an edit of another token's numbers with
         # two coordinates changes none of them)
-        pair = (q2, k2, view.exact, None if view.exact else view.kept, d_k, mask_note, turn)
+        pair = (q2, k2, view.exact, None if view.exact else view.kept, d_k, mask_note, turn, s.rotary)
         if explained is not self._pair_shown[0] or pair != self._pair_shown[1]:
             self._pair_shown = (explained, pair)
             self._show_pair(result, i, j, explained, q2, k2, view, mask_note)
@@ -1054,6 +1054,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
                           f"the turn; solid: after. The arcs are the turns.",
                           f"Pair {turn.pair + 1} of {half} ({pair_words}): faint = before the turn, "
                           f"solid = after."))
+        elif result.scenario.rotary:  # one number per query: nothing to turn
+            notes.append(("Rotary positions are on, but each query and key has one number: there is no pair "
+                          "to turn, so positions change nothing here.", "Rotary positions: no pair to turn."))
         elif not view.exact:
             kept = view.kept
             pct = "100%" if kept >= 0.9995 else f"{min(kept * 100, 99.9):.1f}%"

@@ -133,3 +133,14 @@ def test_a_narrow_plane_says_the_turns_whole_then_the_sum(make_panel, make_sessi
     assert first.startswith("Turned first (pair 1): q by 2 × 1 = 2 rad, k by 1 × 1 = 1 rad")
     assert rest.endswith(explain.fixed(float(r.scores[2, 1]), 4))
     assert panel.worked.toolTip().startswith(explain.rotation(r, 2, 1, 0).text)  # whole in the tooltip
+
+
+def test_one_number_per_query_has_nothing_to_turn(make_panel, make_session):
+    session = make_session()
+    session.set_dims(d_k=1)
+    session.set_rotary(on=True)
+    session.flush()
+    panel = make_panel(QKPlanePanel, session=session, size=(700, 520))
+    d = panel.drawn()
+    assert d["rotary"] is None and "no pair to turn" in d["note"] and not panel.pair_combo.isVisible()
+    np.testing.assert_allclose(d["q_tip"][0], session.result.q[0, 0])
