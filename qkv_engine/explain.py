@@ -483,3 +483,54 @@ def cell(result: AttentionResult, kind: str, i: int, j: int, decimals: int | Non
         raise ScenarioError(f"kind: unknown quantity {kind!r}")
     default = 2 if kind in ("q", "k", "v", "output") else 4
     return table[kind](default if decimals is None else decimals)
+
+
+def significant(v: float, digits: int = 3) -> str:
+    """``v`` to ``digits`` significant digits, without an exponent for the sizes a rotation has (0.000133)."""
+    if v == 0.0 or not math.isfinite(v):
+        return trimmed(v, 2)
+    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(v)))))
+    return trimmed(v, min(decimals, 12))
+
+
+def turns_text(angle: float) -> str:
+    """An angle in radians, said with its whole turns when it has any: "7.00 rad (1 full turn + 0.72 rad)"."""
+    whole = int(abs(angle) // (2 * math.pi))
+    said = f"{significant(angle)} rad"
+    if whole:
+        rest = abs(angle) - whole * 2 * math.pi
+        said += f" ({whole} full turn{'s' if whole > 1 else ''} + {significant(rest)} rad)"
+    return said
+
+
+def rotation(result: AttentionResult, i: int, j: int, pair: int) -> Explanation:
+    """How rotary positions turned query ``i`` and key ``j`` in pair ``pair`` (0-based) before their dot
+    product: each turns by its position × the pair's speed f. ``terms`` are the two turns (position, speed);
+    ``value`` is the query's angle minus the key's, (m - n) f."""
+    _check(result, i=i, j=j)
+    s = result.scenario
+    half = s.d_k // 2
+    if not s.rotary or not 0 <= pair < half:
+        raise ScenarioError(f"pair {pair + 1}: this head has {half if s.rotary else 0} turning pairs")
+    f = float(np.asarray(s.frequencies)[pair])
+    m, n = int(s.query_positions[i]), int(s.key_positions[j])
+    a_q, a_k = float(result.q_angles[i, pair]), float(result.k_angles[j, pair])
+    terms = (_term(Term, ((m, f), ("position", "speed"), ("m", f"f{pair + 1}"), a_q)),
+             _term(Term, ((n, f), ("position", "speed"), ("n", f"f{pair + 1}"), a_k)))
+    text = (f"q and k are turned by their positions before they meet. Pair {pair + 1} (numbers {pair + 1} and "
+            f"{pair + half + 1}) turns {significant(f)} rad per position: q {_tok(result, i)} at position {m} turns by "
+            f"{m} × {significant(f)} = {turns_text(a_q)}; k {_ktok(result, j)} at position {n} by {n} × {significant(f)} = "
+            f"{turns_text(a_k)}. The angle between them changes by ({m} − {n}) × {significant(f)} = {significant(a_q - a_k)} rad: only "
+            f"the distance counts.")
+    formula = f"angle = position × f{pair + 1}, f{pair + 1} = 1 / θ^({2 * pair}/{2 * half})"
+    return Explanation("rotation", f"pair {pair + 1}", f"query {_tok(result, i)} -> key {_ktok(result, j)}",
+                       terms, a_q - a_k, a_q - a_k, 3, text, formula)
+
+
+def rotation_brief(result: AttentionResult, i: int, j: int, pair: int) -> str:
+    """``rotation`` in one short line, for a narrow panel: "Turned first (pair 1): q by 4 × 1 = 4 rad,
+    k by 1 × 1 = 1 rad.\""""
+    ex = rotation(result, i, j, pair)
+    (m, f), (n, _f) = ex.terms[0].factors, ex.terms[1].factors
+    return (f"Turned first (pair {pair + 1}): q by {m} × {significant(f)} = {significant(ex.terms[0].value)} rad, "
+            f"k by {n} × {significant(f)} = {significant(ex.terms[1].value)} rad.")

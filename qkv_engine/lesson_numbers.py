@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import explain, feature_names
-from .attention import AttentionResult
+from . import explain, feature_names, rope_lab
+from .attention import AttentionResult, compute
 from .errors import ScenarioError
 from .numbers import parse_number
 
@@ -242,7 +242,52 @@ def placeholder_values(result: AttentionResult, i: int = 0, j: int = 0) -> Place
     define("scaled_row", lambda: labelled_row(s.tokens, result.scaled[i], 4, skip=blocked))
     define("weights_row", lambda: labelled_row(s.tokens, result.weights[i], 2))
     define("weights_row_sum", lambda: explain.fixed(float(np.sum(result.weights[i])), 2))
+    rope = functools.cache(lambda: rope_values(result, i, j))
+    for name in ROPE_KEYS:
+        define(name, lambda name=name: rope()[name])
     return vals
+
+
+#: The placeholders of the appendix "Where does position come in?" (``rope_values``).
+ROPE_KEYS = ("rope_state", "rope_m", "rope_n", "rope_distance", "rope_pairs", "rope_theta", "rope_f1",
+             "rope_f_last", "rope_angle_q", "rope_angle_k", "rope_q_pair", "rope_q_pair_turned", "rope_turn_worked",
+             "rope_score_plain", "rope_score_turned", "rope_shift", "rope_m_shifted", "rope_n_shifted",
+             "rope_score_shifted")
+
+
+def rope_values(result: AttentionResult, i: int, j: int) -> dict:
+    """The rotary-position numbers of query ``i`` and key ``j`` (0-based): how pair 1 turns, and q·k without and
+    with the turn, and with both words moved ``rope_lab.SHIFT`` places on. With rotary positions off they say
+    what switching them on would give (the same head, its θ)."""
+    s = result.scenario
+    if s.d_k < 2:
+        missing = "(d_k = 1: no pair of numbers to turn)"
+        return {name: missing for name in ROPE_KEYS}
+    turned = result if s.rotary else compute(s.with_options(rotary=True))
+    plain = compute(s.with_options(rotary=False))
+    ts = turned.scenario
+    half = ts.d_k // 2
+    f = np.asarray(ts.frequencies)
+    m, n = int(ts.query_positions[i]), int(ts.key_positions[j])
+    shift = rope_lab.SHIFT
+    shifted = rope_lab.score_at(plain.q[i], plain.k[j], f, m + shift, n + shift)
+    return {
+        "rope_state": ("Rotary positions are on in this example." if s.rotary else
+                       "Rotary positions are off in this example; the numbers here are what they would be if "
+                       "you switched them on."),
+        "rope_m": str(m), "rope_n": str(n), "rope_distance": str(m - n),
+        "rope_pairs": str(half), "rope_theta": f"{ts.rope_theta:,.10g}",
+        "rope_f1": explain.significant(float(f[0])), "rope_f_last": explain.significant(float(f[-1])),
+        "rope_angle_q": explain.significant(float(turned.q_angles[i, 0])),
+        "rope_angle_k": explain.significant(float(turned.k_angles[j, 0])),
+        "rope_q_pair": vector([turned.q_unrotated[i, 0], turned.q_unrotated[i, half]]),
+        "rope_q_pair_turned": vector([turned.q[i, 0], turned.q[i, half]]),
+        "rope_turn_worked": explain.rotation(turned, i, j, 0).text,
+        "rope_score_plain": explain.fixed(float(plain.scores[i, j]), 4),
+        "rope_score_turned": explain.fixed(float(turned.scores[i, j]), 4),
+        "rope_shift": str(shift), "rope_m_shifted": str(m + shift), "rope_n_shifted": str(n + shift),
+        "rope_score_shifted": explain.fixed(shifted, 4),
+    }
 
 
 # ----- exercises -----------------------------------------------------------------------------

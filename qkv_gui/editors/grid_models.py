@@ -224,6 +224,15 @@ class _NumberModel(QtCore.QAbstractTableModel):
         return ok
 
 
+def x_caption(session: Session) -> str:
+    """What x is when a Llama-family model (Llama, Qwen2) is open: the RMSNorm output entering the layer shown;
+    "" otherwise (the hand-made x is the token's own numbers)."""
+    doc = session.model_doc
+    if doc is None or doc.model.info.family != "llama":
+        return ""
+    return (f"x = the token's numbers after RMSNorm (input_layernorm) entering layer {session.model_layer + 1}")
+
+
 class TokenTableModel(_NumberModel):
     """One row per token: its text, then its d_model embedding values x1..xd.
 
@@ -277,6 +286,9 @@ class TokenTableModel(_NumberModel):
         if role == TOOLTIP and orientation == Qt.Orientation.Horizontal and section > 0:
             given = feature_names.name(s, "x", section - 1)
             what = f": {given}" if given else ""
+            said = x_caption(self.session)
+            if said:
+                return f"Dial {section} of {said}{what}. Double-click to name it."
             return f"Dial {section} of each token's embedding{what}. Double-click to name it."
         if role == FOREGROUND and orientation == Qt.Orientation.Horizontal:
             return QtGui.QBrush(QtGui.QColor(style.current().ink["x"]))

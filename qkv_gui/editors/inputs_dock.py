@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE
+from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE, rope_lab
+from qkv_engine.errors import ScenarioError
 
 from ..look import colours
 from ..labels.changed_text import set_tooltip
 from ..state.session import Session
 from .example_note import ExampleNoteBox
-from .grid_models import TokenTableModel
+from .grid_models import TokenTableModel, x_caption
 from .header_names import HeaderNameEditor
 from .model_box import ModelBox
 from .number_table import NumberTableView
@@ -140,7 +141,34 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.causalCheck.setObjectName("causalCheck")
         # one per line: side by side they made the dock too wide for a 1024-pixel projector
         hand.addWidget(self.scaleCheck)
-        hand.addWidget(self.causalCheck)
+        # rotary positions (RoPE, as Llama and Qwen2 use): q and k turned by their positions, at speeds set by
+        # θ. The box shares the causal mask's line and θ the seed's row: no taller, no wider a dock
+        self.rotaryCheck = QtWidgets.QCheckBox("RoPE", self)
+        self.rotaryCheck.setObjectName("rotaryCheck")
+        self.rotaryCheck.setToolTip("Rotary positions (RoPE): turn each query and key by its position before they "
+                                    "meet, as Llama and Qwen2 do. The same two words then score differently at "
+                                    "different distances. θ (beside the seed) sets the speeds.")
+        masks = QtWidgets.QHBoxLayout()
+        masks.addWidget(self.causalCheck)
+        masks.addWidget(self.rotaryCheck)
+        masks.addStretch(1)
+        hand.addLayout(masks)
+        self.ropeThetaEdit = QtWidgets.QLineEdit(self)
+        self.ropeThetaEdit.setObjectName("ropeThetaEdit")
+        self.ropeThetaEdit.setToolTip("θ (theta) of rotary positions (RoPE): pair i of q and k turns "
+                                      "1 / θ^(2i / d_k) radians per position. Above 1; Llama uses 10000 or "
+                                      "500000. Press Enter to take it.")
+        self.ropeThetaEdit.setMaximumWidth(self.dVSpin.sizeHint().width())
+        theta_label = QtWidgets.QLabel("θ", self)
+        theta_label.setToolTip(self.ropeThetaEdit.toolTip())
+        form.addWidget(theta_label, 1, 4)
+        form.addWidget(self.ropeThetaEdit, 1, 5)
+        self.ropeThetaMessage = QtWidgets.QLabel(self)  # what is wrong with a typed θ, right under the options
+        self.ropeThetaMessage.setObjectName("ropeThetaMessage")
+        self.ropeThetaMessage.setWordWrap(True)
+        colours.sheet(self.ropeThetaMessage, "color: $error_ink;")
+        self.ropeThetaMessage.hide()
+        hand.addWidget(self.ropeThetaMessage)
         hand.addWidget(QtWidgets.QLabel("Softmax runs along", self))  # above its choice: narrower dock
         self.softmaxOverCombo = QtWidgets.QComboBox(self)
         self.softmaxOverCombo.setObjectName("softmaxOverCombo")
@@ -191,6 +219,8 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.softmaxOverCombo.currentIndexChanged.connect(
             own(lambda i: session.set_option(softmax_over=self.softmaxOverCombo.itemData(i)))
         )
+        self.rotaryCheck.toggled.connect(own(lambda on: session.set_rotary(on=bool(on))))
+        self.ropeThetaEdit.editingFinished.connect(self._theta_typed)
         self.headsSpin.valueChanged.connect(own(session.set_heads))
         self.headCombo.currentIndexChanged.connect(own(lambda i: session.set_head(max(0, i))))
         self.crossCheck.toggled.connect(own(self._cross_toggled))
@@ -200,6 +230,20 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         session.modelChanged.connect(lambda _doc: self.follow(session.scenario))
         session.message.connect(self.show_message)
         self.follow(session.scenario)
+
+    def _theta_typed(self) -> None:
+        """θ as typed: taken when it is a number above 1 and not too big; else the box keeps what was typed and
+        the line under it says what is wrong (the scenario keeps its θ)."""
+        text = self.ropeThetaEdit.text()
+        try:
+            theta = rope_lab.parse_theta(text)
+        except ScenarioError as exc:
+            self.ropeThetaMessage.setText(str(exc))
+            self.ropeThetaMessage.show()
+            return
+        self.ropeThetaMessage.hide()
+        if theta != self.session.scenario.rope_theta:
+            self._own(lambda: self.session.set_rotary(theta=theta))()
 
     def _cross_toggled(self, on: bool) -> None:
         if not on:
@@ -246,7 +290,8 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
             return
         widgets = [self.sentenceEdit, self.dModelSpin, self.dKSpin, self.dVSpin, self.seedSpin,
                    self.temperatureSpin, self.scaleCheck, self.causalCheck, self.softmaxOverCombo,
-                   self.headsSpin, self.headCombo, self.crossCheck, self.sourceEdit]
+                   self.headsSpin, self.headCombo, self.crossCheck, self.sourceEdit, self.rotaryCheck,
+                   self.ropeThetaEdit]
         for w in widgets:
             w.blockSignals(True)
         try:
@@ -260,6 +305,11 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
                     spin.setValue(value)
             self.scaleCheck.setChecked(s.scale)
             self.causalCheck.setChecked(s.causal)
+            self.rotaryCheck.setChecked(s.rotary)
+            if self.ropeThetaMessage.isHidden():  # (a refused θ stays in the box until it is typed again)
+                theta = f"{s.rope_theta:.10g}"
+                if self.ropeThetaEdit.text() != theta:
+                    self.ropeThetaEdit.setText(theta)
             self.softmaxOverCombo.setCurrentIndex([k for k, _ in SOFTMAX_CHOICES].index(s.softmax_over))
             if self.headCombo.count() != s.n_heads:
                 self.headCombo.clear()
@@ -292,6 +342,12 @@ class TokenTableWidget(QtWidgets.QWidget):
         self.session = session
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 2, 6, 6)
+        self.xCaption = QtWidgets.QLabel(self)  # a Llama-family model: what x is (the RMSNorm output)
+        self.xCaption.setObjectName("xCaption")
+        self.xCaption.setWordWrap(True)
+        colours.sheet(self.xCaption, "color: $ink_x; font-style: italic;")
+        self.xCaption.hide()
+        layout.addWidget(self.xCaption)
         self.model = TokenTableModel(session, self)
         self.view = NumberTableView(self.model, "tokenTable", self)
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
@@ -312,7 +368,15 @@ class TokenTableWidget(QtWidgets.QWidget):
             model = view.model()
             view.fit_sections(lambda model=model: ("first" if self.wide(model.scenario) else "all", False))
         session.scenarioChanged.connect(self._follow_source)
+        session.modelViewChanged.connect(lambda _data: self._follow_caption())
+        session.modelChanged.connect(lambda _doc: self._follow_caption())
         self._follow_source(session.scenario)
+
+    def _follow_caption(self) -> None:
+        text = x_caption(self.session)
+        if text != self.xCaption.text():
+            self.xCaption.setText(text)
+        self.xCaption.setVisible(bool(text))
 
     @staticmethod
     def wide(s) -> bool:

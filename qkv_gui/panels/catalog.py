@@ -17,6 +17,7 @@ from .labs.compare_heatmaps import CompareHeatmapsPanel
 from .labs.concat_project import ConcatProjectPanel
 from .labs.heads_grid import HeadsGridPanel
 from .labs.model_view import ModelViewPanel
+from .labs.rope_lab import RopeLabPanel
 from .labs.scaling_lab import ScalingLabPanel
 from .labs.train_panel import TrainPanel
 from .steps.attention_heatmap import HeatmapPanel
@@ -73,7 +74,9 @@ STEPS = (
     )),
     Entry(QKPlanePanel, QKPlanePanel.title, help=(
         "The query q (what a token is looking for) and a key k (what a token offers) drawn as two arrows. "
-        "Their dot product q·k, the score, is big when the arrows point the same way.",
+        "Their dot product q·k, the score, is big when the arrows point the same way. With rotary positions "
+        "(Llama, Qwen2, or RoPE in the options) one pair of numbers is shown, faint before its turn and solid "
+        "after, the arcs being the turns.",
         "The grey wedge is the angle θ between the arrows. The meter's needle goes right for a positive "
         "score and left for a negative one. Faint dots are the other keys: click one to compare it. With "
         "more than two numbers per arrow the plane is only a flat view; the printed numbers are exact.",
@@ -154,6 +157,15 @@ EXPERIMENTS = (
         "Click the cells each query should look at (dashed outlines), or choose a query and a key and press "
         "Set. Press Train: the grid of weights and every panel follow each step, and the loss curve below "
         "falls as the target's weight grows. Pause, One step and Reset control the run.",
+    )),
+    Entry(RopeLabPanel, 'Rotary positions (RoPE)', dock='dockRopeLab', lesson_beside="qkPlanePanel", help=(
+        "Llama and Qwen2 do not add a position to each word. They turn each query and key by an angle that "
+        "grows with the word's position, one pair of numbers at a time, each pair at its own speed. This lab "
+        "moves one query and one key apart and shows their score.",
+        "Move the sliders m (the query's place) and n (the key's place). Top: the score q·k for every "
+        "distance m − n; the rings are the same words moved 20 places further on, and they sit on the line: "
+        "only the distance counts. The faint lines are what each pair of numbers adds, each at its own speed (θ "
+        "sets the speeds). Bottom: the chosen distance anywhere in the sentence gives a flat line.",
     )),
 )
 

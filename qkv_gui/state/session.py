@@ -429,6 +429,14 @@ class Session(QtCore.QObject):
         label = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changes.items())
         return self.try_apply(lambda: self._scenario.with_options(**changes), f"set {label}")
 
+    def set_rotary(self, on: bool | None = None, theta: float | None = None) -> bool:
+        """Rotary positions on or off, and/or their θ (one undoable step)."""
+        changes = {} if on is None else {"rotary": bool(on)}
+        if theta is not None:
+            changes["rope_theta"] = float(theta)
+        label = ("rotary positions " + ("on" if on else "off")) if on is not None else f"θ = {theta:.10g}"
+        return self.try_apply(lambda: self._scenario.with_options(**changes), label)
+
     def set_heads(self, n_heads: int) -> bool:
         return self.try_apply(lambda: self._scenario.with_heads(int(n_heads)), f"{int(n_heads)} heads")
 

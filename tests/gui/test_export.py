@@ -200,7 +200,7 @@ def test_panel_context_menu_offers_export(window):
         assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
 
 
-EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare", "train"]
+EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare", "train", "rope-lab"]
 
 
 def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
@@ -216,6 +216,7 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     s = Session(presets.load("seed-the-cat-sat"))
     s.lab_state["scaling_lab"] = {"d_k": 256, "seed": 3}
     s.lab_state["train"] = {"losses": [2.0, 1.2, 0.7], "steps": 3, "lr": 0.05, "loss_start": 2.0}
+    s.lab_state["rope_lab"] = {"source": "chosen", "theta": 500.0, "m": 9, "n": 4}
     if name in ("heads", "concat"):
         s.set_heads(3)
         settle()
@@ -242,6 +243,9 @@ def test_experiment_figures_export_png_svg_pdf_that_match(qapp, name):
     elif name == "train":
         words = " ".join(text.split())
         assert "Loss before each step" in words and "3.0 step" in words  # the 3 steps of the run on screen
+    elif name == "rope-lab":
+        words = " ".join(text.split())
+        assert "θ = 500" in words and "m = 9" in words and "n = 4" in words  # the lab on screen, not the default
     else:
         assert "B − A" in text and "Largest changes" in text
     assert pdf_pages(export.render_panel(cls, s, "pdf", opts)) == 1
@@ -287,6 +291,7 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     window.open_experiment("dockHeads")
     window.open_experiment("dockConcat")
     window.open_experiment("dockTrain")
+    window.open_experiment("dockRopeLab")
     settle()
     assert ex.export_names() == NAMES + EXPERIMENTS
     (tmp_path / "all").mkdir()
@@ -296,6 +301,7 @@ def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
     window.experiment_docks["dockConcat"].close()
     window.experiment_docks["dockScalingLab"].close()
     window.experiment_docks["dockTrain"].close()
+    window.experiment_docks["dockRopeLab"].close()
     settle()
     assert ex.export_names() == NAMES + ["compare"]
     deck = ex.export_deck(tmp_path / "deck.pdf")

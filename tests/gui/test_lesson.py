@@ -44,12 +44,13 @@ def test_twelve_steps_in_lesson_order_each_with_a_real_panel_then_the_appendix(w
                  "whole picture", "plain words", "quick checks"):
         assert word in titles, word
     assert all(s.panel in window.panels for s in numbered)
-    # after the quick checks: the appendices; the first is "Where do the weights come from?", on the "Learn the
-    # weights" experiment, the last opens the model the app ships
+    # after the quick checks the appendices, in order: "Where does position come in?" (the RoPE lab), "Where do
+    # the weights come from?" (the "Learn the weights" experiment), and last the one that opens the built-in model
     appendices = steps[len(numbered):]
-    assert appendices == [s for s in steps if s.appendix] and len(appendices) >= 2
-    weights = next(s for s in appendices if s.title == "Where do the weights come from?")
-    assert weights.panel == "trainPanel" and appendices[-1].title == "Inside a trained model"
+    assert appendices == [s for s in steps if s.appendix]
+    assert [(s.title, s.panel) for s in appendices] == [
+        ("Where does position come in?", "ropeLabPanel"), ("Where do the weights come from?", "trainPanel"),
+        ("Inside a trained model", "heatmapPanel")]
 
 
 def _words(text):
@@ -92,14 +93,21 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     assert frame.property("highlighted") is True and frame.outline == style.INK.get(lesson.step.role or "",
                                                                                       style.SELECTED)
     assert w.grid.frames["heatmapPanel"].property("highlighted") is False
-    # one more: the appendix opens the "Learn the weights" experiment beside every panel
+    # two more: the appendix about position opens the RoPE lab beside the q·k plane ...
     assert pane.nextButton.isEnabled()
     qtbot.keyClick(pane.text, Qt.Key.Key_Right)
     settle()
-    assert lesson.index == 12 and pane.stepLabel.text() == "Appendix" and lesson.step.panel == "trainPanel"
+    assert lesson.index == 12 and pane.stepLabel.text() == "Appendix" and pane.nextButton.isEnabled()
+    assert w.experiment_docks["dockRopeLab"].isVisible() and w.grid.focused == "qkPlanePanel"
+    assert "unknown placeholder" not in lesson.text() and "Where does position come in?" in lesson.text()
+    # ... the next opens the "Learn the weights" experiment beside every panel
+    qtbot.keyClick(pane.text, Qt.Key.Key_Right)
+    settle()
+    assert lesson.index == 13 and pane.stepLabel.text() == "Appendix" and lesson.step.panel == "trainPanel"
     # ... and the heatmap, where the target is outlined, alone in the grid
     assert w.experiment_docks["dockTrain"].isVisible() and w.grid.focused == "heatmapPanel"
     assert lesson.grid_panel() == "heatmapPanel" and lesson.highlighted_panel() == "heatmapPanel"
+    qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_Left)
     qtbot.keyClick(pane.text, Qt.Key.Key_PageUp)

@@ -18,12 +18,13 @@ largest terms are named and the others summed (``qkv_engine.explain.score``).
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqtgraph)
 import numpy as np
 import pyqtgraph as pg
 
-from qkv_engine import explain, feature_names, geometry
+from qkv_engine import explain, feature_names, geometry, rope_lab
 
 from ...look import colours, style
 from ...labels.changed_text import set_text, set_tooltip
@@ -50,6 +51,32 @@ NARROW = 480
 HYSTERESIS = 24
 #: Wedge radius as a fraction of the shorter drawn arrow.
 WEDGE_FRACTION = 0.35
+#: A rotary head: the turn arcs' radius as a fraction of each arrow's length (the key's a little inside) ...
+ARC_FRACTION = {"query": 0.62, "key": 0.48}
+#: ... and at most this many whole turns drawn as a spiral (beyond, the last part of a turn; the words say all).
+MAX_SPIRAL_TURNS = 4
+#: The pair choices of a rotary head: (engine's name, what the combo says).
+PAIR_CHOICE_TEXTS = (("most", "pair: most to q·k"), ("fastest", "pair: fastest"), ("slowest", "pair: slowest"))
+
+
+def turn_path(start_deg: float, angle: float, radius: float) -> list:
+    """The points of the arc that shows a turn by ``angle`` radians from the direction ``start_deg`` (degrees)
+    at ``radius``. More than a whole turn spirals outwards, so each turn shows; at most ``MAX_SPIRAL_TURNS``
+    turns are drawn (the last ones: the arc still ends where the arrow points)."""
+    full = 2 * math.pi
+    drawn = angle
+    if abs(angle) > MAX_SPIRAL_TURNS * full:
+        drawn = math.copysign((MAX_SPIRAL_TURNS - 1) * full + abs(angle) % full, angle)
+    start = math.radians(start_deg) + (angle - drawn)  # the whole turns left out come first
+    steps = max(8, int(abs(drawn) / math.radians(4)) + 1)
+    spiral = abs(drawn) > full
+    points = []
+    for k in range(steps + 1):
+        t = k / steps
+        r = radius * (0.45 + 0.55 * t) if spiral else radius
+        a = start + drawn * t
+        points.append((r * math.cos(a), r * math.sin(a)))
+    return points
 
 
 def _qcolor(hex_str: str, alpha: int = 255) -> QtGui.QColor:
@@ -371,6 +398,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._drawn = {}
         self._narrow = False
         self._worked = ""
+        self._worked_brief = None  # a rotary head: (its turns in brief, the sum) for a narrow panel
         self._notes = ("", "")  # the note over the plane: in full, and short (a narrow panel)
         self._axis_names = []  # the plane's axes' names, in full
         self._axes_for = None  # what they were named for
@@ -454,6 +482,31 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         colours.paint(self.theta_label, pal, text="dark_grey")
         self.plot.addItem(self.theta_label, ignoreBounds=True)
 
+        # a rotary head: q and k before their turn (faint, dashed), and each turn as an arc with its words
+        self.before, self.arcs = {}, {}
+        for role in ("key", "query"):
+            pen = pg.mkPen(_qcolor(pal.fill[role], 120), width=2, style=Qt.PenStyle.DashLine)
+            line = line_item(self.plot, pen)
+            head = arrow_head_item(self.plot, 11, 36, pg.mkPen(_qcolor(pal.ink[role], 120), width=1),
+                                   _qcolor(pal.fill[role], 90))
+            colours.paint(line, pal, pen=(f"fill_{role}", 120))
+            colours.paint(head, pal, pen=(f"ink_{role}", 120), brush=(f"fill_{role}", 90))
+            arc = path_item(self.plot, pg.mkPen(pal.ink[role], width=1.5))
+            colours.paint(arc, pal, pen=f"ink_{role}")
+            arc_head = arrow_head_item(self.plot, 8, 40, pg.mkPen(pal.ink[role], width=1), pal.ink[role])
+            colours.paint(arc_head, pal, pen=f"ink_{role}", brush=f"ink_{role}")
+            arc_label = TextLabel("", anchor=(0.5, 0.5))
+            colours.paint(arc_label, pal, text=f"ink_{role}", fill="label_box")  # a box: it reads over lines
+            self.plot.addItem(arc_label, ignoreBounds=True)
+            arc_label.setZValue(20)  # over the arrows drawn after it
+            for item in (line, head, arc, arc_head, arc_label):
+                item.setVisible(False)
+            self.before[role] = (line, head)
+            self.arcs[role] = (arc, arc_head, arc_label)
+        self._pair_choice = "most"
+        self._turn = None  # the engine's turns of the pair drawn (a rotary head), or None
+        self._rotary = None  # what the rotary view drew (None: not a rotary head)
+
         # the two arrows
         self.arrows = {}
         for role in ("key", "query"):
@@ -475,6 +528,18 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         side.setSpacing(2)
         self.numbers = NumbersTable(self.side)
         self.numbers.setObjectName("qkPlaneNumbers")
+        self.pair_combo = QtWidgets.QComboBox(self.side)  # a rotary head: which pair the plane shows
+        self.pair_combo.setObjectName("qkPlanePairCombo")
+        for key, text in PAIR_CHOICE_TEXTS:
+            self.pair_combo.addItem(text, key)
+        self.pair_combo.setToolTip("Rotary positions turn q and k one pair of numbers at a time. The plane "
+                                   "shows one pair: the one that adds most (in size) to the score q·k, the "
+                                   "fastest-turning one or the slowest-turning one.")
+        self.pair_combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.pair_combo.setMinimumContentsLength(8)
+        self.pair_combo.setVisible(False)
+        self.pair_combo.currentIndexChanged.connect(self._on_pair_choice)
+        side.addWidget(self.pair_combo)
         side.addWidget(self.numbers)
         self.meter_title = QtWidgets.QLabel("relevance (score)", self.side)
         colours.sheet(self.meter_title, "color: $quiet_text;", pal)
@@ -553,7 +618,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         set_text(self.note, text)
         set_tooltip(self.note, full if text != full else "")
         worked = self._worked
-        shown = elide_lines(worked, self.worked.font(), self.worked.width() or self.width(), 3) if narrow else worked
+        width = self.worked.width() or self.width()
+        if narrow and self._worked_brief is not None:  # a rotary head: the turns in two lines, the sum in two
+            brief, rest = self._worked_brief
+            shown = (elide_lines(brief, self.worked.font(), width, 2) + "\n"
+                     + elide_lines(rest, self.worked.font(), width, 2))
+        else:
+            shown = elide_lines(worked, self.worked.font(), width, 3) if narrow else worked
         set_text(self.worked, shown)
         set_tooltip(self.worked, worked if shown != worked else "")
         self.numbers.set_show_rule(not narrow)
@@ -578,6 +649,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         for _line, _head, label in self.arrows.values():
             label.setFont(bold)
         self.theta_label.setFont(small)
+        for _arc, _head, arc_label in self.arcs.values():
+            arc_label.setFont(small)
         self.other_labels.font = small
         pi = self.plot.getPlotItem()
         for name in ("left", "bottom"):
@@ -604,6 +677,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         wanted = [self.arrows["query"][2], self.arrows["key"][2]]
         if self._drawn.get("wedge") is not None:
             wanted.append(self.theta_label)
+        if self._rotary is not None:  # a rotary head's turns: named where there is room (the sum says them too)
+            wanted += [self.arcs[role][2] for role in ("query", "key") if self._rotary.get(role[0] + "_arc")]
         # the names the pool shows now (what ``_drawn`` says may be the last result's: a new range can ask
         # for this before the new result is written down)
         wanted += self.other_labels.items[:self.other_labels.shown]
@@ -695,6 +770,17 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.meter.setMinimumHeight(int(3.0 * lh))  # a short panel gets a smaller dial, not cut words
         self.meter.setMaximumHeight(int(7.5 * lh))
 
+    # ----- the rotary pair ----------------------------------------------------------------------
+    def _on_pair_choice(self, index: int) -> None:
+        choice = self.pair_combo.itemData(index)
+        if choice and choice != self._pair_choice:
+            self._pair_choice = choice
+            self.refresh()
+
+    def set_pair_choice(self, choice: str) -> None:
+        """Show the pair "most", "fastest" or "slowest" of a rotary head (as choosing it in the combo does)."""
+        self.pair_combo.setCurrentIndex([k for k, _t in PAIR_CHOICE_TEXTS].index(choice))
+
     # ----- clicks ------------------------------------------------------------------------------
     def _on_key_clicked(self, key: int) -> None:
         self.session.select(key=key)
@@ -709,15 +795,28 @@ class QKPlanePanel(ThemedTextMixin, Panel):
     def show_result(self, result, selection):
         i, j = selection.query, selection.key
         s = result.scenario
+        rotary = s.rotary and s.d_k >= 2  # (one number has no pair to turn)
+        self.pair_combo.setVisible(rotary)
         # drawn from the queries and keys alone (an edit of W^V changes neither), their names and masks
-        if self._shown_for.same((result.q, result.k, result.allowed[i], result.scores[i]), (
+        if self._shown_for.same((result.q, result.k, result.q_unrotated, result.k_unrotated, result.allowed[i],
+                                 result.scores[i]), (
                 i, j, result.tokens, result.key_tokens, s.q_names, s.k_names, s.n_heads,
+                rotary and (self._pair_choice, s.query_positions, s.key_positions),
                 0 if result.allowed[i, j] else int(result.masked_by[i, j]),  # (why, worked out only when masked)
                 self.colours, self.theme, self.width(), self.height())):
             return
         n, d_k = result.n_keys, result.scenario.d_k  # n: how many keys (the source's in cross-attention)
         self._result_dk = d_k
-        view = geometry.pair_plane(result.q, result.k, i, j)
+        if rotary:  # the plane of one turning pair: its two numbers, as they are
+            pair = rope_lab.chosen_pair(result, i, j, self._pair_choice)
+            turn = rope_lab.pair_turn(result, i, j, pair)
+            cols = [turn.pair, turn.partner]
+            view = SimpleNamespace(queries=np.asarray(result.q)[:, cols], keys=np.asarray(result.k)[:, cols],
+                                   exact=d_k == 2, kept=1.0)
+        else:
+            turn = None
+            view = geometry.pair_plane(result.q, result.k, i, j)
+        self._turn = turn
         q2 = (float(view.queries[i, 0]), float(view.queries[i, 1]))
         k2 = (float(view.keys[j, 0]), float(view.keys[j, 1]))
         tok, ktok = result.tokens, result.key_tokens
@@ -728,6 +827,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         if (q2, k2) != self._tips:  # (an edit of another token's numbers moves neither)
             self._tips = (q2, k2)
             self._draw_arrows(q2, k2)
+        if turn is not None or self._rotary is not None:
+            self._draw_turns(turn, result, i, j)
 
         # other keys
         others = np.delete(np.arange(n), j) if 0 <= j < n else np.arange(n)
@@ -771,7 +872,7 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         # the pair's numbers, sums, angle and note are written again only when the pair's explanations, the
         # arrows as drawn, the plane's kind or the mask note change (an edit of another token's numbers with
         # two coordinates changes none of them)
-        pair = (q2, k2, view.exact, None if view.exact else view.kept, d_k, mask_note)
+        pair = (q2, k2, view.exact, None if view.exact else view.kept, d_k, mask_note, turn, s.rotary)
         if explained is not self._pair_shown[0] or pair != self._pair_shown[1]:
             self._pair_shown = (explained, pair)
             self._show_pair(result, i, j, explained, q2, k2, view, mask_note)
@@ -787,6 +888,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         hi = np.array([max(0.0, q2[0], k2[0]), max(0.0, q2[1], k2[1])])
         if len(pts):
             lo, hi = np.minimum(lo, pts.min(axis=0)), np.maximum(hi, pts.max(axis=0))
+        if turn is not None:  # the arrows before their turn too
+            before = np.array([turn.q_before, turn.k_before])
+            lo, hi = np.minimum(lo, before.min(axis=0)), np.maximum(hi, before.max(axis=0))
         size = float(max(hi - lo))
         if size <= 0:
             size = 1.0
@@ -802,9 +906,13 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self.axis_x.setLine(0.0, y0, 0.0, y1)
         self.axis_y.setLine(x0, 0.0, x1, 0.0)
         named = (view.exact, s.q_names, s.k_names, s.d_k) if view.exact else False
+        if turn is not None:
+            named = ("pair", turn.pair, turn.partner, s.q_names, s.k_names, s.d_k)
         if named != self._axes_for:  # (the columns' names change only when the user renames them)
             self._axes_for = named
-            if view.exact:
+            if turn is not None:
+                self._axis_names = [self._coordinate_name(s, c) for c in (turn.pair, turn.partner)]
+            elif view.exact:
                 self._axis_names = [self._coordinate_name(s, c) for c in range(2)]
             else:
                 self._axis_names = ["along q", "at right angles to q, towards k"]
@@ -815,11 +923,12 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             "others": (others, pts),  # turned into {key: (x, y)} by drawn(): hundreds of keys, read by tests only
             "other_labels": self.other_labels.texts(),
             "wedge": self._pair_drawn["wedge"], "numbers": dict(zip(("|q|", "|k|", "cos θ", "θ", "score"), self.numbers.values)), "note": self._notes[0],
-            "worked": ex_score.text, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
+            "worked": self._worked_sum, "mask_note": mask_note, "meter": (self.meter.value, self.meter.limit, self.meter.fraction),
             "theta_label": self._pair_drawn["theta_label"],
             "key_label": self._arrow_names["key"],
             "masked": others[~open_others].tolist(),
             "axes": tuple(self._axis_names),
+            "rotary": self._rotary,
         }
         self._declutter()
 
@@ -833,6 +942,54 @@ class QKPlanePanel(ThemedTextMixin, Panel):
             if has_length:
                 head.setRotation(180.0 - math.degrees(math.atan2(tip[1], tip[0])))  # (it points left unturned)
                 head.setPos(*tip)
+
+    def _draw_turns(self, turn, result, i: int, j: int) -> None:
+        """A rotary head: q and k before their turn (faint) and each turn as an arc from the faint arrow to the
+        solid one, named with its angle; ``turn`` None hides them."""
+        if turn is None:
+            for role in ("query", "key"):
+                for item in (*self.before[role], *self.arcs[role]):
+                    item.setVisible(False)
+            self._rotary = None
+            return
+        drawn = {"pair": turn.pair, "partner": turn.partner, "choice": self._pair_choice, "speed": turn.speed,
+                 "q_before": turn.q_before, "k_before": turn.k_before, "q_after": turn.q_after,
+                 "k_after": turn.k_after}
+        for role, before, angle, position in (("query", turn.q_before, turn.query_angle, turn.query_position),
+                                              ("key", turn.k_before, turn.key_angle, turn.key_position)):
+            line, head = self.before[role]
+            arc, arc_head, arc_label = self.arcs[role]
+            length = math.hypot(*before)
+            line.setLine(0.0, 0.0, before[0], before[1])
+            line.setVisible(length > 0)
+            head.setVisible(length > 0)
+            start = math.degrees(math.atan2(before[1], before[0]))
+            if length > 0:
+                head.setRotation(180.0 - start)
+                head.setPos(*before)
+            turned = length > 0 and angle != 0.0
+            path = QtGui.QPainterPath()
+            if turned:
+                points = turn_path(start, angle, ARC_FRACTION[role] * length)
+                path.moveTo(*points[0])
+                for x, y in points[1:]:
+                    path.lineTo(x, y)
+                end = math.atan2(points[-1][1], points[-1][0])
+                tangent = math.degrees(end) + (90.0 if angle > 0 else -90.0)
+                arc_head.setRotation(180.0 - tangent)
+                arc_head.setPos(*points[-1])
+                mid = points[len(points) // 2]
+                arc_label.setPos(1.18 * mid[0], 1.18 * mid[1])
+                letter = "q" if role == "query" else "k"
+                arc_label.setText(f"{letter}: {position}×{explain.significant(turn.speed)} = "
+                                  f"{explain.significant(angle)} rad")
+            arc.setPath(path)
+            arc.setVisible(turned)
+            arc_head.setVisible(turned)
+            arc_label.setVisible(turned)
+            drawn["q_arc" if role == "query" else "k_arc"] = (start, angle) if turned else None
+            drawn["q_arc_label" if role == "query" else "k_arc_label"] = arc_label.text() if turned else None
+        self._rotary = drawn
 
     def _show_pair(self, result, i: int, j: int, explained, q2, k2, view, mask_note: str) -> None:
         """The numbers beside the plane, the worked sum and its terms under it, the angle wedge and the note
@@ -849,7 +1006,14 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         }
         self.numbers.set_values(texts[name] for name in ("|q|", "|k|", "cos θ", "θ", "score"))
         set_tooltip(self.numbers, "\n".join([ex_nq.text, ex_nk.text, ex_cos.text, ex_score.text]))
-        self._worked = ex_score.text + ("\n" + mask_note if mask_note else "")
+        turn = self._turn
+        worked = ex_score.text
+        if turn is not None:  # the turn first, then the dot product of the turned q and k
+            worked = explain.rotation(result, i, j, turn.pair).text + "\nThen, with the turned q and k: " + worked
+        self._worked_sum = worked
+        self._worked = worked + ("\n" + mask_note if mask_note else "")
+        self._worked_brief = None if turn is None else (
+            explain.rotation_brief(result, i, j, turn.pair), ex_score.text + ("\n" + mask_note if mask_note else ""))
         products = [t.value for t in ex_score.terms]
         shortened = d_k > explain.MAX_SHOWN_TERMS  # the sum names only its largest terms: outline those
         self.terms.set_terms(result.q[i], result.k[j], products,
@@ -858,7 +1022,9 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         self._fit_side()
 
         # the angle wedge, on the arrows as drawn
-        wedge = wedge_angles(q2, k2) if defined else None
+        # (a rotary head with more than one pair: the plane is one pair of numbers, not q and k whole, so the
+        # angle between the arrows there is not θ)
+        wedge = wedge_angles(q2, k2) if defined and (turn is None or view.exact) else None
         path = QtGui.QPainterPath()
         if wedge is not None:
             start, span = wedge
@@ -879,7 +1045,19 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
         # the note above the plane
         notes = []
-        if not view.exact:
+        if turn is not None:
+            half = d_k // 2
+            pair_words = (f"numbers {turn.pair + 1} and {turn.partner + 1}" if d_k > 2
+                          else "both numbers")
+            notes.append((f"Rotary positions: each pair of numbers turns by its position × its speed. Drawn: "
+                          f"pair {turn.pair + 1} of {half} ({pair_words}). Faint dashed arrows: q and k before "
+                          f"the turn; solid: after. The arcs are the turns.",
+                          f"Pair {turn.pair + 1} of {half} ({pair_words}): faint = before the turn, "
+                          f"solid = after."))
+        elif result.scenario.rotary:  # one number per query: nothing to turn
+            notes.append(("Rotary positions are on, but each query and key has one number: there is no pair "
+                          "to turn, so positions change nothing here.", "Rotary positions: no pair to turn."))
+        elif not view.exact:
             kept = view.kept
             pct = "100%" if kept >= 0.9995 else f"{min(kept * 100, 99.9):.1f}%"
             notes.append((f"d_k = {d_k}, drawn on the plane of q and k: both are true to length and angle, and a "
