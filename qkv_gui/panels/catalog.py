@@ -4,6 +4,8 @@ where it docks. The View and Experiments menus, F1 help, the exports, ``--panels
     STEPS                      the nine linked panels, in lesson order (the grid fills rows in this order)
     EXPERIMENTS                the Experiments menu's labs, each in a dock of its own
     MODEL_VIEW                 the model view, docked when a trained model is open
+    PREDICTION                 the prediction panel, docked beside it
+    MODEL_PANELS               both, in the order they open
     by_object_name("heatmapPanel"), by_short_name("qk-plane"), by_dock("dockHeads")
 
 Adding a panel is one new module (in ``steps/`` or ``labs/``) and one entry here.
@@ -16,7 +18,10 @@ from dataclasses import dataclass, field
 from .labs.compare_heatmaps import CompareHeatmapsPanel
 from .labs.concat_project import ConcatProjectPanel
 from .labs.heads_grid import HeadsGridPanel
+from qkv_engine import BROAD_MIN, FOCUSED_MIN
+
 from .labs.model_view import ModelViewPanel
+from .labs.prediction import PredictionPanel
 from .labs.scaling_lab import ScalingLabPanel
 from .labs.train_panel import TrainPanel
 from .steps.attention_heatmap import HeatmapPanel
@@ -163,10 +168,30 @@ MODEL_VIEW = Entry(ModelViewPanel, ModelViewPanel.title, dock="dockModelView", h
     "head of every layer of the sentence at once.",
     "Rows are layers, columns are heads; each small square is one head's heatmap (rows are queries, "
     "columns are keys). Hover a square to see where the chosen query looks most; click it to show "
-    "that head in every panel.",
+    "that head in every panel. The word on a square says what the head does in this sentence: "
+    f"previous, next, self (the token itself) or first (the first token) when more than "
+    f"{FOCUSED_MIN:.0%} of its attention, on average, goes there; separator for [SEP] and punctuation; "
+    f"broad when it spreads its attention evenly (a spread score, normalised entropy, above {BROAD_MIN}, where 1 "
+    "is perfectly even); mixed for anything else. Click a word in the legend to show only those heads. "
+    "Heads in one band share their keys and values (grouped-query attention). After \"Which heads matter?\" "
+    "the squares can be coloured by how much knocking out each head changes the pinned word's chance.",
     ))
 
-ALL = STEPS + EXPERIMENTS + (MODEL_VIEW,)
+#: What the model predicts at the selected position, and what changes it.
+PREDICTION = Entry(PredictionPanel, "&Prediction", dock="dockPrediction", help=(
+    "A trained model ends with a guess: which token comes next (GPT-2, Llama), or which word hides "
+    "behind a [MASK] (BERT). This shows its ten best guesses for the chosen token.",
+    "Each bar is one guess; the percentage is how sure the model is. Click a guess to pin it. Then every "
+    "change (an edit, a knocked-out head, undo, reset) shows its chance before → after, and marks show how "
+    "the ten moved: ▲ up, ▼ down, ★ new, = same place. \"Which heads matter?\" knocks out each head alone "
+    "and lists how much the pinned word's log-probability (log p, the logarithm of its chance) changes: "
+    "a negative number means the head helped. \"Keep only\" switches off every other head.",
+    ))
+
+#: The model's panels, in the order they open with a model.
+MODEL_PANELS = (MODEL_VIEW, PREDICTION)
+
+ALL = STEPS + EXPERIMENTS + MODEL_PANELS
 #: Lesson order; the default grid fills rows of three in this order.
 PANEL_CLASSES = [e.cls for e in STEPS]
 

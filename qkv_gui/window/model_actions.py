@@ -14,9 +14,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ModelError, find_models, load_model
 
-from .screen_room import NARROW_WINDOW
+from .screen_room import NARROW_WINDOW, SHORT_WINDOW
 from .experiments import dock_width
-from ..panels.catalog import MODEL_VIEW
+from ..panels.catalog import MODEL_VIEW, PREDICTION
 
 #: How many model folders File → Models on this computer remembers.
 MAX_RECENT_MODELS = 8
@@ -97,15 +97,19 @@ class DocumentHooks:
 class ModelActions(QtCore.QObject):
     """The model menu items (in ``menus``' "file", "edit" and "view" menus, after its "preset" menu) and the
     model view's dock; ``open_folder(path)`` opens a model (or says why it cannot). ``beside``: the dock the
-    model view shares a tab with on a small screen."""
+    model view shares a tab with on a small screen. The prediction panel's dock opens with the model view, below
+    it (a tab beside it on a small screen); ``adopt(object_name, panel)`` is told of the panels made (the export
+    actions give them their context menu)."""
 
-    def __init__(self, session, host, settings, menus: dict, beside: QtWidgets.QDockWidget, hooks: DocumentHooks):
+    def __init__(self, session, host, settings, menus: dict, beside: QtWidgets.QDockWidget, hooks: DocumentHooks,
+                 adopt=None):
         super().__init__(host)
         self.session = session
         self.host = host
         self.settings = settings
         self.beside = beside
         self.hooks = hooks
+        self.adopt = adopt
         window = host.main
         menu = menus["file"]
         actions = menu.actions()
@@ -135,6 +139,14 @@ class ModelActions(QtCore.QObject):
         self.viewAction.setToolTip("Every layer and head of the open model at once")
         self.viewAction.triggered.connect(self.show_view)
         menus["view"].addAction(self.viewAction)
+        # The prediction: the model's ten best guesses, a pinned word, which heads matter. Made on first use.
+        self.predictionDock: QtWidgets.QDockWidget | None = None
+        self.prediction = None
+        self.predictionAction = QtGui.QAction(PREDICTION.menu_text, window)
+        self.predictionAction.setObjectName("predictionAction")
+        self.predictionAction.setToolTip("The open model's ten best guesses for the next word, and what changes them")
+        self.predictionAction.triggered.connect(self.show_prediction)
+        menus["view"].addAction(self.predictionAction)
         session.modelChanged.connect(self._follow)
         self._follow()
 
@@ -142,21 +154,51 @@ class ModelActions(QtCore.QObject):
         doc = self.session.model_doc
         self.backAction.setEnabled(doc is not None)
         self.viewAction.setEnabled(doc is not None)
+        self.predictionAction.setEnabled(doc is not None)
         self.resetAction.setEnabled(doc is not None and not doc.edits.is_empty())
-        if doc is None and self.dock is not None:
-            self.dock.hide()
+        for dock in (self.dock, self.predictionDock):
+            if doc is None and dock is not None:
+                dock.hide()
+
+    def _new_dock(self, entry) -> QtWidgets.QDockWidget:
+        dock = QtWidgets.QDockWidget(entry.title, self.host.main)
+        dock.setObjectName(entry.dock)
+        dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        panel = entry.cls(self.session)
+        dock.setWidget(panel)
+        return dock
+
+    def show_prediction(self) -> QtWidgets.QDockWidget:
+        """Show the prediction dock (made the first time): below the model view, or a tab beside it on a small
+        screen (a projector) or when the model view is not docked."""
+        window = self.host.main
+        if self.predictionDock is None:
+            dock = self._new_dock(PREDICTION)
+            self.prediction = dock.widget()
+            self.predictionDock = dock
+            view = self.dock
+            docked = view is not None and not view.isHidden() and not view.isFloating()
+            if docked and (window.width() < NARROW_WINDOW or window.height() < SHORT_WINDOW):
+                window.tabifyDockWidget(view, dock)
+            elif docked:
+                window.splitDockWidget(view, dock, QtCore.Qt.Orientation.Vertical)
+            else:
+                window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+                self.host.tab_on_a_short_screen(dock)
+            if self.adopt is not None:
+                self.adopt(PREDICTION.object_name, self.prediction)
+        self.predictionDock.show()
+        self.predictionDock.raise_()
+        return self.predictionDock
 
     def show_view(self) -> QtWidgets.QDockWidget:
         """Show the model view dock (made the first time), on the right, beside the panels."""
         window = self.host.main
         if self.dock is None:
-            dock = QtWidgets.QDockWidget(MODEL_VIEW.title, window)
-            dock.setObjectName(MODEL_VIEW.dock)
-            dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
-                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
-            self.panel = MODEL_VIEW.cls(self.session)
-            dock.setWidget(self.panel)
+            dock = self._new_dock(MODEL_VIEW)
+            self.panel = dock.widget()
             self.dock = dock
 
             weights = self.beside
@@ -230,6 +272,8 @@ class ModelActions(QtCore.QObject):
         self.session.open_model(model, text=text, view=view, edits=edits)
         self._remember(model.info.path)
         self.show_view()
+        self.show_prediction()
+        self.dock.raise_()  # on a small screen the two share tabs: the model view is in front
 
     def back(self) -> bool:
         if self.session.model_doc is None or not self.hooks.keep_changes():
