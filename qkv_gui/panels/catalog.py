@@ -166,26 +166,26 @@ EXPERIMENTS = (
 MODEL_VIEW = Entry(ModelViewPanel, ModelViewPanel.title, dock="dockModelView", help=(
     "A trained model has several layers, each with several heads. This shows the weights of every "
     "head of every layer of the sentence at once.",
-    "Rows are layers, columns are heads; each small square is one head's heatmap (rows are queries, "
-    "columns are keys). Hover a square to see where the chosen query looks most; click it to show "
-    "that head in every panel. The word on a square says what the head does in this sentence: "
-    f"previous, next, self (the token itself) or first (the first token) when more than "
-    f"{FOCUSED_MIN:.0%} of its attention, on average, goes there; separator for [SEP] and punctuation; "
-    f"broad when it spreads its attention evenly (a spread score, normalised entropy, above {BROAD_MIN}, where 1 "
-    "is perfectly even); mixed for anything else. Click a word in the legend to show only those heads. "
-    "Heads in one band share their keys and values (grouped-query attention). After \"Which heads matter?\" "
-    "the squares can be coloured by how much knocking out each head changes the pinned word's chance.",
+    "Rows are layers, columns are heads; each square is one head's heatmap: hover it to see where the chosen "
+    "query looks most, click it to show that head in every panel. "
+    "The word on a square says what the head does: previous, next, self, first or separator when more "
+    f"than {FOCUSED_MIN:.0%} of its attention goes there; broad when its spread (normalised entropy, 1 is "
+    f"perfectly even) is above {BROAD_MIN}; else mixed. "
+    "Click a word in the legend to show only those heads; a bracket underneath groups heads that share their "
+    "keys and values. "
+    "After \"Which heads matter?\" the squares show how much each head changes the pinned word's chance.",
     ))
 
 #: What the model predicts at the selected position, and what changes it.
 PREDICTION = Entry(PredictionPanel, "&Prediction", dock="dockPrediction", help=(
-    "A trained model ends with a guess: which token comes next (GPT-2, Llama), or which word hides "
-    "behind a [MASK] (BERT). This shows its ten best guesses for the chosen token.",
-    "Each bar is one guess; the percentage is how sure the model is. Click a guess to pin it. Then every "
-    "change (an edit, a knocked-out head, undo, reset) shows its chance before → after, and marks show how "
-    "the ten moved: ▲ up, ▼ down, ★ new, = same place. \"Which heads matter?\" knocks out each head alone "
-    "and lists how much the pinned word's log-probability (log p, the logarithm of its chance) changes: "
-    "a negative number means the head helped. \"Keep only\" switches off every other head.",
+    "A trained model ends with a guess: the next token (GPT-2, Llama), or the word behind a [MASK] (BERT). "
+    "This shows its ten best guesses for the chosen token.",
+    "Each bar is one guess with how sure the model is; click a guess to pin it. "
+    "Every change then shows the pinned guess's chance before → after, and marks show how the ten moved: "
+    "▲ up, ▼ down, ★ new, = same place. "
+    "\"Which heads matter?\" switches off each head alone and lists the change in log p, the logarithm of the "
+    "pinned word's chance: negative means the head helped. "
+    "\"Keep only\" switches off every other head.",
     ))
 
 #: The model's panels, in the order they open with a model.
