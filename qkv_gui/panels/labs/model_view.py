@@ -239,6 +239,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             "current": Outline(current, self.colours.selected, 2.5, halo=True),
         })
         self._show_tags()
+        self._colour_brackets()
         self._fit()
         scale = {"auto": "each tile from 0 to its own largest weight", "absolute": "0 to 1 in every tile",
                  "row": "each row to its own largest weight"}[mode]
@@ -288,6 +289,16 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.grid.setData(self._spread(views.tile_grid(weights, gap)), (0.0, high),
                           masked_by=masked if why.any() else None, colormap="weights")
         self._draw_brackets()
+
+    def _colour_brackets(self) -> None:
+        """The brackets and their names in the palette's foreground (made after the palette was taken)."""
+        ink = QtGui.QColor(self.colours.foreground)
+        pen = self.brackets.pen()
+        if pen.color() != ink:
+            pen.setColor(ink)
+            self.brackets.setPen(pen)
+        for label in self.bracket_labels:
+            label.setColor(self.colours.foreground)
 
     def _spread(self, tiled: np.ndarray, fill=np.nan) -> np.ndarray:
         """A grid tiled evenly (``views.tile_grid``) with the extra room between key/value groups and under the

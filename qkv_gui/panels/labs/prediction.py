@@ -360,6 +360,8 @@ class PredictionPanel(Panel):
             f"at token {target.position + 1}"
         self.target_numbers = (before, after)
         line = f"Pinned: '{token_text(target.text)}' {at}: {percent(before)} → {percent(after)}"
+        if target.position == self.position and all(i != target.token_id for _t, i, _p in self.predictions):
+            line += " (not in the ten now)"
         self._target_words = (f"{line}\n(before: when you pinned it; after: with the edits now. "
                               f"{UP} up, {DOWN} down, {NEW} new in the ten, = same place.)",
                               f"{line}\n(before: when pinned)")
