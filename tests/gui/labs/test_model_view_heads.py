@@ -12,7 +12,6 @@ from PySide6 import QtCore
 from qkv_engine import BROAD_MIN, FOCUSED_MIN, head_effects, head_labels, load_model
 from qkv_gui.panels import catalog
 from qkv_gui.panels.labs.model_view import TAG_WORDS, ModelViewPanel
-from qkv_gui.state.session import Session
 
 from ..conftest import settle
 
@@ -21,19 +20,14 @@ TEXT = "the cat sat on the mat"
 
 
 @pytest.fixture
-def model_view(qapp, make_panel):
-    made = []
-
+def model_view(make_session, make_panel):
     def make(name, text=TEXT, size=(900, 640)):
-        session = Session()
+        session = make_session()
         session.runner.sync = True
         session.open_model(load_model(DATA / name), text=text)
-        made.append(session)
         return make_panel(ModelViewPanel, session=session, size=size)
 
-    yield make
-    for session in made:
-        session.deleteLater()
+    return make
 
 
 def tile_cells(panel, layer, head):

@@ -12,7 +12,6 @@ from PySide6 import QtCore
 
 from qkv_engine import ModelEdits, head_effects, load_model
 from qkv_gui.panels.labs.prediction import DOWN, NEW, SAME, UP, EffectsJob, PredictionPanel, percent, token_text
-from qkv_gui.state.session import Session
 
 from ..conftest import settle
 
@@ -22,23 +21,18 @@ Qt = QtCore.Qt
 
 
 @pytest.fixture
-def open_model(qapp):
-    """``open_model("tiny-gpt2", query=3)``: a Session with the model open (forwards on the calling thread)."""
-    made = []
+def open_model(make_session):
+    """``open_model("tiny-gpt2", query=3)``: a Session with the model open (forwards on the calling thread);
+    ``session.messages`` collects what it says."""
 
     def make(name, text=TEXT, query=0):
-        session = Session()
+        session = make_session()
         session.runner.sync = True
         session.open_model(load_model(DATA / name), text=text)
         session.select(query=query)
-        session.messages = []
-        session.message.connect(session.messages.append)
-        made.append(session)
         return session
 
-    yield make
-    for session in made:
-        session.deleteLater()
+    return make
 
 
 @pytest.fixture
