@@ -30,8 +30,10 @@ Qt = QtCore.Qt
 TOP_K = 10
 #: Point size of the bars' words at theme scale 1.
 BAR_PT = 9.5
-#: The head-effect modes: zero (the head's output set to 0) and mean (set to its mean over the sentence).
-MODES = (("zero", "set to zero"), ("mean", "set to its average"))
+#: How "Which heads matter?" knocks a head out, unticked and ticked: its output set to 0, or to its mean over
+#: the sentence's tokens.
+MEAN_TIP = ("Ticked: each head's output is set to its average over the sentence instead of to zero (a gentler "
+            "knock-out)")
 #: The marks of how a token moved since the target was pinned (never colour alone).
 UP, DOWN, SAME, NEW = "\u25b2", "\u25bc", "=", "\u2605"
 
@@ -241,13 +243,9 @@ class PredictionPanel(Panel):
         self.effectsButton.setToolTip("Knock out each head alone and see how much the pinned word's chance drops")
         self.effectsButton.clicked.connect(self.run_effects)
         heads.addWidget(self.effectsButton)
-        self.modeBox = QtWidgets.QComboBox(body)
-        self.modeBox.setObjectName("predictionMode")
-        for mode, text in MODES:
-            self.modeBox.addItem(f"head {text}", mode)
-        self.modeBox.setToolTip("How a head is knocked out: its output set to zero, or to its average over "
-                                "the sentence")
-        heads.addWidget(self.modeBox, 1)
+        self.meanBox = QtWidgets.QCheckBox("average, not zero", body)
+        self.meanBox.setObjectName("predictionMean")
+        heads.addWidget(self.meanBox, 1)
         layout.addLayout(heads)
         running = QtWidgets.QHBoxLayout()
         self.progress = QtWidgets.QProgressBar(body)
@@ -271,13 +269,12 @@ class PredictionPanel(Panel):
         self.headsList.setMinimumHeight(60)
         layout.addWidget(self.headsList, 1)
         keep = QtWidgets.QHBoxLayout()
-        keep.addWidget(QtWidgets.QLabel("Keep only:", body))
-        self.keepLayerButton = QtWidgets.QPushButton("in their layer", body)
+        self.keepLayerButton = QtWidgets.QPushButton("Keep only these in their layer", body)
         self.keepLayerButton.setObjectName("predictionKeepLayer")
         self.keepLayerButton.setToolTip("Knock out every other head of the chosen heads' layers (one undo step)")
         self.keepLayerButton.clicked.connect(lambda: self.keep_only("layer"))
         keep.addWidget(self.keepLayerButton)
-        self.keepModelButton = QtWidgets.QPushButton("in the whole model", body)
+        self.keepModelButton = QtWidgets.QPushButton("… in the whole model", body)
         self.keepModelButton.setObjectName("predictionKeepModel")
         self.keepModelButton.setToolTip("Knock out every other head of the model (one undo step)")
         self.keepModelButton.clicked.connect(lambda: self.keep_only("model"))
@@ -371,13 +368,11 @@ class PredictionPanel(Panel):
         running = self.job is not None
         self.effectsButton.setEnabled(target is not None and not running)
         mean_ok = info.kv_heads == info.n_heads
-        item = self.modeBox.model().item(1)
-        item.setEnabled(mean_ok)
-        item.setToolTip("" if mean_ok else f"Not for this model: {info.n_heads // info.kv_heads} query heads share "
-                                           "each key/value head, so a head's values are not its own.")
-        if not mean_ok and self.modeBox.currentIndex() == 1:
-            self.modeBox.setCurrentIndex(0)
-        self.modeBox.setEnabled(not running)
+        if not mean_ok:
+            self.meanBox.setChecked(False)
+        self.meanBox.setEnabled(mean_ok and not running)
+        self.meanBox.setToolTip(MEAN_TIP if mean_ok else f"Not for this model: {info.n_heads // info.kv_heads} query "
+                                "heads share each key/value head, so a head's values are not its own.")
         self.headsList.clear()
         self.effect_rows = []
         if effects is None:
@@ -402,6 +397,8 @@ class PredictionPanel(Panel):
             item.setToolTip(f"Knocking out layer {layer + 1} head {head + 1} changes log p('{effects.target.text}') "
                             f"by {style.fmt(delta, 2)}. Click to step into this head.")
             self.effect_rows.append((layer, head, delta))
+        rows = min(len(order), 3)  # at least three heads in sight (more when there is room: it stretches)
+        self.headsList.setMinimumHeight(int(rows * self.headsList.sizeHintForRow(0) + 2 * self.headsList.frameWidth()))
         stale = "" if self.session.effects_are_current() else " Worked out before the last change: press again."
         how = "set to zero" if effects.mode == "zero" else "set to its average"
         self.info.setText(f"Change in log p('{effects.target.text}') with each head alone {how}: negative means "
@@ -454,7 +451,7 @@ class PredictionPanel(Panel):
         doc, trace, target = self.session.model_doc, self.session.model_trace, self.session.target
         if self.job is not None or doc is None or trace is None or target is None or trace.tokens != target.tokens:
             return False
-        mode = self.modeBox.currentData()
+        mode = "mean" if self.meanBox.isChecked() else "zero"
         job = EffectsJob(doc.model, trace, target.position, target.token_id, mode, self)
         key, pinned = doc.key, target
         job.progressed.connect(self._on_progress)
@@ -466,7 +463,7 @@ class PredictionPanel(Panel):
         self.progress.setValue(0)
         self.runningRow.show()
         self.effectsButton.setEnabled(False)
-        self.modeBox.setEnabled(False)
+        self.meanBox.setEnabled(False)
         self._set_keep_enabled()
         job.start()
         return True

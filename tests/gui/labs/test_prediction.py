@@ -158,8 +158,8 @@ def test_clicking_the_pinned_word_or_unpin_lets_it_go_and_a_new_sentence_does_to
     assert s.target is None and any("no longer pinned" in m for m in s.messages)
 
 
-def run_heads(panel, mode=0):
-    panel.modeBox.setCurrentIndex(mode)
+def run_heads(panel, mean=False):
+    panel.meanBox.setChecked(mean)
     assert panel.run_effects()
     assert panel.runningRow.isVisibleTo(panel) and not panel.effectsButton.isEnabled()
     panel.job.wait(30)
@@ -198,14 +198,14 @@ def test_which_heads_matter_lists_head_effects_largest_drop_first(prediction, na
 
 def test_mean_knock_outs_are_offered_only_where_the_engine_does_them(prediction):
     gqa = prediction("tiny-llama", query=2)
-    assert not gqa.modeBox.model().item(1).isEnabled()
-    assert "share" in gqa.modeBox.model().item(1).toolTip()
+    assert not gqa.meanBox.isEnabled() and not gqa.meanBox.isChecked()
+    assert "share each key/value head" in gqa.meanBox.toolTip()
     panel = prediction("tiny-gpt2", query=2)
-    assert panel.modeBox.model().item(1).isEnabled()
+    assert panel.meanBox.isEnabled()
     _t, token_id, _p = panel.predictions[1]
     panel.bars.rowClicked.emit(1)
     settle()
-    run_heads(panel, mode=1)
+    run_heads(panel, mean=True)
     model = load_model(DATA / "tiny-gpt2")
     np.testing.assert_allclose(panel.session.head_effects.deltas,
                                head_effects(model, model.run(TEXT), 2, token_id, mode="mean"), rtol=1e-9, atol=1e-12)
