@@ -290,3 +290,40 @@ def test_without_a_model_the_panel_says_how_to_open_one(make_panel):
     panel = make_panel(PredictionPanel)
     assert panel.showing_hint() and "Open a trained model" in panel.hint.text()
     assert panel.objectName() == "predictionPanel"
+
+
+def test_the_window_stays_usable_while_heads_are_knocked_out_and_cancel_stops_it(prediction, monkeypatch, qtbot):
+    import threading
+    import time
+
+    from qkv_gui.panels.labs import prediction as module
+
+    real = module.head_effects
+    release = threading.Event()
+
+    def slow(model, trace, position, target_id, mode="zero", progress=None):
+        def each(done, total):
+            going_on = progress(done, total)
+            if done >= 2:
+                release.wait(5)  # holds the worker after its second head until the test has looked
+            time.sleep(0.01)
+            return going_on and progress(done, total)
+
+        return real(model, trace, position, target_id, mode=mode, progress=each)
+
+    monkeypatch.setattr(module, "head_effects", slow)
+    panel = prediction("tiny-llama", query=3)
+    panel.bars.rowClicked.emit(0)
+    settle()
+    assert panel.run_effects()
+    qtbot.waitUntil(lambda: panel.progress.value() >= 2, timeout=5000)  # the event loop runs meanwhile
+    assert panel.job is not None and panel.runningRow.isVisible() and panel.progress.maximum() == 8
+    panel.session.select(query=2)  # the window answers: the list follows the new query at once
+    settle()
+    assert panel.position == 2
+    panel.cancelButton.click()
+    release.set()
+    qtbot.waitUntil(lambda: panel.job is None, timeout=5000)
+    settle()
+    assert panel.session.head_effects is None and "Cancelled" in panel.info.text()
+    assert panel.effectsButton.isEnabled() and not panel.runningRow.isVisible()
