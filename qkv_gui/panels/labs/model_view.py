@@ -367,8 +367,12 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         return info.kv_head(head) if info is not None and self.kv_heads() < info.n_heads else head
 
     def shown_label(self) -> str | None:
-        """The label whose heads alone are shown (the others dimmed), or None: every head."""
-        return self.session.lab_state.get(LABEL_KEY)
+        """The label whose heads alone are shown (the others dimmed), or None: every head (also when no head of
+        the sentence shown now has that label)."""
+        label = self.session.lab_state.get(LABEL_KEY)
+        if label is None or self.labels is None or not any(label in row for row in self.labels.labels):
+            return None
+        return label
 
     def _show_tags(self) -> None:
         """A word on each tile (its label, or its effect when the tiles show effects), and the dimming."""

@@ -220,8 +220,15 @@ class PredictionPanel(Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
+        top = QtWidgets.QHBoxLayout()
         self.note = note_label(body, "predictionNote")
-        layout.addWidget(self.note)
+        top.addWidget(self.note, 1)
+        self.lastButton = QtWidgets.QPushButton("Last token", body)
+        self.lastButton.setObjectName("predictionLastToken")
+        self.lastButton.setToolTip("Choose the sentence's last token: what the model would write next")
+        self.lastButton.clicked.connect(self.go_to_last)
+        top.addWidget(self.lastButton, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(top)
         self.bars = ProbabilityBars(body)
         self.bars.rowClicked.connect(self._on_row)
         layout.addWidget(self.bars)
@@ -315,6 +322,7 @@ class PredictionPanel(Panel):
         info = doc.model.info
         self.position = position = min(selection.query, trace.n - 1)
         self.predictions = doc.model.predict(trace, position, TOP_K)
+        self.lastButton.setVisible(info.causal and position != trace.n - 1)
         tok = token_text(trace.tokens[position])
         where = f"token {position + 1} of {trace.n}"
         if info.causal:
@@ -427,6 +435,12 @@ class PredictionPanel(Panel):
             self.session.unpin_target()
         else:
             self.session.pin_target(self.position, token_id, text)
+
+    def go_to_last(self) -> None:
+        """Select the last token of the sentence (GPT-2, Llama: the guess for the word after the sentence)."""
+        trace = self.session.model_trace
+        if trace is not None and trace.n:
+            self.session.select(query=trace.n - 1)
 
     def _on_target(self, *_):
         if self.job is not None:

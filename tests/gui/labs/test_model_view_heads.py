@@ -134,3 +134,10 @@ def test_head_effects_colour_the_tiles_with_their_numbers(model_view):
     s.unpin_target()
     settle()
     assert s.head_effects is None and panel.grid.colormap == "weights" and not panel.effectsBox.isVisible()
+
+
+def test_a_legend_choice_no_head_has_in_a_new_sentence_shows_every_head(model_view):
+    panel = model_view("tiny-bert")
+    panel.show_only("previous")  # no head of this sentence is 'previous'
+    settle()
+    assert panel.shown_label() is None and panel.dim.path().isEmpty()

@@ -327,3 +327,13 @@ def test_the_window_stays_usable_while_heads_are_knocked_out_and_cancel_stops_it
     settle()
     assert panel.session.head_effects is None and "Cancelled" in panel.info.text()
     assert panel.effectsButton.isEnabled() and not panel.runningRow.isVisible()
+
+
+def test_last_token_chooses_the_end_of_the_sentence(prediction):
+    panel = prediction("tiny-gpt2", query=1)
+    assert panel.lastButton.isVisible()
+    panel.lastButton.click()
+    settle()
+    n = panel.session.model_trace.n
+    assert panel.session.selection.query == n - 1 and panel.position == n - 1 and not panel.lastButton.isVisible()
+    assert shown(panel) == [(token_text(t), percent(p)) for t, _i, p in engine_top("tiny-gpt2", TEXT, n - 1)]
