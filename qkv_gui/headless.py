@@ -9,7 +9,7 @@
 Writes ``<panel>.<format>`` for each panel and format (embedding, mixing, qk-plane, scaling,
 softmax, values, heatmap, matrices, summary; "all" means these nine; the experiments are
 exported when named: ``--panels scaling-lab,heads,concat``, the lab with its default d_k and
-seed, as there is no window to take them from), the numbers as CSV files plus ``attention.json``
+seed, as there is no window to take them from; with a model, ``model-view`` and ``prediction`` too), the numbers as CSV files plus ``attention.json``
 for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0. With a trained model
 that has an output head, ``csv`` also writes ``predictions.csv`` (the ten most likely tokens at every
 position: position, token, rank, candidate, probability; positions and ranks counting from 1), and with
@@ -244,11 +244,12 @@ def _selection(args, scenario, view) -> tuple:
 APP_ONLY = {"compare": "the compare panel needs a pinned A; pin it in the app and export it from there"}
 
 
-def _panel_names(args) -> list:
-    from .export.figures import all_panel_classes, panel_classes
+def _panel_names(args, has_model: bool = False) -> list:
+    from .export.figures import all_panel_classes, model_panel_classes, panel_classes
 
     lesson = list(panel_classes())
-    known = [n for n in all_panel_classes() if n not in APP_ONLY]
+    for_models = list(model_panel_classes())
+    known = [n for n in all_panel_classes() if n not in APP_ONLY] + for_models
     wanted = _split(args.panels)
     if not wanted or wanted == ["all"]:
         return lesson
@@ -257,6 +258,8 @@ def _panel_names(args) -> list:
             raise UsageError(APP_ONLY[name])
         if name not in known:
             raise UsageError(f"unknown panel '{name}' (known: {', '.join(known)})")
+        if name in for_models and not has_model:
+            raise UsageError(f"the {name} panel shows a trained model: give --model FOLDER (or a model's session)")
     return list(dict.fromkeys(wanted))
 
 
@@ -320,7 +323,7 @@ def _write_all(args, document: Document, names, staging: Path) -> list:
     document.open_in(session)
     session.select(*_selection(args, session.scenario, document.view))
     options = export.ExportOptions(width=args.width or 1920, theme=args.theme, transparent=args.transparent)
-    classes = export.all_panel_classes()
+    classes = export.known_panel_classes()
     written = []
     try:
         figures = [fmt for fmt in args.formats if fmt in export.FIGURE_FORMATS]
@@ -372,7 +375,7 @@ def run_export(argv: list) -> int:
         except ScenarioError as exc:
             raise UsageError(str(exc)) from None
         out = Path(args.out).expanduser().absolute()
-        names = _panel_names(args)
+        names = _panel_names(args, has_model=document.model is not None)
         if document.model is None:
             _selection(args, document.scenario, document.view)  # range errors before any work
         else:

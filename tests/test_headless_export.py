@@ -252,3 +252,18 @@ def test_targets_need_a_model_with_an_output_head_and_csv(tmp_path, args, messag
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], r.stderr
+
+
+def test_the_model_panels_are_exported_when_named(tmp_path):
+    out = tmp_path / "out"
+    r = run("--model", str(TINY / "tiny-llama"), "--text", "the cat sat", "--panels", "prediction,model-view",
+            "--format", "png,deck", "--query", "4", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert sorted(leftovers(out)) == ["deck.pdf", "model-view.png", "prediction.png"]
+    from PySide6 import QtGui
+
+    assert QtGui.QImage(str(out / "prediction.png")).width() == 1920
+    deck = (out / "deck.pdf").read_bytes()
+    assert len(re.findall(rb"/Type\s*/Page(?![a-z])", deck)) == 3
+    r = run("--preset", "seed-cat", "--panels", "prediction", "--out", str(tmp_path / "no"))
+    assert r.returncode == 2 and "the prediction panel shows a trained model" in r.stderr

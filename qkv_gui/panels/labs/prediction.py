@@ -290,6 +290,7 @@ class PredictionPanel(Panel):
         layout.addLayout(keep)
         self.info = info_label(body, "predictionInfo", self.colours)
         layout.addWidget(self.info)
+        layout.addStretch(0)  # the room left when no heads are listed
 
         self.listen(self.session.targetChanged, self._on_target)
         self.listen(self.session.headEffectsChanged, self._on_change)
@@ -383,6 +384,7 @@ class PredictionPanel(Panel):
                                 "heads share each key/value head, so a head's values are not its own.")
         self.headsList.clear()
         self.effect_rows = []
+        self.headsList.setVisible(effects is not None)  # an empty box says nothing (and a figure shows it)
         if effects is None:
             if self._cancelled:
                 self.info.setText("Cancelled: no heads were listed.")
