@@ -53,6 +53,9 @@ TAG_PT = 7.5
 #: A label's word on a tile, long and short (the short one when the long one does not fit).
 TAG_WORDS = {"previous": ("prev", "P"), "next": ("next", "N"), "self": ("self", "S"), "first": ("first", "F"),
              "separator": ("sep", "|"), "broad": ("broad", "B"), "mixed": ("mixed", "M")}
+#: Heads are labelled for sentences up to this many tokens (at 512 tokens labelling 12 x 12 heads took 0.66 s,
+#: too long for every edit; at 128, 0.04 s).
+LABEL_MAX_TOKENS = 128
 #: The session's lab_state keys: the label shown alone (None: all) and whether effects colour the tiles.
 LABEL_KEY, EFFECTS_KEY = "modelViewLabel", "modelViewEffects"
 
@@ -225,7 +228,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         if self._labels_of != (id(data.weights), id(data.allowed)):
             self._labels_of = (id(data.weights), id(data.allowed))
             try:
-                self.labels = head_labels(data.weights, data.tokens, data.allowed)
+                long = len(data.tokens) > LABEL_MAX_TOKENS
+                self.labels = None if long else head_labels(data.weights, data.tokens, data.allowed)
             except ScenarioError:  # weights and tokens that do not go together: no labels, the tiles stay
                 self.labels = None
         L, H, n, m, gap = self._shape
@@ -440,10 +444,13 @@ class ModelViewPanel(ThemedTextMixin, Panel):
 
     def _show_legend(self) -> None:
         """The labels present, each with its count, as links: a click shows only those heads."""
-        self.legend.setVisible(self.labels is not None)
         self._show_effects_choice()
         if self.labels is None:
+            long = len(self._data.tokens) > LABEL_MAX_TOKENS
+            self.legend.setText(f"Heads are labelled for sentences of up to {LABEL_MAX_TOKENS} tokens." if long else "")
+            self.legend.setVisible(long)
             return
+        self.legend.setVisible(True)
         counts: dict = {}
         for row in self.labels.labels:
             for label in row:

@@ -141,3 +141,12 @@ def test_a_legend_choice_no_head_has_in_a_new_sentence_shows_every_head(model_vi
     panel.show_only("previous")  # no head of this sentence is 'previous'
     settle()
     assert panel.shown_label() is None and panel.dim.path().isEmpty()
+
+
+def test_a_sentence_too_long_to_label_at_every_edit_says_so(model_view, monkeypatch):
+    from qkv_gui.panels.labs import model_view as module
+
+    monkeypatch.setattr(module, "LABEL_MAX_TOKENS", 5)
+    panel = model_view("tiny-gpt2")  # 8 tokens
+    assert panel.labels is None and "up to 5 tokens" in panel.legend.text()
+    assert all(t == "" for row in panel.tag_texts() for t in row)
