@@ -14,7 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ModelError, find_models, load_model
 
-from .screen_room import NARROW_WINDOW, SHORT_WINDOW
+from .screen_room import DOCK_MIN_HEIGHT, NARROW_WINDOW, SHORT_WINDOW
 from .experiments import dock_width
 from ..panels.catalog import MODEL_VIEW, PREDICTION
 
@@ -23,6 +23,8 @@ MAX_RECENT_MODELS = 8
 RECENT_KEY = "models/recent"
 #: How wide the model view dock opens (pixels), at most.
 MODEL_VIEW_WIDTH = 420
+#: On a small screen, the share of the column's height the model view's and the prediction's tabs get.
+MODEL_TABS_SHARE = 0.6
 #: The sentence a model opens with when the example had none.
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
 
@@ -184,6 +186,11 @@ class ModelActions(QtCore.QObject):
                 window.tabifyDockWidget(view, dock)
             elif docked:
                 window.splitDockWidget(view, dock, QtCore.Qt.Orientation.Vertical)
+                # the ten bars and the pinned word in sight; the model view keeps the rest
+                want = self.prediction.sizeHint().height()
+                room = view.height() + dock.height()
+                if room > want + DOCK_MIN_HEIGHT:
+                    window.resizeDocks([view, dock], [room - want, want], QtCore.Qt.Orientation.Vertical)
             else:
                 window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
                 self.host.tab_on_a_short_screen(dock)
@@ -274,6 +281,22 @@ class ModelActions(QtCore.QObject):
         self.show_view()
         self.show_prediction()
         self.dock.raise_()  # on a small screen the two share tabs: the model view is in front
+        if self.predictionDock in self.host.main.tabifiedDockWidgets(self.dock):
+            QtCore.QTimer.singleShot(0, self, self._give_the_tabs_room)  # once the tabs are laid out
+
+    def _give_the_tabs_room(self) -> None:
+        """On a small screen the model view and the prediction share a tab group (beside the weight grids): it gets
+        most of the column's height, so that the tiles and the ten bars are in sight without scrolling."""
+        window = self.host.main
+        try:
+            if self.dock.isFloating() or self.dock.isHidden():
+                return
+        except RuntimeError:  # the window is gone
+            return
+        central = window.centralWidget()
+        room = central.height() if central is not None else window.height()
+        window.resizeDocks([self.dock], [max(DOCK_MIN_HEIGHT, int(room * MODEL_TABS_SHARE))],
+                           QtCore.Qt.Orientation.Vertical)
 
     def back(self) -> bool:
         if self.session.model_doc is None or not self.hooks.keep_changes():

@@ -217,6 +217,20 @@ class PredictionPanel(Panel):
         self._cancelled = False  # the last run of "Which heads matter?" was cancelled
         self._note = None
         self._target_words = None
+        outer = QtWidgets.QVBoxLayout(body)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QtWidgets.QScrollArea(body)  # a dock lower than the panel needs scrolls, never squeezes it
+        self.scroll.setObjectName("predictionScroll")
+        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(self.scroll)
+        inner = QtWidgets.QWidget(self.scroll)
+        inner.setObjectName("predictionInner")
+        self.scroll.setWidget(inner)
+        self.scroll.viewport().setAutoFillBackground(False)
+        inner.setAutoFillBackground(False)
+        body = inner
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
@@ -274,6 +288,8 @@ class PredictionPanel(Panel):
         self.headsList.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
         self.headsList.itemClicked.connect(self._on_head_item)
         self.headsList.setMinimumHeight(60)
+        # the room that is left, never more: the panel scrolls only when even the least does not fit
+        self.headsList.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored)
         layout.addWidget(self.headsList, 1)
         keep = QtWidgets.QHBoxLayout()
         self.keepLayerButton = QtWidgets.QPushButton("Keep only these in their layer", body)
