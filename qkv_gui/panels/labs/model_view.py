@@ -251,9 +251,10 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         grouped = f" {group_words(H, groups)} (the brackets under the tiles)." if groups < H else ""
         short_grouped = f" {group_words(H, groups)}." if groups < H else ""
         if self.effects is not None:
+            stale = "" if self.session.effects_are_current() else ", worked out before the last change"
             what = (f"colours: the change in log p('{effects.target.text}') when the head alone is knocked out "
-                    f"(blue: it helped)")
-            short_what = f"colours: effect on '{effects.target.text}'"
+                    f"(blue: it helped{stale})")
+            short_what = f"colours: effect on '{effects.target.text}'{stale}"
         else:
             what, short_what = f"colours {scale}", f"colours: {SCALE_NAMES[mode]}"
         self._note = (f"{L} layers × {H} heads. Each tile: one head's weights (rows: queries, columns: keys), "

@@ -150,3 +150,17 @@ def test_a_sentence_too_long_to_label_at_every_edit_says_so(model_view, monkeypa
     panel = model_view("tiny-gpt2")  # 8 tokens
     assert panel.labels is None and "up to 5 tokens" in panel.legend.text()
     assert all(t == "" for row in panel.tag_texts() for t in row)
+
+
+def test_effects_from_before_the_last_change_are_named_so(model_view):
+    panel = model_view("tiny-gpt2")
+    s = panel.session
+    model = s.model_doc.model
+    text, token_id, _p = model.predict(s.model_trace, 2, 1)[0]
+    s.pin_target(2, token_id, text)
+    s.set_head_effects(head_effects(model, s.model_trace, 2, token_id), "zero", s.model_doc.key)
+    settle()
+    assert "before the last change" not in panel.note.text()
+    s.knock_out(1, 1, True)
+    settle()
+    assert "before the last change" in panel.note.text() and panel.effects is not None

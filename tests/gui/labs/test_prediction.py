@@ -337,3 +337,19 @@ def test_last_token_chooses_the_end_of_the_sentence(prediction):
     n = panel.session.model_trace.n
     assert panel.session.selection.query == n - 1 and panel.position == n - 1 and not panel.lastButton.isVisible()
     assert shown(panel) == [(token_text(t), percent(p)) for t, _i, p in engine_top("tiny-gpt2", TEXT, n - 1)]
+
+
+def test_the_bars_take_a_new_theme(prediction):
+    from qkv_gui.look import colours, style
+
+    panel = prediction("tiny-gpt2", query=2)
+    assert panel.bars.colours is style.current()
+    try:
+        colours.use("dark")
+        settle()
+        assert panel.bars.colours.name == "dark" and panel.bars.colours is panel.colours
+        image = panel.bars.grab().toImage()
+        assert image.pixelColor(image.width() - 2, 2).lightness() < 80  # drawn on the dark ground
+    finally:
+        colours.use("standard")
+        settle()
