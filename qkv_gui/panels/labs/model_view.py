@@ -162,14 +162,16 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.grid.cellClicked.connect(self._on_click)
         layout.addWidget(self.canvas, 1)
 
-        self.effectsBox = QtWidgets.QCheckBox("Colour by the effect on the pinned word", body)
+        effects_row = QtWidgets.QHBoxLayout()
+        self.effectsBox = QtWidgets.QCheckBox("Effect colours", body)
         self.effectsBox.setObjectName("modelViewEffectsBox")
         self.effectsBox.setToolTip("Each tile coloured by how much knocking out that head alone changes the pinned "
                                    "word's log-probability (from \"Which heads matter?\" in the prediction panel)")
         self.effectsBox.toggled.connect(self._on_effects_box)
-        layout.addWidget(self.effectsBox)
+        effects_row.addWidget(self.effectsBox, 0, Qt.AlignmentFlag.AlignTop)
         self.effectScale = EffectScale(body)
-        layout.addWidget(self.effectScale)
+        effects_row.addWidget(self.effectScale, 1)
+        layout.addLayout(effects_row)
         self.legend = QtWidgets.QLabel(body)
         self.legend.setObjectName("modelViewLegend")
         self.legend.setWordWrap(True)
@@ -249,7 +251,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
                  "row": "each row to its own largest weight"}[mode]
         groups = self.kv_heads()
         grouped = f" {group_words(H, groups)} (the brackets under the tiles)." if groups < H else ""
-        short_grouped = f" {group_words(H, groups)}." if groups < H else ""
+        short_grouped = f" {H // groups} query heads a key/value head." if groups < H else ""
         if self.effects is not None:
             stale = "" if self.session.effects_are_current() else ", worked out before the last change"
             what = (f"colours: the change in log p('{effects.target.text}') when the head alone is knocked out "
@@ -438,6 +440,22 @@ class ModelViewPanel(ThemedTextMixin, Panel):
                 tag.setText(fits[0] if fits else "")
                 tag.setVisible(bool(fits))
 
+    def _fit_brackets(self) -> None:
+        """Each bracket's name where it fits under its group: 'key/value head 2', else 'kv 2', else none."""
+        if self._shape is None or not self._groups[1]:
+            return
+        px_x, _px_y = self.grid.cell_px()
+        L, H, n, m, gap = self._shape
+        share = self._groups[0]
+        room = (share * (m + gap) - gap) * px_x
+        for g, label in enumerate(self.bracket_labels):
+            if g >= H // share:
+                continue
+            fm = QtGui.QFontMetricsF(label.font())
+            words = [w for w in (f"key/value head {g + 1}", f"kv {g + 1}") if fm.horizontalAdvance(w) + 4 <= room]
+            label.setText(words[0] if words else "")
+            label.setVisible(bool(words))
+
     def tag_texts(self) -> list:
         """[[word on each tile of a layer] for each layer], as shown now ("" where none fits)."""
         L, H = self._shape[:2]
@@ -585,6 +603,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         set_ticks(self.plot.getAxis("top"), [self.head_labels, []])
         set_ticks(self.plot.getAxis("left"), [self.layer_labels, []])
         self._fit_tags()
+        self._fit_brackets()
 
     # ----- words and the mouse ---------------------------------------------------------------------
     def _show_current(self) -> None:

@@ -164,3 +164,18 @@ def test_effects_from_before_the_last_change_are_named_so(model_view):
     s.knock_out(1, 1, True)
     settle()
     assert "before the last change" in panel.note.text() and panel.effects is not None
+
+
+@pytest.mark.parametrize("size", [(300, 260), (420, 300), (900, 640)])
+def test_the_bracket_names_fit_under_their_groups(model_view, size):
+    panel = model_view("tiny-llama", size=size)
+    px_x, _px_y = panel.grid.cell_px()
+    named = 0
+    for g, label in enumerate(panel.bracket_labels):
+        room = (panel.tile_rect(0, 2 * g + 1).right() - panel.tile_rect(0, 2 * g).left()) * px_x
+        if label.isVisible() and label.text():
+            named += 1
+            assert label.text() in (f"key/value head {g + 1}", f"kv {g + 1}")
+            assert label.boundingRect().width() <= room
+    assert named == 2 or size == (300, 260)
+    assert "2 query heads a key/value head" in panel.note.text() or "each key/value head serves 2" in panel.note.text()
