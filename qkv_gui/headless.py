@@ -2,14 +2,19 @@
 
     python main.py export (--preset NAME | --session FILE | --model PATH) --out DIR
                           [--text "..." --layer L --head H]   (with --model)
+                          [--target WORD --position I]         (with --model and csv)
                           [--format png,svg,pdf,csv,deck] [--width PX] [--theme slide|screen]
                           [--panels all|heatmap,softmax,...] [--query I --key J] [--transparent]
 
 Writes ``<panel>.<format>`` for each panel and format (embedding, mixing, qk-plane, scaling,
 softmax, values, heatmap, matrices, summary; "all" means these nine; the experiments are
 exported when named: ``--panels scaling-lab,heads,concat``, the lab with its default d_k and
-seed, as there is no window to take them from), the numbers as CSV files plus ``attention.json``
-for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0.
+seed, as there is no window to take them from; with a model, ``model-view`` and ``prediction`` too), the numbers as CSV files plus ``attention.json``
+for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0. With a trained model
+that has an output head, ``csv`` also writes ``predictions.csv`` (the ten most likely tokens at every
+position: position, token, rank, candidate, probability; positions and ranks counting from 1), and with
+``--target WORD --position I`` ``head_effects.csv`` (layer, head, delta_log_p: the change in log p(WORD) at
+token I when that head alone is knocked out; counting from 1).
 
 Any problem with the arguments, the preset, the session file or the output folder is one line
 on stderr and exit code 2, and nothing is left half-written: every file is made in a temporary
@@ -59,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--text", metavar="TEXT", help="with --model: the sentence the model reads")
     p.add_argument("--layer", type=int, metavar="L", help="with --model: the layer, counting from 1 (default 1)")
     p.add_argument("--head", type=int, metavar="H", help="with --model: the head, counting from 1 (default 1)")
+    p.add_argument("--target", metavar="WORD",
+                   help="with --model and csv: the token whose head effects go to head_effects.csv")
+    p.add_argument("--position", type=int, metavar="I",
+                   help="with --target: the token (counting from 1) after which the model predicts WORD "
+                        "(BERT: the [MASK] it fills)")
     p.add_argument("--out", metavar="DIR", required=True, help="the folder to write into (made if missing)")
     p.add_argument("--format", default=DEFAULT_FORMATS, metavar="LIST",
                    help=f"comma-separated, from {', '.join(FORMATS)} (default: {DEFAULT_FORMATS}); "
@@ -101,7 +111,71 @@ def parse(argv: list) -> argparse.Namespace:
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise UsageError(f"--{flag} {value}: {flag}s are counted from 1")
+    for flag, other in (("target", "position"), ("position", "target")):
+        if getattr(args, flag) is not None:
+            if not args.model:
+                raise UsageError(f"--{flag} goes with --model")
+            if getattr(args, other) is None:
+                raise UsageError(f"--{flag} needs --{other} too")
+            if "csv" not in args.formats:
+                raise UsageError(f"--{flag} writes head_effects.csv: add csv to --format")
+    if args.position is not None and args.position < 1:
+        raise UsageError(f"--position {args.position}: tokens are counted from 1")
+    if args.target is not None and not args.target.strip():
+        raise UsageError("--target: give the token whose chance to follow")
     return args
+
+
+#: How many guesses predictions.csv lists at each position.
+TOP_GUESSES = 10
+
+
+def prediction_files(model, trace, target: str | None = None, position: int | None = None) -> dict:
+    """file name -> bytes: ``predictions.csv`` (the model's ten best guesses at every position), and with
+    ``target`` and ``position`` (counting from 1) ``head_effects.csv``. Nothing for a model without an output
+    head, unless a target is asked for: then UsageError says why."""
+    import csv
+    import io
+
+    from qkv_engine import head_effects
+
+    if trace.logits is None:
+        if target is not None:
+            raise UsageError(f"{model.info.name} has no output head: it cannot predict '{target}', so there are no "
+                             "head effects to write")
+        return {}
+
+    def table(header, rows) -> bytes:
+        out = io.StringIO()
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+        return out.getvalue().encode("utf-8")
+
+    rows = []
+    for i, token in enumerate(trace.tokens):
+        for rank, (text, _id, p) in enumerate(model.predict(trace, i, TOP_GUESSES), start=1):
+            rows.append([i + 1, token, rank, text, repr(float(p))])
+    files = {"predictions.csv": table(["position", "token", "rank", "candidate", "probability"], rows)}
+    if target is None:
+        return files
+    n = trace.n
+    if not 1 <= position <= n:
+        raise UsageError(f"--position {position} is out of range: the sentence has {n} token{'s' if n != 1 else ''}"
+                         + (f" (1 to {n})" if n else ""))
+    everything = model.predict(trace, position - 1, trace.logits.shape[1])  # every token, most likely first
+    found = next((i for text, i, _p in everything if text == target), None)
+    if found is None:  # "cat" for the token shown "␣cat" (a space before it)
+        found = next((i for text, i, _p in everything if text == "\u2423" + target), None)
+    if found is None:
+        best = ", ".join(f"'{text}'" for text, _i, _p in everything[:5])
+        raise UsageError(f"--target '{target}' is not one token of {model.info.name}; its best guesses at "
+                         f"position {position} are {best}")
+    deltas = head_effects(model, trace, position - 1, found)
+    rows = [[layer + 1, head + 1, repr(float(deltas[layer, head]))]
+            for layer in range(deltas.shape[0]) for head in range(deltas.shape[1])]
+    files["head_effects.csv"] = table(["layer", "head", "delta_log_p"], rows)
+    return files
 
 
 #: The sentence a model reads when --text is not given.
@@ -171,11 +245,12 @@ def _selection(args, scenario, view) -> tuple:
 APP_ONLY = {"compare": "the compare panel needs a pinned A; pin it in the app and export it from there"}
 
 
-def _panel_names(args) -> list:
-    from .export.figures import all_panel_classes, panel_classes
+def _panel_names(args, has_model: bool = False) -> list:
+    from .export.figures import all_panel_classes, model_panel_classes, panel_classes
 
     lesson = list(panel_classes())
-    known = [n for n in all_panel_classes() if n not in APP_ONLY]
+    for_models = list(model_panel_classes())
+    known = [n for n in all_panel_classes() if n not in APP_ONLY] + for_models
     wanted = _split(args.panels)
     if not wanted or wanted == ["all"]:
         return lesson
@@ -184,6 +259,8 @@ def _panel_names(args) -> list:
             raise UsageError(APP_ONLY[name])
         if name not in known:
             raise UsageError(f"unknown panel '{name}' (known: {', '.join(known)})")
+        if name in for_models and not has_model:
+            raise UsageError(f"the {name} panel shows a trained model: give --model FOLDER (or a model's session)")
     return list(dict.fromkeys(wanted))
 
 
@@ -247,7 +324,7 @@ def _write_all(args, document: Document, names, staging: Path) -> list:
     document.open_in(session)
     session.select(*_selection(args, session.scenario, document.view))
     options = export.ExportOptions(width=args.width or 1920, theme=args.theme, transparent=args.transparent)
-    classes = export.all_panel_classes()
+    classes = export.known_panel_classes()
     written = []
     try:
         figures = [fmt for fmt in args.formats if fmt in export.FIGURE_FORMATS]
@@ -268,6 +345,9 @@ def _write_all(args, document: Document, names, staging: Path) -> list:
         if "csv" in args.formats:
             files = data_export.data_files(session.result, session.selection, args.preset, session.full_result,
                                           session.model_source())
+            doc = session.model_doc
+            if doc is not None:
+                files.update(prediction_files(doc.model, session.model_trace, args.target, args.position))
             for fname, data in files.items():
                 (staging / fname).write_bytes(data)
                 written.append(fname)
@@ -296,12 +376,16 @@ def run_export(argv: list) -> int:
         except ScenarioError as exc:
             raise UsageError(str(exc)) from None
         out = Path(args.out).expanduser().absolute()
-        names = _panel_names(args)
+        names = _panel_names(args, has_model=document.model is not None)
         if document.model is None:
             _selection(args, document.scenario, document.view)  # range errors before any work
         else:
             tokens = document.model.tokenize(document.text)[0]
             _selection(args, _Counted(len(tokens)), document.view)
+            if args.position is not None and args.position > len(tokens):
+                n = len(tokens)
+                raise UsageError(f"--position {args.position} is out of range: the sentence has {n} "
+                                 f"token{'s' if n != 1 else ''}" + (f" (1 to {n})" if n else ""))
         staging = _staging_folder(out)
         written = _write_all(args, document, names, staging)
         try:

@@ -166,3 +166,104 @@ def test_the_dark_colours_give_a_dark_figure(tmp_path):
     assert corner.lightness() < 80  # a dark ground
     r = run("--preset", "seed-cat", "--out", str(tmp_path / "x"), "--colours", "purple")
     assert r.returncode == 2 and "--colours" in r.stderr
+
+
+# ----- a trained model's predictions and head effects ------------------------------------------------------------
+TINY = ROOT / "tests" / "data"
+
+
+def read_rows(path: Path) -> list:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))
+
+
+def test_a_model_with_an_output_head_writes_its_ten_best_guesses_at_every_position(tmp_path):
+    from qkv_engine import load_model
+
+    text = "the cat sat on the mat"
+    out = tmp_path / "out"
+    r = run("--model", str(TINY / "tiny-gpt2"), "--text", text, "--format", "csv", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "predictions.csv" in leftovers(out) and "head_effects.csv" not in leftovers(out)
+    rows = read_rows(out / "predictions.csv")
+    assert rows[0] == ["position", "token", "rank", "candidate", "probability"]
+    model = load_model(TINY / "tiny-gpt2")
+    trace = model.run(text)
+    want = [[str(i + 1), tok, str(rank), cand, p] for i, tok in enumerate(trace.tokens)
+            for rank, (cand, _id, p) in enumerate(model.predict(trace, i, 10), start=1)]
+    assert len(rows) - 1 == 10 * trace.n == len(want)
+    for got, expected in zip(rows[1:], want):
+        assert got[:4] == expected[:4]
+        assert float(got[4]) == expected[4]  # written at full precision
+
+
+def test_target_and_position_write_head_effects_counting_from_1(tmp_path):
+    from qkv_engine import head_effects, load_model
+
+    text = "the cat sat on the mat"
+    model = load_model(TINY / "tiny-gpt2")
+    trace = model.run(text)
+    cand, token_id, _p = model.predict(trace, 4, 10)[1]  # the second guess after token 5
+    out = tmp_path / "out"
+    r = run("--model", str(TINY / "tiny-gpt2"), "--text", text, "--format", "csv", "--out", str(out),
+            "--target", cand, "--position", "5")
+    assert r.returncode == 0, r.stderr
+    rows = read_rows(out / "head_effects.csv")
+    want = head_effects(model, trace, 4, token_id)
+    assert rows[0] == ["layer", "head", "delta_log_p"]
+    assert [(int(l), int(h)) for l, h, _d in rows[1:]] == [(l, h) for l in (1, 2) for h in (1, 2)]
+    np.testing.assert_array_equal(np.array([float(d) for _l, _h, d in rows[1:]]).reshape(2, 2), want)
+
+
+def test_a_model_without_an_output_head_writes_no_predictions(tmp_path):
+    out = tmp_path / "out"
+    r = run("--model", str(TINY / "tiny-bert"), "--text", "a b", "--format", "csv", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "predictions.csv" not in leftovers(out) and "weights.csv" in leftovers(out)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--target", "cat"], "--target needs --position too"),
+    (["--position", "2"], "--position needs --target too"),
+    (["--target", "cat", "--position", "0"], "--position 0: tokens are counted from 1"),
+    (["--target", "cat", "--position", "40"], "--position 40 is out of range: the sentence has 8 tokens (1 to 8)"),
+    (["--target", "zzqx", "--position", "2"], "--target 'zzqx' is not one token of tiny-gpt2"),
+])
+def test_bad_target_or_position_one_line_exit_2_nothing_written(tmp_path, extra, message):
+    out = tmp_path / "out"
+    r = run("--model", str(TINY / "tiny-gpt2"), "--text", "the cat sat on the mat", "--format", "csv",
+            "--out", str(out), *extra)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
+    assert leftovers(out) == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--preset", "seed-cat", "--target", "cat", "--position", "1", "--format", "csv"], "--target goes with --model"),
+    (["--model", str(TINY / "tiny-gpt2"), "--target", "cat", "--position", "1"], "add csv to --format"),
+    (["--model", str(TINY / "tiny-bert"), "--target", "cat", "--position", "1", "--format", "csv"],
+     "tiny-bert has no output head"),
+])
+def test_targets_need_a_model_with_an_output_head_and_csv(tmp_path, args, message):
+    r = run(*args, "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], r.stderr
+
+
+def test_the_model_panels_are_exported_when_named(tmp_path):
+    out = tmp_path / "out"
+    r = run("--model", str(TINY / "tiny-llama"), "--text", "the cat sat", "--panels", "prediction,model-view",
+            "--format", "png,deck", "--query", "4", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert sorted(leftovers(out)) == ["deck.pdf", "model-view.png", "prediction.png"]
+    from PySide6 import QtGui
+
+    assert QtGui.QImage(str(out / "prediction.png")).width() == 1920
+    deck = (out / "deck.pdf").read_bytes()
+    assert len(re.findall(rb"/Type\s*/Page(?![a-z])", deck)) == 3
+    r = run("--preset", "seed-cat", "--panels", "prediction", "--out", str(tmp_path / "no"))
+    assert r.returncode == 2 and "the prediction panel shows a trained model" in r.stderr

@@ -81,6 +81,17 @@ def all_panel_classes() -> dict:
     return {**panel_classes(), **experiment_classes()}
 
 
+def model_panel_classes() -> dict:
+    """Short name -> panel class of the panels that show a trained model ('model-view', 'prediction'): exported
+    when named, with a model open."""
+    return {e.short_name: e.cls for e in catalog.MODEL_PANELS}
+
+
+def known_panel_classes() -> dict:
+    """Every panel a file or a deck page can be made of: the lesson panels, the experiments, the model panels."""
+    return {**all_panel_classes(), **model_panel_classes()}
+
+
 def default_names(session, open_experiments=()) -> list:
     """What "export all" and the deck take: the nine lesson panels, then each experiment in
     ``open_experiments`` (short names) — the compare panel only when something is pinned, since
@@ -476,7 +487,7 @@ def export_panels(session, folder, formats=("png",), names=None, options: Export
     """Write ``<short name>.<format>`` for each panel (default: the nine lesson panels) into ``folder``;
     returns the paths. ``names`` may include experiments ('scaling-lab', 'compare')."""
     folder = Path(folder)
-    classes = all_panel_classes()
+    classes = known_panel_classes()
     written = []
     for name in names or list(panel_classes()):
         for fmt in formats:
@@ -527,7 +538,7 @@ def deck_bytes(session, options: ExportOptions | None = None, names=None, preset
     """One vector PDF: a title page (sentence, settings), then one page per panel in lesson order, each
     under the panel's title."""
     options = options or ExportOptions()
-    classes = all_panel_classes()
+    classes = known_panel_classes()
     chosen = [classes[n] for n in (names or list(panel_classes()))]
     buf = QtCore.QBuffer()
     buf.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)

@@ -4,6 +4,8 @@ where it docks. The View and Experiments menus, F1 help, the exports, ``--panels
     STEPS                      the nine linked panels, in lesson order (the grid fills rows in this order)
     EXPERIMENTS                the Experiments menu's labs, each in a dock of its own
     MODEL_VIEW                 the model view, docked when a trained model is open
+    PREDICTION                 the prediction panel, docked beside it
+    MODEL_PANELS               both, in the order they open
     by_object_name("heatmapPanel"), by_short_name("qk-plane"), by_dock("dockHeads")
 
 Adding a panel is one new module (in ``steps/`` or ``labs/``) and one entry here.
@@ -13,10 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from qkv_engine import BROAD_MIN, FOCUSED_MIN
+
 from .labs.compare_heatmaps import CompareHeatmapsPanel
 from .labs.concat_project import ConcatProjectPanel
 from .labs.heads_grid import HeadsGridPanel
 from .labs.model_view import ModelViewPanel
+from .labs.prediction import PredictionPanel
 from .labs.rope_lab import RopeLabPanel
 from .labs.scaling_lab import ScalingLabPanel
 from .labs.train_panel import TrainPanel
@@ -173,12 +178,32 @@ EXPERIMENTS = (
 MODEL_VIEW = Entry(ModelViewPanel, ModelViewPanel.title, dock="dockModelView", help=(
     "A trained model has several layers, each with several heads. This shows the weights of every "
     "head of every layer of the sentence at once.",
-    "Rows are layers, columns are heads; each small square is one head's heatmap (rows are queries, "
-    "columns are keys). Hover a square to see where the chosen query looks most; click it to show "
-    "that head in every panel.",
+    "Rows are layers, columns are heads; each square is one head's heatmap: hover it to see where the chosen "
+    "query looks most, click it to show that head in every panel. "
+    "The word on a square says what the head does: previous, next, self, first or separator when more "
+    f"than {FOCUSED_MIN:.0%} of its attention goes there; broad when its spread (normalised entropy, 1 is "
+    f"perfectly even) is above {BROAD_MIN}; else mixed. "
+    "Click a word in the legend to show only those heads; a bracket underneath groups heads that share their "
+    "keys and values. "
+    "After \"Which heads matter?\" the squares show how much each head changes the pinned word's chance.",
     ))
 
-ALL = STEPS + EXPERIMENTS + (MODEL_VIEW,)
+#: What the model predicts at the selected position, and what changes it.
+PREDICTION = Entry(PredictionPanel, "&Prediction", dock="dockPrediction", help=(
+    "A trained model ends with a guess: the next token (GPT-2, Llama), or the word behind a [MASK] (BERT). "
+    "This shows its ten best guesses for the chosen token.",
+    "Each bar is one guess with how sure the model is; click a guess to pin it. "
+    "Every change then shows the pinned guess's chance before → after, and marks show how the ten moved: "
+    "▲ up, ▼ down, ★ new, = same place. "
+    "\"Which heads matter?\" switches off each head alone and lists the change in log p, the logarithm of the "
+    "pinned word's chance: negative means the head helped. "
+    "\"Keep only\" switches off every other head.",
+    ))
+
+#: The model's panels, in the order they open with a model.
+MODEL_PANELS = (MODEL_VIEW, PREDICTION)
+
+ALL = STEPS + EXPERIMENTS + MODEL_PANELS
 #: Lesson order; the default grid fills rows of three in this order.
 PANEL_CLASSES = [e.cls for e in STEPS]
 

@@ -28,7 +28,7 @@ from PySide6 import QtCore, QtGui
 import numpy as np
 
 from qkv_engine import (MAX_TOKENS, AttentionResult, ModelEdits, MultiHeadResult, Scenario, ScenarioError,
-                        compute_heads, data_export, new_words, parse_number, presets, views)
+                        compute_heads, data_export, new_words, parse_number, presets, softmax, views)
 
 from .forward_runner import ForwardRunner
 from .model_document import ModelDoc
@@ -105,6 +105,29 @@ class ModelViewData:
     name: str
 
 
+@dataclass(frozen=True, eq=False)
+class PredictionTarget:
+    """A token pinned in the prediction panel: followed through every edit until unpinned or the sentence changes."""
+
+    position: int  # the token position (0-based) whose prediction it is
+    token_id: int
+    text: str  # as shown
+    tokens: tuple  # the sentence's tokens when pinned
+    model: int  # id() of the model it was pinned on
+    before: object  # vocab float64, read-only: every token's probability when pinned ("before")
+
+
+@dataclass(frozen=True, eq=False)
+class HeadEffects:
+    """head_effects for the pinned target: deltas[l, h] = change in log p(target) when head h of layer l alone is
+    knocked out (negative: the head helped)."""
+
+    target: PredictionTarget
+    mode: str  # "zero" or "mean"
+    deltas: object  # L x H float64, read-only
+    key: tuple  # the ModelDoc key (model, sentence, edits) they were worked out on
+
+
 @dataclass(frozen=True)
 class Selection:
     query: int = 0  # row i: the token that is looking
@@ -124,6 +147,8 @@ class Session(QtCore.QObject):
     busyChanged = QtCore.Signal(bool)  # a slow forward of the model runs (True) or has landed (False)
     trainTargetChanged = QtCore.Signal(object)  # the training target (n x m, read-only), or None
     newWordsNoted = QtCore.Signal(str)  # what newly typed words got, once the typist pauses (designed examples)
+    targetChanged = QtCore.Signal(object)  # the pinned PredictionTarget, or None (the prediction's block below)
+    headEffectsChanged = QtCore.Signal(object)  # the HeadEffects of the pinned target, or None
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
         super().__init__(parent)
@@ -160,6 +185,7 @@ class Session(QtCore.QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.flush)
+        self._init_prediction()
         self._schedule()
 
     # ----- reading ------------------------------------------------------------------------
@@ -622,6 +648,107 @@ class Session(QtCore.QObject):
     def _on_forward_failed(self, doc, reason: str) -> None:
         if doc == self._model_doc:
             self.message.emit(f"The model could not run: {reason}")
+
+    # ----- the prediction: a pinned target, which heads matter, keeping only some heads --------------------
+    # (the prediction panel and the model view read these; the numbers come from the engine)
+    def _init_prediction(self) -> None:
+        self._target: PredictionTarget | None = None
+        self._effects: HeadEffects | None = None
+        self.modelViewChanged.connect(self._follow_target)
+        self.modelChanged.connect(self._follow_target)
+
+    @property
+    def target(self) -> "PredictionTarget | None":
+        """The token pinned in the prediction panel (its probability is followed through every edit), or None."""
+        return self._target
+
+    def pin_target(self, position: int, token_id: int, text: str) -> bool:
+        """Pin token ``token_id`` (shown as ``text``) at token ``position`` (0-based) of the current trace:
+        its probability now is the "before" of every later edit. False when there is nothing to pin."""
+        trace = self._trace
+        if self._model_doc is None or trace is None or trace.logits is None or not 0 <= position < trace.n:
+            return False
+        if not 0 <= int(token_id) < trace.logits.shape[1]:
+            return False
+        before = softmax(trace.logits[position])  # vocab: every token's probability when pinned
+        before.setflags(write=False)
+        self._target = PredictionTarget(int(position), int(token_id), str(text), trace.tokens, id(self._model_doc.model),
+                                        before)
+        self._set_effects(None)
+        self.targetChanged.emit(self._target)
+        return True
+
+    def unpin_target(self) -> None:
+        if self._target is None:
+            return
+        self._target = None
+        self._set_effects(None)
+        self.targetChanged.emit(None)
+
+    def target_now(self):
+        """Every token's probability at the pinned position in the trace shown now (vocab, float64), or None."""
+        trace, target = self._trace, self._target
+        if target is None or trace is None or trace.logits is None or trace.tokens != target.tokens:
+            return None
+        return softmax(trace.logits[target.position])
+
+    @property
+    def head_effects(self) -> "HeadEffects | None":
+        """The last "Which heads matter?" result for the pinned target, or None."""
+        return self._effects
+
+    def set_head_effects(self, deltas, mode: str, key) -> None:
+        """Keep ``deltas`` (L x H: head_effects' change in log p of the pinned target when each head alone is
+        knocked out, computed in ``mode`` on the document whose ``key`` is given) for the model view."""
+        if self._target is None:
+            return
+        deltas = np.array(deltas, dtype=np.float64)
+        deltas.setflags(write=False)
+        self._set_effects(HeadEffects(self._target, mode, deltas, key))
+
+    def effects_are_current(self) -> bool:
+        """Whether the head effects were worked out on the edits and sentence shown now."""
+        doc = self._model_doc
+        return self._effects is not None and doc is not None and self._effects.key == doc.key
+
+    def _set_effects(self, effects) -> None:
+        if effects is None and self._effects is None:
+            return
+        self._effects = effects
+        self.headEffectsChanged.emit(effects)
+
+    def _follow_target(self, *_) -> None:
+        """A new sentence or another model lets the pinned target go (its position named other tokens)."""
+        target, doc, trace = self._target, self._model_doc, self._trace
+        if target is None:
+            return
+        if doc is None or id(doc.model) != target.model or (trace is not None and trace.tokens != target.tokens):
+            self.unpin_target()
+            if doc is not None:
+                self.message.emit(f"The sentence changed: '{target.text}' is no longer pinned.")
+
+    def keep_only(self, heads, scope: str = "layer") -> bool:
+        """Knock out every head but ``heads`` ((layer, head) pairs, 0-based) in their layers (``scope``
+        "layer") or in the whole model ("model"); the kept heads are brought back. One undo step."""
+        doc = self._model_doc
+        heads = {(int(l), int(h)) for l, h in heads}
+        if doc is None or not heads or scope not in ("layer", "model"):
+            return False
+        info = doc.model.info
+        if any(not (0 <= l < info.n_layers and 0 <= h < info.n_heads) for l, h in heads):
+            return False
+        layers = range(info.n_layers) if scope == "model" else sorted({l for l, _h in heads})
+        knocked = set(doc.edits.knocked_out)
+        for layer in layers:
+            for head in range(info.n_heads):
+                (knocked.discard if (layer, head) in heads else knocked.add)((layer, head))
+        edits = ModelEdits(weights=doc.edits.weights, inputs=doc.edits.inputs, knocked_out=frozenset(knocked))
+        if edits == doc.edits:
+            return True
+        names = ", ".join(f"L{l + 1} H{h + 1}" for l, h in sorted(heads))
+        where = "the whole model" if scope == "model" else ("its layer" if len(layers) == 1 else "their layers")
+        self.apply(doc.with_edits(edits), f"keep only {names} in {where}")
+        return True
 
     # ----- internals ----------------------------------------------------------------------
     def _clamp_selection(self) -> None:

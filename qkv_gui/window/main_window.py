@@ -142,7 +142,8 @@ class MainWindow(QtWidgets.QMainWindow):
             menus={"file": self.fileMenu, "preset": self.presetMenu, "edit": self.editMenu, "view": self.viewMenu},
             beside=self.docks["dockWeights"],
             hooks=DocumentHooks(keep_changes=lambda: self.maybe_keep_changes(), forget_file=self.forget_file,
-                                tell_error=lambda title, text: self.notify_error(title, text)))
+                                tell_error=lambda title, text: self.notify_error(title, text)),
+            adopt=self.exporter.adopt_experiment)
         self.session.message.connect(self._show_status)
         self.session.scenarioChanged.connect(self._update_title)
         self.session.modelChanged.connect(self._update_title)

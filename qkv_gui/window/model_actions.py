@@ -14,15 +14,17 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ModelError, ScenarioError, builtin_model_path, find_models, load_model, model_examples
 
-from .screen_room import NARROW_WINDOW
+from .screen_room import DOCK_MIN_HEIGHT, NARROW_WINDOW, SHORT_WINDOW
 from .experiments import dock_width
-from ..panels.catalog import MODEL_VIEW
+from ..panels.catalog import MODEL_VIEW, PREDICTION
 
 #: How many model folders File → Models on this computer remembers.
 MAX_RECENT_MODELS = 8
 RECENT_KEY = "models/recent"
 #: How wide the model view dock opens (pixels), at most.
 MODEL_VIEW_WIDTH = 420
+#: On a small screen, the share of the column's height the model view's and the prediction's tabs get.
+MODEL_TABS_SHARE = 0.6
 #: The sentence a model opens with when the example had none.
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
 #: The sentence the built-in model opens with from the welcome: every word is one it knows, and after "it"
@@ -99,15 +101,19 @@ class DocumentHooks:
 class ModelActions(QtCore.QObject):
     """The model menu items (in ``menus``' "file", "edit" and "view" menus, after its "preset" menu) and the
     model view's dock; ``open_folder(path)`` opens a model (or says why it cannot). ``beside``: the dock the
-    model view shares a tab with on a small screen."""
+    model view shares a tab with on a small screen. The prediction panel's dock opens with the model view, below
+    it (a tab beside it on a small screen); ``adopt(object_name, panel)`` is told of the panels made (the export
+    actions give them their context menu)."""
 
-    def __init__(self, session, host, settings, menus: dict, beside: QtWidgets.QDockWidget, hooks: DocumentHooks):
+    def __init__(self, session, host, settings, menus: dict, beside: QtWidgets.QDockWidget, hooks: DocumentHooks,
+                 adopt=None):
         super().__init__(host)
         self.session = session
         self.host = host
         self.settings = settings
         self.beside = beside
         self.hooks = hooks
+        self.adopt = adopt
         window = host.main
         menu = menus["file"]
         actions = menu.actions()
@@ -137,6 +143,14 @@ class ModelActions(QtCore.QObject):
         self.viewAction.setToolTip("Every layer and head of the open model at once")
         self.viewAction.triggered.connect(self.show_view)
         menus["view"].addAction(self.viewAction)
+        # The prediction: the model's ten best guesses, a pinned word, which heads matter. Made on first use.
+        self.predictionDock: QtWidgets.QDockWidget | None = None
+        self.prediction = None
+        self.predictionAction = QtGui.QAction(PREDICTION.menu_text, window)
+        self.predictionAction.setObjectName("predictionAction")
+        self.predictionAction.setToolTip("The open model's ten best guesses for the next word, and what changes them")
+        self.predictionAction.triggered.connect(self.show_prediction)
+        menus["view"].addAction(self.predictionAction)
         session.modelChanged.connect(self._follow)
         self._follow()
 
@@ -144,21 +158,56 @@ class ModelActions(QtCore.QObject):
         doc = self.session.model_doc
         self.backAction.setEnabled(doc is not None)
         self.viewAction.setEnabled(doc is not None)
+        self.predictionAction.setEnabled(doc is not None)
         self.resetAction.setEnabled(doc is not None and not doc.edits.is_empty())
-        if doc is None and self.dock is not None:
-            self.dock.hide()
+        for dock in (self.dock, self.predictionDock):
+            if doc is None and dock is not None:
+                dock.hide()
+
+    def _new_dock(self, entry) -> QtWidgets.QDockWidget:
+        dock = QtWidgets.QDockWidget(entry.title, self.host.main)
+        dock.setObjectName(entry.dock)
+        dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        panel = entry.cls(self.session)
+        dock.setWidget(panel)
+        return dock
+
+    def show_prediction(self) -> QtWidgets.QDockWidget:
+        """Show the prediction dock (made the first time): below the model view, or a tab beside it on a small
+        screen (a projector) or when the model view is not docked."""
+        window = self.host.main
+        if self.predictionDock is None:
+            dock = self._new_dock(PREDICTION)
+            self.prediction = dock.widget()
+            self.predictionDock = dock
+            view = self.dock
+            docked = view is not None and not view.isHidden() and not view.isFloating()
+            if docked and (window.width() < NARROW_WINDOW or window.height() < SHORT_WINDOW):
+                window.tabifyDockWidget(view, dock)
+            elif docked:
+                window.splitDockWidget(view, dock, QtCore.Qt.Orientation.Vertical)
+                # the ten bars and the pinned word in sight; the model view keeps the rest
+                want = self.prediction.sizeHint().height()
+                room = view.height() + dock.height()
+                if room > want + DOCK_MIN_HEIGHT:
+                    window.resizeDocks([view, dock], [room - want, want], QtCore.Qt.Orientation.Vertical)
+            else:
+                window.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, dock)
+                self.host.tab_on_a_short_screen(dock)
+            if self.adopt is not None:
+                self.adopt(PREDICTION.object_name, self.prediction)
+        self.predictionDock.show()
+        self.predictionDock.raise_()
+        return self.predictionDock
 
     def show_view(self) -> QtWidgets.QDockWidget:
         """Show the model view dock (made the first time), on the right, beside the panels."""
         window = self.host.main
         if self.dock is None:
-            dock = QtWidgets.QDockWidget(MODEL_VIEW.title, window)
-            dock.setObjectName(MODEL_VIEW.dock)
-            dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
-                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
-            self.panel = MODEL_VIEW.cls(self.session)
-            dock.setWidget(self.panel)
+            dock = self._new_dock(MODEL_VIEW)
+            self.panel = dock.widget()
             self.dock = dock
 
             weights = self.beside
@@ -260,6 +309,24 @@ class ModelActions(QtCore.QObject):
         self.session.open_model(model, text=text, view=view, edits=edits)
         self._remember(model.info.path)
         self.show_view()
+        self.show_prediction()
+        self.dock.raise_()  # on a small screen the two share tabs: the model view is in front
+        if self.predictionDock in self.host.main.tabifiedDockWidgets(self.dock):
+            QtCore.QTimer.singleShot(0, self, self._give_the_tabs_room)  # once the tabs are laid out
+
+    def _give_the_tabs_room(self) -> None:
+        """On a small screen the model view and the prediction share a tab group (beside the weight grids): it gets
+        most of the column's height, so that the tiles and the ten bars are in sight without scrolling."""
+        window = self.host.main
+        try:
+            if self.dock.isFloating() or self.dock.isHidden():
+                return
+        except RuntimeError:  # the window is gone
+            return
+        central = window.centralWidget()
+        room = central.height() if central is not None else window.height()
+        window.resizeDocks([self.dock], [max(DOCK_MIN_HEIGHT, int(room * MODEL_TABS_SHARE))],
+                           QtCore.Qt.Orientation.Vertical)
 
     def back(self) -> bool:
         if self.session.model_doc is None or not self.hooks.keep_changes():

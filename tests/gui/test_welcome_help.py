@@ -88,7 +88,7 @@ def test_without_trained_models_the_button_is_off_and_says_why(qtbot, settings):
 
 # ----- what am I looking at? ---------------------------------------------------------------------------
 EXPECTED = ({cls.object_name for cls in PANEL_CLASSES} | {cls.object_name for _t, cls, _ in EXPERIMENTS.values()}
-            | {"modelViewPanel"})
+            | {"modelViewPanel", "predictionPanel"})
 
 
 def sentences(text: str) -> list:

@@ -1,0 +1,181 @@
+"""The model view with the tiny reference models open: grouped-query heads set apart and named, every tile's
+word is ``head_labels``' label, the legend shows one label's heads alone, and after "Which heads matter?" the
+tiles carry ``head_effects``' numbers on a diverging scale."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from qkv_engine import BROAD_MIN, FOCUSED_MIN, head_effects, head_labels, load_model
+from qkv_gui.panels import catalog
+from qkv_gui.panels.labs.model_view import TAG_WORDS, ModelViewPanel
+
+from ..conftest import settle
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+TEXT = "the cat sat on the mat"
+
+
+@pytest.fixture
+def model_view(make_session, make_panel):
+    def make(name, text=TEXT, size=(900, 640)):
+        session = make_session()
+        session.runner.sync = True
+        session.open_model(load_model(DATA / name), text=text)
+        return make_panel(ModelViewPanel, session=session, size=size)
+
+    return make
+
+
+def tile_cells(panel, layer, head):
+    r = panel.tile_rect(layer, head)
+    x, y, n, m = int(r.left()), int(r.top()), int(r.height()), int(r.width())
+    return panel.grid.values[y:y + n, x:x + m]
+
+
+@pytest.mark.parametrize("name, words, groups", [
+    ("tiny-llama", "4 query heads, 2 key/value heads: each key/value head serves 2 query heads", 2),
+    ("tiny-qwen2", "4 query heads, 1 key/value head: it serves all 4 query heads", 1),
+])
+def test_query_heads_that_share_a_key_value_head_are_grouped_and_counted(model_view, name, words, groups):
+    panel = model_view(name)
+    assert words in panel.note.text()
+    labels = [lab for lab in panel.bracket_labels if lab.isVisible()]
+    assert [lab.text() for lab in labels] == [f"key/value head {g + 1}" for g in range(groups)]
+    share = 4 // groups
+    # the tiles of one group sit closer together than two neighbouring groups' tiles
+    inside = panel.tile_rect(0, 1).left() - panel.tile_rect(0, 0).right()
+    if groups > 1:
+        between = panel.tile_rect(0, share).left() - panel.tile_rect(0, share - 1).right()
+        assert between > inside
+        for g, lab in enumerate(labels):  # each bracket's name in the middle of its group
+            middle = (panel.tile_rect(0, g * share).left() + panel.tile_rect(0, (g + 1) * share - 1).right()) / 2
+            assert lab.pos().x() == pytest.approx(middle)
+    # every tile is its head's weights, and each of its cells is found again
+    weights = panel.session.model_trace.weights
+    for layer in range(2):
+        for head in range(4):
+            np.testing.assert_allclose(tile_cells(panel, layer, head), weights[layer, head], atol=1e-6)
+            r = panel.tile_rect(layer, head)
+            for i in range(int(r.height())):
+                for j in range(int(r.width())):
+                    assert panel.tile_at(int(r.top()) + i, int(r.left()) + j) == (layer, head, i, j)
+    assert "reads key/value head" in panel.tile_more(0, 3)
+    assert f"reads key/value head {3 // share + 1}" in panel.tile_more(0, 3)
+
+
+def test_a_model_without_groups_has_no_brackets(model_view):
+    panel = model_view("tiny-gpt2")
+    assert not any(lab.isVisible() for lab in panel.bracket_labels)
+    assert "key/value" not in panel.note.text() and panel.brackets.path().isEmpty()
+
+
+@pytest.mark.parametrize("name", ["tiny-bert", "tiny-gpt2", "tiny-bert-mlm"])
+def test_each_tile_says_its_heads_label_from_the_sentence(model_view, name):
+    panel = model_view(name)
+    want = head_labels(panel.session.model_trace).labels
+    assert panel.labels.labels == want
+    assert panel.tag_texts() == [[TAG_WORDS[label][0] for label in row] for row in want]
+    for label in {lab for row in want for lab in row}:
+        count = sum(row.count(label) for row in want)
+        assert f"{label}" in panel.legend.text() and f": {count}" in panel.legend.text()
+
+
+def test_a_legend_entry_shows_only_those_heads(model_view):
+    panel = model_view("tiny-bert")
+    labels = panel.labels.labels
+    assert {"broad", "mixed"} <= {lab for row in labels for lab in row}
+    panel.legend.linkActivated.emit("broad")
+    settle()
+    assert panel.shown_label() == "broad" and "show all" in panel.legend.text()
+    dim = panel.dim.path()
+    for layer in range(2):
+        for head in range(2):
+            assert dim.contains(panel.tile_rect(layer, head).center()) == (labels[layer][head] != "broad")
+    panel.legend.linkActivated.emit("*")
+    settle()
+    assert panel.shown_label() is None and panel.dim.path().isEmpty()
+
+
+def test_the_help_text_states_the_thresholds():
+    words = " ".join(catalog.MODEL_VIEW.help)
+    assert f"{FOCUSED_MIN:.0%}" in words and f"{BROAD_MIN}" in words
+
+
+def test_head_effects_colour_the_tiles_with_their_numbers(model_view):
+    panel = model_view("tiny-llama")
+    s = panel.session
+    model = s.model_doc.model
+    top = model.predict(s.model_trace, 3, 1)[0]
+    assert s.pin_target(3, top[1], top[0])
+    deltas = head_effects(model, s.model_trace, 3, top[1])
+    s.set_head_effects(deltas, "zero", s.model_doc.key)
+    settle()
+    assert panel.effectsBox.isVisible() and panel.effectsBox.isChecked() and panel.effectScale.isVisible()
+    assert panel.grid.colormap == "diff"
+    high = np.abs(deltas).max()
+    assert panel.grid.levels == (pytest.approx(-high), pytest.approx(high))
+    assert panel.effectScale.high == pytest.approx(high)
+    for layer in range(2):
+        for head in range(4):
+            np.testing.assert_array_equal(tile_cells(panel, layer, head), deltas[layer, head])
+            assert f"changes by {deltas[layer, head]:.2f}".replace("-0.00", "0.00") in panel.tile_more(layer, head)
+    assert panel.tag_texts() == [[f"{d:.2f}".replace("-0.00", "0.00") for d in row] for row in deltas]
+    # back to the weights with the box
+    panel.effectsBox.setChecked(False)
+    settle()
+    assert panel.grid.colormap == "weights" and not panel.effectScale.isVisible()
+    np.testing.assert_allclose(tile_cells(panel, 1, 2), s.model_trace.weights[1, 2], atol=1e-6)
+    # unpinning forgets them
+    panel.effectsBox.setChecked(True)
+    s.unpin_target()
+    settle()
+    assert s.head_effects is None and panel.grid.colormap == "weights" and not panel.effectsBox.isVisible()
+
+
+def test_a_legend_choice_no_head_has_in_a_new_sentence_shows_every_head(model_view):
+    panel = model_view("tiny-bert")
+    panel.show_only("previous")  # no head of this sentence is 'previous'
+    settle()
+    assert panel.shown_label() is None and panel.dim.path().isEmpty()
+
+
+def test_a_sentence_too_long_to_label_at_every_edit_says_so(model_view, monkeypatch):
+    from qkv_gui.panels.labs import model_view as module
+
+    monkeypatch.setattr(module, "LABEL_MAX_TOKENS", 5)
+    panel = model_view("tiny-gpt2")  # 8 tokens
+    assert panel.labels is None and "up to 5 tokens" in panel.legend.text()
+    assert all(t == "" for row in panel.tag_texts() for t in row)
+
+
+def test_effects_from_before_the_last_change_are_named_so(model_view):
+    panel = model_view("tiny-gpt2")
+    s = panel.session
+    model = s.model_doc.model
+    text, token_id, _p = model.predict(s.model_trace, 2, 1)[0]
+    s.pin_target(2, token_id, text)
+    s.set_head_effects(head_effects(model, s.model_trace, 2, token_id), "zero", s.model_doc.key)
+    settle()
+    assert "before the last change" not in panel.note.text()
+    s.knock_out(1, 1, True)
+    settle()
+    assert "before the last change" in panel.note.text() and panel.effects is not None
+
+
+@pytest.mark.parametrize("size", [(300, 260), (420, 300), (900, 640)])
+def test_the_bracket_names_fit_under_their_groups(model_view, size):
+    panel = model_view("tiny-llama", size=size)
+    px_x, _px_y = panel.grid.cell_px()
+    named = 0
+    for g, label in enumerate(panel.bracket_labels):
+        room = (panel.tile_rect(0, 2 * g + 1).right() - panel.tile_rect(0, 2 * g).left()) * px_x
+        if label.isVisible() and label.text():
+            named += 1
+            assert label.text() in (f"key/value head {g + 1}", f"kv {g + 1}")
+            assert label.boundingRect().width() <= room
+    assert named == 2 or size == (300, 260)
+    assert "2 query heads a key/value head" in panel.note.text() or "each key/value head serves 2" in panel.note.text()
