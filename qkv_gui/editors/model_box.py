@@ -3,14 +3,33 @@
 Shown only in the trained-model mode. Layer and head are counted from 1 on screen (the session counts
 from 0). "Knock out this head" sets the head's output to zero (the layers above change, this head's own
 weights do not); "Reset to the checkpoint" undoes every what-if edit at once (one undo step).
+
+"Whole words, not pieces" switches the session's word view (the heatmap and the rollout lab join a word's
+pieces; WORD_RULE says how). "Generate" appends the model's next token (greedy at temperature 0, else
+sampled with the seed), "Generate N" that many, one undo step each; both are disabled, with the reason in
+their tooltip, for a model that does not read left to right (BERT) or has no output head. A temperature
+that is not a number is refused in the line under the buttons, and the typed text is kept to be fixed.
 """
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from qkv_engine import MERGE_RULE, WORD_RULE
+
+from ..look import colours
 from ..labels.elided_label import ElidedLabel
 from ..labels.changed_text import set_text, set_tooltip
-from ..state.session import GRID_NAMES, Session
+from ..state.session import GRID_NAMES, Session, parse_temperature
+
+#: What "Generate" and "Generate N" say about themselves when they can be used.
+GENERATE_TIP = ("Append the model's next token to the text: the most likely one at temperature 0 (greedy), "
+                "else a draw from the model's probabilities at that temperature, with the seed. "
+                "The same seed from the same text always writes the same. One undo step.")
+GENERATE_N_TIP = ("Append up to N tokens, one at a time: the heatmap grows a row each time. It stops at the "
+                  "end-of-text token. Each token is an undo step of its own (Ctrl+Z takes back one). "
+                  "It writes what N presses of Generate would.")
+WORDS_TIP = (f"Join each word's pieces (shown in the heatmap and the attention rollout). {MERGE_RULE} "
+             f"{WORD_RULE} Clicking a word selects its first piece.")
 
 #: How many edits the box names one by one before it only counts the rest.
 LISTED_EDITS = 3
@@ -95,6 +114,7 @@ class ModelBox(QtWidgets.QGroupBox):
         self.editsLabel.setObjectName("modelEditsLabel")
         self.editsLabel.setWordWrap(True)
         layout.addWidget(self.editsLabel)
+        self._build_words_and_generation(layout)
         self.busyLabel = QtWidgets.QLabel("Running the model\u2026", self)
         self.busyLabel.setObjectName("modelBusyLabel")
         keep = self.busyLabel.sizePolicy()
@@ -113,6 +133,104 @@ class ModelBox(QtWidgets.QGroupBox):
         session.modelViewChanged.connect(self.follow)
         session.busyChanged.connect(self.busyLabel.setVisible)
         self.follow()
+
+    # ----- words and generation ---------------------------------------------------------------------
+    def _build_words_and_generation(self, layout) -> None:
+        session = self.session
+        self.wordViewCheck = QtWidgets.QCheckBox("Whole words, not pieces", self)
+        self.wordViewCheck.setObjectName("wordViewCheck")
+        self.wordViewCheck.setToolTip(WORDS_TIP)
+        layout.addWidget(self.wordViewCheck)
+
+        row = QtWidgets.QHBoxLayout()
+        self.generateButton = QtWidgets.QPushButton("Generate", self)
+        self.generateButton.setObjectName("generateButton")
+        self.generateNButton = QtWidgets.QPushButton("Generate N", self)
+        self.generateNButton.setObjectName("generateNButton")
+        self.countSpin = QtWidgets.QSpinBox(self)
+        self.countSpin.setObjectName("generateCountSpin")
+        self.countSpin.setRange(1, session.MAX_GENERATE)
+        self.countSpin.setValue(10)
+        self.countSpin.setPrefix("N = ")
+        self.countSpin.setToolTip("How many tokens \"Generate N\" appends at most")
+        row.addWidget(self.generateButton)
+        row.addWidget(self.generateNButton)
+        row.addWidget(self.countSpin)
+        row.addStretch(1)
+        layout.addLayout(row)
+
+        row = QtWidgets.QHBoxLayout()
+        self.temperatureEdit = QtWidgets.QLineEdit("0", self)
+        self.temperatureEdit.setObjectName("temperatureEdit")
+        self.temperatureEdit.setMaximumWidth(60)
+        self.temperatureEdit.setToolTip("0: always the most likely token (greedy). Higher: more surprising "
+                                        "tokens are drawn more often (0.7 and 1 are usual).")
+        self.seedSpin = QtWidgets.QSpinBox(self)
+        self.seedSpin.setObjectName("seedSpin")
+        self.seedSpin.setRange(0, 2 ** 31 - 1)
+        self.seedSpin.setToolTip("The seed of the random draws (used when the temperature is above 0): "
+                                 "the same seed from the same text writes the same tokens.")
+        for text, widget in (("Temperature", self.temperatureEdit), ("Seed", self.seedSpin)):
+            label = QtWidgets.QLabel(text, self)
+            label.setBuddy(widget)
+            row.addWidget(label)
+            row.addWidget(widget)
+        row.addStretch(1)
+        layout.addLayout(row)
+        self.generateNote = QtWidgets.QLabel(self)
+        self.generateNote.setObjectName("generateNote")
+        self.generateNote.setWordWrap(True)
+        self.generateNote.setVisible(False)
+        layout.addWidget(self.generateNote)
+
+        self.wordViewCheck.toggled.connect(session.set_word_view)
+        self.generateButton.clicked.connect(lambda: self.generate(1))
+        self.generateNButton.clicked.connect(self._on_generate_n)
+        self.temperatureEdit.returnPressed.connect(lambda: self.generate(1))
+        self.temperatureEdit.textEdited.connect(lambda _t: self._say(""))
+        session.wordViewChanged.connect(self._follow_generation)
+        session.generatingChanged.connect(self._follow_generation)
+        session.busyChanged.connect(self._follow_generation)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        """A line under the buttons: why nothing was generated (in the warning colour), or nothing."""
+        set_text(self.generateNote, text)
+        colours.sheet(self.generateNote, "color: $error_ink; font-weight: bold;" if error else "")
+        self.generateNote.setVisible(bool(text))
+
+    def generate(self, count: int) -> bool:
+        """What "Generate" (count 1) and "Generate N" do: the typed temperature checked first."""
+        try:
+            temperature = parse_temperature(self.temperatureEdit.text())
+        except ValueError as exc:
+            self._say(f"Nothing generated: {exc}. Type a number such as 0 or 0.7.", error=True)
+            self.temperatureEdit.setFocus()
+            return False
+        self._say("")
+        return self.session.generate(count, temperature, self.seedSpin.value())
+
+    def _on_generate_n(self) -> None:
+        if self.session.generating:
+            self.session.stop_generating()
+        else:
+            self.generate(self.countSpin.value())
+
+    def _follow_generation(self, *_) -> None:
+        """The switches and buttons as the session has them: Stop while a run goes on; disabled, saying why,
+        for a model that cannot write."""
+        self.wordViewCheck.blockSignals(True)
+        self.wordViewCheck.setChecked(self.session.word_view)
+        self.wordViewCheck.blockSignals(False)
+        ok, why = self.session.can_generate()
+        running = self.session.generating
+        self.generateButton.setEnabled(ok and not running)
+        self.generateNButton.setEnabled(ok)
+        set_text(self.generateNButton, "Stop" if running else "Generate N")
+        set_tooltip(self.generateButton, GENERATE_TIP if ok else why)
+        set_tooltip(self.generateNButton, ("Stop writing (the tokens written so far stay)" if running else
+                                           GENERATE_N_TIP) if ok else why)
+        for w in (self.countSpin, self.temperatureEdit, self.seedSpin):
+            w.setEnabled(ok and not running)
 
     def follow(self, *_):
         """Show the session's model, layer, head and edits without sending anything back."""
@@ -143,3 +261,4 @@ class ModelBox(QtWidgets.QGroupBox):
                 w.blockSignals(False)
         self.resetButton.setEnabled(not doc.edits.is_empty())
         set_text(self.editsLabel, describe_edits(doc.edits))
+        self._follow_generation()

@@ -17,6 +17,7 @@ from .labs.compare_heatmaps import CompareHeatmapsPanel
 from .labs.concat_project import ConcatProjectPanel
 from .labs.heads_grid import HeadsGridPanel
 from .labs.model_view import ModelViewPanel
+from .labs.rollout import RolloutPanel
 from .labs.scaling_lab import ScalingLabPanel
 from .labs.train_panel import TrainPanel
 from .steps.attention_heatmap import HeatmapPanel
@@ -154,6 +155,16 @@ EXPERIMENTS = (
         "Click the cells each query should look at (dashed outlines), or choose a query and a key and press "
         "Set. Press Train: the grid of weights and every panel follow each step, and the loss curve below "
         "falls as the target's weight grows. Pause, One step and Reset control the run.",
+    )),
+    Entry(RolloutPanel, 'Attention rollout (trained model)', dock='dockRollout', help=(
+        "In a trained model, information passes through many layers. Attention rollout (Abnar and Zuidema, "
+        "2020) multiplies the layers' attention, heads averaged, to guess how much of each token reached each "
+        "position. It is an approximation: it leaves out the values, the MLPs and W^O, so it is not a "
+        "measurement.",
+        "Left: the rollout through layers 1 to the slider's layer; right: that layer's own attention, the "
+        "mean of its heads. Rows are positions (queries), columns the tokens they draw on (keys); each row "
+        "adds up to 1. \"Residual\" keeps half of each token as itself at every layer, as the paper does. "
+        "\"Words\" joins a word's pieces. Click a cell to select that pair in every panel.",
     )),
 )
 
