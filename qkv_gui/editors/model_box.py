@@ -225,7 +225,9 @@ class ModelBox(QtWidgets.QGroupBox):
         running = self.session.generating
         self.generateButton.setEnabled(ok and not running)
         self.generateNButton.setEnabled(ok)
-        set_text(self.generateNButton, "Stop" if running else "Generate N")
+        label = "Stop" if running else "Generate N"
+        if self.generateNButton.text() != label:
+            self.generateNButton.setText(label)
         set_tooltip(self.generateButton, GENERATE_TIP if ok else why)
         set_tooltip(self.generateNButton, ("Stop writing (the tokens written so far stay)" if running else
                                            GENERATE_N_TIP) if ok else why)
