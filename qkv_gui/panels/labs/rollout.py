@@ -96,16 +96,23 @@ class RolloutPanel(ThemedTextMixin, Panel):
         row.addWidget(self.wordsCheck)
         layout.addLayout(row)
 
-        self.canvas = pg.GraphicsLayoutWidget(body)
+        # two pictures, each its own view, in a box that lays them beside each other or one above the other
+        self.canvas = QtWidgets.QWidget(body)
         self.canvas.setObjectName("rolloutCanvas")
-        self.canvas.ci.layout.setContentsMargins(2, 6, 4, 2)
+        self.pictures_box = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight, self.canvas)
+        self.pictures_box.setContentsMargins(0, 0, 0, 0)
+        self.pictures_box.setSpacing(0)
         tick_font = QtGui.QFont()
         tick_font.setPointSizeF(TICK_PT)
         self._tick_font = tick_font
         self._metrics = QtGui.QFontMetricsF(tick_font)
-        self.plots, self.grids = [], []
-        for k, name in enumerate(("rollout", "layer")):
-            plot = self.canvas.addPlot(row=0, col=k, axisItems={"bottom": TurnableAxis("bottom")}, enableMenu=False)
+        self.views, self.plots, self.grids = [], [], []
+        for name in ("rollout", "layer"):
+            view = pg.GraphicsLayoutWidget(self.canvas)
+            view.setObjectName(f"{name}Picture")
+            view.ci.layout.setContentsMargins(2, 6, 4, 2)
+            self.pictures_box.addWidget(view, 1)
+            plot = view.addPlot(axisItems={"bottom": TurnableAxis("bottom")}, enableMenu=False)
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.setMouseEnabled(False, False)
@@ -124,18 +131,26 @@ class RolloutPanel(ThemedTextMixin, Panel):
             grid.cellLeft.connect(self._on_left)
             grid.cellClicked.connect(self._on_click)
             vb.sigResized.connect(lambda *_: self._update_labels())
+            self.views.append(view)
             self.plots.append(plot)
             self.grids.append(grid)
         self.rolloutGrid, self.layerGrid = self.grids
         self.rolloutPlot, self.layerPlot = self.plots
-        self.layerPlot.getAxis("left").setStyle(showValues=False)  # the same rows as on the left
-        self.colorbar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colour_map("weights", self.colours),
-                                        interactive=False, width=10, label="weight", colorMapMenu=False)
-        colours.paint(self.colorbar, self.colours, table="weights")
-        place_bar(self.colorbar, self.layerPlot)
-        self.colorbar.getAxis("right").setStyle(tickFont=tick_font, hideOverlappingLabels=False)
-        self.colorbar.getAxis("left").label.setFont(tick_font)
+        self.side_by_side = True  # the two pictures beside each other (wide) or one above the other (tall)
+        # one colour scale for both; each picture has its bar, so that the two are laid out alike and their
+        # cells line up
+        self.colorbars = []
+        for plot in self.plots:
+            bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=colour_map("weights", self.colours),
+                                  interactive=False, width=10, label="weight", colorMapMenu=False)
+            colours.paint(bar, self.colours, table="weights")
+            place_bar(bar, plot)
+            bar.getAxis("right").setStyle(tickFont=tick_font, hideOverlappingLabels=False)
+            bar.getAxis("left").label.setFont(tick_font)
+            self.colorbars.append(bar)
+        self.colorbar = self.colorbars[1]
         layout.addWidget(self.canvas, 1)
+        self.canvas.installEventFilter(self)
 
         self.info = info_label(body, "rolloutInfo", self.colours)
         layout.addWidget(self.info)
@@ -238,13 +253,14 @@ class RolloutPanel(ThemedTextMixin, Panel):
             grid.setRect(QtCore.QRectF(0, 0, n, n))
             plot.getViewBox().setRange(xRange=(0, n), yRange=(0, n), padding=0.0)
         titles = bar_titles(levels)  # longest first: "weight (0 to 1)", "weight, auto", "weight, per row"
-        show_on_bar(self.colorbar, levels, title=titles[0] if mode == "absolute" else titles[1])
+        for bar in self.colorbars:
+            show_on_bar(bar, levels, title=titles[0] if mode == "absolute" else titles[1])
         through = "layer 1" if layer == 0 else f"layers 1\u2013{layer + 1}"
-        self.rolloutPlot.setTitle(f"Rollout through {through}", size="9pt")
-        self.layerPlot.setTitle(f"Layer {layer + 1} alone (mean of {H} heads)", size="9pt")
+        self._titles = ((f"Rollout through {through}", f"Rollout, {through}"),
+                        (f"Layer {layer + 1} alone (mean of {H} heads)", f"Layer {layer + 1} alone"))
+        self._fit_titles()
         for plot in self.plots:
-            plot.titleLabel.item.setDefaultTextColor(QtGui.QColor(self.colours.foreground))
-        set_axis_title(self.rolloutPlot.getAxis("left"), "position (query)", color=self.colours.ink["query"])
+            set_axis_title(plot.getAxis("left"), "position (query)", color=self.colours.ink["query"])
         for plot in self.plots:
             set_axis_title(plot.getAxis("bottom"), "from token (key)" if words is None else "from word (key)",
                            color=self.colours.ink["key"])
@@ -254,13 +270,16 @@ class RolloutPanel(ThemedTextMixin, Panel):
         wide = (f"Row: a position after layer {layer + 1}; column: how much of that token's information the "
                 f"rollout says reached it (rows add up to 1). Each layer's heads are averaged, {residual}, and "
                 f"the layers multiplied. <b>{APPROXIMATION}</b>")
-        narrow = f"Rollout ({'residual' if self.residual else 'no residual'}). <b>An approximation, not a measurement.</b>"
+        narrow = (f"Rollout ({'residual' if self.residual else 'no residual'}): heads averaged, layers multiplied. "
+                  f"<b>An approximation, not a measurement.</b>")
         if words is not None:
             wide += f"<br>Words: {WORD_RULE}"
             narrow += " Words: to a word = sum of its pieces, from a word = mean."
         self._note = (wide, narrow)
         self._update_selection(selection)
         self._update_labels()
+        self._keep_in_view()
+        QtCore.QTimer.singleShot(0, self, self._keep_in_view)  # (after the layouts took the new words)
         hover = next((g.hovered for g in self.grids if g.hovered is not None), None)
         if hover is not None:
             self._on_hover(*hover)
@@ -326,26 +345,27 @@ class RolloutPanel(ThemedTextMixin, Panel):
 
     # ----- names on the axes --------------------------------------------------------------------------
     def _update_labels(self) -> None:
+        """Token (or word) names on each picture's axes: as many as fit its cells, every k-th when they would
+        overlap; key names stand upright when that names more columns."""
         if self._shown is None or self.showing_hint():
             return
         labels = [short_token(t) for t in self._shown[2]]
         n = len(labels)
-        vb = self.rolloutPlot.getViewBox()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        px_x = max(1.0, vb.width()) / max(1e-9, x1 - x0)
-        px_y = max(1.0, vb.height()) / max(1e-9, y1 - y0)
         fm = self._metrics
         line = fm.height()
         widest = max(fm.horizontalAdvance(t) for t in labels) if labels else 0.0
-        across = label_step((widest + 8.0) / px_x)
-        upright = label_step((line + 2.0) / px_x)
-        turned = upright < across
-        step_x = upright if turned else across
-        step_y = label_step((line + 1.0) / px_y)
-        xt = [(j + 0.5, labels[j]) for j in range(0, n, step_x)]
-        yt = [(i + 0.5, labels[i]) for i in range(0, n, step_y)]
-        self.x_tick_labels, self.y_tick_labels = xt, yt
-        for plot in self.plots:
+        for k, plot in enumerate(self.plots):
+            vb = plot.getViewBox()
+            (x0, x1), (y0, y1) = vb.viewRange()
+            px_x = max(1.0, vb.width()) / max(1e-9, x1 - x0)
+            px_y = max(1.0, vb.height()) / max(1e-9, y1 - y0)
+            across = label_step((widest + 8.0) / px_x)
+            upright = label_step((line + 2.0) / px_x)
+            turned = upright < across
+            xt = [(j + 0.5, labels[j]) for j in range(0, n, upright if turned else across)]
+            yt = [(i + 0.5, labels[i]) for i in range(0, n, label_step((line + 1.0) / px_y))]
+            if k == 0:
+                self.x_tick_labels, self.y_tick_labels = xt, yt
             bottom = plot.getAxis("bottom")
             bottom.set_turned(turned, widest)
             set_ticks(bottom, [xt, []])
@@ -358,6 +378,49 @@ class RolloutPanel(ThemedTextMixin, Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._apply_texts()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
+        """The picture changed size: the two grids beside each other when it is wide (at least 1.6 times as wide as
+        tall), else one above the other."""
+        if obj is self.canvas and event.type() == QtCore.QEvent.Type.Resize:
+            self._arrange(event.size().width() >= 1.6 * event.size().height())
+            QtCore.QTimer.singleShot(0, self, self._fit_titles)  # (when the pictures have their new widths)
+            QtCore.QTimer.singleShot(0, self, self._keep_in_view)
+        return False
+
+    def _fit_titles(self) -> None:
+        """Each picture's title, the long form when it fits the picture's width (a title wider than the picture
+        would widen it past its view and cut its right side off)."""
+        titles = getattr(self, "_titles", None)
+        if titles is None:
+            return
+        font = QtGui.QFont(self._tick_font)
+        font.setPointSizeF(9.0 * self.theme.font_scale)
+        fm = QtGui.QFontMetricsF(font)
+        for view, plot, forms in zip(self.views, self.plots, titles):
+            room = view.width() - plot.getAxis("left").width() - 90  # (the colour bar and its numbers)
+            text = next((t for t in forms if fm.horizontalAdvance(t) <= room), forms[-1])
+            look = (text, str(self.colours.foreground), font.pointSizeF())
+            if getattr(plot, "_qkv_title", None) != look:  # set again for new words, colours or text size
+                plot._qkv_title = look
+                plot.setTitle(text, size=f"{font.pointSizeF():g}pt", color=self.colours.foreground)
+        self._keep_in_view()
+
+
+    def _keep_in_view(self) -> None:
+        """Each picture back to its view's size: a picture whose parts once asked for more room (a longer title,
+        wider numbers) keeps that size when they shrink, and its right side would stay cut off."""
+        for view in self.views:
+            if view.ci.geometry().size() != QtCore.QSizeF(view.size()):
+                view.resizeEvent(None)
+
+    def _arrange(self, side_by_side: bool) -> None:
+        if side_by_side == self.side_by_side:
+            return
+        self.side_by_side = side_by_side
+        self.pictures_box.setDirection(QtWidgets.QBoxLayout.Direction.LeftToRight if side_by_side
+                                       else QtWidgets.QBoxLayout.Direction.TopToBottom)
+        self._update_labels()
 
     def theme_changed(self, theme) -> None:
         for grid in self.grids:

@@ -116,8 +116,23 @@ def test_clicking_a_cell_selects_that_pair_in_the_session(rollout_panel, gpt2, q
 
     panel = rollout_panel(gpt2, "one two three four five")
     grid = panel.rolloutGrid
-    pos = panel.canvas.mapFromScene(grid.scene_pos_of(3, 1))
-    QTest.mouseClick(panel.canvas.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pos)
+    view = panel.views[0]
+    pos = view.mapFromScene(grid.scene_pos_of(3, 1))
+    QTest.mouseClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pos)
     settle()
     assert (panel.session.selection.query, panel.session.selection.key) == (3, 1)
     assert panel.rolloutGrid.outlines["cell"].rect == QtCore.QRectF(1, 3, 1, 1)
+    tokens = panel.session.model_trace.tokens
+    assert f"'{short_token(tokens[3])}' \u2190 '{short_token(tokens[1])}'" in panel.info.text()
+
+
+def test_tall_the_pictures_stand_one_above_the_other(rollout_panel, gpt2):
+    panel = rollout_panel(gpt2, "one two three four five", size=(360, 700))
+    assert not panel.side_by_side
+    a, b = (v.geometry() for v in panel.views)
+    assert b.top() >= a.bottom() and abs(a.height() - b.height()) <= 2
+    panel.resize(1100, 420)
+    settle()
+    assert panel.side_by_side
+    a, b = (v.geometry() for v in panel.views)
+    assert b.left() >= a.right()
