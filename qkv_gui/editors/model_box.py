@@ -183,6 +183,7 @@ class ModelBox(QtWidgets.QGroupBox):
         self.generateNote.setVisible(False)
         layout.addWidget(self.generateNote)
 
+        self._reason_shown = False  # the line under the buttons says why they are grey
         self.wordViewCheck.toggled.connect(session.set_word_view)
         self.generateButton.clicked.connect(lambda: self.generate(1))
         self.generateNButton.clicked.connect(self._on_generate_n)
@@ -233,6 +234,16 @@ class ModelBox(QtWidgets.QGroupBox):
                                            GENERATE_N_TIP) if ok else why)
         for w in (self.countSpin, self.temperatureEdit, self.seedSpin):
             w.setEnabled(ok and not running)
+        # why the buttons are grey, in a line a teacher sees without hovering (the tooltip says more)
+        doc = self.session.model_doc
+        if not ok and doc is not None:
+            self._reason_shown = True
+            self._say(f"{doc.model.info.name} cannot write text: "
+                      + ("it reads the whole sentence at once (GPT-2, Llama and Qwen2 read left to right)."
+                         if not doc.model.info.causal else "it has no output head."))
+        elif getattr(self, "_reason_shown", False):
+            self._reason_shown = False
+            self._say("")
 
     def follow(self, *_):
         """Show the session's model, layer, head and edits without sending anything back."""

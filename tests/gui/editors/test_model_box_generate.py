@@ -118,6 +118,7 @@ def test_bert_cannot_generate_and_says_why(box):
     assert not b.generateButton.isEnabled() and not b.generateNButton.isEnabled()
     assert "reads the whole sentence at once" in b.generateButton.toolTip()
     assert "left to right" in b.generateNButton.toolTip()
+    assert b.generateNote.isVisible() and "cannot write text" in b.generateNote.text()  # seen without hovering
     assert b.session.generate(1) is False and "left to right" in b.session.messages[-1]
 
 
