@@ -719,6 +719,7 @@ class Session(QtCore.QObject):
         self.stop_generating()
         self._gen_settings = (temperature, seed)
         self._gen_left = count
+        self._gen_expected = self._model_doc  # a forward of it still running: the first step waits for it
         self.generatingChanged.emit(True)
         self._next_generated()
         return True

@@ -153,3 +153,16 @@ def test_the_word_switch_is_the_sessions_word_view(box):
     assert b.session.word_view
     b.session.set_word_view(False)
     assert not b.wordViewCheck.isChecked()
+
+
+def test_generate_while_the_forward_runs_waits_for_it(box, qtbot):
+    b = box()
+    session = b.session
+    session.runner.sync = False
+    session.runner.last_seconds = 10.0  # as a big model: the forward of the next text goes to the worker
+    session.set_text(TEXT + " mat")
+    assert session.runner.busy
+    b.generateButton.click()  # pressed before the forward of the new text has landed
+    wait_for_the_run(qtbot, session)
+    assert session.model_doc.text.startswith(TEXT + " mat") and len(session.model_doc.text) > len(TEXT + " mat")
+    assert session.undo_stack.count() == 2  # the typing, then the token

@@ -136,3 +136,26 @@ def test_tall_the_pictures_stand_one_above_the_other(rollout_panel, gpt2):
     assert panel.side_by_side
     a, b = (v.geometry() for v in panel.views)
     assert b.left() >= a.right()
+
+
+def test_an_exported_copy_shows_the_layer_and_residual_chosen(rollout_panel, gpt2):
+    from PySide6 import QtGui
+
+    from qkv_gui.export import figures
+
+    panel = rollout_panel(gpt2, "one two three four five")
+    panel.layerSlider.setValue(1)
+    panel.residualCheck.setChecked(False)
+    settle()
+    assert figures.experiment_classes()["rollout"] is RolloutPanel
+    copy = RolloutPanel(panel.session)
+    copy.resize(700, 500)
+    copy.show()
+    settle()
+    assert copy.layer == 0 and not copy.residual and not copy.residualCheck.isChecked()
+    np.testing.assert_array_equal(copy.rolloutGrid.values, rollout(panel.session.model_trace.weights, residual=False)[0])
+    copy.detach()
+    copy.deleteLater()
+    png = figures.render_panel(RolloutPanel, panel.session, "png", figures.ExportOptions(width=800))
+    image = QtGui.QImage.fromData(png)
+    assert image.width() == 800 and not image.isNull()
