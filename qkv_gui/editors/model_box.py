@@ -4,9 +4,10 @@ Shown only in the trained-model mode. Layer and head are counted from 1 on scree
 from 0). "Knock out this head" sets the head's output to zero (the layers above change, this head's own
 weights do not); "Reset to the checkpoint" undoes every what-if edit at once (one undo step).
 
-"Whole words, not pieces" switches the session's word view (the heatmap and the rollout lab join a word's
+"Whole words" (not pieces) switches the session's word view (the heatmap and the rollout lab join a word's
 pieces; WORD_RULE says how). "Generate" appends the model's next token (greedy at temperature 0, else
-sampled with the seed), "Generate N" that many, one undo step each; both are disabled, with the reason in
+sampled at a temperature with a seed, set in the menu of the button beside them that shows them),
+"Generate N" that many, one undo step each; both are disabled, with the reason in
 their tooltip, for a model that does not read left to right (BERT) or has no output head. A temperature
 that is not a number is refused in the line under the buttons, and the typed text is kept to be fixed.
 """
@@ -94,6 +95,7 @@ class ModelBox(QtWidgets.QGroupBox):
             row.addWidget(spin)
         row.addStretch(1)
         layout.addLayout(row)
+        self._layer_row = row  # (the words switch goes at its end)
 
         self.knockOutCheck = QtWidgets.QCheckBox("Knock out this head (its output set to 0)", self)
         self.knockOutCheck.setObjectName("knockOutCheck")
@@ -136,11 +138,13 @@ class ModelBox(QtWidgets.QGroupBox):
 
     # ----- words and generation ---------------------------------------------------------------------
     def _build_words_and_generation(self, layout) -> None:
+        """The words switch at the end of the layer and head row; one row for generation: Generate, Generate N,
+        N, and a button that shows the sampling (greedy, or temperature and seed) and opens their fields."""
         session = self.session
-        self.wordViewCheck = QtWidgets.QCheckBox("Whole words, not pieces", self)
+        self.wordViewCheck = QtWidgets.QCheckBox("Whole words", self)
         self.wordViewCheck.setObjectName("wordViewCheck")
         self.wordViewCheck.setToolTip(WORDS_TIP)
-        layout.addWidget(self.wordViewCheck)
+        self._layer_row.addWidget(self.wordViewCheck)
 
         row = QtWidgets.QHBoxLayout()
         self.generateButton = QtWidgets.QPushButton("Generate", self)
@@ -153,45 +157,71 @@ class ModelBox(QtWidgets.QGroupBox):
         self.countSpin.setValue(10)
         self.countSpin.setPrefix("N = ")
         self.countSpin.setToolTip("How many tokens \"Generate N\" appends at most")
-        row.addWidget(self.generateButton)
-        row.addWidget(self.generateNButton)
-        row.addWidget(self.countSpin)
+        self.samplingButton = QtWidgets.QToolButton(self)
+        self.samplingButton.setObjectName("samplingButton")
+        self.samplingButton.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.samplingButton.setToolTip("How the next token is chosen: greedy (temperature 0) or drawn at a "
+                                       "temperature with a seed. Click to change them.")
+        # why Generate is grey, in the row itself (a model that cannot write text)
+        self.generateReason = ElidedLabel("", self)
+        self.generateReason.setObjectName("generateReason")
+        self.generateReason.setVisible(False)
+        for w in (self.generateButton, self.generateNButton, self.countSpin, self.samplingButton):
+            row.addWidget(w)
+        row.addWidget(self.generateReason, 1)
         row.addStretch(1)
         layout.addLayout(row)
 
-        row = QtWidgets.QHBoxLayout()
-        self.temperatureEdit = QtWidgets.QLineEdit("0", self)
+        # the sampling fields, in the button's menu
+        fields = QtWidgets.QWidget(self)
+        form = QtWidgets.QFormLayout(fields)
+        form.setContentsMargins(8, 6, 8, 6)
+        self.temperatureEdit = QtWidgets.QLineEdit("0", fields)
         self.temperatureEdit.setObjectName("temperatureEdit")
-        self.temperatureEdit.setMaximumWidth(60)
         self.temperatureEdit.setToolTip("0: always the most likely token (greedy). Higher: more surprising "
                                         "tokens are drawn more often (0.7 and 1 are usual).")
-        self.seedSpin = QtWidgets.QSpinBox(self)
+        self.seedSpin = QtWidgets.QSpinBox(fields)
         self.seedSpin.setObjectName("seedSpin")
         self.seedSpin.setRange(0, 2 ** 31 - 1)
         self.seedSpin.setToolTip("The seed of the random draws (used when the temperature is above 0): "
                                  "the same seed from the same text writes the same tokens.")
-        for text, widget in (("Temperature", self.temperatureEdit), ("Seed", self.seedSpin)):
-            label = QtWidgets.QLabel(text, self)
-            label.setBuddy(widget)
-            row.addWidget(label)
-            row.addWidget(widget)
-        row.addStretch(1)
-        layout.addLayout(row)
+        form.addRow("Temperature", self.temperatureEdit)
+        form.addRow("Seed", self.seedSpin)
+        tip = QtWidgets.QLabel("0 = greedy: the most likely token.\nAbove 0: a draw; the same seed\nwrites "
+                               "the same text.", fields)
+        form.addRow(tip)
+        menu = QtWidgets.QMenu(self.samplingButton)
+        action = QtWidgets.QWidgetAction(menu)
+        action.setDefaultWidget(fields)
+        menu.addAction(action)
+        self.samplingButton.setMenu(menu)
         self.generateNote = QtWidgets.QLabel(self)
         self.generateNote.setObjectName("generateNote")
         self.generateNote.setWordWrap(True)
         self.generateNote.setVisible(False)
         layout.addWidget(self.generateNote)
 
-        self._reason_shown = False  # the line under the buttons says why they are grey
         self.wordViewCheck.toggled.connect(session.set_word_view)
         self.generateButton.clicked.connect(lambda: self.generate(1))
         self.generateNButton.clicked.connect(self._on_generate_n)
-        self.temperatureEdit.returnPressed.connect(lambda: self.generate(1))
+        self.temperatureEdit.returnPressed.connect(menu.close)
+        self.temperatureEdit.textChanged.connect(self._show_sampling)
         self.temperatureEdit.textEdited.connect(lambda _t: self._say(""))
+        self.seedSpin.valueChanged.connect(self._show_sampling)
         session.wordViewChanged.connect(self._follow_generation)
         session.generatingChanged.connect(self._follow_generation)
         session.busyChanged.connect(self._follow_generation)
+        self._show_sampling()
+
+    def _show_sampling(self, *_) -> None:
+        """The sampling button's words: "greedy", "T 0.7, seed 3", or "T ?" for a temperature that is no number."""
+        try:
+            t = parse_temperature(self.temperatureEdit.text())
+        except ValueError:
+            text = "T ? \u26a0"
+        else:
+            text = "greedy" if t == 0.0 else f"T {t:g}, seed {self.seedSpin.value()}"
+        self.samplingButton.setText(text)
 
     def _say(self, text: str, error: bool = False) -> None:
         """A line under the buttons: why nothing was generated (in the warning colour), or nothing."""
@@ -204,8 +234,7 @@ class ModelBox(QtWidgets.QGroupBox):
         try:
             temperature = parse_temperature(self.temperatureEdit.text())
         except ValueError as exc:
-            self._say(f"Nothing generated: {exc}. Type a number such as 0 or 0.7.", error=True)
-            self.temperatureEdit.setFocus()
+            self._say(f"Nothing generated: {exc}.", error=True)  # (the T button beside it shows \u26a0)
             return False
         self._say("")
         return self.session.generate(count, temperature, self.seedSpin.value())
@@ -232,18 +261,17 @@ class ModelBox(QtWidgets.QGroupBox):
         set_tooltip(self.generateButton, GENERATE_TIP if ok else why)
         set_tooltip(self.generateNButton, ("Stop writing (the tokens written so far stay)" if running else
                                            GENERATE_N_TIP) if ok else why)
-        for w in (self.countSpin, self.temperatureEdit, self.seedSpin):
+        for w in (self.countSpin, self.samplingButton):
             w.setEnabled(ok and not running)
-        # why the buttons are grey, in a line a teacher sees without hovering (the tooltip says more)
+        # why the buttons are grey, in the row a teacher looks at (the tooltip says more)
         doc = self.session.model_doc
-        if not ok and doc is not None:
-            self._reason_shown = True
-            self._say(f"{doc.model.info.name} cannot write text: "
-                      + ("it reads the whole sentence at once (GPT-2, Llama and Qwen2 read left to right)."
-                         if not doc.model.info.causal else "it has no output head."))
-        elif getattr(self, "_reason_shown", False):
-            self._reason_shown = False
-            self._say("")
+        can_choose = ok or doc is None
+        self.countSpin.setVisible(can_choose)
+        self.samplingButton.setVisible(can_choose)
+        self.generateReason.setVisible(not can_choose)
+        if not can_choose:
+            set_text(self.generateReason, "cannot write text")  # (the tooltip says why)
+            set_tooltip(self.generateReason, why)
 
     def follow(self, *_):
         """Show the session's model, layer, head and edits without sending anything back."""

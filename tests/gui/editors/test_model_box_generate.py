@@ -47,7 +47,8 @@ def test_greedy_generate_appends_the_argmax_token(box, models, name):
     decode = models[name]._tokenizer.tokenizer.decode
     ids = list(before.ids)
     added = decode(ids + [expected], skip_special_tokens=False)[len(decode(ids, skip_special_tokens=False)):]
-    assert b.generateButton.isEnabled() and b.temperatureEdit.text() == "0"
+    assert b.generateButton.isEnabled() and b.temperatureEdit.text() == "0" and b.samplingButton.text() == "greedy"
+    assert not b.generateReason.isVisible()
     b.generateButton.click()
     settle()
     assert session.model_doc.text == TEXT + added
@@ -63,6 +64,7 @@ def test_sampled_generation_is_reproducible_with_the_same_seed(box, qtbot):
     b.temperatureEdit.setText("1.0")
     b.seedSpin.setValue(7)
     b.countSpin.setValue(4)
+    assert b.samplingButton.text() == "T 1, seed 7"
     first_logits = session.model_trace.logits[-1]
     first = what_if.next_token(first_logits, 1.0, np.random.default_rng([7, session.model_trace.n]))
     b.generateNButton.click()
@@ -118,7 +120,9 @@ def test_bert_cannot_generate_and_says_why(box):
     assert not b.generateButton.isEnabled() and not b.generateNButton.isEnabled()
     assert "reads the whole sentence at once" in b.generateButton.toolTip()
     assert "left to right" in b.generateNButton.toolTip()
-    assert b.generateNote.isVisible() and "cannot write text" in b.generateNote.text()  # seen without hovering
+    # seen without hovering, in the row of the grey buttons
+    assert b.generateReason.isVisible() and "cannot write text" in b.generateReason.text()
+    assert not b.samplingButton.isVisible() and not b.countSpin.isVisible()
     assert b.session.generate(1) is False and "left to right" in b.session.messages[-1]
 
 
@@ -133,6 +137,7 @@ def test_a_bad_temperature_is_refused_under_the_buttons_and_loses_nothing(box, t
     assert b.generateNote.isVisible() and "temperature" in b.generateNote.text()
     assert "Nothing generated" in b.generateNote.text()
     assert b.temperatureEdit.text() == typed  # kept, to be fixed
+    assert b.samplingButton.text().startswith("T ?")
     b.temperatureEdit.setText("0")
     b.generateButton.click()
     settle()
