@@ -161,10 +161,10 @@ EXPERIMENTS = (
         "2020) multiplies the layers' attention, heads averaged, to guess how much of each token reached each "
         "position. It is an approximation: it leaves out the values, the MLPs and W^O, so it is not a "
         "measurement.",
-        "Left: the rollout through layers 1 to the slider's layer; right: that layer's own attention, the "
-        "mean of its heads. Rows are positions (queries), columns the tokens they draw on (keys); each row "
-        "adds up to 1. \"Residual\" keeps half of each token as itself at every layer, as the paper does. "
-        "\"Words\" joins a word's pieces. Click a cell to select that pair in every panel.",
+        "The first picture is the rollout through layers 1 to the slider's layer; the second is that layer's "
+        "own attention, the mean of its heads. Rows are positions (queries), columns the tokens they draw on "
+        "(keys); each row adds up to 1. \"Residual\" keeps half of each token as itself at every layer, as "
+        "the paper does, and \"Words\" joins a word's pieces. Click a cell to select that pair everywhere.",
     )),
 )
 
