@@ -32,6 +32,8 @@ GENERATE_N_TIP = ("Append up to N tokens, one at a time: the heatmap grows a row
 WORDS_TIP = (f"Join each word's pieces (shown in the heatmap and the attention rollout). {MERGE_RULE} "
              f"{WORD_RULE} Clicking a word selects its first piece.")
 
+Qt = QtCore.Qt
+
 #: How many edits the box names one by one before it only counts the rest.
 LISTED_EDITS = 3
 
@@ -71,6 +73,12 @@ class ModelBox(QtWidgets.QGroupBox):
         self.session = session
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
+        # rows close together (their widgets have room around them), so that the box is no taller for the
+        # generation row; along a row the usual room
+        layout.setSpacing(2)
+        across = self.style().layoutSpacing(QtWidgets.QSizePolicy.ControlType.PushButton,
+                                            QtWidgets.QSizePolicy.ControlType.PushButton, Qt.Orientation.Horizontal)
+        self._across = across if across >= 0 else 6
         # one line each, shortened with "…" when narrow (the whole text is the tooltip): a wrapped label in
         # a short dock was cut at its top
         self.nameLabel = ElidedLabel("", self)
@@ -82,6 +90,7 @@ class ModelBox(QtWidgets.QGroupBox):
         layout.addWidget(self.sizesLabel)
 
         row = QtWidgets.QHBoxLayout()
+        row.setSpacing(self._across)
         self.layerSpin = QtWidgets.QSpinBox(self)
         self.layerSpin.setObjectName("layerSpin")
         self.layerSpin.setToolTip("Which layer to step into (1 is the first, nearest the words)")
@@ -103,6 +112,7 @@ class ModelBox(QtWidgets.QGroupBox):
                                       "change. Its own weights stay as they are.")
         layout.addWidget(self.knockOutCheck)
         buttons = QtWidgets.QHBoxLayout()
+        buttons.setSpacing(self._across)
         self.resetButton = QtWidgets.QPushButton("Reset to the checkpoint", self)
         self.resetButton.setObjectName("resetCheckpointButton")
         self.resetButton.setToolTip("Undo every edit of the model's numbers at once")
@@ -147,6 +157,7 @@ class ModelBox(QtWidgets.QGroupBox):
         self._layer_row.addWidget(self.wordViewCheck)
 
         row = QtWidgets.QHBoxLayout()
+        row.setSpacing(self._across)
         self.generateButton = QtWidgets.QPushButton("Generate", self)
         self.generateButton.setObjectName("generateButton")
         self.generateNButton = QtWidgets.QPushButton("Generate N", self)
