@@ -37,6 +37,10 @@ from ..themed_text import ThemedTextMixin
 
 Qt = QtCore.Qt
 TICK_PT = 8.0
+#: Token names are cut to this many characters (upright key names take their length in height).
+NAME_CHARS = 8
+#: A picture at least this tall (pixels) has the title of its key axis.
+TALL_ENOUGH = 300
 #: session.lab_state key of this panel: {"layer": 0-based or None (the last), "residual": bool}
 STATE = "rollout"
 APPROXIMATION = ("Rollout is an approximation of where information came from, not a measurement: it follows "
@@ -118,7 +122,6 @@ class RolloutPanel(ThemedTextMixin, Panel):
             plot.setMouseEnabled(False, False)
             vb = plot.getViewBox()
             vb.invertY(True)
-            vb.setAspectLocked(True)
             vb.setDefaultPadding(0.0)
             for side, role in (("left", "query"), ("bottom", "key")):
                 axis = plot.getAxis(side)
@@ -158,6 +161,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         self.layerSlider.valueChanged.connect(self._on_layer)
         self.residualCheck.toggled.connect(self._on_residual)
         self.wordsCheck.toggled.connect(self.session.set_word_view)
+        self._key_title = "from token (key)"
         self.listen(self.session.modelViewChanged, self._on_change)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.wordViewChanged, self._on_change)
@@ -261,9 +265,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         self._fit_titles()
         for plot in self.plots:
             set_axis_title(plot.getAxis("left"), "position (query)", color=self.colours.ink["query"])
-        for plot in self.plots:
-            set_axis_title(plot.getAxis("bottom"), "from token (key)" if words is None else "from word (key)",
-                           color=self.colours.ink["key"])
+        self._key_title = "from token (key)" if words is None else "from word (key)"
 
         residual = ("with the residual: each layer keeps half of every token (0.5 W + 0.5 I)" if self.residual
                     else "attention alone, no residual")
@@ -349,7 +351,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         overlap; key names stand upright when that names more columns."""
         if self._shown is None or self.showing_hint():
             return
-        labels = [short_token(t) for t in self._shown[2]]
+        labels = [short_token(t, NAME_CHARS) for t in self._shown[2]]
         n = len(labels)
         fm = self._metrics
         line = fm.height()
@@ -367,6 +369,11 @@ class RolloutPanel(ThemedTextMixin, Panel):
             if k == 0:
                 self.x_tick_labels, self.y_tick_labels = xt, yt
             bottom = plot.getAxis("bottom")
+            # the keys' title only under a picture tall enough to spare its line (the note says what columns are)
+            title = (self._key_title if self.views[k].height() >= TALL_ENOUGH else None, self.colours.ink["key"])
+            if getattr(bottom, "_qkv_title", None) != title:
+                bottom._qkv_title = title
+                set_axis_title(bottom, title[0], color=title[1])
             bottom.set_turned(turned, widest)
             set_ticks(bottom, [xt, []])
             set_ticks(plot.getAxis("left"), [yt, []])
