@@ -12,7 +12,7 @@ from qkv_engine import WORD_RULE, merge_pieces, rollout, word_weights
 from qkv_engine.models import load_model
 from qkv_gui.drawing.token_labels import short_token
 from qkv_gui.panels import catalog
-from qkv_gui.panels.labs.rollout import APPROXIMATION, RolloutPanel
+from qkv_gui.panels.labs.rollout import APPROXIMATION, NAME_CHARS, RolloutPanel
 
 from ..conftest import settle
 
@@ -103,7 +103,7 @@ def test_words_join_pieces_by_the_word_rule(rollout_panel, bert):
     np.testing.assert_allclose(panel.rolloutGrid.values, word_weights(rollout(trace.weights)[-1], words), atol=1e-12)
     assert WORD_RULE in panel.note.text()
     assert "tokenization" in [w.text for w in words]
-    assert {t for _x, t in panel.y_tick_labels} <= {short_token(w.text) for w in words}
+    assert {t for _x, t in panel.y_tick_labels} <= {short_token(w.text, NAME_CHARS) for w in words}
     # a click on a word selects its first piece
     long_word = next(a for a, w in enumerate(words) if len(w.pieces) > 1)
     panel._on_click(long_word, 0)
