@@ -57,7 +57,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
 
     # ----- building -----------------------------------------------------------------------------------
     def build(self, body):
-        self._cache = (None, None)  # ((weights id, residual), (rollout L x n x n, layer means L x n x n))
+        self._cache = (None, None)  # ((weights, residual), (rollout L x n x n, layer means L x n x n))
         self._shown = None  # (rollout matrix, layer matrix, labels, word groups or None) drawn now
         self._note = None
         self._info = None
@@ -214,10 +214,10 @@ class RolloutPanel(ThemedTextMixin, Panel):
         """(rollout through the layer shown, that layer's mean over heads), every layer worked out once per
         trace and residual setting by the engine."""
         trace = self.session.model_trace
-        key = (id(trace.weights), self.residual)
-        if self._cache[0] != key:
-            self._cache = (key, (rollout(trace.weights, residual=self.residual),
-                                 rollout_steps(trace.weights, residual=False)))
+        made_for = self._cache[0]  # (the weights themselves, not their id: a new array may reuse a freed one's)
+        if made_for is None or made_for[0] is not trace.weights or made_for[1] != self.residual:
+            self._cache = ((trace.weights, self.residual), (rollout(trace.weights, residual=self.residual),
+                                                            rollout_steps(trace.weights, residual=False)))
         rolled, steps = self._cache[1]
         return rolled[self.layer], steps[self.layer]
 
