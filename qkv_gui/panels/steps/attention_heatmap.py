@@ -82,7 +82,7 @@ class WordResult:
 
     def __init__(self, result, words):
         self.pieces = result
-        self.words = tuple(words)
+        self.words = words
         self.scenario = result.scenario
         self.head, self.n_heads = result.head, result.n_heads
         self.weights = word_weights(result.weights, self.words)
@@ -123,6 +123,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
     # ----- building -------------------------------------------------------------------------
     def build(self, body):
         self._result = None
+        self._in_words = None  # the result in words (WordResult) while the word view is on
         self._selection = None
         self._view_key = None
         self._label_widths = None
@@ -367,8 +368,12 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         """The result in words when the session's word view is on for this model's sentence, else None."""
         words = self.session.words_shown
         if words is None or result.scenario.is_cross or tuple(self.session.model_trace.tokens) != result.tokens:
+            self._in_words = None
             return None
-        return WordResult(result, words)
+        kept = self._in_words  # made once per result and words: a new selection keeps it
+        if kept is None or kept.pieces is not result or kept.words is not words:
+            kept = self._in_words = WordResult(result, words)
+        return kept
 
     def show_result(self, result, selection):
         in_words = self._words_of(result)
