@@ -10,11 +10,13 @@ Writes ``<panel>.<format>`` for each panel and format (embedding, mixing, qk-pla
 softmax, values, heatmap, matrices, summary; "all" means these nine; the experiments are
 exported when named: ``--panels scaling-lab,heads,concat``, the lab with its default d_k and
 seed, as there is no window to take them from; with a model, ``model-view`` and ``prediction`` too), the numbers as CSV files plus ``attention.json``
-for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0. With a trained model
-that has an output head, ``csv`` also writes ``predictions.csv`` (the ten most likely tokens at every
-position: position, token, rank, candidate, probability; positions and ranks counting from 1), and with
-``--target WORD --position I`` ``head_effects.csv`` (layer, head, delta_log_p: the change in log p(WORD) at
-token I when that head alone is knocked out; counting from 1).
+for ``csv``, and ``deck.pdf`` for ``deck``; prints each path written; exits 0. With a trained model,
+``csv`` also writes ``rollout.csv`` (the attention rollout through every layer, residual on, one line per query
+and key token: query, query token, key, key token, weight); with one that has an output head,
+``predictions.csv`` (the ten most likely tokens at every position: position, token, rank, candidate,
+probability; positions and ranks counting from 1), and with ``--target WORD --position I``
+``head_effects.csv`` (layer, head, delta_log_p: the change in log p(WORD) at token I when that head alone is
+knocked out; counting from 1).
 
 Any problem with the arguments, the preset, the session file or the output folder is one line
 on stderr and exit code 2, and nothing is left half-written: every file is made in a temporary
@@ -72,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", required=True, help="the folder to write into (made if missing)")
     p.add_argument("--format", default=DEFAULT_FORMATS, metavar="LIST",
                    help=f"comma-separated, from {', '.join(FORMATS)} (default: {DEFAULT_FORMATS}); "
-                        "csv writes the numbers, deck one PDF with every panel")
+                        "csv writes the numbers (with --model also rollout.csv: the attention rollout through "
+                        "all the layers, residual on, one line per pair: query, query token, key, key token, "
+                        "weight; tokens counted from 1), deck one PDF with every panel")
     p.add_argument("--width", type=int, metavar="PX", help="width of PNG images in pixels (default 1920)")
     p.add_argument("--theme", default="slide", choices=THEMES, help="slide (larger text, default) or screen")
     p.add_argument("--panels", default="all", metavar="LIST",
@@ -348,6 +352,8 @@ def _write_all(args, document: Document, names, staging: Path) -> list:
             doc = session.model_doc
             if doc is not None:
                 files.update(prediction_files(doc.model, session.model_trace, args.target, args.position))
+            if session.model_trace is not None:
+                files[export.ROLLOUT_CSV] = export.rollout_csv(session.model_trace)
             for fname, data in files.items():
                 (staging / fname).write_bytes(data)
                 written.append(fname)

@@ -567,3 +567,27 @@ def export_deck(session, path, options: ExportOptions | None = None, names=None,
 
 def with_options(options: ExportOptions, **changes) -> ExportOptions:
     return replace(options, **changes)
+
+
+#: The file the data export adds with a trained model open (headless ``--format csv``).
+ROLLOUT_CSV = "rollout.csv"
+ROLLOUT_HEADER = ("query", "query token", "key", "key token", "weight")
+
+
+def rollout_csv(trace, residual: bool = True) -> bytes:
+    """The attention rollout through every layer of ``trace`` (``qkv_engine.rollout(...)[-1]``, the residual
+    mixed in as Abnar and Zuidema do) as CSV: one line per (query, key) pair, tokens counted from 1, the
+    weight at full precision."""
+    import csv
+    import io
+
+    from qkv_engine import rollout
+
+    last = rollout(trace.weights, residual=residual)[-1]
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(ROLLOUT_HEADER)
+    for i, query in enumerate(trace.tokens):
+        for j, key in enumerate(trace.tokens):
+            w.writerow((i + 1, query, j + 1, key, repr(float(last[i, j]))))
+    return out.getvalue().encode("utf-8")

@@ -23,6 +23,7 @@ from .labs.heads_grid import HeadsGridPanel
 from .labs.model_view import ModelViewPanel
 from .labs.prediction import PredictionPanel
 from .labs.rope_lab import RopeLabPanel
+from .labs.rollout import RolloutPanel
 from .labs.scaling_lab import ScalingLabPanel
 from .labs.train_panel import TrainPanel
 from .steps.attention_heatmap import HeatmapPanel
@@ -171,6 +172,16 @@ EXPERIMENTS = (
         "distance m − n; the rings are the same words moved 20 places further on, and they sit on the line: "
         "only the distance counts. The faint lines are what each pair of numbers adds, each at its own speed (θ "
         "sets the speeds). Bottom: the chosen distance anywhere in the sentence gives a flat line.",
+    )),
+    Entry(RolloutPanel, 'Attention rollout (trained model)', dock='dockRollout', help=(
+        "In a trained model, information passes through many layers. Attention rollout (Abnar and Zuidema, "
+        "2020) multiplies the layers' attention, heads averaged, to guess how much of each token reached each "
+        "position. It is an approximation: it leaves out the values, the MLPs and W^O, so it is not a "
+        "measurement.",
+        "The first picture is the rollout through layers 1 to the slider's layer; the second is that layer's "
+        "own attention, the mean of its heads. Rows are positions (queries), columns the tokens they draw on "
+        "(keys); each row adds up to 1. \"Residual\" keeps half of each token as itself at every layer, as "
+        "the paper does, and \"Words\" joins a word's pieces. Click a cell to select that pair everywhere.",
     )),
 )
 

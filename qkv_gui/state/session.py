@@ -28,7 +28,9 @@ from PySide6 import QtCore, QtGui
 import numpy as np
 
 from qkv_engine import (MAX_TOKENS, AttentionResult, ModelEdits, MultiHeadResult, Scenario, ScenarioError,
-                        compute_heads, data_export, new_words, parse_number, presets, softmax, views)
+                        compute_heads, data_export, merge_pieces, new_words, parse_number, presets, softmax,
+                        views)
+from qkv_engine.models import what_if
 
 from .forward_runner import ForwardRunner
 from .model_document import ModelDoc
@@ -149,6 +151,9 @@ class Session(QtCore.QObject):
     newWordsNoted = QtCore.Signal(str)  # what newly typed words got, once the typist pauses (designed examples)
     targetChanged = QtCore.Signal(object)  # the pinned PredictionTarget, or None (the prediction's block below)
     headEffectsChanged = QtCore.Signal(object)  # the HeadEffects of the pinned target, or None
+    # words and generation (the block "words, not pieces; generation" below)
+    wordViewChanged = QtCore.Signal(bool)  # the word view was switched on or off
+    generatingChanged = QtCore.Signal(bool)  # a "Generate N" run started (True) or ended (False)
 
     def __init__(self, scenario: Scenario | None = None, parent=None):
         super().__init__(parent)
@@ -186,6 +191,7 @@ class Session(QtCore.QObject):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.flush)
         self._init_prediction()
+        self._init_words_and_generation()
         self._schedule()
 
     # ----- reading ------------------------------------------------------------------------
@@ -750,6 +756,174 @@ class Session(QtCore.QObject):
         self.apply(doc.with_edits(edits), f"keep only {names} in {where}")
         return True
 
+
+    # ----- words, not pieces; generation -------------------------------------------------------------
+    # The word view: a view setting (no undo step) that the heatmap and the rollout lab follow (the model view
+    # may follow it too): a model's pieces are joined into words (``qkv_engine.merge_pieces``) and attention
+    # between words is ``qkv_engine.word_weights`` (WORD_RULE). The selection stays in pieces: a word stands
+    # for its first piece (``word_of`` and ``first_piece`` translate).
+    #
+    # Generation: a causal model with an output head appends its next token (``what_if.next_token`` on the
+    # last row of the trace's logits; greedy at temperature 0, else sampled with numpy's generator seeded by
+    # (seed, number of tokens so far), so the same seed from the same text writes the same, and "Generate N"
+    # writes what N presses of "Generate" write). Each token is one undo step of its own. A run of N steps
+    # takes one step each time the forward of the step before has landed, and stops at the end-of-text
+    # token, at the model's max_tokens, at ``stop_generating`` or when another edit (an undo) comes first.
+
+    #: The most tokens one "Generate N" may ask for.
+    MAX_GENERATE = 500
+
+    def _init_words_and_generation(self) -> None:
+        self._word_view = False
+        self._words = (None, None)  # (the trace they were merged from, its words)
+        self._gen_left = 0  # steps still to take in a "Generate N" run
+        self._gen_settings = (0.0, 0)  # (temperature, seed) of the run
+        self._gen_expected = None  # the ModelDoc of the step taken last: its trace lets the run go on
+        self._gen_ends: dict = {}  # id(model) -> (model, its end-of-text ids)
+        self._gen_timer = QtCore.QTimer(self)
+        self._gen_timer.setSingleShot(True)
+        self._gen_timer.setInterval(0)
+        self._gen_timer.timeout.connect(self._next_generated)
+        self.runner.traceReady.connect(self._on_generated_trace)  # after _on_trace (connected first)
+
+    @property
+    def word_view(self) -> bool:
+        """Whether the panels that follow it join a model's pieces into words (a view setting)."""
+        return self._word_view
+
+    def set_word_view(self, on: bool) -> None:
+        on = bool(on)
+        if on != self._word_view:
+            self._word_view = on
+            self.wordViewChanged.emit(on)
+
+    @property
+    def model_words(self) -> tuple | None:
+        """The words of the trace shown (``qkv_engine.Word``: pieces and text), or None with no trace."""
+        trace = self._trace
+        if trace is None or self._model_doc is None:
+            return None
+        if self._words[0] is not trace:
+            try:
+                words = merge_pieces(trace.tokens, trace.spans, trace.text)
+            except ScenarioError:
+                words = merge_pieces(trace.tokens)
+            self._words = (trace, words)
+        return self._words[1]
+
+    @property
+    def words_shown(self) -> tuple | None:
+        """The words when the word view is on and a model's trace is shown, else None (pieces are shown)."""
+        return self.model_words if self._word_view else None
+
+    @staticmethod
+    def word_of(words, piece: int) -> int:
+        """The index of the word that holds piece ``piece``."""
+        return next((a for a, w in enumerate(words) if piece in w.pieces), 0)
+
+    def can_generate(self) -> tuple:
+        """(True, "") when the open model can write its next token, else (False, why in a sentence)."""
+        doc = self._model_doc
+        if doc is None:
+            return False, "Open a trained model that reads left to right (GPT-2, Llama, Qwen2) to generate text."
+        info = doc.model.info
+        if not info.causal:
+            return False, (f"{info.name} reads the whole sentence at once (it sees the words after each word too), "
+                           f"so it does not write the next word: generation needs a model that reads left to "
+                           f"right (GPT-2, Llama, Qwen2).")
+        trace = self._trace
+        if trace is not None and trace.logits is None:
+            return False, f"{info.name} has no output head (its file holds only the layers): it cannot predict tokens."
+        return True, ""
+
+    @property
+    def generating(self) -> bool:
+        """Whether a "Generate N" run is going on."""
+        return self._gen_left > 0
+
+    @property
+    def generate_left(self) -> int:
+        return self._gen_left
+
+    def generate(self, count=1, temperature=0.0, seed=0) -> bool:
+        """Append the model's next ``count`` tokens (each one undo step; the first at once, the others as
+        their forwards land). Bad numbers are refused with a message and change nothing."""
+        ok, why = self.can_generate()
+        if not ok:
+            self.message.emit(why)
+            return False
+        try:
+            count = _whole_number("number of tokens", count, 1, self.MAX_GENERATE)
+            seed = _whole_number("seed", seed, 0, 2 ** 32 - 1)
+            temperature = parse_temperature(temperature)
+        except ValueError as exc:
+            self.message.emit(f"Nothing generated: {exc}.")
+            return False
+        self.stop_generating()
+        self._gen_settings = (temperature, seed)
+        self._gen_left = count
+        self._gen_expected = self._model_doc  # a forward of it still running: the first step waits for it
+        self.generatingChanged.emit(True)
+        self._next_generated()
+        return True
+
+    def stop_generating(self) -> None:
+        """End a "Generate N" run (the tokens written so far stay)."""
+        self._gen_timer.stop()
+        self._gen_expected = None
+        if self._gen_left:
+            self._gen_left = 0
+            self.generatingChanged.emit(False)
+
+    def next_token_id(self, temperature: float, seed: int) -> int:
+        """The token the model writes next after the trace shown (``what_if.next_token``)."""
+        trace = self._trace
+        rng = np.random.default_rng([int(seed), trace.n])
+        return what_if.next_token(trace.logits[-1], float(temperature), rng)
+
+    def _end_ids(self, model) -> frozenset:
+        kept = self._gen_ends.get(id(model))
+        if kept is None or kept[0] is not model:
+            kept = (model, what_if.end_ids(model))
+            self._gen_ends[id(model)] = kept
+        return kept[1]
+
+    def _next_generated(self) -> None:
+        """Take one step of the run: the next token, appended to the text as one undo step."""
+        doc, trace = self._model_doc, self._trace
+        if self._gen_left <= 0 or doc is None:
+            return self.stop_generating()
+        if trace is None or trace.text != doc.text or self.runner.busy:
+            return  # the forward of the text shown has not landed yet: _on_generated_trace goes on
+        if trace.n == 0:
+            self.message.emit("Type a few words first: the model goes on from them.")
+            return self.stop_generating()
+        if trace.dropped or trace.n >= doc.model.info.max_tokens:
+            self.message.emit(f"Stopped: {doc.model.info.name} reads at most {doc.model.info.max_tokens} tokens.")
+            return self.stop_generating()
+        temperature, seed = self._gen_settings
+        token = self.next_token_id(temperature, seed)
+        if token in self._end_ids(doc.model):
+            self.message.emit("Stopped: the model wrote its end-of-text token.")
+            return self.stop_generating()
+        added = what_if.appended_text(doc.model, trace.ids, token)
+        self._gen_left -= 1
+        new = doc.with_text(doc.text + added)
+        self._gen_expected = new
+        how = "greedy" if temperature == 0.0 else f"temperature {temperature:g}, seed {seed}"
+        self.apply(new, f"generate {added.strip() or repr(added)!s} ({how})")
+        if self._gen_left == 0:
+            self._gen_expected = None
+            self.generatingChanged.emit(False)
+
+    def _on_generated_trace(self, doc, trace) -> None:
+        """A forward landed: a run goes on when it is the text its last step wrote, and stops otherwise."""
+        if self._gen_left <= 0:
+            return
+        if doc is not self._gen_expected and doc != self._gen_expected:
+            return self.stop_generating()  # another edit (an undo, typing) came first
+        self._gen_timer.start()  # on the next turn: not inside the undo stack's push
+
     # ----- internals ----------------------------------------------------------------------
     def _clamp_selection(self) -> None:
         self.select(self._selection.query, self._selection.key)
@@ -786,3 +960,36 @@ def _clamp(value, count: int) -> int:
     except (TypeError, ValueError):
         value = 0
     return max(0, min(value, count - 1))
+
+
+def _whole_number(what: str, value, low: int, high: int) -> int:
+    """``value`` (a number or typed text) as a whole number from ``low`` to ``high``, or ValueError saying why."""
+    value = _typed(what, value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{what}: expected a whole number")
+    if not np.isfinite(value) or float(value) != int(value):
+        raise ValueError(f"{what} {value!r}: expected a whole number")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{what} {int(value)}: expected {low} to {high}")
+    return int(value)
+
+
+def parse_temperature(value) -> float:
+    """A temperature (a number or typed text) from 0 to 100, or ValueError saying why."""
+    value = _typed("temperature", value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value):
+        raise ValueError(f"temperature {value!r}: expected a number from 0 to 100")
+    if not 0.0 <= float(value) <= 100.0:
+        raise ValueError(f"temperature {float(value):g}: expected 0 (greedy) to 100")
+    return float(value)
+
+
+def _typed(what: str, value):
+    """Typed text as a number (``parse_number``; its complaint named after ``what``); anything else as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse_number(value)
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None

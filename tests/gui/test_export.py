@@ -201,11 +201,13 @@ def test_panel_context_menu_offers_export(window):
 
 
 EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare", "train", "rope-lab"]
+#: Experiments that need a trained model open: their own tests export them with one (tests/gui/labs).
+MODEL_EXPERIMENTS = ["rollout"]
 
 
 def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
-    assert list(export.experiment_classes()) == EXPERIMENTS
-    assert list(export.all_panel_classes()) == NAMES + EXPERIMENTS
+    assert list(export.experiment_classes()) == EXPERIMENTS + MODEL_EXPERIMENTS
+    assert list(export.all_panel_classes()) == NAMES + EXPERIMENTS + MODEL_EXPERIMENTS
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)

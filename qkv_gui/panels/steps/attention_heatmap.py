@@ -22,6 +22,12 @@ label works too); "Causal" switches the causal mask and "Clear" removes the
 padding and blocked cells. Every edit is one undo step of the session. A new
 sentence or preset puts the click back to "select".
 
+With a trained model open and the session's word view on ("Whole words, not pieces" in the Trained model
+box), the grid shows words instead of pieces: ``qkv_engine.word_weights`` of the head's weights (attention
+to a word is the sum over its pieces, from a word the mean; the note above the grid says so, WORD_RULE), a
+cell hatched when no piece of its row may look at any piece of its column. The selection stays in pieces:
+a word is drawn selected when it holds the selected piece, and clicking a word selects its first piece.
+
 The selected pair is outlined; the cells the training target asks for ("Learn the weights") get a
 dashed outline in the target colour. Hovering a cell shows its softmax arithmetic
 (or why it is masked) and wheel zooms, dragging pans, a double-click or
@@ -37,11 +43,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import explain, mask_view, views
+from qkv_engine import WORD_RULE, explain, mask_view, views, word_weights
 
 from ...look import colours, style
 from ...labels.changed_text import set_text, set_tooltip
 from ..base import _BASE_FONT, Panel
+from ...state.session import Selection
 from ...drawing.cell_grid import CellGridItem, Outline
 from ...look.colour_tables import colour_map
 from ...drawing.token_labels import label_step, short_token
@@ -64,6 +71,46 @@ TICK_MIN_PT = 6.5
 SUM_TOLERANCE = 1e-12
 #: What a click on the grid does in each mode.
 MODES = ("select", "block", "padding")
+WORDS_NOTE = ("<i>Words, not pieces:</i> " + WORD_RULE + " Clicking a word selects its first piece.",
+              "<i>Words:</i> to a word = sum of its pieces, from a word = mean.")
+
+
+class WordResult:
+    """A head's AttentionResult seen in words (the heatmap's word view): what the heatmap reads of a result,
+    with ``weights = word_weights(result.weights, words)`` (m x m), the words' texts as the tokens, and a
+    word cell open when any piece of its row may look at any piece of its column."""
+
+    def __init__(self, result, words):
+        self.pieces = result
+        self.words = words
+        self.scenario = result.scenario
+        self.head, self.n_heads = result.head, result.n_heads
+        self.weights = word_weights(result.weights, self.words)
+        self.allowed = word_weights(result.allowed.astype(np.float64), self.words) > 0.0
+        self.masked_by = mask_view.reasons_from_allowed(self.allowed)
+        self.rows_without_keys = ~self.allowed.any(axis=1)
+        self.tokens = self.key_tokens = tuple(w.text for w in self.words)
+        self.n = self.n_keys = len(self.words)
+
+    def word_of(self, piece: int) -> int:
+        return next((a for a, w in enumerate(self.words) if piece in w.pieces), 0)
+
+    def selection(self, selection) -> Selection:
+        """The word cell that holds the selected pieces."""
+        return Selection(self.word_of(selection.query), self.word_of(selection.key))
+
+    def cell_text(self, a: int, b: int) -> str:
+        """How cell (a, b) is made from the pieces, in a sentence."""
+        wa, wb = self.words[a], self.words[b]
+
+        def pieces(w) -> str:
+            return " + ".join(f"'{self.pieces.tokens[i]}'" for i in w.pieces)
+        return (f"Word '{wa.text}' ({pieces(wa)}) looks at word '{wb.text}' ({pieces(wb)}) with weight "
+                f"{style.fmt(self.weights[a, b], 4)}: the sum of the weights to the {len(wb.pieces)} "
+                f"piece{'s' if len(wb.pieces) != 1 else ''} of '{wb.text}', averaged over the "
+                f"{len(wa.pieces)} piece{'s' if len(wa.pieces) != 1 else ''} of '{wa.text}'.")
+
+
 CROSS_CAUSAL_TIP = ("No causal mask in cross-attention: the two sentences have no shared order, "
                     "so every target token may look at every source token.")
 
@@ -76,6 +123,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
     # ----- building -------------------------------------------------------------------------
     def build(self, body):
         self._result = None
+        self._in_words = None  # the result in words (WordResult) while the word view is on
         self._selection = None
         self._view_key = None
         self._label_widths = None
@@ -253,6 +301,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.scenarioChanged, self._on_scenario_changed)
         self.listen(self.session.trainTargetChanged, self._on_target)
+        self.listen(self.session.wordViewChanged, self._on_change)
         self.vb.sigRangeChanged.connect(lambda *_: self._update_labels())
         self.vb.sigResized.connect(lambda *_: self._update_labels())
 
@@ -315,7 +364,21 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self.clearButton.setEnabled(bool(sc.padding or sc.blocked))
 
     # ----- filling ----------------------------------------------------------------------------------
+    def _words_of(self, result):
+        """The result in words when the session's word view is on for this model's sentence, else None."""
+        words = self.session.words_shown
+        if words is None or result.scenario.is_cross or tuple(self.session.model_trace.tokens) != result.tokens:
+            self._in_words = None
+            return None
+        kept = self._in_words  # made once per result and words: a new selection keeps it
+        if kept is None or kept.pieces is not result or kept.words is not words:
+            kept = self._in_words = WordResult(result, words)
+        return kept
+
     def show_result(self, result, selection):
+        in_words = self._words_of(result)
+        if in_words is not None:
+            result, selection = in_words, in_words.selection(selection)
         self._result = result
         self._selection = selection
         n, m = result.n, result.n_keys
@@ -361,10 +424,12 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             if column_mode:
                 self.colSumImage.setRect(rects[2])
         self._note = self._sum_note(result, column_mode, has_masks, row_sums)  # set with the info line below
+        if in_words is not None:
+            self._note = tuple(f"{note}<br>{words}" for note, words in zip(self._note, WORDS_NOTE))
 
         self._update_row_warn(result)
         self._update_selection(result, selection)
-        show_target(self.image, self.session.train_target)
+        show_target(self.image, self.session.train_target if in_words is None else None)
         self._update_axes(result, has_masks)
         self._sync_buttons(result)
 
@@ -656,8 +721,10 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         return QtCore.QPointF(x, axis.top() + min(8.0, axis.height() / 2))
 
     def _cell_text(self, i: int, j: int) -> str:
-        """The softmax arithmetic of an open cell, or why a masked cell is masked."""
+        """The softmax arithmetic of an open cell, or why a masked cell is masked (words: how the cell is made)."""
         result = self._result
+        if isinstance(result, WordResult):
+            return result.cell_text(i, j) if result.allowed[i, j] else "Masked: no piece of this word may look there."
         if result.allowed[i, j]:
             return explain.weight(result, i, j).text
         text = explain.scaled(result, i, j).text + "."
@@ -793,7 +860,15 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         self._x_labels = [short_token(t) + (" (pad)" if j in pad else "") for j, t in enumerate(result.key_tokens)]
         self._label_widths = np.array([self._metrics.horizontalAdvance(t) for t in self._x_labels])
 
+    def _pieces(self, i: int | None, j: int | None) -> tuple:
+        """Row i and column j of the grid as pieces: a word stands for its first piece."""
+        result = self._result
+        if not isinstance(result, WordResult):
+            return i, j
+        return tuple(None if a is None else result.words[a].pieces[0] for a in (i, j))
+
     def _on_cell_clicked(self, i: int, j: int) -> None:
+        i, j = self._pieces(i, j)
         if self.mode == "block":
             self.session.toggle_blocked(i, j)
         elif self.mode == "padding":
@@ -812,6 +887,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
             return  # a cell took it
         j = self.key_label_at(ev.scenePos())
         if j is not None:
+            j = self._pieces(None, j)[1]
             if self.mode == "padding":
                 self.session.toggle_padding(j)
             elif self.mode == "select":
