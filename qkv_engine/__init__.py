@@ -12,7 +12,8 @@ their own paths too (``qkv_engine.explain``), but the app's windows never import
 path (``tests/gui/test_engine_imports.py``).
 """
 from . import (compare, data_export, explain, feature_names, geometry, heads_view, lesson_numbers, mask_view,
-               model_examples, models, new_words, pie_layout, presets, saturation, scaling_lab, session_format, training, training_text, views)
+               model_examples, models, new_words, pie_layout, presets, rope_lab, saturation, scaling_lab, session_format,
+               training, training_text, views)
 from .attention import (MASK_BLOCKED, MASK_CAUSAL, MASK_OPEN, MASK_PADDING, AttentionResult, MultiHeadResult, compute,
                         compute_heads, mask_reasons, softmax)
 from .errors import ModelError, ScenarioError
@@ -21,9 +22,10 @@ from .models import FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_m
 from .numbers import MAX_ABS, parse_number
 from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario, head_grids
 from .word_split import MAX_TOKENS, Token, tokenize
-from .rollout import rollout
+from .rollout import rollout, rollout_steps
 from .head_labels import BROAD_MIN, FOCUSED_MIN, HeadLabels, head_labels, head_labels_over
 from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
+from .models import what_if
 from .models.what_if import generate, head_effects
 from .models.builtin import BUILTIN_NAME, builtin_model_path, known_words
 
@@ -83,6 +85,9 @@ __all__ = [
     "training_text",
     "views",
     "rollout",
+    "rollout_steps",
+    "rope_lab",
+    "what_if",
     "BROAD_MIN",
     "FOCUSED_MIN",
     "HeadLabels",

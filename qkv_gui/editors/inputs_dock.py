@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE, rope_lab
-from qkv_engine.errors import ScenarioError
+from qkv_engine import MAX_HEADS, MAX_TEMPERATURE, MIN_TEMPERATURE, ScenarioError, rope_lab
 
 from ..look import colours
 from ..labels.changed_text import set_tooltip

@@ -29,8 +29,7 @@ import numpy as np
 
 from qkv_engine import (MAX_TOKENS, AttentionResult, ModelEdits, MultiHeadResult, Scenario, ScenarioError,
                         compute_heads, data_export, merge_pieces, new_words, parse_number, presets, softmax,
-                        views)
-from qkv_engine.models import what_if
+                        views, what_if)
 
 from .forward_runner import ForwardRunner
 from .model_document import ModelDoc

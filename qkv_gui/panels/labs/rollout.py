@@ -21,8 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import WORD_RULE, rollout, views, word_weights
-from qkv_engine.rollout import rollout_steps
+from qkv_engine import WORD_RULE, rollout, rollout_steps, views, word_weights
 
 from ...look import colours, style
 from ..base import Panel

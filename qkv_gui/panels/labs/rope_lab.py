@@ -18,9 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets  # noqa: F401  (PySide6 before pyqt
 import numpy as np
 import pyqtgraph as pg
 
-from qkv_engine import explain, rope_lab
-from qkv_engine.errors import ScenarioError
-from qkv_engine.numbers import parse_number
+from qkv_engine import ScenarioError, explain, parse_number, rope_lab
 
 from ...look import colours, style
 from ..base import Panel
