@@ -269,9 +269,7 @@ class ModelActions(QtCore.QObject):
         except (ModelError, ScenarioError) as exc:
             self.hooks.tell_error("Could not open the example", str(exc))
             return False
-        self.session.open_model(model, text=example.text, view=view, example=name)
-        self._remember(model.info.path)
-        self.show_view()
+        self.show_model(model, text=example.text, view=view, example=name)
         self.hooks.forget_file()
         return True
 
@@ -302,11 +300,13 @@ class ModelActions(QtCore.QObject):
                                            "as you type.", 8000)
         return True
 
-    def show_model(self, model, text: str | None = None, view: dict | None = None, edits=None) -> None:
-        """Make an opened model the document and show the model view beside the panels."""
+    def show_model(self, model, text: str | None = None, view: dict | None = None, edits=None,
+                   example: str | None = None) -> None:
+        """Make an opened model the document and show the model view beside the panels (``example``: the name of
+        the model example it opens, whose note shows beside the sentence)."""
         if text is None and self.session.model_doc is None:
             text = self.session.scenario.text or DEFAULT_TEXT
-        self.session.open_model(model, text=text, view=view, edits=edits)
+        self.session.open_model(model, text=text, view=view, edits=edits, example=example)
         self._remember(model.info.path)
         self.show_view()
         self.show_prediction()
