@@ -192,7 +192,7 @@ class ModelBox(QtWidgets.QGroupBox):
         self.temperatureEdit.setToolTip("0: always the most likely token (greedy). Higher: more surprising "
                                         "tokens are drawn more often (0.7 and 1 are usual).")
         self.seedSpin = QtWidgets.QSpinBox(fields)
-        self.seedSpin.setObjectName("seedSpin")
+        self.seedSpin.setObjectName("generateSeedSpin")
         self.seedSpin.setRange(0, 2 ** 31 - 1)
         self.seedSpin.setToolTip("The seed of the random draws (used when the temperature is above 0): "
                                  "the same seed from the same text writes the same tokens.")
