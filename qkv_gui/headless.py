@@ -143,7 +143,7 @@ def prediction_files(model, trace, target: str | None = None, position: int | No
 
     from qkv_engine import head_effects
 
-    if trace.logits is None:
+    if trace.output_head is None:
         if target is not None:
             raise UsageError(f"{model.info.name} has no output head: it cannot predict '{target}', so there are no "
                              "head effects to write")

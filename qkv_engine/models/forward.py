@@ -163,7 +163,6 @@ class Forward:
     allowed: np.ndarray  # n x n bool
     q_unrotated: np.ndarray  # L x H x n x d_head: a W^Q + b^Q before the turn (q itself without rotary positions)
     k_unrotated: np.ndarray
-    logits: np.ndarray | None = None  # n x vocab; None: the model has no output head
 
 
 def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -355,6 +354,4 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         out.hidden[li + 1] = h
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
-    if w.output is not None:
-        out.logits = logits(arch, w.output, out.hidden[L])
-    return out
+    return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -121,7 +121,8 @@ class ModelTrace:
     allowed: np.ndarray  # n x n bool: False where the causal mask hides key j from query i
     q_unrotated: np.ndarray | None = None  # L x H x n x d_head: a W^Q + b^Q before the RoPE turn (q without RoPE)
     k_unrotated: np.ndarray | None = None
-    logits: np.ndarray | None = None  # n x vocab float32: next-token scores (BERT: masked-token); None: no head
+    #: the output head: n x d last hidden states -> n x vocab logits (forward.logits), or None (no head)
+    output_head: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         rotary.fill_unrotated(self)
@@ -131,6 +132,25 @@ class ModelTrace:
         """L x H x n x n: raw q.k, before scaling (worked out from q and k when first asked for, by the same
         product the forward pass used: a run does not keep a second n x n array per head)."""
         return _frozen(np.matmul(self.q, np.swapaxes(self.k, -1, -2)))
+
+    @functools.cached_property
+    def logits(self) -> np.ndarray | None:
+        """n x vocab float32: the next-token scores at each position (BERT: the masked-token scores), from the
+        last hidden state; None when the checkpoint has no output head. Worked out when first asked for: with a
+        large vocabulary the head costs as much as the layers, and a panel or a knock-out needs one row
+        (``logits_at``)."""
+        if self.output_head is None:
+            return None
+        return _frozen(self.output_head(self.hidden[-1]))
+
+    def logits_at(self, position: int) -> np.ndarray | None:
+        """The logits at one position (vocab float32), the same numbers as ``logits[position]``."""
+        if self.output_head is None:
+            return None
+        if "logits" in self.__dict__:
+            return self.logits[position]
+        position = range(self.n)[position]  # a negative position counts from the end
+        return self.output_head(self.hidden[-1][position:position + 1])[0]
 
     @property
     def n(self) -> int:
@@ -229,7 +249,7 @@ class Model:
         start = self.resume_layer(text, edits, reuse)
         with np.errstate(over="ignore", invalid="ignore"):
             f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse)
-        if not np.isfinite(f.hidden).all() or (f.logits is not None and not np.isfinite(f.logits).all()):
+        if not np.isfinite(f.hidden).all():
             raise ModelError(f"the model '{self.info.name}' produced numbers too large to compute with "
                              f"(an edit or the checkpoint's weights overflow float32)")
         return ModelTrace(
@@ -239,7 +259,8 @@ class Model:
             hidden=_frozen(f.hidden), allowed=_frozen(f.allowed),
             q_unrotated=None if f.q_unrotated is None else _frozen(f.q_unrotated),
             k_unrotated=None if f.k_unrotated is None else _frozen(f.k_unrotated),
-            logits=None if f.logits is None else _frozen(f.logits),
+            output_head=None if self._weights.output is None else functools.partial(forward.logits, self.arch,
+                                                                                      self._weights.output),
         )
 
     def resume_layer(self, text: str, edits: ModelEdits, reuse: ModelTrace | None) -> int:
@@ -300,7 +321,7 @@ class Model:
         BERT the token at ``position`` (a [MASK]). ModelError when the model has no output head."""
         if not isinstance(trace, ModelTrace) or trace.info != self.info:
             raise ModelError("this trace comes from another model: run the sentence again")
-        if trace.logits is None:
+        if trace.output_head is None:
             raise ModelError(f"the model '{self.info.name}' has no output head (its checkpoint holds only the "
                              f"layers): it cannot predict tokens")
         n = trace.n
@@ -308,7 +329,7 @@ class Model:
             raise ModelError(f"position {position!r}: the sentence has {n} tokens (counted from 0 here)")
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ModelError(f"k must be a whole number above 0, got {k!r}")
-        z = trace.logits[position].astype(np.float64)
+        z = trace.logits_at(int(position)).astype(np.float64)
         p = np.exp(z - z.max())
         p /= p.sum()
         k = min(int(k), p.size)

@@ -45,13 +45,13 @@ def _whole(what: str, value, low: int, high: int) -> int:
     return int(value)
 
 
-def _logits(model: Model, trace: ModelTrace) -> np.ndarray:
+def _with_head(model: Model, trace: ModelTrace) -> ModelTrace:
     if not isinstance(trace, ModelTrace) or trace.info != model.info:
         raise ModelError("this trace comes from another model: run the sentence again")
-    if trace.logits is None:
+    if trace.output_head is None:
         raise ModelError(f"the model '{model.info.name}' has no output head (its checkpoint holds only the "
                          f"layers): it cannot predict tokens")
-    return trace.logits
+    return trace
 
 
 def mean_edits(model: Model, trace: ModelTrace, layer: int, head: int):
@@ -76,15 +76,15 @@ def head_effects(model: Model, trace: ModelTrace, position: int, target_id: int,
     (the module docstring); 0 for a head the trace already knocks out. ``mode`` "zero" or "mean" (mean_edits).
     ``progress(done, total)`` is called after each head; when it returns False the work stops and the
     result is None."""
-    logits = _logits(model, trace)
-    n, vocab = logits.shape
+    _with_head(model, trace)
+    n, vocab = trace.n, model.arch.vocab_size
     if n == 0:
         raise ModelError("the sentence has no tokens: there is nothing to predict")
     position = _whole("position", position, -n, n)
     target_id = _whole("token id", target_id, 0, vocab)
     if mode not in MODES:
         raise ModelError(f"mode {mode!r}: expected one of {', '.join(MODES)}")
-    base = log_softmax(logits[position])[target_id]
+    base = log_softmax(trace.logits_at(position))[target_id]
     L, H = trace.n_layers, trace.n_heads
     out = np.zeros((L, H))
     for layer in range(L):
@@ -93,7 +93,7 @@ def head_effects(model: Model, trace: ModelTrace, position: int, target_id: int,
                 edits = (trace.edits.with_knockout(layer, head, True) if mode == "zero"
                          else mean_edits(model, trace, layer, head))
                 knocked = model.run(trace.text, edits, reuse=trace)  # reruns layers >= layer only
-                out[layer, head] = log_softmax(knocked.logits[position])[target_id] - base
+                out[layer, head] = log_softmax(knocked.logits_at(position))[target_id] - base
             if progress is not None and progress(layer * H + head + 1, L * H) is False:
                 return None
     return out
@@ -158,12 +158,12 @@ def generate(model: Model, text: str, n_tokens: int, temperature: float = 0.0, s
     ends = end_ids(model)
     trace = model.run(text)
     for _ in range(n_tokens):
-        logits = _logits(model, trace)
+        _with_head(model, trace)
         if trace.n == 0:
             raise ModelError("generate: give some text for the model to go on from")
         if trace.n >= model.info.max_tokens:
             break
-        token = next_token(logits[-1], float(temperature), rng)
+        token = next_token(trace.logits_at(-1), float(temperature), rng)
         if token in ends:
             break
         longer = model.run(trace.text + appended_text(model, trace.ids, token))

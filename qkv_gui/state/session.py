@@ -671,11 +671,11 @@ class Session(QtCore.QObject):
         """Pin token ``token_id`` (shown as ``text``) at token ``position`` (0-based) of the current trace:
         its probability now is the "before" of every later edit. False when there is nothing to pin."""
         trace = self._trace
-        if self._model_doc is None or trace is None or trace.logits is None or not 0 <= position < trace.n:
+        if self._model_doc is None or trace is None or trace.output_head is None or not 0 <= position < trace.n:
             return False
-        if not 0 <= int(token_id) < trace.logits.shape[1]:
+        if not 0 <= int(token_id) < self._model_doc.model.arch.vocab_size:
             return False
-        before = softmax(trace.logits[position])  # vocab: every token's probability when pinned
+        before = softmax(trace.logits_at(position))  # vocab: every token's probability when pinned
         before.setflags(write=False)
         self._target = PredictionTarget(int(position), int(token_id), str(text), trace.tokens, id(self._model_doc.model),
                                         before)
@@ -693,9 +693,9 @@ class Session(QtCore.QObject):
     def target_now(self):
         """Every token's probability at the pinned position in the trace shown now (vocab, float64), or None."""
         trace, target = self._trace, self._target
-        if target is None or trace is None or trace.logits is None or trace.tokens != target.tokens:
+        if target is None or trace is None or trace.output_head is None or trace.tokens != target.tokens:
             return None
-        return softmax(trace.logits[target.position])
+        return softmax(trace.logits_at(target.position))
 
     @property
     def head_effects(self) -> "HeadEffects | None":
@@ -831,7 +831,7 @@ class Session(QtCore.QObject):
                            f"so it does not write the next word: generation needs a model that reads left to "
                            f"right (GPT-2, Llama, Qwen2).")
         trace = self._trace
-        if trace is not None and trace.logits is None:
+        if trace is not None and trace.output_head is None:
             return False, f"{info.name} has no output head (its file holds only the layers): it cannot predict tokens."
         return True, ""
 
@@ -878,7 +878,7 @@ class Session(QtCore.QObject):
         """The token the model writes next after the trace shown (``what_if.next_token``)."""
         trace = self._trace
         rng = np.random.default_rng([int(seed), trace.n])
-        return what_if.next_token(trace.logits[-1], float(temperature), rng)
+        return what_if.next_token(trace.logits_at(-1), float(temperature), rng)
 
     def _end_ids(self, model) -> frozenset:
         kept = self._gen_ends.get(id(model))

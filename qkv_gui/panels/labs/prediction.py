@@ -328,7 +328,7 @@ class PredictionPanel(Panel):
             return self.empty_hint
         if trace is None:
             return "The model is reading the sentence…"
-        if trace.logits is None:
+        if trace.output_head is None:
             return self.no_head_hint.format(name=doc.model.info.name)
         if trace.n == 0:
             return "Type a sentence: the model needs at least one token to go on from."
