@@ -59,7 +59,7 @@ def _collect_garbage_after_each_test(_long_lived_objects_frozen):
 def _spare_lines_given_back_at_once(monkeypatch):
     """A label's box gives back the lines its words no longer need on the next turn of the event loop, not
     after the pause it waits on screen (``steady_label.SHRINK_AFTER_MS``): a test that edits and settles then
-    sees the layout a fresh panel has. The pause itself is tested in ``test_lazy_text.py``."""
+    sees the layout a fresh panel has. The pause itself is tested in ``drawing/test_changed_text.py``."""
     from qkv_gui.labels import steady_box as steady_label
 
     monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 0)
@@ -151,3 +151,11 @@ def make_panel(qtbot, make_session):
         return panel
 
     return make
+
+
+@pytest.fixture
+def plot(qtbot):
+    """A bare plot for plot items (``support.plots.blank_plot``): x in 0..10, y in -5..5, no axes, on white."""
+    from tests.gui.support.plots import blank_plot
+
+    return blank_plot(qtbot)

@@ -9,7 +9,7 @@ import sys
 
 from PySide6 import QtWidgets
 
-from .conftest import settle
+from tests.gui.conftest import settle
 
 
 def test_event_loop_and_repaints_keep_none_alive(window):

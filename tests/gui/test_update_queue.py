@@ -12,7 +12,7 @@ from PySide6 import QtCore, QtWidgets
 from qkv_gui.panels import update_queue
 from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
-from .conftest import settle
+from tests.gui.conftest import settle
 
 
 @pytest.fixture
