@@ -16,10 +16,6 @@ THE_CAT_SAT_X = np.array([[0.1, 0.4, 0.2, 0.5], [0.9, 0.1, 0.8, 0.3], [0.2, 0.7,
 
 
 
-def panel_of(window):
-    return window.panels["embeddingPanel"]
-
-
 @pytest.fixture
 def panel(make_panel):
     """The panel on its own Session (the app's default example), at its size in the panel grid."""
@@ -60,18 +56,23 @@ def test_edits_move_the_bars_and_negatives_hang_below(panel, qtbot):
     assert lo < -0.7 and hi > 0.9  # the negative bar fits below the line
 
 
-def test_clicking_a_strip_selects_that_query_everywhere(window, qtbot):
-    panel = panel_of(window)
+def test_clicking_a_strip_selects_that_query_everywhere(panel, make_panel, qtbot):
+    from qkv_gui.panels.steps.softmax_pie import SoftmaxPanel
+    from qkv_gui.panels.steps.value_mixing import ValuesPanel
+
+    session = panel.session
+    softmax = make_panel(SoftmaxPanel, session=session, size=IN_GRID)  # other panels on the session
+    values = make_panel(ValuesPanel, session=session, size=IN_GRID)
     click(qtbot, panel, 2)
-    assert window.session.selection.query == 2
+    assert session.selection.query == 2
     d = panel.drawn()
     np.testing.assert_allclose(d["selected_heights"], THE_CAT_SAT_X[2])
     assert d["pointer"] == "query: sat"
     # the other panels follow the new query
-    assert "sat" in window.panels["softmaxPanel"].drawn()["heading"]
-    assert "sat" in window.panels["valuesPanel"].drawn()["caption"]
+    assert "sat" in softmax.drawn()["heading"]
+    assert "sat" in values.drawn()["caption"]
     click(qtbot, panel, 1)
-    assert window.session.selection.query == 1
+    assert session.selection.query == 1
 
 
 def test_one_token_and_empty_sentence(make_panel, qtbot):

@@ -15,10 +15,6 @@ from tests.gui.support.reference import numpy_weights as reference_weights
 Qt = QtCore.Qt
 
 
-def heatmap(window):
-    return window.panels["heatmapPanel"]
-
-
 #: The heatmap's size in the panel grid of a 1600 x 1000 window (a little narrower than the others).
 IN_GRID = (365, 280)
 
@@ -100,25 +96,27 @@ def test_row_sums_strip_and_column_mode(panel, qtbot):
     assert all(panel.image.mask_path(r).isEmpty() for r in (MASK_CAUSAL, MASK_PADDING, MASK_BLOCKED))
 
 
-def test_click_selects_the_pair_everywhere(window, qtbot):
-    panel = heatmap(window)
+def test_click_selects_the_pair_everywhere(panel, make_panel, qtbot):
+    from qkv_gui.panels.steps.summary_diagram import SummaryPanel
+
+    session = panel.session
+    summary = make_panel(SummaryPanel, session=session, size=(390, 275))  # another panel on the session
     click_cell(qtbot, panel, 2, 1)
-    assert window.session.selection.query == 2 and window.session.selection.key == 1
+    assert session.selection.query == 2 and session.selection.key == 1
     assert panel.image.outlines["cell"].rect == QtCore.QRectF(1, 2, 1, 1)
-    tokens = window.session.result.tokens
-    summary = window.panels["summaryPanel"]
+    tokens = session.result.tokens
     assert f"'{tokens[2]}'" in summary.texts["q_caption"].toPlainText()
     assert f"'{tokens[1]}'" in summary.texts["k_caption"].toPlainText()
     # The scene-position mapping used by the click agrees for every cell.
-    n = window.session.result.n
+    n = session.result.n
     for i in range(n):
         for j in range(n):
             assert panel.image.cell_at(panel.scene_pos_of(i, j)) == (i, j)
 
     # --- hover shows the softmax arithmetic
-    window.grid.focus("heatmapPanel")  # wide: the label shows the whole arithmetic
+    panel.resize(*ALONE)  # wide (the panel shown alone): the label shows the whole arithmetic
     settle(qtbot)
-    result = window.session.result
+    result = session.result
     view = panel.canvas
     QTest.mouseMove(view.viewport(), view.mapFromScene(panel.scene_pos_of(1, 2)))
     settle(qtbot)
@@ -131,7 +129,7 @@ def test_click_selects_the_pair_everywhere(window, qtbot):
     assert expected in view.toolTip()
     # Leaving the grid shows the selected pair's arithmetic again.
     panel.image.hover_at(panel.vb.mapViewToScene(QtCore.QPointF(-10, -10)))
-    sel = window.session.selection
+    sel = session.selection
     assert panel.hover_cell_ij is None
     assert explain.weight(result, sel.query, sel.key).text in panel.info.text()
 

@@ -15,10 +15,6 @@ Qt = QtCore.Qt
 
 
 
-def matrices(window):
-    return window.panels["matricesPanel"]
-
-
 @pytest.fixture
 def panel(make_panel):
     """The panel on its own Session (the app's default example), at its size in the panel grid."""
@@ -84,14 +80,17 @@ def test_token_strips_follow_a_new_word_and_keep_their_names_through_new_numbers
     assert panel.grids["x"].image.image[0, 0] == -12.5
 
 
-def test_selection_outlined_and_clicks_select(window, qtbot):
-    panel = matrices(window)
-    window.grid.focus("matricesPanel")
-    settle(qtbot)
-    window.session.select(query=2, key=1)
+def test_selection_outlined_and_clicks_select(make_panel, qtbot):
+    from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
+
+    panel = make_panel(MatricesPanel, size=ALONE)  # shown alone
+    session = panel.session
+    heatmap = make_panel(HeatmapPanel, session=session, size=IN_GRID)  # another panel on the session ...
+    heatmap.hide()  # ... hidden, as when the matrices are shown alone
+    session.select(query=2, key=1)
     settle(qtbot)
     rects = panel.selected_rects
-    n = window.session.result.n
+    n = session.result.n
     assert rects["q"]["row_i"].top() == 2 and rects["k"]["row_j"].top() == 1
     assert rects["kt"]["col_j"].left() == 1
     assert rects["weights"]["row_i"] == QtCore.QRectF(0, 2, n, 1)
@@ -102,10 +101,10 @@ def test_selection_outlined_and_clicks_select(window, qtbot):
     QTest.mouseClick(panel.canvas.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      panel.canvas.mapFromScene(scene_pos))
     settle(qtbot)
-    assert (window.session.selection.query, window.session.selection.key) == (0, 2)
-    window.grid.focus(None)  # the heatmap catches up when it is shown again
+    assert (session.selection.query, session.selection.key) == (0, 2)
+    heatmap.show()  # the heatmap catches up when it is shown again
     settle(qtbot)
-    assert window.panels["heatmapPanel"].image.outlines["cell"].rect == QtCore.QRectF(2, 0, 1, 1)
+    assert heatmap.image.outlines["cell"].rect == QtCore.QRectF(2, 0, 1, 1)
 
 
 def test_512_tokens_as_images(panel, qtbot):

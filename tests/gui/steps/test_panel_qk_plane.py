@@ -16,10 +16,6 @@ from tests.gui.conftest import ALONE, IN_GRID, settle
 Qt = QtCore.Qt
 
 
-def _panel(window):
-    return window.panels["qkPlanePanel"]
-
-
 @pytest.fixture
 def panel(make_panel):
     """The panel on its own Session (the app's default example), at its size in the panel grid."""
@@ -96,21 +92,24 @@ def test_projection_note_says_how_much_is_kept(make_panel):
     assert panel.note.isVisible()
 
 
-def test_clicking_a_faint_key_selects_it(window, qtbot):
-    panel = _panel(window)
-    r = window.session.result
-    assert window.session.selection.key == 0
+def test_clicking_a_faint_key_selects_it(panel, make_panel, qtbot):
+    from qkv_gui.panels.steps.scaling_bars import ScalingPanel
+
+    session = panel.session
+    scaling = make_panel(ScalingPanel, session=session, size=IN_GRID)  # another panel on the session
+    r = session.result
+    assert session.selection.key == 0
     target = panel.drawn()["others"][2]
     vb = panel.plot.getPlotItem().getViewBox()
     scene_pt = vb.mapViewToScene(QtCore.QPointF(*target))
     widget_pt = panel.plot.mapFromScene(scene_pt)
     qtbot.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, pos=widget_pt)
     settle()
-    assert window.session.selection.key == 2
+    assert session.selection.key == 2
     d = panel.drawn()
     np.testing.assert_allclose(d["k_tip"], r.k[2])
     # the other panels follow
-    assert window.panels["scalingPanel"].drawn()["key"] == 2
+    assert scaling.drawn()["key"] == 2
 
 
 def test_zero_length_query_has_no_angle(panel):

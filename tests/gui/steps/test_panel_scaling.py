@@ -14,10 +14,6 @@ from tests.gui.conftest import ALONE, IN_GRID, settle
 from tests.gui.support.edit_history import followed_and_fresh
 
 
-def _panel(window):
-    return window.panels["scalingPanel"]
-
-
 @pytest.fixture
 def panel(make_panel):
     """The panel on its own Session (the app's default example), at its size in the panel grid."""
@@ -117,18 +113,21 @@ def test_causal_mask_shows_masked_keys_not_bars(panel):
     np.testing.assert_allclose(d["curve"][1], 1.0)
 
 
-def test_clicking_a_bar_selects_that_key(window, qtbot):
-    panel = _panel(window)
-    n = window.session.result.n
+def test_clicking_a_bar_selects_that_key(panel, make_panel, qtbot):
+    from qkv_gui.panels.steps.qk_plane import QKPlanePanel
+
+    session = panel.session
+    plane = make_panel(QKPlanePanel, session=session, size=IN_GRID)  # another panel on the session
+    n = session.result.n
     vb = panel.scaled.plot.getViewBox()
     x = float(panel.drawn()["scaled_bars"][2]) / 2
     scene_pt = vb.mapViewToScene(QtCore.QPointF(x, n - 1 - 2))
     widget_pt = panel.view.mapFromScene(scene_pt)
     qtbot.mouseClick(panel.view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=widget_pt)
     settle()
-    assert window.session.selection.key == 2
+    assert session.selection.key == 2
     assert panel.drawn()["key"] == 2
-    assert window.panels["qkPlanePanel"].drawn()["key"] == 2
+    assert plane.drawn()["key"] == 2
 
 
 def test_many_tokens(panel):

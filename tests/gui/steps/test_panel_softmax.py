@@ -17,10 +17,6 @@ Qt = QtCore.Qt
 
 
 
-def panel_of(window):
-    return window.panels["softmaxPanel"]
-
-
 @pytest.fixture
 def panel(make_panel):
     """The panel on its own Session (the app's default example), at its size in the panel grid."""
@@ -59,15 +55,17 @@ def test_slices_are_the_query_row_and_add_up_to_a_full_turn(panel, qtbot):
     assert d["tooltip"].endswith(explain.weight(s.result, 1, 2).text)
 
 
-def test_clicking_a_slice_selects_its_key_everywhere(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_clicking_a_slice_selects_its_key_everywhere(panel, make_panel, qtbot):
+    from qkv_gui.panels.steps.value_mixing import ValuesPanel
+
+    s = panel.session
+    values = make_panel(ValuesPanel, session=s, size=IN_GRID)  # another panel on the session
     for k in (1, 0, 2):
         click(qtbot, panel, k)
         assert s.selection.key == k
         assert panel.drawn()["outlined"] == [k]
     # the values panel outlines the same key
-    assert window.panels["valuesPanel"].drawn()["band"].left() < window.panels["valuesPanel"].groups.centres[2]
+    assert values.drawn()["band"].left() < values.groups.centres[2] < values.drawn()["band"].right()
 
 
 def test_column_wise_softmax_says_the_row_does_not_add_to_one(panel, qtbot):

@@ -19,10 +19,6 @@ def reference(s):
     return s.x @ s.w_v, numpy_weights(s)
 
 
-def panel_of(window):
-    return window.panels["valuesPanel"]
-
-
 @pytest.fixture
 def panel(make_panel):
     """The panel on its own Session (the app's default example), at its size in the panel grid."""
@@ -68,9 +64,11 @@ def test_hovering_an_output_bar_works_out_that_coordinate(panel, qtbot):
     assert panel.drawn()["worked"] == explain.output(s.result, 1, 1).text
 
 
-def test_clicking_a_group_selects_that_key(window, qtbot):
-    panel = panel_of(window)
-    s = window.session
+def test_clicking_a_group_selects_that_key(panel, make_panel, qtbot):
+    from qkv_gui.panels.steps.softmax_pie import SoftmaxPanel
+
+    s = panel.session
+    softmax = make_panel(SoftmaxPanel, session=s, size=IN_GRID)  # another panel on the session
     for j in (2, 0):
         QTest.mouseClick(panel.plot.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                          panel.group_point(j))
@@ -78,7 +76,7 @@ def test_clicking_a_group_selects_that_key(window, qtbot):
         assert s.selection.key == j
         band = panel.drawn()["band"]
         assert band.left() < panel.groups.centres[j] < band.right()
-    assert "The" in window.panels["softmaxPanel"].drawn()["note"]
+    assert "The" in softmax.drawn()["note"]
 
 
 def test_edits_and_masks_follow(panel, qtbot):

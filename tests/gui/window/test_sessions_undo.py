@@ -8,6 +8,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import presets, session_format
+from qkv_gui.editors import SentenceOptionsWidget
 from qkv_gui.state import session as session_module
 
 from tests.gui.conftest import settle
@@ -15,8 +16,9 @@ from tests.gui.conftest import settle
 Qt = QtCore.Qt
 
 
-def snapshot(window):
-    s = window.session.scenario
+def snapshot(owner):
+    """The scenario's inputs of a window's or an editor's session."""
+    s = owner.session.scenario
     return (s.tokens, s.x.copy(), s.w_q.copy(), s.w_k.copy(), s.w_v.copy(), s.scale, s.causal, s.temperature,
             s.softmax_over, s.seed)
 
@@ -25,6 +27,7 @@ def same(a, b):
     return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b))
 
 
+#: Each kind of edit as a user makes it in the sentence-and-options editor (``w``), or on its session.
 EDITS = {
     "sentence": lambda w: w.session.set_text("The cat sat on the mat"),
     "embedding cell": lambda w: w.session.set_cell("x", 1, 2, "-0.9"),
@@ -35,52 +38,61 @@ EDITS = {
     "causal option": lambda w: w.findChild(QtWidgets.QCheckBox, "causalCheck").setChecked(True),
     "temperature": lambda w: w.findChild(QtWidgets.QDoubleSpinBox, "temperatureSpin").setValue(2.5),
     "softmax direction": lambda w: w.findChild(QtWidgets.QComboBox, "softmaxOverCombo").setCurrentIndex(1),
-    "preset": lambda w: w.load_preset("long-sentence"),
+    "preset": lambda w: w.session.load_preset("long-sentence"),
 }
 
 
+@pytest.fixture
+def options(make_panel):
+    """The sentence-and-options editor on its own session (the window's Undo and Redo are the session's
+    undo stack's own actions: ``test_save_and_open_round_trip`` checks them and the title's mark)."""
+    return make_panel(SentenceOptionsWidget, size=(420, 600))
+
+
 @pytest.mark.parametrize("kind", list(EDITS))
-def test_every_kind_of_edit_is_one_undoable_step(window, kind):
-    original = snapshot(window)
-    weights = window.session.result.weights.copy()
-    EDITS[kind](window)
+def test_every_kind_of_edit_is_one_undoable_step(options, kind):
+    stack = options.session.undo_stack
+    original = snapshot(options)
+    weights = options.session.result.weights.copy()
+    EDITS[kind](options)
     settle()
-    changed = snapshot(window)
+    changed = snapshot(options)
     assert not same(changed, original)
-    assert window.session.undo_stack.count() == 1
-    assert window.isWindowModified()
-    assert window.undoAction.isEnabled() and window.undoAction.text().startswith("&Undo ")
-    window.undoAction.trigger()
+    assert stack.count() == 1
+    assert not stack.isClean()  # the window marks its title modified
+    assert stack.canUndo() and stack.undoText()  # the window's Undo is enabled and names the edit
+    stack.undo()
     settle()
-    assert same(snapshot(window), original)
-    np.testing.assert_array_equal(window.session.result.weights, weights)
-    assert not window.isWindowModified()
-    window.redoAction.trigger()
+    assert same(snapshot(options), original)
+    np.testing.assert_array_equal(options.session.result.weights, weights)
+    assert stack.isClean()
+    stack.redo()
     settle()
-    assert same(snapshot(window), changed)
+    assert same(snapshot(options), changed)
 
 
-def test_typing_merges_into_one_step_per_pause(window, qtbot, monkeypatch):
+def test_typing_merges_into_one_step_per_pause(options, qtbot, monkeypatch):
     monkeypatch.setattr(session_module, "TYPING_PAUSE", 0.3)
-    original = window.session.scenario.text
-    edit = window.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    session = options.session
+    original = session.scenario.text
+    edit = options.findChild(QtWidgets.QLineEdit, "sentenceEdit")
     edit.setFocus()
     edit.end(False)
     qtbot.keyClicks(edit, " on")
     settle()
-    assert window.session.undo_stack.count() == 1
+    assert session.undo_stack.count() == 1
     time.sleep(0.4)
     qtbot.keyClicks(edit, " it")
     settle()
-    assert window.session.undo_stack.count() == 2
-    assert window.session.scenario.text == original + " on it"
-    window.session.undo_stack.undo()
+    assert session.undo_stack.count() == 2
+    assert session.scenario.text == original + " on it"
+    session.undo_stack.undo()
     settle()
-    assert window.session.scenario.text == original + " on"
+    assert session.scenario.text == original + " on"
     assert edit.text() == original + " on"
-    window.session.undo_stack.undo()
+    session.undo_stack.undo()
     settle()
-    assert window.session.scenario.text == original
+    assert session.scenario.text == original
 
 
 def test_ctrl_z_in_the_sentence_box_undoes_the_session_step(window, qtbot):
@@ -102,6 +114,17 @@ def test_save_and_open_round_trip(window, tmp_path):
     window.session.set_option(causal=True)
     window.session.select(2, 1)
     settle()
+    # the Edit menu's Undo and Redo and the title's mark follow the session's steps
+    assert window.isWindowModified()
+    assert window.undoAction.isEnabled() and window.undoAction.text().startswith("&Undo ")
+    window.undoAction.trigger()
+    window.undoAction.trigger()
+    settle()
+    assert not window.isWindowModified() and not window.undoAction.isEnabled()
+    window.redoAction.trigger()
+    window.redoAction.trigger()
+    settle()
+    assert window.isWindowModified() and window.session.scenario.causal
     path = tmp_path / "lesson.qkv.json"
     assert window.save_as(str(path))
     assert "lesson.qkv.json" in window.windowTitle() and not window.isWindowModified()
