@@ -8,6 +8,10 @@ own Session; a Session alone.
 
     def test_one_panel(make_panel):        # a panel (or an editor) without a window: much faster
         panel = make_panel(HeatmapPanel, preset="pronoun")
+
+    def test_panels_together(make_grid):   # the nine panels on one Session in the window's panel grid
+        grid = make_grid()
+        grid.panels["heatmapPanel"], grid.session, grid.focus("heatmapPanel")
 """
 import gc
 
@@ -18,6 +22,8 @@ from PySide6 import QtCore, QtWidgets
 IN_GRID = (390, 275)
 #: ... and shown alone there (its frame's focus button): for ``make_panel(..., size=ALONE)``.
 ALONE = (1188, 898)
+#: The room the panel grid has there (``make_grid``).
+GRID_AREA = (1196, 906)
 
 
 def settle(qtbot=None, rounds: int = 3) -> None:
@@ -149,6 +155,35 @@ def make_panel(qtbot, make_session):
         qtbot.waitExposed(panel)
         settle()
         return panel
+
+    return make
+
+
+@pytest.fixture
+def make_grid(qtbot, make_session):
+    """The nine step panels on one Session in the window's panel grid (``PanelGrid``: rows of three, each
+    panel in its frame with a title bar, focus and visibility), shown at about the room the grid has in the
+    ``window`` fixture, without the window: ``grid = make_grid(preset="pronoun")``. ``grid.panels`` maps
+    object names to panels, ``grid.session`` is their Session. For tests of panels following one Session
+    together (selection everywhere, the update queue); a whole window is ~440 widgets and menus and docks."""
+    from qkv_gui.look import style
+    from qkv_gui.panels.catalog import PANEL_CLASSES
+    from qkv_gui.window.panel_grid import PanelGrid
+
+    def make(preset=None, session=None, size=GRID_AREA):
+        style.configure_pyqtgraph()
+        if session is None:
+            session = make_session(preset)
+        panels = [cls(session) for cls in PANEL_CLASSES]
+        grid = PanelGrid(panels)
+        grid.session = session
+        grid.panels = {panel.object_name: panel for panel in panels}
+        qtbot.addWidget(grid)
+        grid.resize(*size)
+        grid.show()
+        qtbot.waitExposed(grid)
+        settle()
+        return grid
 
     return make
 

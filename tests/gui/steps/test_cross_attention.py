@@ -18,12 +18,14 @@ MASK_NOTE = "Every key is masked for"
 
 
 @pytest.fixture
-def cross_window(window, qtbot):
+def cross_grid(make_grid, qtbot):
+    """The step panels on one Session in the panel grid, with a source sentence of another length."""
+    grid = make_grid()
     # The heatmap panel is another helper's work on another branch: kept out of these tests.
-    window.grid.set_panel_visible("heatmapPanel", False)
-    assert window.session.set_source(SOURCE)
+    grid.set_panel_visible("heatmapPanel", False)
+    assert grid.session.set_source(SOURCE)
     settle(qtbot)
-    return window
+    return grid
 
 
 def reference(s, head=0):
@@ -131,8 +133,8 @@ def check_pair(w, i, j):
     assert text["weight_value"] == f"weight {ref['weights'][i, j]:.3f}"
 
 
-def test_every_panel_follows_a_source_sentence_of_another_length(cross_window, qtbot):
-    w = cross_window
+def test_every_panel_follows_a_source_sentence_of_another_length(cross_grid, qtbot):
+    w = cross_grid
     s = w.session
     s.select(query=1, key=2)
     settle(qtbot)
@@ -173,8 +175,8 @@ def test_every_panel_follows_a_source_sentence_of_another_length(cross_window, q
     assert "source" not in p["summaryPanel"].texts["pair"].toPlainText()
 
 
-def test_a_query_whose_keys_are_all_masked_gets_a_note_everywhere_and_no_nan(cross_window, qtbot):
-    w = cross_window
+def test_a_query_whose_keys_are_all_masked_gets_a_note_everywhere_and_no_nan(cross_grid, qtbot):
+    w = cross_grid
     s = w.session
     for j in range(s.scenario.n_keys):
         assert s.toggle_padding(j)
@@ -206,8 +208,8 @@ def test_a_query_whose_keys_are_all_masked_gets_a_note_everywhere_and_no_nan(cro
         assert "nan" not in str(panel.drawn() if hasattr(panel, "drawn") else "").lower()
 
 
-def test_padding_and_blocked_cells_show_as_masked(cross_window, qtbot):
-    w = cross_window
+def test_padding_and_blocked_cells_show_as_masked(cross_grid, qtbot):
+    w = cross_grid
     s = w.session
     assert s.toggle_padding(1) and s.toggle_blocked(0, 3)
     s.select(query=0, key=1)
@@ -235,8 +237,8 @@ def test_padding_and_blocked_cells_show_as_masked(cross_window, qtbot):
     assert p["scalingPanel"].drawn()["masked"] == [1]
 
 
-def test_panels_show_the_chosen_head(cross_window, qtbot):
-    w = cross_window
+def test_panels_show_the_chosen_head(cross_grid, qtbot):
+    w = cross_grid
     s = w.session
     assert s.set_heads(3)
     settle(qtbot)
@@ -259,8 +261,8 @@ def test_panels_show_the_chosen_head(cross_window, qtbot):
     assert p["summaryPanel"].texts["head"].toPlainText() == ""
 
 
-def test_many_tokens_on_either_side_draw(cross_window, qtbot):
-    w = cross_window
+def test_many_tokens_on_either_side_draw(cross_grid, qtbot):
+    w = cross_grid
     s = w.session
     s.set_text(" ".join(f"t{i}" for i in range(40)))
     s.set_source(" ".join(f"s{i}" for i in range(512)))
@@ -283,11 +285,11 @@ def test_many_tokens_on_either_side_draw(cross_window, qtbot):
     assert p["summaryPanel"].texts["pair"].toPlainText() == "query 512 'w511' → source key 3 'noir'"
 
 
-def test_an_empty_source_sentence_gives_every_panel_a_hint(window, qtbot):
+def test_an_empty_source_sentence_gives_every_panel_a_hint(make_grid, qtbot):
     """Cross-attention with the source sentence cleared: no keys, so each step panel says what to type
     (nothing raises), and the pictures come back with the source."""
-    window.grid.set_panel_visible("heatmapPanel", True)
-    s = window.session
+    grid = make_grid()
+    s = grid.session
     assert s.set_source(SOURCE)
     settle(qtbot)
     s.select(2, 4)
@@ -295,7 +297,7 @@ def test_an_empty_source_sentence_gives_every_panel_a_hint(window, qtbot):
     assert s.set_source("")
     settle(qtbot)
     assert s.scenario.is_cross and s.result.n_keys == 0 and s.selection.key == 0
-    shown = [p for p in window.panels.values() if p.isVisible()]
+    shown = [p for p in grid.panels.values() if p.isVisible()]
     assert len(shown) >= 9
     for panel in shown:
         assert panel.showing_hint(), panel.objectName()
