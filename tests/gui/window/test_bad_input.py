@@ -12,17 +12,19 @@ from qkv_gui.editors import SentenceOptionsWidget
 from tests.gui.conftest import settle
 
 
-def test_a_ten_thousand_word_paste_keeps_the_first_tokens_and_says_so(window):
+def test_a_ten_thousand_word_paste_keeps_the_first_tokens_and_says_so(make_panel, make_grid):
+    options = make_panel(SentenceOptionsWidget, size=(400, 600))
+    make_grid(session=options.session)  # the panels draw what was kept
     text = " ".join(f"word{i % 300}" for i in range(10_000))
-    edit = window.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    edit = options.findChild(QtWidgets.QLineEdit, "sentenceEdit")
     t0 = time.perf_counter()
     edit.setText(text)
     edit.textEdited.emit(text)
     settle()
     elapsed = time.perf_counter() - t0
-    s = window.session.scenario
+    s = options.session.scenario
     assert s.n == MAX_TOKENS and s.dropped == 10_000 - MAX_TOKENS
-    label = window.findChild(QtWidgets.QLabel, "messageLabel")
+    label = options.findChild(QtWidgets.QLabel, "messageLabel")
     assert label.isVisible()
     assert f"Kept the first {MAX_TOKENS} tokens" in label.text() and f"{10_000 - MAX_TOKENS} more" in label.text()
     assert edit.text() == text  # nothing the user typed is thrown away
@@ -31,15 +33,17 @@ def test_a_ten_thousand_word_paste_keeps_the_first_tokens_and_says_so(window):
 
 @pytest.mark.parametrize("spin, value", [("dModelSpin", 1), ("dKSpin", 1), ("dVSpin", 1),
                                          ("dModelSpin", 64), ("dKSpin", 64), ("dVSpin", 64)])
-def test_dimensions_at_their_limits(window, spin, value):
-    box = window.findChild(QtWidgets.QSpinBox, spin)
+def test_dimensions_at_their_limits(make_panel, make_grid, spin, value):
+    options = make_panel(SentenceOptionsWidget, size=(400, 600))
+    grid = make_grid(session=options.session)  # the nine panels on the same Session
+    box = options.findChild(QtWidgets.QSpinBox, spin)
     box.setValue(value)
     settle()
-    r = window.session.result
+    r = options.session.result
     assert {"dModelSpin": r.scenario.d_model, "dKSpin": r.scenario.d_k, "dVSpin": r.scenario.d_v}[spin] == value
     np.testing.assert_allclose(r.weights.sum(axis=1), 1.0)
     assert box.maximum() == 64 and box.minimum() == 1
-    assert all(not p.showing_hint() for p in window.panels.values())
+    assert all(p.paint_count and not p.showing_hint() for p in grid.panels.values())
 
 
 @pytest.mark.parametrize("t", [0.05, 20.0])
