@@ -27,6 +27,21 @@ def model_window(window):
     return window
 
 
+@pytest.fixture
+def model_editors(make_session, make_panel):
+    """The sentence-and-options editor and the model view on one Session that has opened tiny-bert (what the
+    window's Open model does to its Session), without the window."""
+    from qkv_gui.editors import SentenceOptionsWidget
+    from qkv_gui.panels.labs.model_view import ModelViewPanel
+
+    session = make_session()
+    session.open_model(load_model(DATA / "tiny-bert"), text=TEXT)
+    settle()
+    options = make_panel(SentenceOptionsWidget, session=session, size=(400, 600))
+    options.view = make_panel(ModelViewPanel, session=session, size=(700, 500))
+    return options
+
+
 def test_opening_a_model_shows_its_heads_in_every_part_of_the_window(model_window):
     w = model_window
     s = w.session
@@ -46,20 +61,20 @@ def test_opening_a_model_shows_its_heads_in_every_part_of_the_window(model_windo
     assert "layer 2 head 2" in w.windowTitle()
 
 
-def test_clicking_a_tile_of_the_model_view_steps_into_that_head(model_window):
-    w = model_window
-    panel = w.models.panel
+def test_clicking_a_tile_of_the_model_view_steps_into_that_head(model_editors):
+    w = model_editors
+    panel = w.view
     view = panel.canvas
     point = view.mapFromScene(panel.scene_pos_of_tile(1, 0))
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
     settle()
     assert (w.session.model_layer, w.session.model_head) == (1, 0)
-    assert w.options.modelBox.layerSpin.value() == 2 and w.options.modelBox.headSpin.value() == 1
+    assert w.modelBox.layerSpin.value() == 2 and w.modelBox.headSpin.value() == 1
 
 
-def test_typing_in_the_sentence_box_runs_the_model(model_window, qtbot):
-    w = model_window
-    edit = w.options.sentenceEdit
+def test_typing_in_the_sentence_box_runs_the_model(model_editors, qtbot):
+    w = model_editors
+    edit = w.sentenceEdit
     edit.selectAll()
     QTest.keyClicks(edit, "a dog")
     settle()
@@ -155,15 +170,15 @@ def test_models_on_this_computer_lists_the_cache_and_greys_what_cannot_open(qtbo
     assert dialog.chosen == snap
 
 
-def test_the_model_view_names_the_heads_that_link_the_selected_pair(model_window):
-    w = model_window
+def test_the_model_view_names_the_heads_that_link_the_selected_pair(model_editors):
+    w = model_editors
     s = w.session
     s.select(3, 2)  # 'sat' -> 'cat'
     settle()
     trace = s.model_trace
     pairs = sorted(((trace.weights[l, h, 3, 2], l, h) for l in range(2) for h in range(2)), reverse=True)
     _, l, h = pairs[0]
-    text = w.models.panel.info.text()
+    text = w.view.info.text()
     assert f"'sat' \u2192 'cat' is strongest in layer {l + 1} head {h + 1}" in text
 
 
