@@ -170,6 +170,8 @@ def make_grid(qtbot, make_session):
     from qkv_gui.panels.catalog import PANEL_CLASSES
     from qkv_gui.window.panel_grid import PanelGrid
 
+    kept = []  # the test may drop its own reference; the grid stays until the test ends
+
     def make(preset=None, session=None, size=GRID_AREA):
         style.configure_pyqtgraph()
         if session is None:
@@ -178,6 +180,7 @@ def make_grid(qtbot, make_session):
         grid = PanelGrid(panels)
         grid.session = session
         grid.panels = {panel.object_name: panel for panel in panels}
+        kept.append(grid)
         qtbot.addWidget(grid)
         grid.resize(*size)
         grid.show()

@@ -130,20 +130,24 @@ def test_one_heatmap_per_head_equal_to_numpy_and_hover_shows_the_weight(heads):
     assert style.fmt(numpy_head(s, 2)[0][1, 2], 4) in heads.info.text() and "head 3" in heads.info.text()
 
 
-def test_clicking_head_2_chooses_it_and_every_panel_follows(docked_heads, three, qtbot):
-    heads = docked_heads
-    s = three.session.scenario
+def test_clicking_head_2_chooses_it_and_every_panel_follows(heads, make_panel, make_grid, qtbot):
+    from qkv_gui.editors import SentenceOptionsWidget
+
+    session = heads.session
+    options = make_panel(SentenceOptionsWidget, session=session, size=(400, 600))  # the head chooser
+    grid = make_grid(session=session)  # the step panels on the same Session
+    s = session.scenario
     click(heads, heads.scene_pos_of(1, 2, 0), qtbot)
-    assert three.session.head == 1
-    sel = three.session.selection
+    assert session.head == 1
+    sel = session.selection
     assert (sel.query, sel.key) == (2, 0)
     w2 = numpy_head(s, 1)[0]
-    np.testing.assert_allclose(three.panels["heatmapPanel"].image.image, w2, atol=1e-12)
-    assert three.findChild(QtWidgets.QComboBox, "headCombo").currentIndex() == 1
+    np.testing.assert_allclose(grid.panels["heatmapPanel"].image.image, w2, atol=1e-12)
+    assert options.findChild(QtWidgets.QComboBox, "headCombo").currentIndex() == 1
     assert heads.chosen_head == 1 and "chosen" in heads.views[1].title.text
     assert "chosen" not in heads.views[0].title.text
     # choosing from the combo box moves the frame too
-    three.findChild(QtWidgets.QComboBox, "headCombo").setCurrentIndex(2)
+    options.findChild(QtWidgets.QComboBox, "headCombo").setCurrentIndex(2)
     settle()
     assert heads.chosen_head == 2
 

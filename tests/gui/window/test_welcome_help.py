@@ -125,8 +125,8 @@ def test_f1_elsewhere_explains_the_panel_shown_alone(window):
     QtWidgets.QWhatsThis.hideText()
 
 
-def test_the_question_mark_in_a_title_bar_explains_its_panel(window):
-    frame = window.grid.frames["valuesPanel"]
+def test_the_question_mark_in_a_title_bar_explains_its_panel(make_grid):
+    frame = make_grid().frames["valuesPanel"]
     assert frame.helpButton.text() == "?" and "F1" in frame.helpButton.toolTip()
     shown = []
     real = panel_help.show_help
