@@ -25,19 +25,6 @@ def panel(make_panel):
     return make_panel(CompareHeatmapsPanel, size=IN_DOCK)
 
 
-@pytest.fixture
-def docked(window):
-    """The compare panel opened from the window's Experiments menu."""
-    (act,) = [a for a in window.experimentsMenu.actions() if a.text() == "Compare A / B"]
-    act.trigger()
-    settle()
-    dock = window.findChild(QtWidgets.QDockWidget, "dockCompare")
-    assert dock is not None and dock.isVisible()
-    p = dock.widget()
-    assert p.objectName() == "comparePanel"
-    return p
-
-
 def hint(panel) -> str:
     label = panel.findChild(QtWidgets.QLabel, "compareHint")
     return label.text() if label.isVisible() else ""
@@ -111,9 +98,11 @@ def test_unpin_shows_the_hint_again(panel, qtbot):
     assert "Pin the current weights as A" in hint(panel)
 
 
-def test_click_selects_and_hover_shows_a_b_and_the_difference(window, docked, qtbot):
-    panel = docked
-    s = window.session
+def test_click_selects_and_hover_shows_a_b_and_the_difference(panel, make_panel, qtbot):
+    from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
+
+    s = panel.session
+    heatmap = make_panel(HeatmapPanel, session=s, size=(390, 275))  # another panel on the session
     pin(qtbot, panel)
     s.set_cell("w_k", 0, 0, 2.0)
     settle()
@@ -122,7 +111,8 @@ def test_click_selects_and_hover_shows_a_b_and_the_difference(window, docked, qt
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
     settle()
     assert (s.selection.query, s.selection.key) == (2, 1)
-    assert window.panels["heatmapPanel"]._selection.query == 2  # the other panels follow
+    assert heatmap._selection.query == 2  # the other panels follow
+    assert heatmap.image.outlines["cell"].rect == QtCore.QRectF(1, 2, 1, 1)
     assert panel.images["a"].outlines["cell"].rect == QtCore.QRectF(1, 2, 1, 1)
 
     pos = panel.scene_pos_of("a", 0, 2)
