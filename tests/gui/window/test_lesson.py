@@ -34,7 +34,9 @@ def lesson_window(make_window):
     return w
 
 
-def test_twelve_steps_in_lesson_order_each_with_a_real_panel_then_the_appendix(window):
+def test_twelve_steps_in_lesson_order_each_with_a_real_panel_then_the_appendix():
+    from qkv_gui.panels.catalog import PANEL_CLASSES
+
     steps = load_steps()
     assert [p.name for p in lesson_files()][0] == "01-token.md"
     numbered = [s for s in steps if not s.appendix]
@@ -43,7 +45,7 @@ def test_twelve_steps_in_lesson_order_each_with_a_real_panel_then_the_appendix(w
     for word in ("token", "grid", "query", "key", "dot product", "√d_k", "softmax", "value", "matrices",
                  "whole picture", "plain words", "quick checks"):
         assert word in titles, word
-    assert all(s.panel in window.panels for s in numbered)
+    assert all(s.panel in {cls.object_name for cls in PANEL_CLASSES} for s in numbered)  # the window's panels
     # after the quick checks: the appendix, whose panel is the "Learn the weights" experiment
     assert steps[len(numbered):] == [s for s in steps if s.appendix] and len(steps) == len(numbered) + 1
     assert steps[-1].title == "Where do the weights come from?" and steps[-1].panel == "trainPanel"
@@ -446,16 +448,21 @@ def test_lesson_follows_cross_attention_and_an_empty_source(make_window):
 
 
 @pytest.mark.parametrize("source", ["chat noir", "le petit chat noir dort ici", ""])
-def test_softmax_direction_demo_in_cross_attention(make_window, source):
+def test_softmax_direction_demo_in_cross_attention(make_session, qtbot, source):
     # Rows are the target's queries, columns the source's keys: a shorter source raised IndexError,
     # a longer one was cut to the target's length and headed with the target's words.
-    w = make_window("translation")
-    w.session.set_source(source)
-    w.enter_lesson_mode()
-    w.lesson.go(8)
+    # The demonstration as the lesson pane shows it (the lesson step showing it: the test above).
+    from qkv_gui.window.lesson.demo import softmax_direction_html
+    from qkv_gui.window.lesson.pane import BODY_PX, LessonPane
+
+    session = make_session("translation")
+    session.set_source(source)
     settle()
-    text = w.lesson.text()
-    s = w.session.scenario
+    pane = LessonPane()
+    qtbot.addWidget(pane)
+    pane.text.setHtml(softmax_direction_html(session.scenario, BODY_PX))
+    text = pane.text.toPlainText()
+    s = session.scenario
     if not source:
         assert "Type a source sentence to see the two directions." in text
         return
