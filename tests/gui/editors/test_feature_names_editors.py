@@ -10,7 +10,7 @@ from qkv_gui.editors import InputsWidget, TokenTableWidget, WeightGridsWidget
 from qkv_gui.editors.section_fit import UNIFORM_TEXT
 
 from tests.gui.conftest import settle
-from tests.gui.support.cells import type_into_cell
+from tests.gui.support.user_input import type_into_cell
 
 Qt = QtCore.Qt
 H, V = Qt.Orientation.Horizontal, Qt.Orientation.Vertical

@@ -1,4 +1,5 @@
-"""Figures and numbers for slides: every panel as PNG, SVG and PDF, the deck, CSV and JSON, the menu actions.
+"""Figures and numbers for slides: every panel as PNG, SVG and PDF, the deck, CSV and JSON (the window's
+menu actions: ``window/test_export_actions.py``).
 
 The SVG check renders the SVG back with QSvgRenderer at the PNG's size and compares grey levels.
 Threshold: the mean absolute difference must stay under 4 grey levels (of 255) AND under a quarter
@@ -6,7 +7,6 @@ of the PNG's own mean distance from a blank page. Measured for the default prese
 is 0.04 to 2.3 (anti-aliasing of text edges), while the PNG is 12 to 80 levels away from blank and
 a figure of another panel is > 15 away; so the check passes only for the same picture.
 """
-import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -18,31 +18,15 @@ from qkv_gui.export import figures as export
 from qkv_gui.state.session import Session
 
 from tests.gui.conftest import settle
-from tests.gui.support.figure_checks import svg_to_image
+from tests.gui.support.figure_checks import EXPERIMENTS, NAMES, pdf_pages, svg_to_image
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
-NAMES = ["embedding", "mixing", "qk-plane", "scaling", "softmax", "values", "heatmap", "matrices", "summary"]
 
 
 def grey(image: QtGui.QImage) -> np.ndarray:
     img = image.convertToFormat(QtGui.QImage.Format.Format_Grayscale8)
     a = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
     return a[:, : img.width()].astype(float)
-
-
-def click_in_window(widget) -> None:
-    """A left click in the middle of ``widget``, as the mouse makes it: through its window (the platform's
-    QWindow), not handed to the widget directly."""
-    from PySide6.QtTest import QTest
-
-    top = widget.window()
-    pos = widget.mapTo(top, widget.rect().center())
-    QTest.mouseClick(top.windowHandle(), QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier, pos)
-
-
-def pdf_pages(data: bytes) -> int:
-    """Count /Type /Page objects (not /Pages) in a PDF."""
-    return len(re.findall(rb"/Type\s*/Page(?![a-z])", data))
 
 
 @pytest.fixture(scope="module")
@@ -117,15 +101,6 @@ def test_width_scale_transparent_and_screen_theme(session):
     assert solid.pixelColor(2, 2).alpha() == 255
 
 
-def test_the_on_screen_panel_is_untouched(window, tmp_path):
-    panel = window.panels["heatmapPanel"]
-    before = panel.size(), panel.theme, panel.paint_count
-    window.exporter.export_panel("heatmapPanel", tmp_path / "h.png")
-    settle()
-    assert (panel.size(), panel.theme) == before[:2]
-    assert panel.isVisible() and panel.paint_count == before[2]
-
-
 def test_deck_has_a_title_page_and_one_page_per_panel(session, tmp_path):
     path = export.export_deck(session, tmp_path / "deck.pdf", export.ExportOptions())
     data = path.read_bytes()
@@ -133,74 +108,6 @@ def test_deck_has_a_title_page_and_one_page_per_panel(session, tmp_path):
     assert not list(tmp_path.glob(".qkv-export-*"))  # no temporary file left
     part = export.deck_bytes(session, export.ExportOptions(), names=["heatmap", "softmax"])
     assert pdf_pages(part) == 3
-
-
-def test_menu_actions_export_copy_and_remember_options(window, tmp_path, qtbot):
-    ex = window.exporter
-    menu_texts = [a.text().replace("&", "") for a in ex.menu.actions()]
-    assert any("deck" in t for t in menu_texts) and any("data" in t for t in menu_texts)
-    assert ex.actions["panel"].shortcut().toString() == "Ctrl+E"
-
-    # Options are remembered in QSettings between runs.
-    window.settings.setValue("export/size_mode", "width")
-    window.settings.setValue("export/width", 800)
-    window.settings.setValue("export/theme", "screen")
-    opts, fmt = ex.options()
-    assert opts.width == 800 and opts.theme == "screen" and fmt == "png"
-    ex.ask_options = lambda: (export.ExportOptions(scale=3.0, transparent=True, theme="slide"), "svg")
-    assert ex.edit_options()
-    opts, fmt = ex.options()
-    assert (opts.width, opts.scale, opts.transparent, opts.theme, fmt) == (None, 3.0, True, "slide", "svg")
-
-    # Ctrl+E exports the panel shown alone; the save dialog suggests its short name.
-    window.grid.focus("softmaxPanel")
-    settle()
-    asked = []
-    ex.ask_save_path = lambda suggested, filters, selected: asked.append(suggested) or str(tmp_path / suggested)
-    ex.actions["panel"].trigger()
-    assert asked == ["softmax.svg"] and (tmp_path / "softmax.svg").stat().st_size > 1000
-    window.grid.focus(None)
-    settle()
-
-    # The last-clicked panel otherwise.
-    click_in_window(window.panels["heatmapPanel"].canvas.viewport())
-    assert ex.current_panel() == "heatmapPanel"
-    asked.clear()
-    ex.actions["panel"].trigger()
-    assert asked == ["heatmap.svg"]
-
-    # Export all panels into a folder, in the remembered format; deck; data; copy to the clipboard.
-    ex.ask_folder = lambda title: str(tmp_path / "all")
-    (tmp_path / "all").mkdir()
-    written = ex.export_all()
-    assert sorted(p.name for p in written) == sorted(f"{n}.svg" for n in NAMES)
-    deck = ex.export_deck(tmp_path / "deck.pdf")
-    assert pdf_pages(deck.read_bytes()) == 1 + len(NAMES)
-    data = ex.export_data(tmp_path / "all")
-    assert (tmp_path / "all" / "weights.csv").is_file() and len(data) == 12
-    image = ex.copy_figure("summaryPanel")
-    clip = QtWidgets.QApplication.clipboard().image()
-    assert image.width() == 2880 and clip.width() == image.width()
-
-    # A folder that cannot be written is reported, nothing crashes.
-    assert ex.export_panel("heatmapPanel", tmp_path / "missing" / "h.png") is None
-    assert window.errors and "Could not export" in window.errors[-1]
-
-
-def test_panel_context_menu_offers_export(window):
-    frame = window.grid.frames["valuesPanel"]
-    assert frame.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
-    menu = window.exporter.panel_menu("valuesPanel")
-    texts = [a.text() for a in menu.actions()]
-    assert "Export this panel\u2026" in texts and "Copy figure" in texts
-    import pyqtgraph as pg
-
-    for view in window.panels["heatmapPanel"].findChildren(pg.GraphicsView):
-        # pyqtgraph's own (broken) "Export..." is replaced by ours.
-        assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
-
-
-EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare", "train"]
 
 
 def test_experiments_are_exportable_and_listed_after_the_lesson_panels():
@@ -269,57 +176,6 @@ def test_lab_slide_figure_keeps_every_axis_inside(qapp):
         right = words.mapTo(panel, QtCore.QPoint(words.width(), words.height()))
         assert right.x() <= options.size[0] and right.y() <= options.size[1]
     s.deleteLater()
-
-
-def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
-    ex = window.exporter
-    window.settings.setValue("export/format", "png")
-    window.settings.setValue("export/size_mode", "width")
-    window.settings.setValue("export/width", 480)
-    assert ex.export_names() == NAMES  # no experiment opened
-    window.open_experiment("dockScalingLab")
-    window.open_experiment("dockCompare")
-    settle()
-    assert ex.export_names() == NAMES + ["scaling-lab"]  # compare without A would only be a hint
-    window.session.pin()
-    settle()
-    assert ex.export_names() == NAMES + ["scaling-lab", "compare"]
-    window.open_experiment("dockHeads")
-    window.open_experiment("dockConcat")
-    window.open_experiment("dockTrain")
-    settle()
-    assert ex.export_names() == NAMES + EXPERIMENTS
-    (tmp_path / "all").mkdir()
-    written = ex.export_all(tmp_path / "all")
-    assert sorted(p.name for p in written) == sorted(f"{n}.png" for n in NAMES + EXPERIMENTS)
-    window.experiment_docks["dockHeads"].close()
-    window.experiment_docks["dockConcat"].close()
-    window.experiment_docks["dockScalingLab"].close()
-    window.experiment_docks["dockTrain"].close()
-    settle()
-    assert ex.export_names() == NAMES + ["compare"]
-    deck = ex.export_deck(tmp_path / "deck.pdf")
-    assert pdf_pages(deck.read_bytes()) == 1 + len(NAMES) + 1
-
-    # Ctrl+E and the context menu reach an experiment panel too.
-    panel = window.experiment_panels["comparePanel"]
-    click_in_window(panel.canvas.viewport())
-    assert ex.current_panel() == "comparePanel"
-    asked = []
-    ex.ask_save_path = lambda suggested, filters, selected: asked.append(suggested) or str(tmp_path / suggested)
-    ex.actions["panel"].trigger()
-    assert asked == ["compare.png"] and (tmp_path / "compare.png").stat().st_size > 1000
-    assert panel.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
-
-    # A click in a panel of the grid, then in the experiment's dock floating as a window of its own.
-    click_in_window(window.panels["softmaxPanel"].view.viewport())
-    assert ex.current_panel() == "softmaxPanel"
-    dock = panel.parentWidget()
-    dock.setFloating(True)
-    settle()
-    assert dock.windowHandle() is not window.windowHandle()
-    click_in_window(panel.canvas.viewport())
-    assert ex.current_panel() == "comparePanel"
 
 
 @pytest.mark.parametrize("name", ["heads", "concat", "compare", "heatmap"])

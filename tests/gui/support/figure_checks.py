@@ -5,6 +5,7 @@
     render_with("rsvg", svg, 960, 600)  # librsvg's picture of an SVG (None when rsvg-convert is missing)
     svg_to_image(svg, size)        # Qt's own picture of an SVG (it honours vector-effect)
     differs(png_a, png_b)          # (share of 4 x 4 blocks that differ strongly, mean difference)
+    pdf_pages(pdf)                 # how many pages a PDF has
 
 The pure-Python checks run everywhere (CI installs nothing but Python packages); the renderers run
 where they are installed (``rsvg-convert`` from librsvg2-bin, ``pdftoppm`` from poppler-utils).
@@ -24,6 +25,9 @@ from PySide6 import QtCore, QtGui, QtSvg
 from qkv_gui.export.svg_strokes import IDENTITY, compose, parse_transform, stroke_widths
 
 NS = "{http://www.w3.org/2000/svg}"
+#: The export's short names of the nine panels, in lesson order, and of the experiments.
+NAMES = ["embedding", "mixing", "qk-plane", "scaling", "softmax", "values", "heatmap", "matrices", "summary"]
+EXPERIMENTS = ["scaling-lab", "heads", "concat", "compare", "train"]
 #: The widest line any figure draws on purpose, in page units (the page is 960 units wide): the whole
 #: picture's arrows in the slide theme (4.5 x its 1.07 zoom = 4.8) and the heatmap's frame around the
 #: selected cell (9). A cosmetic pen that a reader widens with its plot's scale is 60 to 3000 units wide.
@@ -38,6 +42,11 @@ STRONG = 96
 #: before the fix 61 % to 93 % (black and coloured bands), and 5.6 % when a plot's clip sat in the
 #: wrong place and hid its bars and labels.
 MAX_STRONG_SHARE = 0.03
+
+
+def pdf_pages(data: bytes) -> int:
+    """Count /Type /Page objects (not /Pages) in a PDF."""
+    return len(re.findall(rb"/Type\s*/Page(?![a-z])", data))
 
 
 def widest_stroke(svg: bytes) -> float:

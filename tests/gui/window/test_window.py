@@ -12,7 +12,7 @@ from qkv_gui.editors import InputsWidget, SentenceOptionsWidget, TokenTableWidge
 from qkv_gui.state.session import Selection
 
 from tests.gui.conftest import settle
-from tests.gui.support.cells import type_into_cell
+from tests.gui.support.user_input import type_into_cell
 from tests.gui.support.reference import numpy_weights
 
 Qt = QtCore.Qt
