@@ -6,6 +6,8 @@ of its module, or runs a script (a string in its module) that constructs one.
 
     python -m tests.gui.support.count_windows           # the total
     python -m tests.gui.support.count_windows -v        # and each file's tests
+    python -m tests.gui.support.count_windows --direct  # only tests that name the fixtures or MainWindow
+                                                        # themselves (not through a fixture or a script)
 """
 from __future__ import annotations
 
@@ -101,11 +103,23 @@ def _conftest_fixtures(path: Path) -> set:
     return found
 
 
-def window_tests(root: Path = GUI) -> dict:
-    """{file relative to tests/gui: [names of its test functions that build a window]}."""
+def _calls_main_window(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id == "MainWindow") or
+                                            (isinstance(n.func, ast.Attribute) and n.func.attr == "MainWindow"))
+               for n in ast.walk(node))
+
+
+def window_tests(root: Path = GUI, direct: bool = False) -> dict:
+    """{file relative to tests/gui: [names of its test functions that build a window]}. ``direct``: only
+    those that ask for ``window`` / ``make_window`` or call ``MainWindow(`` in their own body."""
     out = {}
     for path in sorted(root.rglob("test_*.py")):
         tree = ast.parse(path.read_text())
+        if direct:
+            out[str(path.relative_to(root))] = [
+                fn.name for fn in _functions(tree)
+                if fn.name.startswith("test_") and (_params(fn) & WINDOW_FIXTURES or _calls_main_window(fn))]
+            continue
         building = _window_names(tree, _conftest_fixtures(path))
         names = []
         for fn in _functions(tree):
@@ -124,13 +138,15 @@ def all_tests(root: Path = GUI) -> int:
 
 
 def main(argv) -> int:
-    found = window_tests()
+    direct = "--direct" in argv
+    found = window_tests(direct=direct)
     total = sum(len(v) for v in found.values())
     if "-v" in argv:
         for name, tests in sorted(found.items(), key=lambda kv: -len(kv[1])):
             if tests:
                 print(f"{len(tests):3d}  {name}: {', '.join(tests)}")
-    print(f"{total} of {all_tests()} test functions under tests/gui build a whole MainWindow")
+    how = " (asking for window / make_window or calling MainWindow themselves)" if direct else ""
+    print(f"{total} of {all_tests()} test functions under tests/gui build a whole MainWindow{how}")
     return 0
 
 
