@@ -216,20 +216,6 @@ def test_clicking_a_token_row_selects_it_everywhere(make_panel, qtbot):
     assert tokens.session.selection.query == 2
 
 
-def test_empty_sentence_shows_hints_and_nothing_breaks(make_grid):
-    window = make_grid()  # the nine panels on one Session
-    window.session.set_text("")
-    settle()
-    assert window.session.result.n == 0
-    for panel in window.panels.values():
-        assert panel.showing_hint(), panel.object_name
-        assert panel.hint.isVisible()
-    window.session.set_text("Back again")
-    settle()
-    for panel in window.panels.values():
-        assert not panel.showing_hint(), panel.object_name
-
-
 def test_only_punctuation_and_other_scripts(make_session):
     session = make_session()
     for text in ("...!?", "東京 は 大きい", "مرحبا بالعالم", "naïve cafe\u0301 👍🏽"):
@@ -302,17 +288,6 @@ def test_the_grid_fills_a_big_window_without_scroll_bars(window):
     settle()
     assert scroll.verticalScrollBar().maximum() == 0 and scroll.horizontalScrollBar().maximum() == 0
     assert window.grid.size() == scroll.viewport().size()
-
-
-def test_focusing_a_panel_hides_the_others_and_back(make_grid):
-    grid = make_grid()
-    grid.frames["heatmapPanel"].focusButton.click()  # the title bar's focus button
-    settle()
-    assert grid.panels["heatmapPanel"].isVisible()
-    assert not grid.panels["softmaxPanel"].isVisible()
-    grid.frames["heatmapPanel"].focusButton.click()  # again: every panel
-    settle()
-    assert all(p.isVisible() for p in grid.panels.values())
 
 
 def test_hidden_panel_catches_up_when_shown(window):
@@ -397,20 +372,6 @@ def test_closing_in_presenter_mode_keeps_the_teacher_s_layout(make_window):
     second = make_window()
     assert all(dock.isVisible() for dock in second.docks.values())
     assert second.menuBar().isVisible() and not second.isFullScreen()
-
-
-def test_panel_titles_shorten_instead_of_widening_the_grid(make_grid):
-    grid = make_grid()
-    grid.session.set_heads(3)
-    settle()
-    frame = grid.findChild(QtWidgets.QFrame, "frame_qkPlanePanel")
-    assert frame.titleLabel.text().endswith("head 1 of 3")
-    grid.resize(560, 600)  # the grid's share of a 1024 x 700 window (its docks beside it)
-    settle()
-    shown = frame.titleLabel.fontMetrics().horizontalAdvance(QtWidgets.QLabel.text(frame.titleLabel))
-    assert QtWidgets.QLabel.text(frame.titleLabel) != frame.titleLabel.text()  # shortened ...
-    assert shown <= frame.titleLabel.width() + 1  # ... to fit, the whole title in the tool tip
-    assert frame.titleLabel.toolTip() == frame.titleLabel.text()
 
 
 def _shortcut_owners(window) -> dict:
