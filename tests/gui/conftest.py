@@ -1,5 +1,6 @@
 """GUI fixtures: a main window shown offscreen with throw-away settings; one panel or editor on its
-own Session; a Session alone.
+own Session; the nine panels on one Session in the panel grid; a Session alone. Helpers the tests share
+(checks, reference numbers, stand-ins): ``tests/gui/support/``.
 
     def test_something(window, qtbot):
         window.session.set_text("a b c")
@@ -11,7 +12,7 @@ own Session; a Session alone.
 
     def test_panels_together(make_grid):   # the nine panels on one Session in the window's panel grid
         grid = make_grid()
-        grid.panels["heatmapPanel"], grid.session, grid.focus("heatmapPanel")
+        grid.focus("heatmapPanel")         # and grid.panels["heatmapPanel"], grid.session
 """
 import gc
 
