@@ -23,8 +23,11 @@ from PySide6 import QtCore, QtWidgets
 IN_GRID = (390, 275)
 #: ... and shown alone there (its frame's focus button): for ``make_panel(..., size=ALONE)``.
 ALONE = (1188, 898)
-#: The room the panel grid has there (``make_grid``).
+#: The room the panel grid has there (``make_grid``) ...
 GRID_AREA = (1196, 906)
+#: ... and the size of the scroll area that holds it, in a window of 1600 x 1000, 1008 x 720 (a 1024 x 768
+#: projector) and 1920 x 1400 (measured: what ``window.gridScroll`` has at these sizes).
+IN_WINDOW_AREA, ON_PROJECTOR_AREA, BIG_AREA = (1194, 929), (602, 649), (1514, 1329)
 
 
 def settle(qtbot=None, rounds: int = 3) -> None:
@@ -166,14 +169,16 @@ def make_grid(qtbot, make_session):
     panel in its frame with a title bar, focus and visibility), shown at about the room the grid has in the
     ``window`` fixture, without the window: ``grid = make_grid(preset="pronoun")``. ``grid.panels`` maps
     object names to panels, ``grid.session`` is their Session. For tests of panels following one Session
-    together (selection everywhere, the update queue); a whole window is ~440 widgets and menus and docks."""
+    together (selection everywhere, the update queue); a whole window is ~440 widgets and menus and docks.
+    ``area=(w, h)``: the grid in a scroll area of that size (``grid.scroll``) that it packs its rows to, as in
+    the window (whose scroll area is ``IN_WINDOW_AREA`` at 1600 x 1000)."""
     from qkv_gui.look import style
     from qkv_gui.panels.catalog import PANEL_CLASSES
     from qkv_gui.window.panel_grid import PanelGrid
 
     kept = []  # the test may drop its own reference; the grid stays until the test ends
 
-    def make(preset=None, session=None, size=GRID_AREA):
+    def make(preset=None, session=None, size=GRID_AREA, area=None):
         style.configure_pyqtgraph()
         if session is None:
             session = make_session(preset)
@@ -181,11 +186,21 @@ def make_grid(qtbot, make_session):
         grid = PanelGrid(panels)
         grid.session = session
         grid.panels = {panel.object_name: panel for panel in panels}
-        kept.append(grid)
-        qtbot.addWidget(grid)
-        grid.resize(*size)
-        grid.show()
-        qtbot.waitExposed(grid)
+        shown = grid
+        if area is not None:  # in a scroll area of that size, as the window holds it: rows packed to its width
+            scroll = QtWidgets.QScrollArea()
+            scroll.setObjectName("panelScroll")
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+            scroll.setWidget(grid)
+            grid.watch(scroll)
+            grid.scroll = shown = scroll
+            size = area
+        kept.append(shown)
+        qtbot.addWidget(shown)
+        shown.resize(*size)
+        shown.show()
+        qtbot.waitExposed(shown)
         settle()
         return grid
 

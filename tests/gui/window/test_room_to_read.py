@@ -17,7 +17,7 @@ from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 from qkv_gui.panels.base import CELL_AXES_PX, CELL_PX, FIT_MIN_ZOOM, READABLE_WIDTH
 from qkv_gui.panels.steps.summary_diagram import SummaryPanel
 
-from tests.gui.conftest import settle
+from tests.gui.conftest import BIG_AREA, IN_WINDOW_AREA, ON_PROJECTOR_AREA, settle
 from tests.gui.support.readability import picture_problems, widget_problems
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -105,35 +105,35 @@ def test_on_a_small_projector_rows_of_two_scroll_and_nothing_is_squeezed(make_wi
     assert plane.width() >= plane.body.layout().minimumSize().width()
 
 
-def test_showing_a_panel_alone_and_back_gives_the_same_rows(make_window):
+def test_showing_a_panel_alone_and_back_gives_the_same_rows(make_grid):
     # A panel laid out wide (alone) asked for a wide minimum when it came back, and the rows changed.
-    w = make_window("pronoun")
+    grid = make_grid("pronoun", area=IN_WINDOW_AREA)  # the panel grid in its scroll area, as in the window
     settle(rounds=6)
-    before = (w.grid.packing, [f.width() for f in w.grid.frames.values()])
+    before = (grid.packing, [f.width() for f in grid.frames.values()])
     for name in ("heatmapPanel", "summaryPanel"):
-        w.grid.focus(name)
+        grid.focus(name)
         settle(rounds=6)
-        w.grid.focus(None)
+        grid.focus(None)
         settle(rounds=6)
-        assert (w.grid.packing, [f.width() for f in w.grid.frames.values()]) == before, name
+        assert (grid.packing, [f.width() for f in grid.frames.values()]) == before, name
 
 
-def test_a_narrower_window_moves_panels_to_new_rows_and_back(make_window):
-    w = make_window("pronoun")
+def test_a_narrower_window_moves_panels_to_new_rows_and_back(make_grid):
+    grid = make_grid("pronoun", area=IN_WINDOW_AREA)  # the panel grid in its scroll area, as in the window
     settle(rounds=6)
-    wide = w.grid.packing
-    w.resize(*SMALL)
+    wide = grid.packing
+    grid.scroll.resize(*ON_PROJECTOR_AREA)  # the window at 1008 x 720
     settle(rounds=8)
-    assert len(w.grid.packing) > len(wide)
-    w.grid.setSizes([3 * s for s in w.grid.sizes()[:1]] + w.grid.sizes()[1:])  # the teacher's sizes here
+    assert len(grid.packing) > len(wide)
+    grid.setSizes([3 * s for s in grid.sizes()[:1]] + grid.sizes()[1:])  # the teacher's sizes here
     settle()
-    kept = w.grid.sizes()
-    w.resize(1600, 1000)
+    kept = grid.sizes()
+    grid.scroll.resize(*IN_WINDOW_AREA)  # back to 1600 x 1000
     settle(rounds=8)
-    assert w.grid.packing == wide
-    w.resize(*SMALL)
+    assert grid.packing == wide
+    grid.scroll.resize(*ON_PROJECTOR_AREA)
     settle(rounds=8)
-    assert w.grid.sizes() == kept  # each packing keeps its own sizes
+    assert grid.sizes() == kept  # each packing keeps its own sizes
 
 
 def test_three_experiments_never_leave_a_dock_as_a_strip(make_window):
@@ -187,27 +187,26 @@ def test_at_twice_the_pixels_the_heatmap_reads_too(tmp_path):
     assert seen["plot"] >= 13 * CELL_PX and seen["named"] == 13 and seen["hbar"] == 0, seen
 
 
-def test_a_panel_scrolled_out_of_sight_waits_and_shows_the_new_numbers_when_it_comes_back(make_window):
+def test_a_panel_scrolled_out_of_sight_waits_and_shows_the_new_numbers_when_it_comes_back(make_grid):
     """On a small projector most panels are scrolled out of sight: an edit does not wait for them, and a
     panel scrolled back into sight shows the numbers of now before it is painted."""
-    w = make_window("pronoun")
-    w.resize(*SMALL)
+    grid = make_grid("pronoun", area=ON_PROJECTOR_AREA)  # the panel grid in the window's scroll area at 1008 x 720
     settle(rounds=8)
-    bar = w.gridScroll.verticalScrollBar()
+    bar = grid.scroll.verticalScrollBar()
     bar.setValue(0)
     settle()
-    panels = list(w.panels.values())
+    panels = list(grid.panels.values())
     away = [p for p in panels if not p.in_view()]
     near = [p for p in panels if p.in_view()]
     assert away and near
     counts = {p.object_name: p.paint_count for p in panels}
-    s = w.session.scenario
-    w.session.set_cell("x", w.session.selection.query, 0, float(s.x[w.session.selection.query, 0]) + 0.5)
+    s = grid.session.scenario
+    grid.session.set_cell("x", grid.session.selection.query, 0, float(s.x[grid.session.selection.query, 0]) + 0.5)
     settle()
     assert all(p.paint_count > counts[p.object_name] for p in near)  # the panels in sight follow at once
     assert all(p.paint_count == counts[p.object_name] for p in away)  # those out of sight wait
     last = away[-1]
-    w.gridScroll.ensureWidgetVisible(last)
+    grid.scroll.ensureWidgetVisible(last)
     settle()
     assert last.in_view() and last.paint_count > counts[last.object_name]
     shown = last.grab().toImage()
@@ -220,14 +219,14 @@ def test_a_panel_scrolled_out_of_sight_waits_and_shows_the_new_numbers_when_it_c
     settle()
     away = [p for p in panels if not p.in_view()]
     counts = {p.object_name: p.paint_count for p in panels}
-    w.session.set_text(w.session.scenario.text + " again")
+    grid.session.set_text(grid.session.scenario.text + " again")
     settle()
     assert away and all(p.paint_count > counts[p.object_name] for p in away)
     # a bigger window brings the rest into sight, each up to date
     counts = {p.object_name: p.paint_count for p in panels}
-    w.session.set_cell("x", 0, 0, float(w.session.scenario.x[0, 0]) + 0.25)
+    grid.session.set_cell("x", 0, 0, float(grid.session.scenario.x[0, 0]) + 0.25)
     settle()
-    w.resize(1920, 1400)
+    grid.scroll.resize(*BIG_AREA)  # the window at 1920 x 1400
     settle(rounds=8)
     for p in panels:
         if p.in_view():
