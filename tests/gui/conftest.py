@@ -1,5 +1,6 @@
 """GUI fixtures: a main window shown offscreen with throw-away settings; one panel or editor on its
-own Session; a Session alone.
+own Session; the nine panels on one Session in the panel grid; a Session alone. Helpers the tests share
+(checks, reference numbers, stand-ins): ``tests/gui/support/``.
 
     def test_something(window, qtbot):
         window.session.set_text("a b c")
@@ -8,6 +9,10 @@ own Session; a Session alone.
 
     def test_one_panel(make_panel):        # a panel (or an editor) without a window: much faster
         panel = make_panel(HeatmapPanel, preset="pronoun")
+
+    def test_panels_together(make_grid):   # the nine panels on one Session in the window's panel grid
+        grid = make_grid()
+        grid.focus("heatmapPanel")         # and grid.panels["heatmapPanel"], grid.session
 """
 import gc
 
@@ -18,6 +23,11 @@ from PySide6 import QtCore, QtWidgets
 IN_GRID = (390, 275)
 #: ... and shown alone there (its frame's focus button): for ``make_panel(..., size=ALONE)``.
 ALONE = (1188, 898)
+#: The room the panel grid has there (``make_grid``) ...
+GRID_AREA = (1196, 906)
+#: ... and the size of the scroll area that holds it, in a window of 1600 x 1000, 1008 x 720 (a 1024 x 768
+#: projector) and 1920 x 1400 (measured: what ``window.gridScroll`` has at these sizes).
+IN_WINDOW_AREA, ON_PROJECTOR_AREA, BIG_AREA = (1194, 929), (602, 649), (1514, 1329)
 
 
 def settle(qtbot=None, rounds: int = 3) -> None:
@@ -59,7 +69,7 @@ def _collect_garbage_after_each_test(_long_lived_objects_frozen):
 def _spare_lines_given_back_at_once(monkeypatch):
     """A label's box gives back the lines its words no longer need on the next turn of the event loop, not
     after the pause it waits on screen (``steady_label.SHRINK_AFTER_MS``): a test that edits and settles then
-    sees the layout a fresh panel has. The pause itself is tested in ``test_lazy_text.py``."""
+    sees the layout a fresh panel has. The pause itself is tested in ``drawing/test_changed_text.py``."""
     from qkv_gui.labels import steady_box as steady_label
 
     monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 0)
@@ -151,3 +161,55 @@ def make_panel(qtbot, make_session):
         return panel
 
     return make
+
+
+@pytest.fixture
+def make_grid(qtbot, make_session):
+    """The nine step panels on one Session in the window's panel grid (``PanelGrid``: rows of three, each
+    panel in its frame with a title bar, focus and visibility), shown at about the room the grid has in the
+    ``window`` fixture, without the window: ``grid = make_grid(preset="pronoun")``. ``grid.panels`` maps
+    object names to panels, ``grid.session`` is their Session. For tests of panels following one Session
+    together (selection everywhere, the update queue); a whole window is ~440 widgets and menus and docks.
+    ``area=(w, h)``: the grid in a scroll area of that size (``grid.scroll``) that it packs its rows to, as in
+    the window (whose scroll area is ``IN_WINDOW_AREA`` at 1600 x 1000)."""
+    from qkv_gui.look import style
+    from qkv_gui.panels.catalog import PANEL_CLASSES
+    from qkv_gui.window.panel_grid import PanelGrid
+
+    kept = []  # the test may drop its own reference; the grid stays until the test ends
+
+    def make(preset=None, session=None, size=GRID_AREA, area=None):
+        style.configure_pyqtgraph()
+        if session is None:
+            session = make_session(preset)
+        panels = [cls(session) for cls in PANEL_CLASSES]
+        grid = PanelGrid(panels)
+        grid.session = session
+        grid.panels = {panel.object_name: panel for panel in panels}
+        shown = grid
+        if area is not None:  # in a scroll area of that size, as the window holds it: rows packed to its width
+            scroll = QtWidgets.QScrollArea()
+            scroll.setObjectName("panelScroll")
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+            scroll.setWidget(grid)
+            grid.watch(scroll)
+            grid.scroll = shown = scroll
+            size = area
+        kept.append(shown)
+        qtbot.addWidget(shown)
+        shown.resize(*size)
+        shown.show()
+        qtbot.waitExposed(shown)
+        settle()
+        return grid
+
+    return make
+
+
+@pytest.fixture
+def plot(qtbot):
+    """A bare plot for plot items (``support.plots.blank_plot``): x in 0..10, y in -5..5, no axes, on white."""
+    from tests.gui.support.plots import blank_plot
+
+    return blank_plot(qtbot)

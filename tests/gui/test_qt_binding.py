@@ -9,16 +9,19 @@ import sys
 
 from PySide6 import QtWidgets
 
-from .conftest import settle
+from tests.gui.conftest import settle
 
 
-def test_event_loop_and_repaints_keep_none_alive(window):
+def test_event_loop_and_repaints_keep_none_alive(make_panel):
+    from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
+
+    panel = make_panel(HeatmapPanel)
     settle()
     gc.collect()
     before = sys.getrefcount(None)
     for _ in range(200):
         QtWidgets.QApplication.processEvents()
-        window.panels["heatmapPanel"].repaint()
+        panel.repaint()
     gc.collect()
     after = sys.getrefcount(None)
     assert after >= before - 20, f"references to None fell from {before} to {after}"

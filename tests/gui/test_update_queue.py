@@ -12,7 +12,13 @@ from PySide6 import QtCore, QtWidgets
 from qkv_gui.panels import update_queue
 from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
-from .conftest import settle
+from tests.gui.conftest import settle
+
+
+@pytest.fixture
+def grid(make_grid):
+    """The nine panels on one Session in the window's panel grid, all in sight."""
+    return make_grid()
 
 
 @pytest.fixture
@@ -35,15 +41,15 @@ def record_results(panels) -> dict:
     return drawn
 
 
-def nudge(window, amount: float = 0.5) -> None:
+def nudge(grid, amount: float = 0.5) -> None:
     """A number of the selected query's row, changed (every panel shows it)."""
-    s = window.session
+    s = grid.session
     i = s.selection.query
     s.set_cell("x", i, 0, float(s.scenario.x[i, 0]) + amount)
 
 
-def test_the_event_loop_runs_between_the_panels_taking_an_edit(window, qtbot, one_panel_a_turn):
-    panels = [p for p in window.panels.values() if p.in_view()]
+def test_the_event_loop_runs_between_the_panels_taking_an_edit(grid, qtbot, one_panel_a_turn):
+    panels = [p for p in grid.panels.values() if p.in_view()]
     assert len(panels) == 9
     drawn = record_results(panels)
     up_to_date = lambda: sum(bool(drawn[p.object_name]) for p in panels)  # noqa: E731
@@ -53,7 +59,7 @@ def test_the_event_loop_runs_between_the_panels_taking_an_edit(window, qtbot, on
     probe.setInterval(1)
     probe.timeout.connect(lambda: seen.append(up_to_date()))
     probe.start()
-    nudge(window)
+    nudge(grid)
     qtbot.waitUntil(lambda: up_to_date() == len(panels) and not update_queue.waiting_anywhere(), timeout=5000)
     probe.stop()
     # the timer ran while some panels had the edit and others still waited: at least three times, at three
@@ -61,24 +67,24 @@ def test_the_event_loop_runs_between_the_panels_taking_an_edit(window, qtbot, on
     between = {k for k in seen if 0 < k < len(panels)}
     assert len(between) >= 3, seen
     # and in the end each panel drew the edit once, from the session's result
-    result = window.session.result
+    result = grid.session.result
     assert all(drawn[p.object_name] == [result] for p in panels)
-    heatmap = window.panels[HeatmapPanel.object_name]
+    heatmap = grid.panels[HeatmapPanel.object_name]
     np.testing.assert_array_equal(heatmap.image.values, result.weights)
 
 
-def test_with_time_to_spare_every_panel_takes_the_edit_in_the_turn_of_the_recompute(window, monkeypatch):
+def test_with_time_to_spare_every_panel_takes_the_edit_in_the_turn_of_the_recompute(grid, monkeypatch):
     monkeypatch.setattr(update_queue, "BUDGET_MS", 1e9)
-    panels = [p for p in window.panels.values() if p.in_view()]
+    panels = [p for p in grid.panels.values() if p.in_view()]
     drawn = record_results(panels)
-    nudge(window)
+    nudge(grid)
     QtWidgets.QApplication.processEvents()  # one turn: the recompute, and every panel
-    assert all(drawn[p.object_name] == [window.session.result] for p in panels)
+    assert all(drawn[p.object_name] == [grid.session.result] for p in panels)
     assert update_queue.waiting_anywhere() == 0
 
 
-def test_a_turn_stops_taking_panels_when_its_time_is_spent(window, monkeypatch):
-    panels = [p for p in window.panels.values() if p.in_view()]
+def test_a_turn_stops_taking_panels_when_its_time_is_spent(grid, monkeypatch):
+    panels = [p for p in grid.panels.values() if p.in_view()]
     slow = panels[0]  # the first to follow the session
     show = slow.show_result
 
@@ -91,28 +97,28 @@ def test_a_turn_stops_taking_panels_when_its_time_is_spent(window, monkeypatch):
     slow.show_result = slow_show
     monkeypatch.setattr(update_queue, "BUDGET_MS", 20.0)
     drawn = record_results(panels)
-    nudge(window)
+    nudge(grid)
     QtWidgets.QApplication.processEvents()  # the recompute's turn: the slow panel spends its time
     assert [p.object_name for p in panels if drawn[p.object_name]] == [slow.object_name]
     assert update_queue.waiting_anywhere() == len(panels) - 1
     monkeypatch.setattr(update_queue, "BUDGET_MS", 1e9)
     QtWidgets.QApplication.processEvents()  # the next turn has time for all the others
-    assert all(drawn[p.object_name] == [window.session.result] for p in panels)
+    assert all(drawn[p.object_name] == [grid.session.result] for p in panels)
     assert update_queue.waiting_anywhere() == 0
 
 
-def test_a_new_edit_while_panels_wait_reaches_every_panel_and_the_waiting_ones_once(window, qtbot,
+def test_a_new_edit_while_panels_wait_reaches_every_panel_and_the_waiting_ones_once(grid, qtbot,
                                                                                   one_panel_a_turn):
-    panels = [p for p in window.panels.values() if p.in_view()]
+    panels = [p for p in grid.panels.values() if p.in_view()]
     drawn = record_results(panels)
-    nudge(window)
+    nudge(grid)
     qtbot.waitUntil(lambda: sum(bool(d) for d in drawn.values()) >= 3, timeout=5000)
-    first = window.session.result
+    first = grid.session.result
     early = {name for name, d in drawn.items() if d}
     assert len(early) < len(panels)
-    nudge(window, 0.25)
+    nudge(grid, 0.25)
     settle()
-    newest = window.session.result
+    newest = grid.session.result
     assert newest is not first
     for p in panels:
         name = p.object_name
@@ -120,13 +126,13 @@ def test_a_new_edit_while_panels_wait_reaches_every_panel_and_the_waiting_ones_o
         assert drawn[name] == ([first, newest] if name in early else [newest]), name
 
 
-def test_a_panel_deleted_or_a_window_closed_while_panels_wait_breaks_nothing(window, one_panel_a_turn):
-    panels = list(window.panels.values())
-    extra = HeatmapPanel(window.session)  # a second heatmap on the window's session, in a window of its own
+def test_a_panel_deleted_or_a_window_closed_while_panels_wait_breaks_nothing(grid, one_panel_a_turn):
+    panels = list(grid.panels.values())
+    extra = HeatmapPanel(grid.session)  # a second heatmap on the grid's session, in a window of its own
     extra.resize(500, 400)
     extra.show()
     settle()
-    nudge(window)
+    nudge(grid)
     QtWidgets.QApplication.processEvents()  # the recompute: every panel waits its turn
     assert update_queue.waiting_anywhere() == 10
     extra.deleteLater()  # closed while it waits
@@ -134,7 +140,7 @@ def test_a_panel_deleted_or_a_window_closed_while_panels_wait_breaks_nothing(win
     assert not shiboken6.isValid(extra)
     QtWidgets.QApplication.processEvents()
     assert update_queue.waiting_anywhere() == 9  # one more took the edit
-    window.close()
+    grid.close()  # the panels' window closed
     settle()  # the turns go on: over the panels no longer shown, and over the one that is gone (an error in
     assert update_queue.waiting_anywhere() == 0  # a slot would fail the test)
     assert all(p.paint_count for p in panels)

@@ -12,7 +12,7 @@ from qkv_engine.models import load_model, what_if
 from qkv_gui.editors.model_box import ModelBox
 from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
-from ..conftest import settle
+from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 TEXT = "The cat sat on the"

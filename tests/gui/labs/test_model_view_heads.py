@@ -13,7 +13,7 @@ from qkv_engine import BROAD_MIN, FOCUSED_MIN, head_effects, head_labels, load_m
 from qkv_gui.panels import catalog
 from qkv_gui.panels.labs.model_view import TAG_WORDS, ModelViewPanel
 
-from ..conftest import settle
+from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 TEXT = "the cat sat on the mat"

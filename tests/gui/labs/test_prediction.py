@@ -13,7 +13,7 @@ from PySide6 import QtCore
 from qkv_engine import ModelEdits, head_effects, load_model
 from qkv_gui.panels.labs.prediction import DOWN, NEW, SAME, UP, EffectsJob, PredictionPanel, percent, token_text
 
-from ..conftest import settle
+from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 TEXT = "the cat sat on the mat"

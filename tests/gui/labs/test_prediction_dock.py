@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6 import QtWidgets
 
-from ..conftest import settle
+from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

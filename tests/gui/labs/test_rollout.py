@@ -14,7 +14,7 @@ from qkv_gui.drawing.token_labels import short_token
 from qkv_gui.panels import catalog
 from qkv_gui.panels.labs.rollout import APPROXIMATION, NAME_CHARS, RolloutPanel
 
-from ..conftest import settle
+from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 #: tiny-bert reads "tokenization" as token ##iza ##tion

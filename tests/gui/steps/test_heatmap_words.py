@@ -13,7 +13,7 @@ from qkv_engine import WORD_RULE, merge_pieces, word_weights
 from qkv_engine.models import load_model
 from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
-from ..conftest import settle
+from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 #: tiny-bert reads "tokenization" as token ##iza ##tion

@@ -1,0 +1,137 @@
+"""Figures and numbers from the window: the Export menu and its remembered options, Ctrl+E on the panel in
+use, a panel's context menu, the open experiments in "export all" and the deck, and the panel on screen
+left as it was."""
+from PySide6 import QtCore, QtWidgets
+
+from qkv_gui.export import figures as export
+
+from tests.gui.conftest import settle
+from tests.gui.support.figure_checks import EXPERIMENTS, NAMES, pdf_pages
+from tests.gui.support.user_input import click_in_window
+
+
+def test_the_on_screen_panel_is_untouched(window, tmp_path):
+    panel = window.panels["heatmapPanel"]
+    before = panel.size(), panel.theme, panel.paint_count
+    window.exporter.export_panel("heatmapPanel", tmp_path / "h.png")
+    settle()
+    assert (panel.size(), panel.theme) == before[:2]
+    assert panel.isVisible() and panel.paint_count == before[2]
+
+
+def test_menu_actions_export_copy_and_remember_options(window, tmp_path, qtbot):
+    ex = window.exporter
+    menu_texts = [a.text().replace("&", "") for a in ex.menu.actions()]
+    assert any("deck" in t for t in menu_texts) and any("data" in t for t in menu_texts)
+    assert ex.actions["panel"].shortcut().toString() == "Ctrl+E"
+
+    # Options are remembered in QSettings between runs.
+    window.settings.setValue("export/size_mode", "width")
+    window.settings.setValue("export/width", 800)
+    window.settings.setValue("export/theme", "screen")
+    opts, fmt = ex.options()
+    assert opts.width == 800 and opts.theme == "screen" and fmt == "png"
+    ex.ask_options = lambda: (export.ExportOptions(scale=3.0, transparent=True, theme="slide"), "svg")
+    assert ex.edit_options()
+    opts, fmt = ex.options()
+    assert (opts.width, opts.scale, opts.transparent, opts.theme, fmt) == (None, 3.0, True, "slide", "svg")
+
+    # Ctrl+E exports the panel shown alone; the save dialog suggests its short name.
+    window.grid.focus("softmaxPanel")
+    settle()
+    asked = []
+    ex.ask_save_path = lambda suggested, filters, selected: asked.append(suggested) or str(tmp_path / suggested)
+    ex.actions["panel"].trigger()
+    assert asked == ["softmax.svg"] and (tmp_path / "softmax.svg").stat().st_size > 1000
+    window.grid.focus(None)
+    settle()
+
+    # The last-clicked panel otherwise.
+    click_in_window(window.panels["heatmapPanel"].canvas.viewport())
+    assert ex.current_panel() == "heatmapPanel"
+    asked.clear()
+    ex.actions["panel"].trigger()
+    assert asked == ["heatmap.svg"]
+
+    # Export all panels into a folder, in the remembered format; deck; data; copy to the clipboard.
+    ex.ask_folder = lambda title: str(tmp_path / "all")
+    (tmp_path / "all").mkdir()
+    written = ex.export_all()
+    assert sorted(p.name for p in written) == sorted(f"{n}.svg" for n in NAMES)
+    deck = ex.export_deck(tmp_path / "deck.pdf")
+    assert pdf_pages(deck.read_bytes()) == 1 + len(NAMES)
+    data = ex.export_data(tmp_path / "all")
+    assert (tmp_path / "all" / "weights.csv").is_file() and len(data) == 12
+    image = ex.copy_figure("summaryPanel")
+    clip = QtWidgets.QApplication.clipboard().image()
+    assert image.width() == 2880 and clip.width() == image.width()
+
+    # A folder that cannot be written is reported, nothing crashes.
+    assert ex.export_panel("heatmapPanel", tmp_path / "missing" / "h.png") is None
+    assert window.errors and "Could not export" in window.errors[-1]
+
+
+def test_panel_context_menu_offers_export(window):
+    frame = window.grid.frames["valuesPanel"]
+    assert frame.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
+    menu = window.exporter.panel_menu("valuesPanel")
+    texts = [a.text() for a in menu.actions()]
+    assert "Export this panel\u2026" in texts and "Copy figure" in texts
+    import pyqtgraph as pg
+
+    for view in window.panels["heatmapPanel"].findChildren(pg.GraphicsView):
+        # pyqtgraph's own (broken) "Export..." is replaced by ours.
+        assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
+
+
+def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
+    ex = window.exporter
+    window.settings.setValue("export/format", "png")
+    window.settings.setValue("export/size_mode", "width")
+    window.settings.setValue("export/width", 480)
+    assert ex.export_names() == NAMES  # no experiment opened
+    window.open_experiment("dockScalingLab")
+    window.open_experiment("dockCompare")
+    settle()
+    assert ex.export_names() == NAMES + ["scaling-lab"]  # compare without A would only be a hint
+    window.session.pin()
+    settle()
+    assert ex.export_names() == NAMES + ["scaling-lab", "compare"]
+    window.open_experiment("dockHeads")
+    window.open_experiment("dockConcat")
+    window.open_experiment("dockTrain")
+    window.open_experiment("dockRopeLab")
+    settle()
+    assert ex.export_names() == NAMES + EXPERIMENTS
+    (tmp_path / "all").mkdir()
+    written = ex.export_all(tmp_path / "all")
+    assert sorted(p.name for p in written) == sorted(f"{n}.png" for n in NAMES + EXPERIMENTS)
+    window.experiment_docks["dockHeads"].close()
+    window.experiment_docks["dockConcat"].close()
+    window.experiment_docks["dockScalingLab"].close()
+    window.experiment_docks["dockTrain"].close()
+    window.experiment_docks["dockRopeLab"].close()
+    settle()
+    assert ex.export_names() == NAMES + ["compare"]
+    deck = ex.export_deck(tmp_path / "deck.pdf")
+    assert pdf_pages(deck.read_bytes()) == 1 + len(NAMES) + 1
+
+    # Ctrl+E and the context menu reach an experiment panel too.
+    panel = window.experiment_panels["comparePanel"]
+    click_in_window(panel.canvas.viewport())
+    assert ex.current_panel() == "comparePanel"
+    asked = []
+    ex.ask_save_path = lambda suggested, filters, selected: asked.append(suggested) or str(tmp_path / suggested)
+    ex.actions["panel"].trigger()
+    assert asked == ["compare.png"] and (tmp_path / "compare.png").stat().st_size > 1000
+    assert panel.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
+
+    # A click in a panel of the grid, then in the experiment's dock floating as a window of its own.
+    click_in_window(window.panels["softmaxPanel"].view.viewport())
+    assert ex.current_panel() == "softmaxPanel"
+    dock = panel.parentWidget()
+    dock.setFloating(True)
+    settle()
+    assert dock.windowHandle() is not window.windowHandle()
+    click_in_window(panel.canvas.viewport())
+    assert ex.current_panel() == "comparePanel"
