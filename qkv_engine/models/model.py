@@ -144,11 +144,11 @@ class ModelTrace:
         return _frozen(self.output_head(self.hidden[-1]))
 
     def logits_at(self, position: int) -> np.ndarray | None:
-        """The logits at one position (vocab float32), the same numbers as ``logits[position]``."""
+        """The logits at one position (vocab float32): ``logits[position]`` to float32 rounding (one row is a
+        different product for BLAS than all of them), and always worked out the same way, so that every single
+        position's numbers (a prediction, a pinned word, a knock-out's effect) agree to the bit."""
         if self.output_head is None:
             return None
-        if "logits" in self.__dict__:
-            return self.logits[position]
         position = range(self.n)[position]  # a negative position counts from the end
         return self.output_head(self.hidden[-1][position:position + 1])[0]
 
