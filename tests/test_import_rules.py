@@ -16,6 +16,7 @@ The rules (the README's developer section says the same):
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -30,10 +31,15 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path, tree: ast.AST | None = None) -> list[tuple[int, str]]:
+def imports_of(path: Path) -> list[tuple[int, str]]:
     """(line, absolute module) of every import in the file, ``from X import a`` giving X.a too (a may be a
     submodule)."""
-    tree = tree or ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return _imports_in(path, path.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=None)
+def _imports_in(path: Path, text: str) -> list[tuple[int, str]]:
+    tree = ast.parse(text, filename=str(path))
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
     found = []
     for node in ast.walk(tree):
