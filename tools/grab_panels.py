@@ -62,7 +62,7 @@ def _no_shrink_pause() -> None:
     """A label's box gives back spare lines at once (as in the tests), so that grabs do not depend on timing."""
     import importlib
 
-    for name in ("qkv_gui.drawing.steady_label", "qkv_gui.labels.steady_box"):
+    for name in ("qkv_gui.labels.steady_box", "qkv_gui.panels.steady_label"):
         try:
             module = importlib.import_module(name)
         except ImportError:
