@@ -33,8 +33,12 @@ def reference(name: str, sentence: str = "s0"):
 
 @pytest.fixture
 def session(qtbot):
+    """A Session whose forwards run on the test's thread: on a busy machine a tiny model's forward can take more
+    than a frame and go to the worker, and a test would read the numbers before they landed. The tests about the
+    worker switch it back (``runner.sync = False``)."""
     s = Session(presets.load(presets.DEFAULT))
     s.preset_name = presets.DEFAULT
+    s.runner.sync = True
     yield s
     s.runner.shutdown()
 
@@ -157,6 +161,7 @@ def test_back_to_the_hand_made_example(session, bert):
 
 
 def test_a_slow_forward_runs_off_the_gui_thread_and_the_newest_wins(session, bert, qtbot):
+    session.runner.sync = False  # this test is about when a forward goes to the worker
     session.open_model(bert, text="the cat")
     settle()
     busy = []
@@ -187,6 +192,7 @@ def test_view_data_for_the_model_view(session, bert):
 
 
 def test_the_model_box_says_when_the_model_runs_and_nothing_moves(session, bert, qtbot):
+    session.runner.sync = False  # this test is about when a forward goes to the worker
     """A slow forward shows "Running the model…" in the model box until it lands; the line is kept while
     it is hidden, so showing it moves nothing in the dock."""
     from qkv_gui.editors.model_box import ModelBox
@@ -211,6 +217,7 @@ def test_the_model_box_says_when_the_model_runs_and_nothing_moves(session, bert,
 
 
 def test_an_edit_of_the_top_layer_runs_that_layer_only_and_gives_a_whole_runs_numbers(session, bert):
+    session.runner.sync = False  # this test is about when a forward goes to the worker
     """A forward over every layer slower than a frame goes to the worker thread; an edit of the top layer
     runs that layer alone (the layers below come from the last run), fast enough for the GUI thread."""
     session.open_model(bert, text="the cat sat")
@@ -235,6 +242,7 @@ def test_an_edit_of_the_top_layer_runs_that_layer_only_and_gives_a_whole_runs_nu
 
 
 def test_back_to_the_hand_made_example_keeps_no_trace_of_the_model(session, bert):
+    session.runner.sync = False  # this test drops a forward still running on the worker
     """Nothing of the model's numbers stays in memory (a long sentence's are 150 MB), and a slow forward
     still running when the model is closed changes nothing when it lands."""
     import gc
