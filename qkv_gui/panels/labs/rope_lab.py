@@ -26,6 +26,7 @@ from ...drawing.lazy_axes import set_title
 from ...drawing.plot_marks import line_item
 from ...labels.changed_text import set_text
 from ...labels.steady_box import steady_box
+from ...drawing.chart_view import chart_view
 
 Qt = QtCore.Qt
 
@@ -142,11 +143,7 @@ class RopeLabPanel(Panel):
         self.message.hide()
         layout.addWidget(self.message)
 
-        self.view = pg.GraphicsLayoutWidget(body)
-        self.view.setObjectName("ropeLabCharts")
-        self.view.ci.setContentsMargins(0, 0, 0, 0)
-        self.view.ci.setSpacing(4)
-        self.view.setMinimumHeight(220)
+        self.view = chart_view(body, "ropeLabCharts", spacing=4, min_height=220)
         layout.addWidget(self.view, 1)
         pal = self.colours
         self.distance_plot = self.view.addPlot(row=0, col=0, enableMenu=False)

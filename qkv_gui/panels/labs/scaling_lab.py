@@ -39,6 +39,7 @@ from ...drawing.lazy_axes import set_ticks, set_title
 from ...labels.changed_text import set_text
 from ...labels.steady_box import steady_box
 from ...drawing.text_label import TextLabel
+from ...drawing.chart_view import chart_view
 
 Qt = QtCore.Qt
 
@@ -131,11 +132,7 @@ class ScalingLabPanel(Panel):
         controls.addStretch(0)  # takes the room only when the slider is not shown (an exported figure)
         layout.addLayout(controls)
 
-        self.view = pg.GraphicsLayoutWidget(body)
-        self.view.setObjectName("labCharts")
-        self.view.ci.setContentsMargins(0, 0, 0, 0)
-        self.view.ci.setSpacing(4)
-        self.view.setMinimumHeight(240)
+        self.view = chart_view(body, "labCharts", spacing=4, min_height=240)
         # Charts and words: the words go under the charts, or beside them when the panel is wide and short
         # (a 16:10 slide).
         self.main = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.TopToBottom)

@@ -36,6 +36,7 @@ from ..last_drawn import ShownFor
 from ...labels.steady_box import steady_box
 from ...drawing.text_label import TextLabel
 from ..themed_text import ThemedTextMixin
+from ...drawing.chart_view import chart_view
 
 Qt = QtCore.Qt
 
@@ -186,11 +187,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         layout = QtWidgets.QVBoxLayout(body)
         layout.setContentsMargins(4, 2, 4, 4)
         layout.setSpacing(2)
-        self.view = pg.GraphicsLayoutWidget(body)
-        self.view.setObjectName("scalingCharts")
-        self.view.ci.setContentsMargins(0, 0, 0, 0)
-        self.view.ci.setSpacing(2)
-        self.view.setMinimumHeight(150)
+        self.view = chart_view(body, "scalingCharts", spacing=2, min_height=150)
         layout.addWidget(self.view, 1)
         self.raw = _Chart(self.view.addPlot(row=0, col=0, enableMenu=False), self.colours, "fill_weight")
         self.scaled = _Chart(self.view.addPlot(row=0, col=1, enableMenu=False), self.colours, "fill_weight")
