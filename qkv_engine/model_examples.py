@@ -54,7 +54,9 @@ EXAMPLES = (
         note=("The model has seen 'tom met anna' before. Now 'tom met' comes again.\n"
               "Look: layer 4, head 6. The last 'met' looks at 'anna', the word that came after 'met' last time.\n"
               "Why: this is an induction head. It copies: what followed last time is the best guess now.\n"
-              "Try: change 'anna' to 'sara' in the first sentence. The head and the guess follow."),
+              "Try: change 'anna' to 'sara' in the first sentence. The head and the guess follow.\n"
+              "Then knock this head out (Trained model box). The model is no longer sure of 'anna': "
+              "the prediction panel shows how far it falls."),
     ),
     ModelExample(
         name="model-agreement", title="Agreement \u2014 a trained model",

@@ -69,6 +69,7 @@ def measure(folder: Path, per_kind: int, backend: str = "numpy") -> dict:
     print(table(res))
     if backend == "numpy":
         doc["knock_outs"] = knock_outs(folder, doc, per_kind)
+        doc["copy_demo"] = copy_demo(folder)
     print(f"\n{per_kind} examples of each kind, seed {EVAL_SEED}, {backend} forward: {time.time() - start:.1f} s")
     return doc
 
@@ -98,6 +99,29 @@ def knock_outs(folder: Path, doc: dict, per_kind: int) -> list[dict]:
         names = ", ".join(f"{layer}.{head}" for layer, head in heads)
         print(f"{names:<11}" + "".join(f"  {acc[k]:{len(k)}.1%}" for k in ACCURACIES))
     return out
+
+
+#: The sentence of the card's knock-out demonstration (and of the app's "Copying" example).
+DEMO_TEXT = "tom met anna at the park . later tom met"
+
+
+def copy_demo(folder: Path, text: str = DEMO_TEXT) -> dict:
+    """The model's top word after ``text``, its probability, and the three single heads whose knock-out
+    lowers it most, with the probability left (the app's own head_effects)."""
+    from qkv_engine.models import load_model
+    from qkv_engine.models.what_if import head_effects
+
+    model = load_model(folder)
+    trace = model.run(text)
+    position = len(trace.tokens) - 1
+    word, token_id, p = model.predict(trace, position, 1)[0]
+    effects = head_effects(model, trace, position, token_id)
+    order = np.argsort(effects, axis=None)[:3]
+    heads = [[int(layer), int(head), round(float(p * np.exp(effects[layer, head])), 4)]
+             for layer, head in zip(*np.unravel_index(order, effects.shape))]
+    print(f"\n{text!r} -> {word} {p:.3f}; knocking out " +
+          ", ".join(f"{layer}.{head} leaves {left:.3f}" for layer, head, left in heads))
+    return {"text": text, "word": word, "p": round(float(p), 4), "knocked": heads}
 
 
 def write(folder: Path, doc: dict) -> None:

@@ -185,7 +185,26 @@ def test_the_named_heads_stand_out(results):
     """The named head does its job clearly better than the heads' average."""
     for kind in HEAD_SCORES:
         scores = results.head_score(kind)
-        assert results.best_head(kind)[2] > 0.4 and results.best_head(kind)[2] > 2 * scores.mean(), kind
+        assert results.best_head(kind)[2] > 0.3 and results.best_head(kind)[2] > 4 * scores.mean(), kind
+
+
+def test_one_copying_head_knocked_out_makes_anna_fall(model):
+    """The card's demonstration, with whole forwards (not the app's head_effects): after "tom met anna at the
+    park . later tom met" the model says "anna"; with the card's head knocked out, "anna" falls below a third,
+    and the card's numbers are what the forwards give."""
+    from qkv_engine.models import ModelEdits
+
+    demo = _card_numbers()["copy_demo"]
+    trace = model.run(demo["text"])
+    position = len(trace.tokens) - 1
+    word, token_id, p = model.predict(trace, position, 1)[0]
+    assert (word, round(p, 4)) == (demo["word"], demo["p"]) and word == "anna" and p > 0.9
+    for layer, head, left in demo["knocked"]:
+        knocked = model.run(demo["text"], ModelEdits(knocked_out=frozenset({(layer, head)})))
+        logits = knocked.logits[position].astype(np.float64)
+        probs = np.exp(logits - logits.max())
+        assert probs[token_id] / probs.sum() == pytest.approx(left, abs=1e-3), (layer, head)
+    assert demo["knocked"][0][2] < 0.33
 
 
 @pytest.mark.slow

@@ -60,8 +60,37 @@ def knock_section(evaluation: dict) -> str:
         heads = ", ".join(f"{layer}.{head}" for layer, head in ko["heads"])
         title = "the named induction head alone," if ko["job"] == "induction_alone" else _HEAD_WHAT[ko["job"]][0] + "s"
         lines.append(f"| {title} {heads} | " + " | ".join(f"{ko['accuracy'][k]:.1%}" for k in ACCURACIES) + " |")
-    lines += ["", "Heads are written layer.head. One copying head alone matters little: its neighbours do the same job."]
+    lines += ["", "Heads are written layer.head."]
+    demo = evaluation.get("copy_demo")
+    if demo:
+        (layer, head, left), *rest = demo["knocked"]
+        lines += ["", f"One head alone: after \"{demo['text']}\" the model says `{demo['word']}` with probability "
+                      f"{demo['p']:.2f}. With layer {layer} head {head} knocked out, `{demo['word']}` falls to {left:.2f}. "
+                      "The next heads that matter most for it: "
+                      + ", ".join(f"{la}.{he} (to {le:.2f})" for la, he, le in rest) + "."]
     return "\n".join(lines)
+
+
+def quiet_heads(training: dict, below: float = 0.05) -> list[tuple[int, int]]:
+    """The heads whose share of the output projection the second stage brought below ``below``."""
+    shares = training.get("gather", {}).get("head_shares_after", [])
+    return [(layer, head) for layer, row in enumerate(shares) for head, v in enumerate(row) if v < below]
+
+
+def gather_section(training: dict) -> str:
+    g = training.get("gather")
+    if not g:
+        return ""
+    r = g["recipe"]
+    quiet = ", ".join(f"{layer}.{head}" for layer, head in quiet_heads(training)) or "none"
+    return f"""
+Second stage: gathering each job into fewer heads.
+- After the first stage, several heads often did the same job. Then knocking one out changed nothing, because its neighbours covered for it.
+- So training goes on for {r['steps']} more steps (seed {r['seed']}, learning rate {r['lr']} down to 0 on a cosine, no weight decay) with a penalty added to the loss: {r['penalty']} times the sum, over all heads, of the square root of the size of the head's share of the output projection W^O.
+- The square root makes it cheaper to keep one big head than several small ones, so heads that only repeat another's work fade away.
+- The steps are fixed, not timed, so this stage comes out the same on any machine. It took {g['seconds'] / 60:.1f} minutes here. Final training loss {g['final_loss']}.
+- Heads whose share fell below 0.05 (their output is almost nothing): {quiet}. Their attention still shows in the app, but knocking them out changes nothing.
+"""
 
 
 def model_card(name: str, training: dict, evaluation: dict, n_words: int) -> str:
@@ -127,7 +156,7 @@ A training text is `[BOS]` and examples strung together, {recipe['seq_len']} tok
 - {training['threads']} CPU threads, {minutes:.1f} minutes. Final training loss {training['final_loss']}.
 - The learning rate's cosine follows the steps or the clock, whichever is further along, so the run ends inside its time budget. On a slower or busier machine it takes fewer steps, and the model comes out a little different.
 - torch {training['torch']}.
-
+{gather_section(training)}
 ## Measured
 
 On {evaluation['per_kind']} held-out examples of each kind, made with seed {evaluation['seed']} (never used in training), run through {forward} from the float16 weights.
