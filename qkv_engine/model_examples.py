@@ -80,3 +80,37 @@ def get(name: str) -> ModelExample:
         return _BY_NAME[name]
     except KeyError:
         raise ScenarioError(f"no model example named {name!r}; known: {', '.join(_BY_NAME)}") from None
+
+
+#: More sentences of the built-in model's grammar, for labelling its heads over several sentences.
+BUILTIN_MORE = ("anna saw the dog . she", "anna has a red ball . tom has a blue kite . tom has a",
+                "the key to the old cabinets", "red ball blue kite old dog red ball blue kite")
+
+#: Most sentences "labels over several sentences" takes, and most characters in one.
+MAX_SENTENCES, MAX_SENTENCE_CHARS = 40, 400
+
+
+def example_sentences(model_name: str) -> list[str]:
+    """Sentences to label a model's heads over: the built-in model's own examples (in words it knows); for any
+    other model the sentences of the designed examples."""
+    from . import presets
+    from .models.builtin import BUILTIN_NAME
+
+    if model_name == BUILTIN_NAME:
+        return [e.text for e in EXAMPLES] + list(BUILTIN_MORE)
+    return [presets.load(p.name).text for p in presets.all_presets() if p.designed]
+
+
+def sentence_list(typed: str) -> list[str]:
+    """The sentences of a typed list, one a line (blank lines left out). Too many, or a line too long, is
+    refused with what the limit is."""
+    lines = [line.strip() for line in str(typed).splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        raise ScenarioError("type at least one sentence, one a line")
+    if len(lines) > MAX_SENTENCES:
+        raise ScenarioError(f"{len(lines)} sentences: at most {MAX_SENTENCES}, one a line")
+    long = next((i for i, line in enumerate(lines) if len(line) > MAX_SENTENCE_CHARS), None)
+    if long is not None:
+        raise ScenarioError(f"sentence {long + 1} has {len(lines[long])} characters: at most {MAX_SENTENCE_CHARS}")
+    return lines

@@ -196,6 +196,9 @@ MODEL_VIEW = Entry(ModelViewPanel, ModelViewPanel.title, dock="dockModelView", h
     f"perfectly even) is above {BROAD_MIN}; else mixed. "
     "Click a word in the legend to show only those heads; a bracket underneath groups heads that share their "
     "keys and values. "
+    "\"Labels from\" in the legend chooses what the words are worked out from: this sentence, or each head's "
+    "scores averaged over several sentences (the example sentences, or sentences you type, one a line). "
+    "With Words on (Trained model box), every square shows words instead of word pieces. "
     "After \"Which heads matter?\" the squares show how much each head changes the pinned word's chance.",
     ))
 

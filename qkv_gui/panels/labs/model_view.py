@@ -18,9 +18,15 @@ others are dimmed). In a grouped-query model the query heads that share a key/va
 in a dashed band, and the note says how many share each. After "Which heads matter?" (the prediction panel)
 the tiles can be coloured by ``head_effects``: the change in the pinned word's log-probability when each
 head alone is knocked out, on a diverging scale (blue: the head helped, red: it hurt), the number on the tile.
+
+With the session's word view on, every tile shows words instead of pieces (``qkv_engine.word_weights``: to a
+word the sum over its pieces, from a word the mean), the labels are worked out from those word weights, and
+the note states the rule.
 """
 from __future__ import annotations
 
+import dataclasses
+import html
 import math
 
 import numpy as np
@@ -28,7 +34,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import ScenarioError, head_labels, mask_view, views
+from qkv_engine import WORD_RULE, ScenarioError, head_labels, mask_view, views, word_weights
 
 from ...look import colours, style
 from ..base import Panel
@@ -40,6 +46,7 @@ from ...drawing.lazy_axes import set_ticks
 from ...drawing.text_label import TextLabel
 from ...look.colour_tables import colour_map
 from ..themed_text import ThemedTextMixin
+from .label_sources import LabelSources
 
 Qt = QtCore.Qt
 #: A tile is drawn with at most this many cells a side: a longer sentence's tiles show block maxima.
@@ -179,11 +186,16 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.legend.linkActivated.connect(self._on_legend)
         self.legend.setStyleSheet("padding: 0 4px;")
         layout.addWidget(self.legend)
+        self.sources = LabelSources(self.session, self)
+        self.sources.changed.connect(self._on_change)
         self.info = info_label(body, "modelViewInfo", self.colours)
         layout.addWidget(self.info)
         self.tags: list = []  # one TextLabel a tile, row by row (layer, then head)
-        self.labels = None  # HeadLabels of the sentence shown
+        self.labels = None  # HeadLabels on the tiles: of the sentence shown, or over the sentences chosen
+        self._sentence_labels = None  # HeadLabels of the sentence shown
         self._labels_of = None  # what they were worked out from
+        self._in_words = (None, None, None)  # (pieces' weights, words, the data in words) last joined
+        self.words = None  # the words shown (qkv_engine.Word), or None: pieces
         self.effects = None  # the L x H head effects the tiles are coloured by now, or None
         self.dim = QtWidgets.QGraphicsPathItem(self.grid)  # over the heads the legend's choice leaves out
         self.dim.setPen(QtGui.QPen(Qt.PenStyle.NoPen))
@@ -201,6 +213,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.listen(self.session.modelViewChanged, self._on_change)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.headEffectsChanged, self._on_effects)
+        self.listen(self.session.wordViewChanged, self._on_change)
         self.vb.sigResized.connect(lambda *_: self._fit())
 
     # ----- filling ----------------------------------------------------------------------------------
@@ -212,8 +225,22 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             return "Type a sentence to see every layer and head."
         return None
 
+    def words_of(self, data):
+        """``data`` in words when the word view is on (the same object again while nothing changed, so that
+        the tiles are not drawn again), else ``data`` itself; and the words, or None."""
+        words = self.session.words_shown
+        n = len(data.tokens)
+        if words is None or sum(len(w.pieces) for w in words) != n:
+            return data, None
+        if self._in_words[0] is not data.weights or self._in_words[1] is not words:
+            weights = word_weights(data.weights, words).astype(np.float32)
+            allowed = word_weights(np.asarray(data.allowed, dtype=np.float64), words) > 0.0
+            self._in_words = (data.weights, words, (weights, allowed, tuple(w.text for w in words)))
+        weights, allowed, tokens = self._in_words[2]
+        return dataclasses.replace(data, weights=weights, allowed=allowed, tokens=tokens), words
+
     def show_result(self, result, selection) -> None:
-        data = self.session.model_view_data
+        data, self.words = self.words_of(self.session.model_view_data)
         self._data = data
         mode = self.session.colour_scale
         effects = self.session.head_effects
@@ -227,16 +254,21 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             self._build_tiles(data, mode)
             if self.effects is not None:
                 self._colour_by_effects(self.effects)
+        L_H = np.asarray(data.weights).shape[:2]
         if self._labels_of != (id(data.weights), id(data.allowed)):
             self._labels_of = (id(data.weights), id(data.allowed))
             try:
                 long = len(data.tokens) > LABEL_MAX_TOKENS
-                self.labels = None if long else head_labels(data.weights, data.tokens, data.allowed)
+                self._sentence_labels = None if long else head_labels(data.weights, data.tokens, data.allowed)
             except ScenarioError:  # weights and tokens that do not go together: no labels, the tiles stay
-                self.labels = None
+                self._sentence_labels = None
+        self.sources.refresh()
+        over = self.sources.labels()
+        self.labels = over if over is not None and over.labels and len(over.labels) == L_H[0] \
+            and len(over.labels[0]) == L_H[1] else self._sentence_labels
         L, H, n, m, gap = self._shape
         self.grid.set_veils([self.tile_rect(l, h) for l, h in sorted(data.knocked_out) if l < L and h < H])
-        self.query = min(selection.query, len(data.tokens) - 1)
+        self.query = self.row_of(selection.query)
         layer, head = self._current()
         current = self.tile_rect(layer, head)
         row = QtCore.QRectF(current.left(), current.top() + self.query // self._factor, m, 1)
@@ -262,6 +294,9 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self._note = (f"{L} layers × {H} heads. Each tile: one head's weights (rows: queries, columns: keys), "
                       f"{what}.{grouped} Click a tile to step into that head.",
                       f"{L} × {H} heads; {short_what}.{short_grouped} Click one to step in.")
+        if self.words is not None:
+            self._note = (self._note[0] + f" Words, not pieces: {WORD_RULE}",
+                          self._note[1] + " Words: to a word = sum of its pieces, from a word = mean.")
         self._show_legend()
         self._apply_texts()
         if self.grid.hovered is not None:
@@ -464,12 +499,13 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def _show_legend(self) -> None:
         """The labels present, each with its count, as links: a click shows only those heads."""
         self._show_effects_choice()
+        lead = "".join(f"{html.escape(line, quote=False)}<br>" for line in self.sources.lines)
+        source = f"Labels from <a href=\"source:\">{html.escape(self.sources.source_words)}</a>"
         if self.labels is None:
             long = len(self._data.tokens) > LABEL_MAX_TOKENS
-            self.legend.setText(f"Heads are labelled for sentences of up to {LABEL_MAX_TOKENS} tokens." if long else "")
-            self.legend.setVisible(long)
+            why = f" (heads are labelled for sentences of up to {LABEL_MAX_TOKENS} tokens)" if long else ""
+            self.legend.setText(f"{lead}{source}{why}")
             return
-        self.legend.setVisible(True)
         counts: dict = {}
         for row in self.labels.labels:
             for label in row:
@@ -484,8 +520,9 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             parts.append(f"<b>[{word}]</b>" if name == shown else f"<a href=\"{name}\">{word}</a>")
         if shown is not None:
             parts.append("<a href=\"*\">show all</a>")
-        self.legend.setText("Heads: " + " · ".join(parts))
-        self.legend.setToolTip("\n".join(f"{name}: {meaning}" for name, meaning in self.labels.legend))
+        self.legend.setText(f"{lead}{source}: " + " · ".join(parts))
+        self.legend.setToolTip("\n".join([f"{name}: {meaning}" for name, meaning in self.labels.legend]
+                                          + ([self.sources.tooltip] if self.sources.tooltip else [])))
 
     def _show_effects_choice(self) -> None:
         has_effects = self.session.head_effects is not None
@@ -503,6 +540,9 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self._on_change()
 
     def _on_legend(self, link: str) -> None:
+        if link == "source:":
+            self.sources.menu(self).exec(QtGui.QCursor.pos())
+            return
         self.show_only(None if link == "*" or link == self.shown_label() else link)
 
     def _on_effects(self, effects) -> None:
@@ -513,6 +553,12 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def _on_effects_box(self, on: bool) -> None:
         self.session.lab_state[EFFECTS_KEY] = bool(on)
         self._on_change()
+
+    def row_of(self, token: int) -> int:
+        """The tile row (a token, or the word that holds it) of token position ``token``."""
+        if self.words is not None:
+            return self.session.word_of(self.words, token)
+        return min(token, len(self._data.tokens) - 1)
 
     def _current(self) -> tuple:
         L, H = np.asarray(self._data.weights).shape[:2]
@@ -567,7 +613,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def linking_words(self) -> str:
         """Which heads give the selected key the most weight from the selected query."""
         data, i = self._data, self.query
-        j = min(self.session.selection.key, len(data.tokens) - 1)
+        j = self.row_of(self.session.selection.key)
         best = views.strongest_heads(data.weights, i, j)
         where = ", ".join(f"layer {l + 1} head {h + 1} ({style.fmt(w, 2)})" for l, h, w in best)
         return (f"'{short_token(data.tokens[i])}' \u2192 '{short_token(data.tokens[j])}' is strongest in {where}.")
@@ -641,6 +687,10 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         layer, head = tile[:2]
         self.headClicked.emit(layer, head)
         self.session.select_model_head(layer, head)
+
+    def detach(self) -> None:
+        self.sources.stop()
+        super().detach()
 
     def _apply_texts(self) -> None:
         show_texts(self.width(), ((self.note, self._note), (self.info, self._info)))

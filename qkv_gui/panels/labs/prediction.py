@@ -13,17 +13,16 @@ into it; "Keep only" knocks out every other head of their layers, or of the mode
 """
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ModelError, head_effects
+from qkv_engine import head_effects
 
 from ...look import colours, style
 from ...labels.captions import info_label, note_label, show_texts
 from ...drawing.token_labels import short_token
 from ..base import Panel
+from ..worker_job import WorkerJob
 
 Qt = QtCore.Qt
 #: How many tokens the panel lists.
@@ -161,43 +160,12 @@ class ProbabilityBars(QtWidgets.QWidget):
                 self.rowClicked.emit(row)
 
 
-class EffectsJob(QtCore.QObject):
+def effects_job(model, trace, position: int, target_id: int, mode: str, parent=None) -> WorkerJob:
     """``head_effects`` on a worker thread: ``progressed(done, total)`` while it runs, then ``done(deltas or
     None when cancelled, error text or "")``, both on the GUI thread. ``cancel()`` stops it after the head it is
     on."""
-
-    progressed = QtCore.Signal(int, int)
-    done = QtCore.Signal(object, str)
-
-    def __init__(self, model, trace, position: int, target_id: int, mode: str, parent=None):
-        super().__init__(parent)
-        self._args = (model, trace, position, target_id, mode)
-        self._cancelled = threading.Event()
-        self._thread = threading.Thread(target=self._work, name="qkv-head-effects", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def cancel(self) -> None:
-        self._cancelled.set()
-
-    def wait(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)
-
-    def _progress(self, done: int, total: int) -> bool:
-        self.progressed.emit(done, total)
-        return not self._cancelled.is_set()
-
-    def _work(self) -> None:
-        model, trace, position, target_id, mode = self._args
-        try:
-            deltas = head_effects(model, trace, position, target_id, mode=mode, progress=self._progress)
-            error = ""
-        except ModelError as exc:
-            deltas, error = None, str(exc)
-        except Exception as exc:  # noqa: BLE001 - said on the GUI thread, never lost in the worker
-            deltas, error = None, f"the heads could not be worked out: {exc}"
-        self.done.emit(deltas, error)
+    return WorkerJob(lambda progress: head_effects(model, trace, position, target_id, mode=mode, progress=progress),
+                     "the heads could not be worked out", "qkv-head-effects", parent)
 
 
 class PredictionPanel(Panel):
@@ -213,7 +181,7 @@ class PredictionPanel(Panel):
     def build(self, body):
         self.predictions: list = []  # what is listed now: [(text, id, probability)] from Model.predict
         self.position = 0
-        self.job: EffectsJob | None = None
+        self.job: WorkerJob | None = None
         self._cancelled = False  # the last run of "Which heads matter?" was cancelled
         self._note = None
         self._target_words = None
@@ -484,7 +452,7 @@ class PredictionPanel(Panel):
         if self.job is not None or doc is None or trace is None or target is None or trace.tokens != target.tokens:
             return False
         mode = "mean" if self.meanBox.isChecked() else "zero"
-        job = EffectsJob(doc.model, trace, target.position, target.token_id, mode, self)
+        job = effects_job(doc.model, trace, target.position, target.token_id, mode, self)
         key, pinned = doc.key, target
         job.progressed.connect(self._on_progress)
         job.done.connect(lambda deltas, error: self._on_done(job, deltas, error, mode, key, pinned))

@@ -24,7 +24,7 @@ def model_view(make_session, make_panel):
     def make(name, text=TEXT, size=(900, 640)):
         session = make_session()
         session.runner.sync = True
-        session.open_model(load_model(DATA / name), text=text)
+        session.open_model(load_model(name if isinstance(name, Path) else DATA / name), text=text)
         return make_panel(ModelViewPanel, session=session, size=size)
 
     return make
@@ -179,3 +179,123 @@ def test_the_bracket_names_fit_under_their_groups(model_view, size):
             assert label.boundingRect().width() <= room
     assert named == 2 or size == (300, 260)
     assert "2 query heads a key/value head" in panel.note.text() or "each key/value head serves 2" in panel.note.text()
+
+
+def test_the_word_view_joins_pieces_in_every_tile_by_the_word_rule(model_view):
+    """With the word view on, each tile is its head's weights between words (rows: the mean over a word's
+    pieces, columns: the sum), worked out here by hand; the labels come from those weights, the selected
+    query's row is its word's, the note states the rule; off again, the pieces come back."""
+    from qkv_engine import WORD_RULE, merge_pieces
+    from qkv_gui.drawing.token_labels import short_token
+
+    panel = model_view("tiny-bert", "the cat sat on the tokenization mat")
+    session, trace = panel.session, panel.session.model_trace
+    assert tile_cells(panel, 1, 1).shape == (trace.n, trace.n)
+    long_word_piece = next(i for i, t in enumerate(trace.tokens) if t.startswith("##"))
+    session.select(query=long_word_piece)
+    session.set_word_view(True)
+    settle()
+    words = merge_pieces(trace.tokens, trace.spans, trace.text)
+    assert len(words) < trace.n
+    w = trace.weights.astype(np.float64)
+    for layer in range(w.shape[0]):
+        for head in range(w.shape[1]):
+            want = np.array([[np.mean([sum(w[layer, head, i, j] for j in b.pieces) for i in a.pieces])
+                              for b in words] for a in words])
+            np.testing.assert_allclose(tile_cells(panel, layer, head), want, atol=1e-6)
+    assert WORD_RULE in panel.note.text()
+    word = next(a for a, wd in enumerate(words) if long_word_piece in wd.pieces)
+    row = panel.grid.outlines["query"].rect
+    assert row.top() == panel.tile_rect(*panel._current()).top() + word and row.height() == 1
+    tokens = tuple(wd.text for wd in words)
+    assert "tokenization" in tokens and tokens[word] == "tokenization"
+    assert f"'{short_token(tokens[word])}' looks most at" in panel.info.text()
+    joined = np.array([[[[np.mean([sum(w[l, h, i, j] for j in b.pieces) for i in a.pieces]) for b in words]
+                         for a in words] for h in range(w.shape[1])] for l in range(w.shape[0])])
+    assert panel.labels.labels == head_labels(joined, tokens, np.ones((len(words),) * 2, dtype=bool)).labels
+    session.set_word_view(False)
+    settle()
+    assert tile_cells(panel, 1, 1).shape == (trace.n, trace.n) and WORD_RULE not in panel.note.text()
+
+
+def wait_for_labels(panel, qtbot):
+    qtbot.waitUntil(lambda: panel.sources.job is None and panel.sources.labels() is not None, timeout=20000)
+    settle()
+
+
+def test_labels_over_the_example_sentences_are_each_heads_scores_averaged(model_view, qtbot):
+    """"Labels from: the example sentences": the tiles carry head_labels_over of the example sentences run
+    through the model; the legend says so; a knock-out (a what-if edit) works them out again with the edit."""
+    from qkv_engine import BUILTIN_NAME, ModelEdits, builtin_model_path, head_labels_over, model_examples
+
+    assert len(model_examples.example_sentences("tiny-llama")) == 4  # any other model: the designed examples
+    panel = model_view(builtin_model_path(), "tom met anna at the park . later tom met")
+    model = panel.session.model_doc.model
+    texts = model_examples.example_sentences(model.info.name)
+    assert model.info.name == BUILTIN_NAME and len(texts) == 7  # its own examples, in words it knows
+    assert all("[UNK]" not in model.run(t).tokens for t in texts)
+    menu = panel.sources.menu(panel)
+    assert [a.text() for a in menu.actions() if a.isCheckable()] == [
+        "This sentence", "The example sentences", "Sentences I type…"]
+    next(a for a in menu.actions() if a.data() == "examples").trigger()
+    wait_for_labels(panel, qtbot)
+    want = head_labels_over([model.run(t) for t in texts]).labels
+    assert panel.labels.labels == want and want != head_labels(panel.session.model_trace).labels
+    assert panel.tag_texts() == [[TAG_WORDS[label][0] for label in row] for row in want]
+    assert "Labels over 7 sentences" in panel.legend.text() and "the example sentences" in panel.legend.text()
+    assert all(t in panel.legend.toolTip() for t in texts)
+    panel.session.knock_out(2, 3, True)  # the previous-token head: the copying heads above it look elsewhere
+    settle()
+    wait_for_labels(panel, qtbot)
+    edits = ModelEdits(knocked_out=frozenset({(2, 3)}))
+    assert panel.labels.labels == head_labels_over([model.run(t, edits) for t in texts]).labels
+    panel.sources.choose("sentence")
+    settle()
+    assert panel.labels.labels == head_labels(panel.session.model_trace).labels
+    assert "Labels over" not in panel.legend.text()
+
+
+def test_labels_over_typed_sentences_and_a_bad_list_is_refused_keeping_the_last(model_view, qtbot, monkeypatch):
+    from PySide6 import QtWidgets
+
+    from qkv_engine import head_labels_over
+    from qkv_gui.panels.labs.label_sources import SOURCE_KEY, TEXTS_KEY
+
+    panel = model_view("tiny-gpt2")
+    model = panel.session.model_doc.model
+    asked = []
+    monkeypatch.setattr(QtWidgets.QInputDialog, "getMultiLineText",
+                        lambda *a, **k: (asked.append(a[-1]) or "the dog ran\n\n  a cat sat on it  \n", True))
+    panel.sources._on_chosen("typed", panel)  # no list yet: the dialog asks for one
+    wait_for_labels(panel, qtbot)
+    assert asked == [""]
+    assert panel.session.lab_state[SOURCE_KEY] == "typed"
+    assert panel.session.lab_state[TEXTS_KEY] == ["the dog ran", "a cat sat on it"]
+    want = head_labels_over([model.run("the dog ran"), model.run("a cat sat on it")]).labels
+    assert panel.labels.labels == want and "Labels over 2 sentences" in panel.legend.text()
+    assert not panel.sources.set_sentences("\n".join(["a b"] * 41))
+    settle()
+    assert "were not taken" in panel.legend.text() and "at most 40" in panel.legend.text()
+    assert panel.session.lab_state[TEXTS_KEY] == ["the dog ran", "a cat sat on it"]
+    assert panel.labels.labels == want
+    assert not panel.sources.set_sentences(" \n \n")
+    assert "at least one sentence" in panel.sources.refused
+
+
+def test_with_the_word_view_the_sentences_are_labelled_in_words(model_view, qtbot):
+    from qkv_engine import head_labels_over, merge_pieces, word_weights
+
+    panel = model_view("tiny-bert", "the cat sat on the tokenization mat")
+    model = panel.session.model_doc.model
+    panel.session.lab_state["modelViewLabelTexts"] = ["the tokenization of words", "a cat sat"]
+    panel.sources.choose("typed")
+    panel.session.set_word_view(True)
+    settle()
+    wait_for_labels(panel, qtbot)
+    sentences = []
+    for text in ("the tokenization of words", "a cat sat"):
+        trace = model.run(text)
+        words = merge_pieces(trace.tokens, trace.spans, trace.text)
+        sentences.append((word_weights(trace.weights, words), tuple(w.text for w in words),
+                          word_weights(trace.allowed.astype(float), words) > 0))
+    assert panel.labels.labels == head_labels_over(sentences).labels

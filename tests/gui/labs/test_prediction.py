@@ -11,7 +11,7 @@ import pytest
 from PySide6 import QtCore
 
 from qkv_engine import ModelEdits, head_effects, load_model
-from qkv_gui.panels.labs.prediction import DOWN, NEW, SAME, UP, EffectsJob, PredictionPanel, percent, token_text
+from qkv_gui.panels.labs.prediction import DOWN, NEW, SAME, UP, PredictionPanel, effects_job, percent, token_text
 
 from tests.gui.conftest import settle
 
@@ -215,7 +215,7 @@ def test_mean_knock_outs_are_offered_only_where_the_engine_does_them(prediction)
 def test_a_cancelled_run_lists_nothing(open_model, qtbot):
     s = open_model("tiny-gpt2")
     trace = s.model_trace
-    job = EffectsJob(s.model_doc.model, trace, 1, 5, "zero")
+    job = effects_job(s.model_doc.model, trace, 1, 5, "zero")
     seen = []
     job.progressed.connect(lambda done, total: seen.append((done, total)))
     job.cancel()
