@@ -15,6 +15,18 @@ on a sentence of 16 tokens, and times three kinds of edit until the new numbers 
 A forward slower than a frame runs on a worker thread (the window stays responsive), so an edit is timed
 until its trace has landed and every panel has repainted. Three runs; the median and 95th percentile of the
 wall-clock time and of this process's CPU time (all threads), in ms.
+
+Then, each run, the longest turn of the event loop (``bench_live_update.longest_turn``: the longest time input
+would have waited):
+
+* ``model view``: a burst of what-if edits arriving as fast clicking does (a head knocked out and back, a
+  weight, another head chosen, a word), the forwards on the worker as the app runs them, with the model view
+  alone open (as before the prediction panel existed);
+* ``+ prediction``: the same burst with the prediction panel open beside it (a word pinned: its before -> after);
+* ``heads matter``: the same burst while "Which heads matter?" works on its worker thread for a pinned word,
+  and the model view's labels are worked out over the example sentences;
+* ``reference``: the same burst of a fixed piece of work that does not depend on the app, for the machine's
+  speed (and the hand-made mode's figure from ``bench_live_update.py`` is the one to compare with).
 """
 from __future__ import annotations
 
@@ -38,7 +50,7 @@ one_thread()  # as the app does at start-up: BLAS on one thread, Qt paints witho
 
 import numpy as np  # noqa: E402
 
-from bench_live_update import percentile, settle_edit  # noqa: E402
+from bench_live_update import longest_turn, machine_reference, percentile, settle_edit  # noqa: E402
 from bench_model_forward import random_bert, sentence  # noqa: E402
 
 KINDS = ("word", "weight", "head")
@@ -87,9 +99,69 @@ def run_once(app, window, repeats: int, words: list) -> dict:
     return out
 
 
+def what_if_actions(window, words: list) -> list:
+    """Callables, each one what-if edit as the Trained model box and the panels make it."""
+    s = window.session
+    count = [0]
+
+    def knock():
+        count[0] += 1
+        s.knock_out(1, 2, count[0] % 2 == 1)
+
+    def weight():
+        count[0] += 1
+        w = s.scenario.w_q
+        s.set_cell("w_q", count[0] % w.shape[0], 0, float(w[count[0] % w.shape[0], 0]) + 0.03)
+
+    def head():
+        count[0] += 1
+        s.select_model_head(count[0] % s.model_doc.model.info.n_layers, count[0] % 4)
+
+    def word():
+        count[0] += 1
+        changed = list(words)
+        changed[count[0] % len(changed)] = ("dog", "fox", "cat", "mat")[count[0] % 4]
+        s.set_text(" ".join(changed))
+
+    return [knock, weight, head, word]
+
+
+def turns(app, window, words: list) -> dict:
+    """The longest event-loop turns (wall ms, CPU ms, p95 wall ms) of the three bursts of the docstring."""
+    from PySide6 import QtWidgets
+
+    dock = window.models.show_prediction()
+    dock.close()
+    settle(app, window)
+    out = {"model view": longest_turn(app, window, what_if_actions(window, words))}
+    settle(app, window)
+    window.session.set_text(" ".join(words))
+    window.models.show_prediction()
+    settle(app, window)
+    prediction = window.findChild(QtWidgets.QWidget, "predictionPanel")
+    view = window.findChild(QtWidgets.QWidget, "modelViewPanel")
+    prediction.bars.rowClicked.emit(0)  # pin the top word
+    settle(app, window)
+    out["+ prediction"] = longest_turn(app, window, what_if_actions(window, words))
+    settle(app, window)
+    window.session.set_text(" ".join(words))
+    settle(app, window)
+    prediction.bars.rowClicked.emit(0)
+    settle(app, window)
+    view.sources.choose("examples")
+    running = prediction.run_effects()  # False for a model without an output head: the labels alone then
+    out["heads matter" if running else "labels only"] = longest_turn(app, window, [a for a in what_if_actions(window, words)[2:3]])
+    if prediction.job is not None:
+        prediction.job.wait()
+    view.sources.choose("sentence")
+    settle(app, window)
+    out["reference"] = (machine_reference(app, window)[2], float("nan"), float("nan"))
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--model", help="a real model folder (default: a random 6 x 384 x 12 BERT)")
+    ap.add_argument("--model", help="a real model folder, or builtin (default: a random 6 x 384 x 12 BERT)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--repeats", type=int, default=20)
     args = ap.parse_args(argv)
@@ -100,7 +172,7 @@ def main(argv=None) -> None:
     from qkv_gui.window.main_window import MainWindow
 
     scratch = Path(tempfile.mkdtemp(prefix="qkv-bench-"))
-    folder = Path(args.model) if args.model else random_bert(scratch / "bert", np.random.default_rng(0))
+    folder = args.model if args.model else random_bert(scratch / "bert", np.random.default_rng(0))
     model = load_model(folder)
     text = sentence(model, 16)
     window = MainWindow(settings=QtCore.QSettings(str(scratch / "s.ini"), QtCore.QSettings.Format.IniFormat),
@@ -117,6 +189,10 @@ def main(argv=None) -> None:
         for kind, (wall, cpu) in run_once(app, window, args.repeats, text.split()).items():
             print(f"{run:>4} {kind:>7} {statistics.median(wall):8.1f} {percentile(wall, 95):8.1f} "
                   f"{statistics.median(cpu):8.1f} {percentile(cpu, 95):8.1f}")
+    print(f"\n{'run':>4} {'burst':>13} {'longest turn':>13} {'its CPU':>8} {'p95 turn':>9}   (ms)")
+    for run in range(1, args.runs + 1):
+        for kind, (longest, cpu, p95) in turns(app, window, text.split()).items():
+            print(f"{run:>4} {kind:>13} {longest:13.1f} {cpu:8.1f} {p95:9.1f}")
     window.close()
 
 
