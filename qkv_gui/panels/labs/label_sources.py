@@ -55,7 +55,8 @@ class LabelSources(QtCore.QObject):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
-        self.state = ""  # a line about the labels over sentences: working, done, or what went wrong
+        self.state = ""  # a few words after the choice in the legend: how far the work is, or that it is done
+        self.failed = ""  # why the labels over the sentences could not be worked out
         self.refused = ""  # why the last typed list was not taken ("" once a list or a choice is taken)
         self.job: WorkerJob | None = None
         self._job_key = None
@@ -80,7 +81,7 @@ class LabelSources(QtCore.QObject):
     @property
     def lines(self) -> list:
         """What to say above the legend: a refused list, the state of the labels over sentences."""
-        return [line for line in (self.refused, self.state) if line]
+        return [line for line in (self.refused, self.failed) if line]
 
     @property
     def tooltip(self) -> str:
@@ -165,12 +166,12 @@ class LabelSources(QtCore.QObject):
         key = self._key()
         if key is None:
             self._cancel()
-            self.state = ""
+            self.state, self.failed = "", ""
         elif self._over[0] != key and self._job_key != key:
             self._start(key)
         elif self._over[0] == key and self._over[1] is not None:
             n = len(key[2])
-            self.state = f"Labels over {n} sentence{'s' if n != 1 else ''}, each head's scores averaged."
+            self.state = f"{n} sentence{'s' if n != 1 else ''}, each head's scores averaged"
 
     def _start(self, key) -> None:
         self._cancel()
@@ -181,7 +182,7 @@ class LabelSources(QtCore.QObject):
         job.progressed.connect(lambda done, total: self._on_progress(job, done, total))
         job.done.connect(lambda labels, error: self._on_done(job, key, labels, error))
         self.job, self._job_key = job, key
-        self.state = f"Working out the labels over {len(texts)} sentences…"
+        self.state, self.failed = f"working out: 0 of {len(texts)} sentences", ""
         job.start()
 
     def _cancel(self) -> None:
@@ -191,7 +192,7 @@ class LabelSources(QtCore.QObject):
 
     def _on_progress(self, job, done: int, total: int) -> None:
         if job is self.job:
-            self.state = f"Working out the labels over {total} sentences… ({done} of {total})"
+            self.state = f"working out: {done} of {total} sentences"
             self.changed.emit()
 
     def _on_done(self, job, key, labels, error: str) -> None:
@@ -199,7 +200,8 @@ class LabelSources(QtCore.QObject):
             return
         self.job, self._job_key = None, None
         if error:
-            self.state = f"The labels over those sentences could not be worked out: {error}."
+            self.state = ""
+            self.failed = f"The labels over those sentences could not be worked out: {error}."
             self._over = (key, None)
         elif labels is not None:
             self._over = (key, labels)

@@ -500,7 +500,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         """The labels present, each with its count, as links: a click shows only those heads."""
         self._show_effects_choice()
         lead = "".join(f"{html.escape(line, quote=False)}<br>" for line in self.sources.lines)
-        source = f"Labels from <a href=\"source:\">{html.escape(self.sources.source_words)}</a>"
+        state = f" ({html.escape(self.sources.state, quote=False)})" if self.sources.state else ""
+        source = f"Labels from <a href=\"source:\">{html.escape(self.sources.source_words)}</a>{state}"
         if self.labels is None:
             long = len(self._data.tokens) > LABEL_MAX_TOKENS
             why = f" (heads are labelled for sentences of up to {LABEL_MAX_TOKENS} tokens)" if long else ""

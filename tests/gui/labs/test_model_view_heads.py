@@ -242,7 +242,7 @@ def test_labels_over_the_example_sentences_are_each_heads_scores_averaged(model_
     want = head_labels_over([model.run(t) for t in texts]).labels
     assert panel.labels.labels == want and want != head_labels(panel.session.model_trace).labels
     assert panel.tag_texts() == [[TAG_WORDS[label][0] for label in row] for row in want]
-    assert "Labels over 7 sentences" in panel.legend.text() and "the example sentences" in panel.legend.text()
+    assert "7 sentences, each head's scores averaged" in panel.legend.text() and "the example sentences" in panel.legend.text()
     assert all(t in panel.legend.toolTip() for t in texts)
     panel.session.knock_out(2, 3, True)  # the previous-token head: the copying heads above it look elsewhere
     settle()
@@ -252,7 +252,7 @@ def test_labels_over_the_example_sentences_are_each_heads_scores_averaged(model_
     panel.sources.choose("sentence")
     settle()
     assert panel.labels.labels == head_labels(panel.session.model_trace).labels
-    assert "Labels over" not in panel.legend.text()
+    assert "averaged" not in panel.legend.text()
 
 
 def test_labels_over_typed_sentences_and_a_bad_list_is_refused_keeping_the_last(model_view, qtbot, monkeypatch):
@@ -272,7 +272,7 @@ def test_labels_over_typed_sentences_and_a_bad_list_is_refused_keeping_the_last(
     assert panel.session.lab_state[SOURCE_KEY] == "typed"
     assert panel.session.lab_state[TEXTS_KEY] == ["the dog ran", "a cat sat on it"]
     want = head_labels_over([model.run("the dog ran"), model.run("a cat sat on it")]).labels
-    assert panel.labels.labels == want and "Labels over 2 sentences" in panel.legend.text()
+    assert panel.labels.labels == want and "2 sentences, each head's scores averaged" in panel.legend.text()
     assert not panel.sources.set_sentences("\n".join(["a b"] * 41))
     settle()
     assert "were not taken" in panel.legend.text() and "at most 40" in panel.legend.text()
