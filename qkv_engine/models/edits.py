@@ -8,7 +8,9 @@ Counting is from 0. ``weights``: one entry of a head's W^Q, W^K, W^V (``row`` is
 input number 0 .. d_model - 1, ``col`` the head's column 0 .. d_head - 1) or of its
 bias b^Q, b^K, b^V (``row`` 0). ``inputs``: one number of the attention input x of a
 layer at a token position (an edit of a position the sentence does not reach waits
-until it does). ``knocked_out``: heads whose output is set to zero.
+until it does). ``knocked_out``: heads whose output is set to zero. ``fixed_outputs``: heads whose output is
+set to one given vector (d_head numbers) at every position (a "mean" knock-out: the head's mean output over
+the sentence's positions, ``what_if.mean_edits``).
 """
 from __future__ import annotations
 
@@ -72,6 +74,15 @@ def _knock(entry) -> tuple:
     return (_index("layer", layer), _index("head", head))
 
 
+def _fixed(entry) -> tuple:
+    try:
+        layer, head, vector = entry
+        vector = tuple(vector)
+    except (TypeError, ValueError):
+        raise ModelError("edit: a fixed head output is (layer, head, (numbers of the head's output))") from None
+    return (_index("layer", layer), _index("head", head), tuple(_value(v) for v in vector))
+
+
 def _merged(entries, key_len: int) -> tuple:
     """Sorted by position, one entry per position (the last given wins)."""
     last = {}
@@ -87,11 +98,13 @@ class ModelEdits:
     weights: tuple = ()  # ((layer, head, name, row, col, value), ...)
     inputs: tuple = ()  # ((layer, token, dim, value), ...)
     knocked_out: frozenset = frozenset()  # {(layer, head), ...}
+    fixed_outputs: tuple = ()  # ((layer, head, (d_head numbers)), ...)
 
     def __post_init__(self):
         object.__setattr__(self, "weights", _merged((_weight(e) for e in self.weights), 5))
         object.__setattr__(self, "inputs", _merged((_input(e) for e in self.inputs), 3))
         object.__setattr__(self, "knocked_out", frozenset(_knock(e) for e in self.knocked_out))
+        object.__setattr__(self, "fixed_outputs", _merged((_fixed(e) for e in self.fixed_outputs), 2))
 
     def with_weight(self, layer, head, name, row, col, value) -> "ModelEdits":
         """One entry of a head's W^Q, W^K, W^V or bias set to ``value``."""
@@ -113,8 +126,12 @@ class ModelEdits:
         key = _knock((layer, head))
         return replace(self, knocked_out=self.knocked_out | {key} if on else self.knocked_out - {key})
 
+    def with_fixed_output(self, layer, head, vector) -> "ModelEdits":
+        """Head ``head`` of ``layer`` outputs ``vector`` (its d_head numbers) at every position."""
+        return replace(self, fixed_outputs=self.fixed_outputs + ((layer, head, tuple(vector)),))
+
     def is_empty(self) -> bool:
-        return not (self.weights or self.inputs or self.knocked_out)
+        return not (self.weights or self.inputs or self.knocked_out or self.fixed_outputs)
 
     def weight_value(self, layer, head, name, row, col):
         """The edited value of that entry, or None when it is the checkpoint's."""
@@ -125,4 +142,5 @@ class ModelEdits:
 
     def layers(self) -> set:
         """Every layer some edit touches."""
-        return {e[0] for e in self.weights} | {e[0] for e in self.inputs} | {e[0] for e in self.knocked_out}
+        return ({e[0] for e in self.weights} | {e[0] for e in self.inputs} | {e[0] for e in self.knocked_out}
+                | {e[0] for e in self.fixed_outputs})

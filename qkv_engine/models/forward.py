@@ -21,7 +21,7 @@ width are widened one layer at a time (widths.float32).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -146,6 +146,7 @@ class LayerEdits:
     qkv: list  # (row, column of w_qkv, value); row -1: the bias b_qkv
     inputs: list  # (token, dim, value) of the attention input
     knocked: list  # heads whose output is set to zero
+    fixed: list = field(default_factory=list)  # (head, d_head numbers): heads whose output is set to those
 
 
 @dataclass
@@ -342,6 +343,8 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         if ed is not None:
             for head in ed.knocked:
                 context[head] = 0.0
+            for head, vector in ed.fixed:
+                context[head] = vector
         o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), float32(layer.w_o))  # n x d
         if layer.b_o is not None:
             o += float32(layer.b_o)

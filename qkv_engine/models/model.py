@@ -231,6 +231,12 @@ class Model:
             le = at(layer)
             self._check("head", head, a.n_heads, "heads")
             le.knocked.append(head)
+        for layer, head, vector in edits.fixed_outputs:
+            le = at(layer)
+            self._check("head", head, a.n_heads, "heads")
+            if len(vector) != dh:
+                raise ModelError(f"edit: a fixed output of a head has {dh} numbers, got {len(vector)}")
+            le.fixed.append((head, np.asarray(vector, dtype=np.float32)))
         return out
 
     # ----- running -----------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ head_effects[l, h] = log p(target | head h of layer l knocked out) - log p(targe
 (GPT-2, Llama: the next token after it; BERT: the [MASK] there). Negative: the head helped the model give
 that token. Each knock-out is a ModelEdits one head larger than the trace's own, run with ``reuse=trace``,
 so a knock-out in layer l reruns layers l and up only. mode "zero" sets the head's output to 0; "mean" sets
-it to the head's mean output over the sentence's positions (mean_edits: done with weight edits, no change
-to the forward pass).
+it to the head's mean output over the sentence's positions (mean_edits), in every family (a grouped-query
+head's values are shared, so its output is set, not its W^V).
 
 generate: greedy (temperature 0: the most likely next token, the lowest id on a tie) or sampled from
 softmax(logits / temperature) with numpy's generator seeded by ``seed``; the token's text is appended to
@@ -56,18 +56,10 @@ def _with_head(model: Model, trace: ModelTrace) -> ModelTrace:
 
 def mean_edits(model: Model, trace: ModelTrace, layer: int, head: int):
     """ModelEdits on top of the trace's that make head ``head`` of ``layer`` output, at every position, its
-    mean output over the positions in ``trace``: its W^V set to 0 and b^V to that mean c. Each row of the
-    weights sums to 1, so the head's output is sum_j w[i, j] (x_j 0 + c) = c. ModelError in a grouped-query
-    model, where a head's W^V is shared with the other heads of its group."""
-    info = model.info
-    if info.kv_heads != info.n_heads:
-        raise ModelError(f"mean knock-outs need a head's values to be its own; in '{info.name}' "
-                         f"{info.n_heads // info.kv_heads} heads share each W^V")
+    mean output over the positions in ``trace`` (ModelEdits.fixed_outputs): the head still attends, but what
+    it passes on no longer depends on where it looks."""
     mean = trace.context[layer, head].astype(np.float64).mean(axis=0)  # d_head
-    edits = trace.edits
-    rows = [(layer, head, "w_v", row, col, 0.0) for row in range(info.d_model) for col in range(info.d_head)]
-    rows += [(layer, head, "b_v", 0, col, float(mean[col])) for col in range(info.d_head)]
-    return ModelEdits(weights=edits.weights + tuple(rows), inputs=edits.inputs, knocked_out=edits.knocked_out)
+    return trace.edits.with_fixed_output(layer, head, tuple(float(v) for v in mean))
 
 
 def head_effects(model: Model, trace: ModelTrace, position: int, target_id: int, mode: str = "zero",

@@ -8,6 +8,9 @@ outputs (``reference_outputs.npz``) in the tests, then used to check what-if edi
 
     out = llama_reference(folder, ids, input_edits={(layer, token, dim): value}, knocked={(layer, head)},
                           tensors=altered)      # out["weights"], out["hidden"], out["logits"], ...
+
+``mean_of={(layer, head)}``: those heads' outputs replaced by their mean over the positions (a "mean"
+knock-out).
 """
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ def _silu(x: np.ndarray) -> np.ndarray:
     return x / (1.0 + np.exp(-x))
 
 
-def llama_reference(folder, ids, input_edits=None, knocked=frozenset(), tensors=None) -> dict:
+def llama_reference(folder, ids, input_edits=None, knocked=frozenset(), tensors=None, mean_of=frozenset()) -> dict:
     folder = Path(folder)
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     t = tensors if tensors is not None else load_file(str(folder / "model.safetensors"))
@@ -86,6 +89,8 @@ def llama_reference(folder, ids, input_edits=None, knocked=frozenset(), tensors=
             out = weights @ v
             if (layer, head) in knocked:
                 out = np.zeros_like(out)
+            if (layer, head) in mean_of:
+                out = np.tile(out.mean(axis=0), (n, 1))
             heads.append(dict(q=q, k=k, v=v, q_rot=qr, k_rot=kr, scores=scores, weights=weights, context=out))
             outputs.append(out)
         layers.append(heads)

@@ -12,6 +12,7 @@ from qkv_engine.models import ModelEdits, ModelError, load_model
 from qkv_engine.models.what_if import generate, head_effects, mean_edits
 
 from .model_files import TINY_BERT, TINY_BERT_MLM, TINY_GPT2, TINY_LLAMA, copy_model, tensors
+from .llama_reference import llama_reference
 from .model_reference import reference_forward
 
 TEXT = "the quick brown fox jumps over the lazy dog."
@@ -115,12 +116,31 @@ def test_mean_knock_outs_give_each_position_the_heads_mean(gpt2):
     assert not np.allclose(got, head_effects(gpt2, trace, -1, target), atol=1e-3)  # mean is not zero
 
 
-def test_mean_knock_outs_need_a_heads_own_values():
+def test_mean_knock_outs_of_grouped_query_heads_give_each_position_the_heads_mean():
+    """In a grouped-query model a head shares its W^V; its output is set instead: the change in log p against
+    the float64 forward of tests/engine/llama_reference.py."""
     llama = load_model(TINY_LLAMA)  # 4 query heads, 2 key/value heads
     trace = llama.run(TEXT)
-    with pytest.raises(ModelError, match="share each W\\^V"):
-        head_effects(llama, trace, 1, 3, mode="mean")
-    assert head_effects(llama, trace, 1, 3).shape == (2, 4)  # zero knock-outs work
+    target = int(np.argmax(trace.logits[-1]))
+    got = head_effects(llama, trace, -1, target, mode="mean")
+    base = log_p(llama_reference(TINY_LLAMA, trace.ids)["logits"][-1], target)
+    for layer in range(2):
+        for head in range(4):
+            edited = llama.run(TEXT, mean_edits(llama, trace, layer, head))
+            mean = trace.context[layer, head].astype(np.float64).mean(axis=0)
+            np.testing.assert_allclose(edited.context[layer, head], np.tile(mean, (trace.n, 1)), atol=1e-5)
+            np.testing.assert_allclose(edited.weights[layer], trace.weights[layer], atol=1e-6)  # it still attends
+            want = log_p(llama_reference(TINY_LLAMA, trace.ids, mean_of={(layer, head)})["logits"][-1], target) - base
+            assert got[layer, head] == pytest.approx(want, abs=2e-4)
+    assert not np.allclose(got, head_effects(llama, trace, -1, target), atol=1e-3)  # mean is not zero
+
+
+def test_a_fixed_output_of_the_wrong_size_is_refused():
+    llama = load_model(TINY_LLAMA)
+    with pytest.raises(ModelError, match="8 numbers"):
+        llama.run(TEXT, ModelEdits().with_fixed_output(0, 1, (0.5,) * 3))
+    with pytest.raises(ModelError, match="finite"):
+        ModelEdits().with_fixed_output(0, 1, (float("nan"),) * 8)
 
 
 def test_bert_effects_are_at_the_masked_position():

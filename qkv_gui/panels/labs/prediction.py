@@ -360,12 +360,8 @@ class PredictionPanel(Panel):
         target, effects = self.session.target, self.session.head_effects
         running = self.job is not None
         self.effectsButton.setEnabled(target is not None and not running)
-        mean_ok = info.kv_heads == info.n_heads
-        if not mean_ok:
-            self.meanBox.setChecked(False)
-        self.meanBox.setEnabled(mean_ok and not running)
-        self.meanBox.setToolTip(MEAN_TIP if mean_ok else f"Not for this model: {info.n_heads // info.kv_heads} query "
-                                "heads share each key/value head, so a head's values are not its own.")
+        self.meanBox.setEnabled(not running)
+        self.meanBox.setToolTip(MEAN_TIP)
         self.headsList.clear()
         self.effect_rows = []
         self.headsList.setVisible(effects is not None)  # an empty box says nothing (and a figure shows it)

@@ -196,17 +196,15 @@ def test_which_heads_matter_lists_head_effects_largest_drop_first(prediction, na
     assert (s.model_layer, s.model_head) == (layer, head)
 
 
-def test_mean_knock_outs_are_offered_only_where_the_engine_does_them(prediction):
-    gqa = prediction("tiny-llama", query=2)
-    assert not gqa.meanBox.isEnabled() and not gqa.meanBox.isChecked()
-    assert "share each key/value head" in gqa.meanBox.toolTip()
-    panel = prediction("tiny-gpt2", query=2)
-    assert panel.meanBox.isEnabled()
+@pytest.mark.parametrize("name", ["tiny-gpt2", "tiny-llama"])  # tiny-llama: 2 query heads a key/value head
+def test_mean_knock_outs_are_offered_for_every_family(prediction, name):
+    panel = prediction(name, query=2)
+    assert panel.meanBox.isEnabled() and "average" in panel.meanBox.toolTip()
     _t, token_id, _p = panel.predictions[1]
     panel.bars.rowClicked.emit(1)
     settle()
     run_heads(panel, mean=True)
-    model = load_model(DATA / "tiny-gpt2")
+    model = load_model(DATA / name)
     np.testing.assert_allclose(panel.session.head_effects.deltas,
                                head_effects(model, model.run(TEXT), 2, token_id, mode="mean"), rtol=1e-9, atol=1e-12)
     assert panel.session.head_effects.mode == "mean" and "average" in panel.info.text()
