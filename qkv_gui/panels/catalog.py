@@ -189,16 +189,13 @@ EXPERIMENTS = (
 MODEL_VIEW = Entry(ModelViewPanel, ModelViewPanel.title, dock="dockModelView", help=(
     "A trained model has several layers, each with several heads. This shows the weights of every "
     "head of every layer of the sentence at once.",
-    "Rows are layers, columns are heads; each square is one head's heatmap: hover it to see where the chosen "
-    "query looks most, click it to show that head in every panel. "
+    "Rows are layers, columns are heads; each square is one head's heatmap (between whole words when Whole words "
+    "is on): hover it to see where the chosen query looks most, click it to show that head in every panel. "
     "The word on a square says what the head does: previous, next, self, first or separator when more "
     f"than {FOCUSED_MIN:.0%} of its attention goes there; broad when its spread (normalised entropy, 1 is "
     f"perfectly even) is above {BROAD_MIN}; else mixed. "
-    "Click a word in the legend to show only those heads; a bracket underneath groups heads that share their "
-    "keys and values. "
-    "\"Labels from\" in the legend chooses what the words are worked out from: this sentence, or each head's "
-    "scores averaged over several sentences (the example sentences, or sentences you type, one a line). "
-    "With Words on (Trained model box), every square shows words instead of word pieces. "
+    "Click a word in the legend to show only those heads, or \"Labels from\" to work the words out over "
+    "several sentences (the examples, or yours); a bracket underneath groups heads that share keys and values. "
     "After \"Which heads matter?\" the squares show how much each head changes the pinned word's chance.",
     ))
 
