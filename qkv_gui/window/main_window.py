@@ -77,7 +77,8 @@ class MainWindow(QtWidgets.QMainWindow):
         # window's own file in ``recovery`` (a folder). The questions are asked here, in dialogs.
         self.document = SessionFile(
             self.session, Recovery(recovery if recovery is not None else default_folder()), settings,
-            Questions(ask_unsaved=lambda: self.ask_unsaved(), ask_file=lambda saving, folder: self.ask_file(saving, folder),
+            Questions(ask_unsaved=lambda: self.ask_unsaved(),
+                      ask_file=lambda saving, folder: self.ask_file(saving, folder),
                       ask_restore=lambda: self.ask_restore(),
                       tell_error=lambda title, text: self.notify_error(title, text),
                       show_model=lambda model, **kw: self.models.show_model(model, **kw),
