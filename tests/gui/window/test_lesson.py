@@ -129,35 +129,6 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     assert w.grid.highlighted is None and not any(f.property("highlighted") for f in w.grid.frames.values())
 
 
-def test_lesson_keys_leave_typing_and_table_editing_alone(lesson_window, qtbot):
-    w = lesson_window
-    edit = w.findChild(QtWidgets.QLineEdit, "sentenceEdit")
-    edit.setFocus()
-    edit.end(False)
-    qtbot.keyClick(edit, Qt.Key.Key_Space)
-    qtbot.keyClicks(edit, "on")
-    qtbot.keyClick(edit, Qt.Key.Key_Left)
-    qtbot.keyClick(edit, Qt.Key.Key_PageDown)
-    settle()
-    assert edit.text() == "The cat sat on" and w.lesson.index == 0
-    view = w.findChild(QtWidgets.QTableView, "tokenTable")
-    index = view.model().index(0, 2)
-    view.setCurrentIndex(index)
-    qtbot.keyClick(view, Qt.Key.Key_Right)  # moves the table's cursor, not the lesson
-    assert view.currentIndex().column() == 3 and w.lesson.index == 0
-    view.edit(view.currentIndex())
-    editor = view.focusWidget()
-    assert isinstance(editor, QtWidgets.QLineEdit)
-    editor.clear()
-    qtbot.keyClicks(editor, "0.75")
-    qtbot.keyClick(editor, Qt.Key.Key_Left)
-    qtbot.keyClick(editor, Qt.Key.Key_Space)
-    assert w.lesson.index == 0
-    qtbot.keyClick(editor, Qt.Key.Key_Return)
-    settle()
-    assert w.lesson.index == 0
-
-
 def test_unknown_placeholder_shows_visibly_and_values_are_not_markdown():
     html = markdown.render("Value {nope} and {a} in `{a}`\n\n```\n{a}\n```", {"a": "*x* <b>"})
     assert "unknown placeholder: nope" in html

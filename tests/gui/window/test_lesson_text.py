@@ -1,7 +1,7 @@
 """What the lesson says and asks, on the lesson alone: its controller and pane on a plain QMainWindow with the
 nine panels in their grid, the experiments' docks and a Session (as the window gives it them). The live numbers
 in the text, every placeholder filled, the quick checks, the softmax-direction demonstration, exercises, the
-appendix, the palette's inks, and the lesson step kept in a session file. Walking the steps with the keys,
+appendix, the palette's inks, the lesson step kept in a session file, and its keys leaving typing alone. Walking the steps with the keys,
 presenter mode and the layout on small and big screens need the whole window: ``test_lesson.py``."""
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import compute, explain, training, views
+from qkv_gui.editors import SentenceOptionsWidget, TokenTableWidget
 from qkv_gui.look import colours, style
 from qkv_gui.panels import catalog
 from qkv_gui.state.session_file import Questions, SessionFile
@@ -37,15 +38,20 @@ def _standard_after():
 def make_lesson(qtbot, make_session):
     """The lesson on a plain QMainWindow (``lesson.main``): the nine panels in their grid in a scroll area, the
     experiments' docks, the View menu's ticks of the panels, on a Session of ``preset`` (a designed example
-    selects the pair its note speaks of, as on opening it). ``lesson.examples_opened`` lists the model examples
+    selects the pair its note speaks of, as on opening it); ``editors=True``: with the sentence and token docks. ``lesson.examples_opened`` lists the model examples
     its links asked for."""
 
-    def make(preset=None, size=(1600, 1000)):
+    def make(preset=None, size=(1600, 1000), editors=False):
         style.configure_pyqtgraph()
         main = QtWidgets.QMainWindow()
         qtbot.addWidget(main)
         session = make_session(preset)
         session.select_promised_pair(session.preset_name)
+        if editors:  # the sentence box and the token table docked on the left, as in the window
+            for widget in (SentenceOptionsWidget(session), TokenTableWidget(session)):
+                dock = QtWidgets.QDockWidget(main)
+                dock.setWidget(widget)
+                main.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         grid = PanelGrid([cls(session) for cls in catalog.PANEL_CLASSES])
         scroll = QtWidgets.QScrollArea(main)
         scroll.setWidgetResizable(True)
@@ -118,6 +124,40 @@ def test_an_edit_that_changes_no_number_of_the_step_leaves_the_pane_as_it_is(mak
     colours.use("dark")  # the same numbers in other colours (View → Theme)
     settle()
     assert lesson.render_count == writes + 2
+
+
+def test_lesson_keys_leave_typing_and_table_editing_alone(make_lesson, qtbot):
+    lesson = make_lesson(editors=True)
+    lesson.enter()
+    settle()
+    main = lesson.main
+    edit = main.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    edit.setFocus()
+    edit.end(False)
+    qtbot.keyClick(edit, Qt.Key.Key_Space)
+    qtbot.keyClicks(edit, "on")
+    qtbot.keyClick(edit, Qt.Key.Key_Left)
+    qtbot.keyClick(edit, Qt.Key.Key_PageDown)
+    settle()
+    assert edit.text() == "The cat sat on" and lesson.index == 0
+    view = main.findChild(QtWidgets.QTableView, "tokenTable")
+    index = view.model().index(0, 2)
+    view.setCurrentIndex(index)
+    qtbot.keyClick(view, Qt.Key.Key_Right)  # moves the table's cursor, not the lesson
+    assert view.currentIndex().column() == 3 and lesson.index == 0
+    view.edit(view.currentIndex())
+    editor = view.focusWidget()
+    assert isinstance(editor, QtWidgets.QLineEdit)
+    editor.clear()
+    qtbot.keyClicks(editor, "0.75")
+    qtbot.keyClick(editor, Qt.Key.Key_Left)
+    qtbot.keyClick(editor, Qt.Key.Key_Space)
+    assert lesson.index == 0
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    settle()
+    assert lesson.index == 0
+    qtbot.keyClick(lesson.pane.text, Qt.Key.Key_Right)  # from the lesson's text, the same key steps
+    assert lesson.index == 1
 
 
 def test_every_step_fills_every_placeholder(lesson):
