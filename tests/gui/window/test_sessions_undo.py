@@ -110,7 +110,8 @@ def test_ctrl_z_in_the_sentence_box_undoes_the_session_step(window, qtbot):
 
 
 def test_the_title_the_edit_menu_and_open_recent_follow_the_file(window, tmp_path):
-    # Saving, opening, the unsaved-changes question and recovery themselves: state/test_session_file.py.
+    # Saving, opening, the unsaved-changes question and recovery themselves: state/test_session_file.py. Here:
+    # what the window shows of them, and that its dialogs and its lesson are the ones asked.
     window.session.set_cell("w_q", 0, 1, "0.123456789")
     window.session.set_option(causal=True)
     window.session.select(2, 1)
@@ -127,11 +128,14 @@ def test_the_title_the_edit_menu_and_open_recent_follow_the_file(window, tmp_pat
     settle()
     assert window.isWindowModified() and window.session.scenario.causal
     assert not window.recentMenu.isEnabled()  # nothing opened or saved yet
+    window.enter_lesson_mode()
+    window.lesson.go(5)  # the file keeps the lesson's step
     path = tmp_path / "lesson.qkv.json"
     assert window.save_as(str(path))
     assert window.windowTitle().startswith("lesson.qkv.json") and not window.isWindowModified()
     assert window.statusBar().currentMessage() == "Saved lesson.qkv.json"
     saved = window.session.scenario
+    window.lesson.leave()
     window.load_preset("seed-cat")
     settle()
     assert window.isWindowModified() and "lesson.qkv.json" in window.windowTitle()
@@ -142,9 +146,20 @@ def test_the_title_the_edit_menu_and_open_recent_follow_the_file(window, tmp_pat
     settle()
     assert window.session.scenario == saved and not window.isWindowModified()
     assert window.windowTitle() == "lesson.qkv.json[*] — QKV Visualizer"
-    # closing with unsaved changes asks first: Cancel keeps the window open
-    window.session.set_text("Unsaved work")
+    assert window.lesson.active and window.lesson.index == 5
+    # a bad file is told in the window's error message
+    bad = tmp_path / "bad.qkv.json"
+    bad.write_text("{not json", encoding="utf-8")
+    assert not window.open_file(bad)
+    assert len(window.errors) == 1 and "bad.qkv.json" in window.errors[0]
+    # the work a crashed window left (its file in the recovery folder, its lock gone) is offered in the window
+    session_format.save_file(window.recovery.folder / "crashed.qkv.json", presets.load("pronoun"),
+                             {"file": str(tmp_path / "crashed-work.qkv.json")})
+    window.ask_restore = lambda: True
+    assert window.offer_recovery()
     settle()
+    assert window.windowTitle() == "crashed-work.qkv.json[*] — QKV Visualizer" and window.isWindowModified()
+    # closing with unsaved changes asks first: Cancel keeps the window open
     asked = []
     window.ask_unsaved = lambda: asked.append(1) or "cancel"
     assert not window.close()
