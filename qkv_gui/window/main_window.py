@@ -11,7 +11,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ScenarioError, known_words, model_examples, presets, session_format
+from qkv_engine import known_words, model_examples, presets, session_format
 
 from ..look import colours, style
 from . import panel_help, welcome
@@ -28,15 +28,14 @@ from .screen_room import (CENTRAL_MIN_WIDTH, DOCK_MIN_HEIGHT, FIRST_SIZE, FRAME_
 from ..panels.catalog import PANEL_CLASSES
 from ..system.recovery import Recovery, default_folder
 from ..state.session import Session
+from ..state.session_file import AUTOSAVE_MS, MAX_RECENT, Questions, SessionFile  # noqa: F401
 
 Qt = QtCore.Qt
 #: The layout kept in the settings file. 2: the grid's splitters as text (version 1 kept them as pickled
 #: Python objects: ``settings_file`` takes them out of the file unread).
 SETTINGS_VERSION = 2
-MAX_RECENT = 8
 #: The settings key of the palette (View → Theme): "standard", "high-contrast" or "dark".
 PALETTE_KEY = "view/palette"
-AUTOSAVE_MS = 3000
 FILE_FILTER = "QKV sessions (*.qkv.json);;JSON files (*.json);;All files (*)"
 #: The heading of the designed examples in the preset menu and combo.
 DESIGNED_SECTION = "Designed examples"
@@ -63,10 +62,6 @@ class MainWindow(QtWidgets.QMainWindow):
     def __init__(self, preset: str = presets.DEFAULT, settings: QtCore.QSettings | None = None, parent=None,
                  recovery: Path | None = None):
         super().__init__(parent)
-        self.file_path: Path | None = None
-        # Unsaved work is kept every few seconds in this window's own file, in ``recovery`` (a folder).
-        self.recovery = Recovery(recovery if recovery is not None else default_folder())
-        self._autosaved = None  # (undo index, document) last kept in the recovery file
         style.configure_pyqtgraph()
         self.setObjectName("mainWindow")
         if settings is None:
@@ -78,6 +73,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session = Session(presets.load(preset), parent=self)
         self.session.preset_name = preset
         self.session.select_promised_pair(preset)  # a designed example: the pair its note speaks of
+        # The session's file: saving, opening, recent files; unsaved work is kept every few seconds in this
+        # window's own file in ``recovery`` (a folder). The questions are asked here, in dialogs.
+        self.document = SessionFile(
+            self.session, Recovery(recovery if recovery is not None else default_folder()), settings,
+            Questions(ask_unsaved=lambda: self.ask_unsaved(),
+                      ask_file=lambda saving, folder: self.ask_file(saving, folder),
+                      ask_restore=lambda: self.ask_restore(),
+                      tell_error=lambda title, text: self.notify_error(title, text),
+                      show_model=lambda model, **kw: self.models.show_model(model, **kw),
+                      view=lambda: self.lesson.view_state(), restore_view=lambda view: self.lesson.restore_view(view)),
+            parent=self)
         self.resize(first_size(QtGui.QGuiApplication.primaryScreen()))
         self.setDockNestingEnabled(True)
         self.dock_host = DockHost(self)
@@ -152,9 +158,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_title()
         self._restore_settings()
         self.setAcceptDrops(True)
-        self.autosaveTimer = QtCore.QTimer(self)
-        self.autosaveTimer.setInterval(AUTOSAVE_MS)
-        self.autosaveTimer.timeout.connect(self.autosave)
+        self.document.changed.connect(self._update_title)
+        self.document.recentChanged.connect(self._fill_recent_menu)
+        self.document.note.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
+        self.autosaveTimer = self.document.timer
         self.autosaveTimer.start()
 
     # ----- the parts, by the names the app and its tests use ----------------------------------------
@@ -167,7 +174,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def forget_file(self) -> None:
         """The document shown is no longer the session file opened or saved last (a model opened, or back to
         the hand-made example): Save asks for a file."""
-        self.file_path = None
+        self.document.forget()
 
     def enter_lesson_mode(self) -> None:
         self.lesson.enter()
@@ -231,8 +238,8 @@ class MainWindow(QtWidgets.QMainWindow):
         answer = box.exec()
         return {B.Save: "save", B.Discard: "discard"}.get(B(answer), "cancel")
 
-    def ask_file(self, saving: bool) -> str | None:
-        folder = str(self.file_path.parent) if self.file_path else str(Path.home())
+    def ask_file(self, saving: bool, folder: str | None = None) -> str | None:
+        folder = folder or (str(self.file_path.parent) if self.file_path else str(Path.home()))
         if saving:
             path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save session", folder, FILE_FILTER)
             if path and not path.endswith(".json"):
@@ -241,106 +248,50 @@ class MainWindow(QtWidgets.QMainWindow):
             path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open session", folder, FILE_FILTER)
         return path or None
 
+    def ask_restore(self) -> bool:
+        answer = QtWidgets.QMessageBox.question(
+            self, "Restore unsaved work?",
+            "QKV Visualizer did not close normally last time. Restore the work that was not saved?",
+        )
+        return answer == QtWidgets.QMessageBox.StandardButton.Yes
+
+    # The session's file (``self.document``), by the names the app, its scripts and tests use.
+    @property
+    def file_path(self) -> Path | None:
+        return self.document.path
+
+    @property
+    def recovery(self) -> Recovery:
+        return self.document.recovery
+
+    @property
+    def recovery_file(self) -> Path:
+        """This window's recovery file."""
+        return self.document.recovery_file
+
     def is_modified(self) -> bool:
-        return not self.session.undo_stack.isClean()
+        return self.document.is_modified()
 
     def maybe_keep_changes(self) -> bool:
         """True when it is fine to replace the current work (saved, discarded, or nothing to lose)."""
-        if not self.is_modified():
-            return True
-        answer = self.ask_unsaved()
-        if answer == "save":
-            return self.save()
-        return answer == "discard"
+        return self.document.keep_changes()
 
     def open_file(self, path=None) -> bool:
         """Open a session file; a bad file leaves the current work untouched and says what is wrong."""
-        if path is None:
-            if not self.maybe_keep_changes():
-                return False
-            path = self.ask_file(saving=False)
-            if path is None:
-                return False
-        elif not self.maybe_keep_changes():
-            return False
-        path = Path(path)
-        try:
-            loaded = session_format.load_any(path)
-            if isinstance(loaded, session_format.ModelSession):
-                # the session of a trained model: the model must still be where it was
-                model = session_format.open_model(loaded.ref)
-        except ScenarioError as exc:
-            self.notify_error("Could not open the session", f"{path.name}: {exc}")
-            return False
-        if isinstance(loaded, session_format.ModelSession):
-            self.models.show_model(model, text=loaded.text, view=loaded.view, edits=loaded.edits)
-            self.file_path = path
-            self._add_recent(path)
-            self._update_title()
-            return True
-        scenario, view = loaded
-        preset = view.get("preset") if view.get("preset") in presets.names() else None
-        self.session.set_scenario(scenario, view=view, preset=preset)
-        self.file_path = path
-        self._add_recent(path)
-        self._update_title()
-        self._restore_view(view)
-        return True
+        return self.document.open(path)
 
     def save(self) -> bool:
-        if self.file_path is None:
-            return self.save_as()
-        return self._write(self.file_path)
+        return self.document.save()
 
     def save_as(self, path=None) -> bool:
-        path = path or self.ask_file(saving=True)
-        if not path:
-            return False
-        return self._write(Path(path))
-
-    def _write(self, path: Path) -> bool:
-        try:
-            self._save_document(path, self.view_state())
-        except OSError as exc:
-            self.notify_error("Could not save", f"Could not save to {path}: {exc.strerror or exc}. "
-                                                "Your work is still here; try another folder.")
-            return False
-        self.file_path = path
-        self.session.undo_stack.setClean()
-        self._add_recent(path)
-        self._drop_recovery()
-        self.statusBar().showMessage(f"Saved {path.name}", 5000)
-        self._update_title()
-        return True
-
-    def _save_document(self, path: Path, view: dict) -> None:
-        """Write the document: the hand-made scenario, or where the trained model is and its edits."""
-        doc = self.session.model_doc
-        if doc is None:
-            session_format.save_file(path, self.session.scenario, view)
-        else:
-            session_format.save_model_file(path, doc.model.info, doc.text, doc.edits, view)
+        return self.document.save_as(path)
 
     def view_state(self) -> dict:
         """What a session file keeps besides the scenario: selection, preset, lesson step."""
-        return {**self.session.view_state(), **self.lesson.view_state()}
-
-    def _restore_view(self, view: dict) -> None:
-        step = view.get("lesson_step")
-        if isinstance(step, int) and not isinstance(step, bool) and step >= 1:
-            self.lesson.enter()
-            self.lesson.go(step - 1)
+        return self.document.view_state()
 
     def recent_files(self) -> list[str]:
-        value = self.settings.value("recent", [])
-        if isinstance(value, str):
-            value = [value]
-        return [v for v in (value or []) if isinstance(v, str)]
-
-    def _add_recent(self, path: Path) -> None:
-        items = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
-        self.settings.setValue("recent", items[:MAX_RECENT])
-        self._fill_recent_menu()
+        return self.document.recent_files()
 
     def _fill_recent_menu(self) -> None:
         self.recentMenu.clear()
@@ -351,71 +302,13 @@ class MainWindow(QtWidgets.QMainWindow):
             act.triggered.connect(lambda _=False, p=p: self.open_file(p))
         self.recentMenu.setEnabled(bool(items))
 
-    # ----- autosave and recovery ----------------------------------------------------------------
-    @property
-    def recovery_file(self) -> Path:
-        """This window's recovery file."""
-        return self.recovery.path
-
     def autosave(self) -> bool:
         """Keep unsaved work in the recovery file; True when something was written."""
-        stack = self.session.undo_stack
-        # a training run merges its steps into one undo step: the index stays, the document changes
-        kept = self._autosaved
-        if stack.isClean() or (kept is not None and kept[0] == stack.index() and kept[1] is self.session.document):
-            return False
-        try:
-            self.recovery_file.parent.mkdir(parents=True, exist_ok=True)
-            view = dict(self.view_state(), file=str(self.file_path) if self.file_path else None)
-            self._save_document(self.recovery_file, view)
-        except OSError as exc:
-            self.statusBar().showMessage(f"Autosave failed: {exc.strerror or exc}", 8000)
-            return False
-        self._autosaved = (stack.index(), self.session.document)
-        return True
-
-    def _drop_recovery(self) -> None:
-        self.recovery.drop()
-        self._autosaved = None  # (undo index, document) last kept in the recovery file
-
-    def ask_restore(self) -> bool:
-        answer = QtWidgets.QMessageBox.question(
-            self, "Restore unsaved work?",
-            "QKV Visualizer did not close normally last time. Restore the work that was not saved?",
-        )
-        return answer == QtWidgets.QMessageBox.StandardButton.Yes
+        return self.document.autosave()
 
     def offer_recovery(self) -> bool:
-        """Offer the work of a window that did not close normally (a crash); True when restored.
-
-        Only files whose window is gone are offered: a window still running holds its file's lock.
-        A declined or unreadable file is removed and the next one offered; a restored one is removed
-        once this window has kept the work in its own file."""
-        while (orphan := self.recovery.claim_orphan()) is not None:
-            try:
-                loaded = session_format.load_any(orphan.path)
-                model = (session_format.open_model(loaded.ref)
-                         if isinstance(loaded, session_format.ModelSession) else None)
-            except ScenarioError:
-                self.recovery.let_go(orphan, delete=True)
-                continue
-            if not self.ask_restore():
-                self.recovery.let_go(orphan, delete=True)
-                continue
-            if model is not None:
-                view = loaded.view
-                self.models.show_model(model, text=loaded.text, view=view, edits=loaded.edits)
-            else:
-                scenario, view = loaded
-                self.session.apply(scenario, "restore unsaved work", preset=None)
-                self.session.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
-            file = view.get("file")
-            self.file_path = Path(file) if isinstance(file, str) else None
-            self._update_title()
-            kept = self.autosave()
-            self.recovery.let_go(orphan, delete=kept)  # not kept here: offered again next time
-            return True
-        return False
+        """Offer the work of a window that did not close normally (a crash); True when restored."""
+        return self.document.offer_recovery()
 
     # ----- drag and drop ------------------------------------------------------------------------
     def dragEnterEvent(self, event):
@@ -715,7 +608,5 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.lesson.presenter:
             self.lesson.exit_presenter()  # keep the teacher's layout, not the presenter's (docks hidden)
         self.save_settings()
-        self.autosaveTimer.stop()
-        self.recovery.close()
-        self._autosaved = None  # (undo index, document) last kept in the recovery file
+        self.document.close()
         super().closeEvent(event)

@@ -823,3 +823,10 @@ class LessonController(QtCore.QObject):
     # ----- for the session file -------------------------------------------------------------------
     def view_state(self) -> dict:
         return {"lesson_step": self.index + 1 if self.active else None}
+
+    def restore_view(self, view: dict) -> None:
+        """A session file opened: back at the lesson step it was saved at (if the lesson was on)."""
+        step = view.get("lesson_step")
+        if isinstance(step, int) and not isinstance(step, bool) and step >= 1:
+            self.enter()
+            self.go(step - 1)

@@ -1,12 +1,13 @@
-"""Lesson mode as a class uses it: step with keys and buttons, live numbers in the text,
-quick checks, the softmax-direction demonstration, exercises, presenter mode, and --lesson."""
+"""Lesson mode as a class uses it, in the whole window: the steps and their texts, walking them with keys and
+buttons (each step's panel brought forward), presenter mode, the layout on small and big screens, and --lesson.
+What the lesson says and asks (live numbers, quick checks, the softmax-direction demonstration, exercises, the
+appendix) is tested on the lesson alone: ``test_lesson_text.py``."""
 import hashlib
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PySide6 import QtCore, QtWidgets
 
@@ -128,88 +129,6 @@ def test_keys_and_buttons_walk_every_step_and_bring_its_panel_forward(lesson_win
     assert w.grid.highlighted is None and not any(f.property("highlighted") for f in w.grid.frames.values())
 
 
-def test_lesson_keys_leave_typing_and_table_editing_alone(lesson_window, qtbot):
-    w = lesson_window
-    edit = w.findChild(QtWidgets.QLineEdit, "sentenceEdit")
-    edit.setFocus()
-    edit.end(False)
-    qtbot.keyClick(edit, Qt.Key.Key_Space)
-    qtbot.keyClicks(edit, "on")
-    qtbot.keyClick(edit, Qt.Key.Key_Left)
-    qtbot.keyClick(edit, Qt.Key.Key_PageDown)
-    settle()
-    assert edit.text() == "The cat sat on" and w.lesson.index == 0
-    view = w.findChild(QtWidgets.QTableView, "tokenTable")
-    index = view.model().index(0, 2)
-    view.setCurrentIndex(index)
-    qtbot.keyClick(view, Qt.Key.Key_Right)  # moves the table's cursor, not the lesson
-    assert view.currentIndex().column() == 3 and w.lesson.index == 0
-    view.edit(view.currentIndex())
-    editor = view.focusWidget()
-    assert isinstance(editor, QtWidgets.QLineEdit)
-    editor.clear()
-    qtbot.keyClicks(editor, "0.75")
-    qtbot.keyClick(editor, Qt.Key.Key_Left)
-    qtbot.keyClick(editor, Qt.Key.Key_Space)
-    assert w.lesson.index == 0
-    qtbot.keyClick(editor, Qt.Key.Key_Return)
-    settle()
-    assert w.lesson.index == 0
-
-
-def test_step_text_uses_the_live_numbers(make_window):
-    w = make_window("seed-cat")
-    w.enter_lesson_mode()
-    w.lesson.go(1)  # a grid mixes the dials: q1 worked out
-    settle()
-    before = w.lesson.text()
-    r = w.session.result
-    assert explain.projection(r, "q", 0, 0).text in before
-    assert "-0.13" in before  # the seed's q1, recomputed by hand: 0.05 - 0.06 - 0.24 + 0.12
-    assert w.session.set_cell("w_q", 0, 0, 0.5)
-    settle()
-    after = w.lesson.text()
-    new_text = explain.projection(w.session.result, "q", 0, 0).text
-    assert after != before and new_text in after
-    assert "0.5(0.5)" in new_text and new_text.endswith("= 0.07")  # 0.25 - 0.06 - 0.24 + 0.12
-    w.lesson.go(4)  # the dot product
-    settle()
-    assert explain.score(w.session.result, 0, 0).text in w.lesson.text()
-    assert "unknown placeholder" not in w.lesson.text()
-
-
-def test_an_edit_that_changes_no_number_of_the_step_leaves_the_pane_as_it_is(make_window):
-    w = make_window("seed-cat")
-    w.enter_lesson_mode()
-    w.lesson.go(1)  # q1 worked out: numbers of W^Q, not of W^V
-    settle()
-    writes, text = w.lesson.render_count, w.lesson.text()
-    assert w.session.set_cell("w_v", 0, 0, 0.75)
-    settle()
-    assert w.lesson.render_count == writes and w.lesson.text() == text
-    assert w.session.set_cell("w_q", 0, 0, 0.5)
-    settle()
-    assert w.lesson.render_count == writes + 1
-    assert explain.projection(w.session.result, "q", 0, 0).text in w.lesson.text()
-    w.set_palette("dark")  # the same numbers in other colours
-    settle()
-    assert w.lesson.render_count == writes + 2
-
-
-def test_every_step_fills_every_placeholder(make_window):
-    w = make_window()
-    w.enter_lesson_mode()
-    w.session.select(2, 1)
-    settle()
-    for k in range(len(w.lesson.steps)):
-        w.lesson.go(k)
-        w.lesson.revealed.update(range(20))
-        w.lesson.render()
-        text = w.lesson.text()
-        assert "unknown placeholder" not in text and "{" not in text, (k, text)
-    assert "'sat'" in w.lesson.text()
-
-
 def test_unknown_placeholder_shows_visibly_and_values_are_not_markdown():
     html = markdown.render("Value {nope} and {a} in `{a}`\n\n```\n{a}\n```", {"a": "*x* <b>"})
     assert "unknown placeholder: nope" in html
@@ -217,102 +136,6 @@ def test_unknown_placeholder_shows_visibly_and_values_are_not_markdown():
     doc.setHtml(html)
     plain = doc.toPlainText()
     assert plain.count("*x* <b>") == 3 and "unknown placeholder: nope" in plain
-
-
-def test_quick_check_answers_hidden_until_revealed(lesson_window):
-    lesson = lesson_window.lesson
-    lesson.go(next(k for k, st in enumerate(lesson.steps) if st.slug == "12-quick-checks"))
-    settle()
-    text = lesson.text()
-    assert "Is a token always one whole word?" in text
-    assert "punctuation mark" not in text and text.count("Show the answer") >= 8
-    lesson.pane.text.anchorClicked.emit(QtCore.QUrl("reveal:0"))
-    assert "punctuation mark" in lesson.text()
-    lesson.pane.text.anchorClicked.emit(QtCore.QUrl("reveal:8"))
-    assert explain.score(lesson_window.session.result, 0, 0).text in lesson.text()
-
-
-def test_softmax_direction_demo_shows_both_ways_live(lesson_window):
-    w = lesson_window
-    w.lesson.go(8)
-    settle()
-    text = w.lesson.text()
-    assert "Softmax along each row" in text and "Softmax down each column" in text
-    s = w.session.scenario
-    bug = compute(s.with_options(softmax_over="queries"))
-    assert text.count("1.00 \u2713") == 3
-    for total in views.row_sums(bug):
-        assert f"{explain.fixed(total, 2)} " in text
-    assert "\u2717" in text
-
-
-def test_exercise_accepts_right_and_rejects_wrong(make_window, qtbot):
-    w = make_window("seed-cat")
-    w.enter_lesson_mode()
-    lesson = w.lesson
-    qtbot.mouseClick(lesson.pane.exerciseButton, Qt.MouseButton.LeftButton)
-    assert lesson.pane.stack.currentWidget() is lesson.pane.exercise
-    lesson.new_exercise("q", i=0, c=0)
-    page = lesson.pane.exercise
-    assert lesson.cover.isVisible() and "q1" in page.question.text()
-    assert "-0.13" not in page.question.text() + page.given.text()
-    qtbot.keyClicks(page.answer, "-0.13")
-    qtbot.mouseClick(page.checkButton, Qt.MouseButton.LeftButton)
-    assert page.feedback.text().startswith("\u2714") and "Right" in page.feedback.text()
-    assert explain.projection(w.session.result, "q", 0, 0).text in page.worked.text()
-    assert not lesson.cover.isVisible()
-
-    lesson.new_exercise("score", i=0, j=0)
-    assert lesson.cover.isVisible() and page.worked.text() == ""
-    qtbot.keyClicks(page.answer, "0.5")
-    qtbot.keyClick(page.answer, Qt.Key.Key_Return)
-    assert page.feedback.text().startswith("\u2718") and "Hint" in page.feedback.text()
-    assert lesson.check("0.047") is True  # 0.0471 to the 3 decimals shown
-    assert explain.score(w.session.result, 0, 0).text in page.worked.text()
-
-    lesson.new_exercise("weight", i=0, j=0)
-    assert lesson.check("1") is True
-    lesson.new_exercise("output", i=0, c=1)
-    assert lesson.check(explain.fixed(w.session.result.output[0, 1] + 0.02, 2)) is False
-    assert lesson.check(explain.fixed(w.session.result.output[0, 1], 2)) is True
-    lesson.set_exercise(False)
-    assert lesson.pane.stack.currentWidget() is lesson.pane.text and not lesson.cover.isVisible()
-
-
-def test_an_exercise_gives_nothing_away_until_it_is_solved_or_shown(make_window, qtbot):
-    w = make_window("seed-the-cat-sat")
-    lesson = w.lesson
-    lesson.set_exercise(True)
-    lesson.new_exercise("score", i=1, j=2)
-    page = lesson.pane.exercise
-    r = w.session.result
-    answer = explain.fixed(r.scores[1, 2], 3)
-    selection = w.session.selection
-
-    def hidden():
-        shown = page.question.text() + page.given.text() + page.feedback.text() + page.worked.text()
-        return lesson.cover.isVisible() and not page.worked.isVisible() and answer not in shown \
-            and explain.score(r, 1, 2).text not in shown
-
-    qtbot.keyClicks(page.answer, "abc")
-    qtbot.keyClick(page.answer, Qt.Key.Key_Return)
-    assert page.feedback.text() == "That is not a number."
-    assert hidden() and w.session.selection == selection
-    wrong = float(r.scores[1, 2]) + 0.4
-    for tries in range(1, 5):  # a hint and another try, as often as the student wants
-        page.answer.clear()
-        qtbot.keyClicks(page.answer, explain.fixed(wrong, 3))
-        qtbot.mouseClick(page.checkButton, Qt.MouseButton.LeftButton)
-        assert page.feedback.text().startswith("\u2718"), tries
-        assert hidden(), tries
-    assert "too high" in page.feedback.text() and "Show answer" in page.feedback.text()
-    qtbot.mouseClick(page.showButton, Qt.MouseButton.LeftButton)
-    assert answer in page.feedback.text() and explain.score(r, 1, 2).text in page.worked.text()
-    assert page.worked.isVisible() and not lesson.cover.isVisible()
-    assert (w.session.selection.query, w.session.selection.key) == (1, 2)  # the panels show that pair
-    assert not page.showButton.isEnabled()
-    lesson.new_exercise("q", i=0, c=0)  # a new question hides everything again
-    assert lesson.cover.isVisible() and page.showButton.isEnabled() and page.feedback.text() == ""
 
 
 def test_exercise_cover_hides_the_panels_on_a_small_screen_and_stays_in_the_window(make_window, qtbot):
@@ -433,36 +256,11 @@ def test_lesson_beside_an_experiment_on_a_short_screen_is_a_tab_and_the_window_f
     assert not w.lesson.dock.visibleRegion().isEmpty()  # the lesson is the tab in front
 
 
-def test_lesson_follows_cross_attention_and_an_empty_source(make_window):
-    # The lesson read the key from the target sentence: with a longer source it showed the wrong key,
-    # and with the source cleared it raised IndexError on every change.
-    w = make_window("translation")
-    w.enter_lesson_mode()
-    w.lesson.go(4)  # the key step names the key token
-    settle()
-    s = w.session
-    s.set_source("le petit chat noir dort ici maintenant")
-    settle()
-    s.select(0, 6)  # key 7 is only in the source
-    settle()
-    assert "maintenant" in w.lesson.text()
-    s.set_source("")
-    settle()  # no exception in the event loop (pytest-qt fails the test on one)
-    assert w.lesson.text()  # still a page to read
-    w.lesson.set_exercise(True)
-    w.lesson.new_exercise("score")
-    assert "source sentence" in w.lesson.pane.exercise.question.text()
-    s.set_source("le chat")
-    settle()
-    w.lesson.new_exercise("score", i=0, j=1)
-    assert "'chat'" in w.lesson.pane.exercise.question.text()
-
-
 @pytest.mark.parametrize("source", ["chat noir", "le petit chat noir dort ici", ""])
 def test_softmax_direction_demo_in_cross_attention(make_session, qtbot, source):
     # Rows are the target's queries, columns the source's keys: a shorter source raised IndexError,
     # a longer one was cut to the target's length and headed with the target's words.
-    # The demonstration as the lesson pane shows it (the lesson step showing it: the test above).
+    # The demonstration as the lesson pane shows it (the lesson step showing it: test_lesson_text.py).
     from qkv_gui.window.lesson.demo import softmax_direction_html
     from qkv_gui.window.lesson.pane import BODY_PX, LessonPane
 
@@ -486,74 +284,3 @@ def test_softmax_direction_demo_in_cross_attention(make_session, qtbot, source):
     for total in views.row_sums(bug):
         assert f"{explain.fixed(total, 2)} " in text
     assert explain.fixed(float(good.weights[0, s.n_keys - 1]), 2) in text
-
-
-def _cells_with(doc, start: str) -> list:
-    """(text, number of lines) of every table cell that holds a word beginning ``start``."""
-    found, cursor = [], doc.find(start)
-    while not cursor.isNull():
-        block = cursor.block()
-        if cursor.currentTable() is not None:
-            found.append((block.text(), block.layout().lineCount()))
-        cursor = doc.find(start, cursor)
-    return found
-
-
-@pytest.mark.parametrize("size", [(1024, 740), (1600, 1000)])
-def test_the_softmax_tables_never_break_a_token_name(make_window, size):
-    # In a narrow lesson pane the tables broke long names over two lines ("stude / nts"). A name is
-    # now whole, or shortened with "…" when even one table of whole names is wider than the pane.
-    w = make_window()
-    w.resize(*size)
-    w.session.set_text("students understand everything")
-    w.enter_lesson_mode()
-    w.lesson.go(8)
-    settle(rounds=6)
-    doc = w.lesson.pane.text.document()
-    for word in ("students", "understand", "everything"):
-        cells = _cells_with(doc, word[:3])
-        assert len(cells) == 4, (word, cells)  # the row and column names of both tables
-        for text, lines in cells:
-            assert lines == 1 and (text == word or (text.endswith("\u2026") and word.startswith(text[:-1]))), \
-                (word, text, lines)
-    if size[0] >= 1600:  # room enough: every name whole
-        assert all(text == word for word in ("students", "understand", "everything")
-                   for text, _lines in _cells_with(doc, word[:3]))
-    from PySide6 import QtGui
-
-    tables = [f for f in doc.rootFrame().childFrames() if isinstance(f, QtGui.QTextTable)]
-    assert tables and max(doc.documentLayout().frameBoundingRect(f).right() for f in tables) \
-        <= w.lesson.pane.text.viewport().width() + 4  # no table wider than the pane
-
-
-def test_the_appendix_uses_the_experiment_and_its_live_numbers(make_window, qtbot):
-    from qkv_engine import training
-
-    w = make_window("designed-it")  # opening it selects 'it' -> 'animal'
-    w.lesson.enter()
-    w.lesson.go(next(i for i, s in enumerate(w.lesson.steps) if s.panel == "trainPanel"))
-    settle()
-    assert w.lesson.step.appendix and w.experiment_docks["dockTrain"].isVisible()
-    session = w.session
-    # no target yet: the selected pair becomes it, so the text has numbers to show
-    assert np.array_equal(session.train_target, training.look_at(session.scenario, "it", "animal"))
-    text = w.lesson.text()
-    weight = session.result.weights[7, 1]
-    assert "Here the target is 'it' \u2192 'animal'" in text
-    assert f"a weight of {weight:.2f}" in text and f"L = -log({weight:.4f}) = {-np.log(weight):.4f}" in text
-    assert "(no target yet)" not in text and "unknown placeholder" not in text
-    panel = w.experiment_panels["trainPanel"]
-    panel.stepsSpin.setValue(5)
-    panel.lrSpin.setValue(0.1)
-    panel.train()
-    qtbot.waitUntil(lambda: not panel.running, timeout=10000)
-    settle()
-    text = w.lesson.text()
-    assert "here 0.1." in text and f"After 5 steps the loss went from {panel.losses[0]:.4f} to " in text
-    # the link in the text opens the experiment again
-    w.experiment_docks["dockTrain"].close()
-    settle()
-    assert "Open the experiment" in text
-    w.lesson.pane.text.anchorClicked.emit(QtCore.QUrl("open:trainPanel"))
-    settle()
-    assert w.experiment_docks["dockTrain"].isVisible()

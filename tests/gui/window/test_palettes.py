@@ -332,11 +332,14 @@ def test_masked_cells_and_the_selected_cell_show_in_every_palette(make_panel, na
     assert _has_colour(image, p.halo) > 20  # ... on its halo
 
 
-# ----- the window: docks, tables, lesson, menu, settings ----------------------------------------------------------
-def test_the_theme_menu_switches_the_whole_window(window):
+# ----- the window: docks, tables, menu, settings (the lesson's inks: test_lesson_text.py) ----------------------------
+def test_the_theme_menu_switches_the_whole_window(make_window, settings):
+    settings.setValue("view/palette", "purple")  # not a palette: the window opens in the standard one
+    window = make_window()
     menu = window.themeMenu
     actions = window.paletteActions
     assert [a.text() for a in menu.actions()] == ["Standard", "High contrast", "Dark"]
+    assert style.current() is style.STANDARD
     assert actions["standard"].isChecked() and actions["standard"].actionGroup().isExclusive()
     tokens_model = window.tokens.findChild(QtWidgets.QTableView).model()
     standard_header = tokens_model.headerData(1, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ForegroundRole)
@@ -367,38 +370,6 @@ def test_the_theme_menu_switches_the_whole_window(window):
     header = tokens_model.headerData(1, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.ForegroundRole)
     assert header.color() == standard_header.color()
     assert window.settings.value("view/palette") == "standard"
-
-
-def test_the_lesson_follows_a_new_palette(window):
-    lesson = window.lesson
-    lesson.enter()
-    lesson.go(next(k for k, st in enumerate(lesson.steps) if "::: softmax-direction" in st.body))  # live tables
-    settle()
-    renders = lesson.render_count
-    assert style.FOREGROUND in lesson.html() and style.STANDARD.table_edge in lesson.html()
-    window.set_palette("dark")
-    settle()
-    assert lesson.render_count > renders  # drawn again at once
-    html = lesson.html()
-    assert style.DARK.foreground in html and style.DARK.table_edge in html and style.FOREGROUND not in html
-    doc = lesson.pane.text.document()
-    first = doc.begin().begin().fragment().charFormat().foreground().color().name()
-    assert first == style.DARK.foreground.lower()  # what the pane shows: light words
-    page = window.lesson.pane.exercise
-    assert style.DARK.foreground in page.given.styleSheet() and style.DARK.worked[0] in page.worked.styleSheet()
-    frame = window.grid.frames[window.lesson.highlighted_panel()]
-    assert frame.outline == style.DARK.ink.get(window.lesson.step.role or "", style.DARK.selected)
-
-
-def test_a_wrong_answer_is_written_in_the_palette_s_error_ink(window):
-    window.set_palette("high-contrast")
-    window.enter_lesson_mode()
-    window.lesson.set_exercise(True)
-    settle()
-    window.lesson.check("123456")
-    assert style.HIGH_CONTRAST.error_ink in window.lesson.pane.exercise.feedback.styleSheet()
-    window.set_palette("dark")
-    assert style.DARK.error_ink in window.lesson.pane.exercise.feedback.styleSheet()
 
 
 #: One run of the app in its own process: the first chooses a palette from the menu and closes, the second
@@ -433,12 +404,6 @@ def test_the_palette_is_remembered_across_a_real_restart(tmp_path):
     assert seen == {"palette": "dark", "checked": ["dark"], "window": style.DARK.chrome["window"].lower(),
                     "heatmap": style.DARK.background.lower()}
     assert "palette=dark" in (tmp_path / "settings.ini").read_text(encoding="utf-8")
-
-
-def test_an_unknown_palette_in_the_settings_opens_the_standard_one(make_window, settings):
-    settings.setValue("view/palette", "purple")
-    window = make_window()
-    assert style.current() is style.STANDARD and window.paletteActions["standard"].isChecked()
 
 
 # ----- exports ---------------------------------------------------------------------------------------------------
@@ -486,13 +451,16 @@ def test_the_deck_is_exported_in_the_palette_on_screen(make_session):
     assert data.startswith(b"%PDF")
 
 
-def test_the_export_options_say_which_colours_the_figures_get(window):
+def test_the_export_options_say_which_colours_the_figures_get(qtbot):
     from qkv_gui.window.export_actions import ExportOptionsDialog
 
-    window.set_palette("high-contrast")
-    dialog = ExportOptionsDialog(export.ExportOptions(), "png", window)
+    parent = QtWidgets.QWidget()
+    qtbot.addWidget(parent)
+    dialog = ExportOptionsDialog(export.ExportOptions(), "png", parent)
+    assert "Standard" in dialog.coloursNote.text()
+    colours.use("high-contrast")  # View → Theme → High contrast
+    dialog = ExportOptionsDialog(export.ExportOptions(), "png", parent)
     assert "High contrast" in dialog.coloursNote.text() and "View" in dialog.coloursNote.text()
-    dialog.deleteLater()
 
 
 

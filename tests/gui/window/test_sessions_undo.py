@@ -1,6 +1,5 @@
-"""Nothing lost: undo and redo of every kind of edit, session files, autosave and recovery."""
-import json
-import os
+"""Nothing lost: undo and redo of every kind of edit; what the window shows of its session file (title, Edit
+menu, Open Recent, closing, a dropped file). Saving, opening, autosave and recovery: state/test_session_file.py."""
 import time
 
 import numpy as np
@@ -45,7 +44,8 @@ EDITS = {
 @pytest.fixture
 def options(make_panel):
     """The sentence-and-options editor on its own session (the window's Undo and Redo are the session's
-    undo stack's own actions: ``test_save_and_open_round_trip`` checks them and the title's mark)."""
+    undo stack's own actions: ``test_the_title_the_edit_menu_and_open_recent_follow_the_file`` checks them and
+    the title's mark)."""
     return make_panel(SentenceOptionsWidget, size=(420, 600))
 
 
@@ -109,7 +109,9 @@ def test_ctrl_z_in_the_sentence_box_undoes_the_session_step(window, qtbot):
     assert edit.text() == "The cat sat"
 
 
-def test_save_and_open_round_trip(window, tmp_path):
+def test_the_title_the_edit_menu_and_open_recent_follow_the_file(window, tmp_path):
+    # Saving, opening, the unsaved-changes question and recovery themselves: state/test_session_file.py. Here:
+    # what the window shows of them, and that its dialogs and its lesson are the ones asked.
     window.session.set_cell("w_q", 0, 1, "0.123456789")
     window.session.set_option(causal=True)
     window.session.select(2, 1)
@@ -125,190 +127,45 @@ def test_save_and_open_round_trip(window, tmp_path):
     window.redoAction.trigger()
     settle()
     assert window.isWindowModified() and window.session.scenario.causal
+    assert not window.recentMenu.isEnabled()  # nothing opened or saved yet
+    window.enter_lesson_mode()
+    window.lesson.go(5)  # the file keeps the lesson's step
     path = tmp_path / "lesson.qkv.json"
     assert window.save_as(str(path))
-    assert "lesson.qkv.json" in window.windowTitle() and not window.isWindowModified()
+    assert window.windowTitle().startswith("lesson.qkv.json") and not window.isWindowModified()
+    assert window.statusBar().currentMessage() == "Saved lesson.qkv.json"
     saved = window.session.scenario
+    window.lesson.leave()
     window.load_preset("seed-cat")
     settle()
-    assert window.isWindowModified()
-    assert window.open_file(path)
+    assert window.isWindowModified() and "lesson.qkv.json" in window.windowTitle()
+    recent = window.recentMenu.actions()[0]
+    assert window.recentMenu.isEnabled() and recent.text() == "lesson.qkv.json"
+    assert recent.toolTip() == str(path.resolve())
+    recent.trigger()  # File → Open Recent → lesson.qkv.json
     settle()
-    assert window.session.scenario == saved
-    assert window.session.selection.query == 2 and window.session.selection.key == 1
-    assert not window.isWindowModified()
-    assert str(path.resolve()) in window.recent_files()
-    assert window.recentMenu.actions()[0].text() == "lesson.qkv.json"
-
-
-@pytest.mark.parametrize("content, words", [
-    ("{not json", "not valid JSON"),
-    ('{"format": "qkv-visualizer", "version": 1, "scenario": {"tokens": ["a"]', "not valid JSON"),
-    ('{"format": "qkv-visualizer", "version": 99, "scenario": {}}', "version 99"),
-    ('{"format": "something-else", "version": 1}', "not a session"),
-    ('{"format": "qkv-visualizer", "version": 1, "scenario": {"tokens": ["a", "b"], "x": [[1, 2]], '
-     '"w_q": [[1], [2]], "w_k": [[1], [2]], "w_v": [[1], [2]]}}', "scenario.x"),
-    ('{"format": "qkv-visualizer", "version": 1, "scenario": {"tokens": ["a"], "x": [[1, "oops"]], '
-     '"w_q": [[1], [2]], "w_k": [[1], [2]], "w_v": [[1], [2]]}}', "scenario.x[0][1]"),
-])
-def test_a_bad_file_is_refused_with_its_reason_and_the_work_stays(window, tmp_path, content, words):
-    window.session.set_cell("x", 0, 0, "0.77")
-    settle()
-    before = snapshot(window)
+    assert window.session.scenario == saved and not window.isWindowModified()
+    assert window.windowTitle() == "lesson.qkv.json[*] — QKV Visualizer"
+    assert window.lesson.active and window.lesson.index == 5
+    # a bad file is told in the window's error message
     bad = tmp_path / "bad.qkv.json"
-    bad.write_text(content, encoding="utf-8")
+    bad.write_text("{not json", encoding="utf-8")
     assert not window.open_file(bad)
-    assert len(window.errors) == 1 and words in window.errors[0] and "bad.qkv.json" in window.errors[0]
-    assert same(snapshot(window), before)
-    assert window.isWindowModified()
-
-
-def test_a_crash_mid_save_leaves_the_previous_file_intact(window, tmp_path, monkeypatch):
-    path = tmp_path / "keep.qkv.json"
-    assert window.save_as(str(path))
-    good = path.read_bytes()
-    window.session.set_cell("x", 0, 0, "0.5")
-
-    def boom(*_a, **_k):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "replace", boom)
-    assert not window.save()
-    assert path.read_bytes() == good
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".qkv-")] == []
-    assert window.isWindowModified()
-    assert "No space left" in window.errors[-1]
-
-
-def test_an_unwritable_folder_says_so_and_keeps_the_work(window, tmp_path):
-    window.session.set_cell("x", 0, 0, "0.5")
-    before = snapshot(window)
-    target = tmp_path / "missing-folder" / "x.qkv.json"
-    assert not window.save_as(str(target))
-    assert "Could not save" in window.errors[-1] and "Your work is still here" in window.errors[-1]
-    assert same(snapshot(window), before) and window.isWindowModified()
-
-
-def test_autosave_and_recovery(make_window, tmp_path):
-    w = make_window()
-    w.autosaveTimer.stop()  # the test calls autosave() itself; the 3 s timer must not get there first
-    assert not w.autosave()  # nothing unsaved
-    w.session.set_cell("w_k", 0, 0, "0.25")
-    w.session.set_text("A crash is coming")
+    assert len(window.errors) == 1 and "bad.qkv.json" in window.errors[0]
+    # the work a crashed window left (its file in the recovery folder, its lock gone) is offered in the window
+    session_format.save_file(window.recovery.folder / "crashed.qkv.json", presets.load("pronoun"),
+                             {"file": str(tmp_path / "crashed-work.qkv.json")})
+    window.ask_restore = lambda: True
+    assert window.offer_recovery()
     settle()
-    assert w.autosave()
-    recovered, view = session_format.load_file(w.recovery_file)
-    assert recovered == w.session.scenario
-    # A crash: the window's lock is let go (its process ended) without the window closing; the file stays.
-    w.recovery.lock.unlock()
-    w2 = make_window()
-    w2.ask_restore = lambda: True
-    assert w2.offer_recovery()
-    settle()
-    assert w2.session.scenario == recovered
-    assert w2.isWindowModified()
-    assert not w.recovery_file.exists()  # the crashed window's file is taken over ...
-    assert session_format.load_file(w2.recovery_file)[0] == recovered  # ... into this window's own
-    path = tmp_path / "saved.qkv.json"
-    assert w2.save_as(str(path))
-    assert not w2.recovery_file.exists()
-
-
-def test_declining_recovery_removes_the_file(make_window):
-    w = make_window()
-    w.autosaveTimer.stop()  # the test calls autosave() itself
-    w.session.set_text("Another try")
-    settle()
-    assert w.autosave()
-    w.recovery.lock.unlock()  # as after a crash
-    w2 = make_window()
-    assert not w2.offer_recovery()  # the fixture declines
-    assert not w.recovery_file.exists()
-    assert list(w.recovery.folder.iterdir()) == [w2.recovery._lock_path(w2.recovery_file)]  # w2's own lock
-
-
-def test_a_second_window_never_offers_the_work_of_one_still_running(make_window):
-    first = make_window()
-    first.autosaveTimer.stop()
-    first.session.set_text("Work in the first window")
-    settle()
-    assert first.autosave()
-    second = make_window()
-    asked = []
-    second.ask_restore = lambda: asked.append(True) or True
-    assert not second.offer_recovery()
-    assert asked == [] and first.recovery_file.is_file()  # not offered, not removed
-    assert second.recovery_file != first.recovery_file
-    second.session.set_text("Work in the second window")
-    settle()
-    assert second.autosave()
-    assert session_format.load_file(first.recovery_file)[0].text == "Work in the first window"
-
-
-#: A window in its own process that keeps unsaved work and then waits, until the test kills it.
-CRASHING_WINDOW = """
-import sys
-from PySide6 import QtCore, QtWidgets
-app = QtWidgets.QApplication([])
-from qkv_gui.window.main_window import MainWindow
-w = MainWindow(settings=QtCore.QSettings(sys.argv[1], QtCore.QSettings.Format.IniFormat), recovery=sys.argv[2])
-w.session.set_text("Work of a window that will crash")
-for _ in range(4):
-    app.processEvents()
-assert w.autosave()
-print("saved", flush=True)
-sys.stdin.readline()  # the test kills the process here
-"""
-
-
-def test_only_a_crashed_window_s_work_is_offered(make_window, tmp_path):
-    # Two processes: while the other window runs its file is not offered; once its process is killed
-    # (a crash), the next window offers it and restores it.
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[3]
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(root)}
-    other = subprocess.Popen([sys.executable, "-c", CRASHING_WINDOW, str(tmp_path / "other.ini"),
-                              str(tmp_path / "recovery")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True, cwd=str(root), env=env)
-    try:
-        assert other.stdout.readline().strip() == "saved"
-        asked = []
-        alive = make_window()
-        alive.ask_restore = lambda: asked.append(True) or True
-        assert not alive.offer_recovery() and asked == []
-    finally:
-        other.kill()
-        other.wait(timeout=30)
-    after = make_window()
-    after.ask_restore = lambda: asked.append(True) or True
-    assert after.offer_recovery() and asked == [True]
-    settle()
-    assert after.session.scenario.text == "Work of a window that will crash"
-    assert not after.offer_recovery()  # offered once only
-
-
-def test_closing_with_unsaved_changes_asks_first(window):
-    window.session.set_text("Unsaved work")
-    settle()
-    window.ask_unsaved = lambda: "cancel"
-    assert not window.close()
-    assert window.isVisible()
-    window.ask_unsaved = lambda: "discard"
-    assert window.close()
-
-
-def test_opening_another_file_with_unsaved_changes_asks_first(window, tmp_path):
-    path = tmp_path / "other.qkv.json"
-    session_format.save_file(path, presets.load("seed-cat"))
-    window.session.set_text("Precious work")
-    settle()
+    assert window.windowTitle() == "crashed-work.qkv.json[*] — QKV Visualizer" and window.isWindowModified()
+    # closing with unsaved changes asks first: Cancel keeps the window open
     asked = []
     window.ask_unsaved = lambda: asked.append(1) or "cancel"
-    assert not window.open_file(path)
-    assert asked and window.session.scenario.text == "Precious work"
+    assert not window.close()
+    assert window.isVisible() and asked == [1]
+    window.ask_unsaved = lambda: "discard"
+    assert window.close()
 
 
 def test_dropping_a_session_file_opens_it(window, tmp_path):
@@ -327,41 +184,3 @@ def test_dropping_a_session_file_opens_it(window, tmp_path):
     settle()
     assert window.session.scenario.tokens == ("cat",)
     assert "dropped.qkv.json" in window.windowTitle()
-
-
-def test_session_file_from_the_command_line_view_is_kept(window, tmp_path):
-    path = tmp_path / "v.qkv.json"
-    session_format.save_file(path, presets.load("long-sentence"), {"query": 4, "key": 9, "preset": "long-sentence"})
-    assert window.open_file(path)
-    settle()
-    assert (window.session.selection.query, window.session.selection.key) == (4, 9)
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == "qkv-visualizer" and doc["version"] == session_format.VERSION == 3
-
-
-def test_the_lesson_step_is_saved_and_reopened(window, tmp_path):
-    window.enter_lesson_mode()
-    window.lesson.go(5)
-    settle()
-    path = tmp_path / "lesson-step.qkv.json"
-    assert window.save_as(str(path))
-    assert json.loads(path.read_text(encoding="utf-8"))["view"]["lesson_step"] == 6
-    window.lesson.go(0)
-    assert window.open_file(path)
-    settle()
-    assert window.lesson.active and window.lesson.index == 5
-
-
-def test_autosave_keeps_the_last_step_of_a_training_run(window):
-    """A run's steps merge into one undo step (the undo index stays): autosave still keeps the newest numbers."""
-    s = window.session
-    run = object()
-    first = s.scenario.with_cell("w_q", 0, 0, 1.5)
-    assert s.train_to(first, run)
-    assert window.autosave()
-    second = first.with_cell("w_k", 0, 0, -0.5)
-    assert s.train_to(second, run)
-    assert window.autosave()  # the same undo index, a newer document
-    kept, _view = session_format.load_file(window.recovery_file)
-    assert kept.w_k[0, 0] == -0.5 and kept.w_q[0, 0] == 1.5
-    assert not window.autosave()  # nothing new since
