@@ -45,7 +45,8 @@ Qt = QtCore.Qt
 
 #: Other keys get a name label when there are at most this many tokens.
 MAX_KEY_LABELS = 12
-#: Narrower than this (pixels), the panel shortens its note, its worked sum and its rule (whole in tooltips).
+#: Narrower than this (pixels at the theme's base text size; more for larger text, as in presenter mode), the
+#: panel shortens its note, its worked sum and its rule (whole in tooltips).
 NARROW = 480
 #: ... give or take this much (see ``_is_narrow``).
 HYSTERESIS = 24
@@ -599,7 +600,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
         """Whether the panel is narrow, with a margin either side of ``NARROW``: a panel whose shorter texts
         make it short enough to lose the grid's scroll bar, and so wider, must not switch back (and forth)."""
         margin = HYSTERESIS if self._narrow else -HYSTERESIS
-        self._narrow = self.width() < NARROW + margin
+        text_scale = max(1.0, self.worked.font().pointSizeF() / style.BASE_POINT_SIZE)  # larger text: fewer words a line
+        self._narrow = self.width() < (NARROW + margin) * text_scale
         return self._narrow
 
     def _show_terms(self) -> None:
@@ -631,6 +633,8 @@ class QKPlanePanel(ThemedTextMixin, Panel):
 
     def theme_changed(self, theme) -> None:
         self._fit_side()
+        self._write_note()  # larger text may make the panel narrow in words (``_is_narrow``)
+        self._show_terms()
 
     def _base_fonts(self) -> None:
         """Fonts at theme scale 1; the generic theme scaling (``Panel.set_theme``) multiplies them once."""

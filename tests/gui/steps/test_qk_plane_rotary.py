@@ -144,3 +144,25 @@ def test_one_number_per_query_has_nothing_to_turn(make_panel, make_session):
     d = panel.drawn()
     assert d["rotary"] is None and "no pair to turn" in d["note"] and not panel.pair_combo.isVisible()
     np.testing.assert_allclose(d["q_tip"][0], session.result.q[0, 0])
+
+
+def test_with_larger_text_a_wider_plane_gives_the_brief_turns_too(make_panel, make_session):
+    """In presenter mode (text 1.5 times as large) a plane 630 pixels wide holds the words of a 420-pixel one at
+    the usual size: it says the turns in brief, so that the sum under the plane is not cut off."""
+    from qkv_gui.look import style
+
+    session = make_session()
+    session.set_option(rotary=True)
+    session.flush()
+    panel = make_panel(QKPlanePanel, session=session, size=(630, 700))
+    session.select(query=2, key=1)
+    settle()
+    r = session.result
+    assert panel.worked.text().startswith("q and k are turned")  # the usual size: the whole text
+    panel.set_theme(style.Theme("large", font_scale=1.5))
+    settle()
+    first, _rest = panel.worked.text().rsplit("\n", 1)
+    assert first == explain.rotation_brief(r, 2, 1, 0)
+    panel.set_theme(style.Theme("usual", font_scale=1.0))
+    settle()
+    assert panel.worked.text().startswith("q and k are turned")
