@@ -10,6 +10,9 @@ own Session; the nine panels on one Session in the panel grid; a Session alone. 
     def test_one_panel(make_panel):        # a panel (or an editor) without a window: much faster
         panel = make_panel(HeatmapPanel, preset="pronoun")
 
+    def test_a_feature(make_parts):        # the window's features on a plain QMainWindow (no MainWindow)
+        parts = make_parts(models=True)     # and parts.exporter, parts.experiments, parts.models, parts.lesson
+
     def test_panels_together(make_grid):   # the nine panels on one Session in the window's panel grid
         grid = make_grid()
         grid.focus("heatmapPanel")         # and grid.panels["heatmapPanel"], grid.session
@@ -109,6 +112,24 @@ def make_window(qtbot, settings, tmp_path):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+@pytest.fixture
+def make_parts(qtbot, settings):
+    """The window's features on a plain QMainWindow, without ``MainWindow`` (``support/window_parts.py``):
+    ``parts = make_parts(editors=True, models=True, lesson=True)``, shown at ``size`` and settled. For a
+    feature's tests (export actions, experiments, model actions, the lesson's links, the welcome)."""
+    from tests.gui.support.window_parts import build
+
+    def make(preset=None, size=(1600, 1000), **which):
+        parts = build(settings, preset, size, **which)
+        qtbot.addWidget(parts)
+        parts.show()
+        qtbot.waitExposed(parts)
+        settle()
+        return parts
+
+    return make
 
 
 @pytest.fixture
