@@ -34,6 +34,8 @@ class Parts(QtWidgets.QMainWindow):
         self.session = Session(presets.load(name), parent=self)
         self.session.preset_name = name
         self.session.select_promised_pair(name)
+        self.session.messages = []  # what the window's status line would show
+        self.session.message.connect(self.session.messages.append)
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self.models = None
         self.lesson = None
