@@ -441,12 +441,12 @@ def test_on_a_short_screen_experiments_open_as_tabs_and_the_window_fits(three):
 
 
 def test_on_a_tall_screen_experiments_stack(three_on_parts):
-    three = three_on_parts  # 1600 x 1000, the editing docks on the left
-    docks = three.experiments.docks
+    parts = three_on_parts  # 1600 x 1000, the editing docks on the left
+    docks = parts.experiments.docks
     for name in ("dockScalingLab", "dockHeads"):
-        three.experiments.open(name)
+        parts.experiments.open(name)
         settle()
-    assert three.tabifiedDockWidgets(docks["dockHeads"]) == []
+    assert parts.tabifiedDockWidgets(docks["dockHeads"]) == []
     assert docks["dockHeads"].isVisible() and docks["dockScalingLab"].isVisible()
     assert docks["dockHeads"].geometry().top() >= docks["dockScalingLab"].geometry().bottom()  # one above the other
 
