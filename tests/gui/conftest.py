@@ -48,6 +48,16 @@ def settle(qtbot=None, rounds: int = 3) -> None:
     app.processEvents()  # what the last panels posted
 
 
+def shown(qtbot, widget, size):
+    """``widget`` closed at the end of the test, shown offscreen at ``size`` and settled."""
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    settle()
+    return widget
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _long_lived_objects_frozen():
     """What the test modules imported stays for the whole run: kept out of the collections below, which then
@@ -99,12 +109,7 @@ def make_window(qtbot, settings, tmp_path):
         w.ask_unsaved = lambda: "discard"
         w.ask_restore = lambda: False
         w.notify_error = lambda title, text: w.errors.append(text)
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
-        settle()
-        return w
+        return shown(qtbot, w, (1600, 1000))
 
     return make
 
@@ -122,12 +127,7 @@ def make_parts(qtbot, settings):
     from tests.gui.support.window_parts import build
 
     def make(preset=None, size=(1600, 1000), **which):
-        parts = build(settings, preset, size, **which)
-        qtbot.addWidget(parts)
-        parts.show()
-        qtbot.waitExposed(parts)
-        settle()
-        return parts
+        return shown(qtbot, build(settings, preset, **which), size)
 
     return make
 
@@ -174,12 +174,7 @@ def make_panel(qtbot, make_session):
         panel = cls(session)
         panel.session = session
         kept.append(panel)
-        qtbot.addWidget(panel)
-        panel.resize(*size)
-        panel.show()
-        qtbot.waitExposed(panel)
-        settle()
-        return panel
+        return shown(qtbot, panel, size)
 
     return make
 
@@ -196,6 +191,7 @@ def make_grid(qtbot, make_session):
     from qkv_gui.look import style
     from qkv_gui.panels.catalog import PANEL_CLASSES
     from qkv_gui.window.panel_grid import PanelGrid
+    from tests.gui.support.window_parts import in_scroll_area
 
     kept = []  # the test may drop its own reference; the grid stays until the test ends
 
@@ -207,22 +203,13 @@ def make_grid(qtbot, make_session):
         grid = PanelGrid(panels)
         grid.session = session
         grid.panels = {panel.object_name: panel for panel in panels}
-        shown = grid
+        outer = grid
         if area is not None:  # in a scroll area of that size, as the window holds it: rows packed to its width
-            scroll = QtWidgets.QScrollArea()
-            scroll.setObjectName("panelScroll")
-            scroll.setWidgetResizable(True)
-            scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-            scroll.setWidget(grid)
-            grid.watch(scroll)
-            grid.scroll = shown = scroll
+            scroll = in_scroll_area(grid)
+            grid.scroll = outer = scroll
             size = area
-        kept.append(shown)
-        qtbot.addWidget(shown)
-        shown.resize(*size)
-        shown.show()
-        qtbot.waitExposed(shown)
-        settle()
+        kept.append(outer)
+        shown(qtbot, outer, size)
         return grid
 
     return make

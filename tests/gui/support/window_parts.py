@@ -23,6 +23,18 @@ from qkv_gui.state.session import Session
 Qt = QtCore.Qt
 
 
+def in_scroll_area(grid) -> QtWidgets.QScrollArea:
+    """The panel grid in a scroll area as the window holds it: it fills the area, and packs its rows to the
+    area's width (as many panels a row as fit at their readable widths)."""
+    scroll = QtWidgets.QScrollArea()
+    scroll.setObjectName("panelScroll")
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+    scroll.setWidget(grid)
+    grid.watch(scroll)
+    return scroll
+
+
 class Parts(QtWidgets.QMainWindow):
     """A plain main window holding the parts a test asked for (``build``)."""
 
@@ -54,7 +66,7 @@ class Parts(QtWidgets.QMainWindow):
         self.errors.append(text)
 
 
-def build(settings, preset=None, size=(1600, 1000), editors=False, models=False, lesson=False) -> Parts:
+def build(settings, preset=None, editors=False, models=False, lesson=False) -> Parts:
     """A ``Parts`` window with the panel grid (in its scroll area), the dock host, the export actions and the
     experiments; ``editors``: the three editing docks on the left; ``models``: the trained-model actions (on
     File, Edit and View menus); ``lesson``: the lesson (its links open the model examples when ``models``)."""
@@ -94,14 +106,9 @@ def build(settings, preset=None, size=(1600, 1000), editors=False, models=False,
         main.resizeDocks(list(main.docks.values()), [190, 330, 480], Qt.Orientation.Vertical)
     main.panels = {cls.object_name: cls(session) for cls in catalog.PANEL_CLASSES}
     main.grid = PanelGrid(list(main.panels.values()), main)
-    main.gridScroll = QtWidgets.QScrollArea(main)
-    main.gridScroll.setObjectName("panelScroll")
-    main.gridScroll.setWidgetResizable(True)
-    main.gridScroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-    main.gridScroll.setWidget(main.grid)
-    main.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)
+    main.gridScroll = in_scroll_area(main.grid)
+    main.gridScroll.setMinimumWidth(CENTRAL_MIN_WIDTH)  # docks never squeeze the panels out of sight
     main.setCentralWidget(main.gridScroll)
-    main.grid.watch(main.gridScroll)
     main.exporter = ExportController(session, main, settings, main.grid, tell_error=main.tell_error)
     main.experiments = Experiments(session, main.host, adopt=main.exporter.adopt_experiment)
     bar = main.menuBar()
@@ -126,5 +133,4 @@ def build(settings, preset=None, size=(1600, 1000), editors=False, models=False,
                                        open_example=open_example)
         bar.addMenu(main.lesson.menu)
     main.statusBar().setObjectName("statusBar")  # made now: made at the first message, it would move the grid
-    main.resize(*size)
     return main
