@@ -1,6 +1,7 @@
 """GUI fixtures: a main window shown offscreen with throw-away settings; one panel or editor on its
-own Session; the nine panels on one Session in the panel grid; a Session alone. Helpers the tests share
-(checks, reference numbers, stand-ins): ``tests/gui/support/``.
+own Session; the nine panels on one Session in the panel grid; the window's features on a plain main window;
+a Session alone; the tiny models ``bert`` and ``gpt2``. Helpers the tests share (checks, reference numbers,
+stand-ins): ``tests/gui/support/``.
 
     def test_something(window, qtbot):
         window.session.set_text("a b c")
@@ -18,6 +19,7 @@ own Session; the nine panels on one Session in the panel grid; a Session alone. 
         grid.focus("heatmapPanel")         # and grid.panels["heatmapPanel"], grid.session
 """
 import gc
+from pathlib import Path
 
 import pytest
 from PySide6 import QtCore, QtWidgets
@@ -213,6 +215,26 @@ def make_grid(qtbot, make_session):
         return grid
 
     return make
+
+
+#: The tiny reference checkpoints (their outputs were computed by the transformers library).
+TEST_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.fixture(scope="module")
+def bert():
+    """tiny-bert from tests/data, loaded once a module (a model is read-only: sessions keep their edits apart)."""
+    from qkv_engine.models import load_model
+
+    return load_model(TEST_DATA / "tiny-bert")
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    """tiny-gpt2 from tests/data, loaded once a module."""
+    from qkv_engine.models import load_model
+
+    return load_model(TEST_DATA / "tiny-gpt2")
 
 
 @pytest.fixture

@@ -68,26 +68,25 @@ def three_on_parts(make_parts):
     return split_in_three(make_parts(editors=True))
 
 
-@pytest.fixture
-def docked_heads(three_on_parts):
-    """Heads side by side, opened from the Experiments menu, in its dock beside the panel grid."""
-    open_lab(three_on_parts.experiments.menu, "Heads side by side")
-    dock = three_on_parts.findChild(QtWidgets.QDockWidget, "dockHeads")
+def docked(parts, text, dock_name, panel_name):
+    """The experiment ``text`` opened from the Experiments menu of ``parts``, in its dock beside the panel grid:
+    its panel, drawn (not a hint)."""
+    open_lab(parts.experiments.menu, text)
+    dock = parts.findChild(QtWidgets.QDockWidget, dock_name)
     assert dock is not None and dock.isVisible()
     panel = dock.widget()
-    assert panel.objectName() == "headsPanel" and not panel.showing_hint()
+    assert panel.objectName() == panel_name and not panel.showing_hint()
     return panel
+
+
+@pytest.fixture
+def docked_heads(three_on_parts):
+    return docked(three_on_parts, "Heads side by side", "dockHeads", "headsPanel")
 
 
 @pytest.fixture
 def docked_concat(three_on_parts):
-    """Concat and W^O, opened from the Experiments menu, in its dock beside the panel grid."""
-    open_lab(three_on_parts.experiments.menu, "Concat and W^O")
-    dock = three_on_parts.findChild(QtWidgets.QDockWidget, "dockConcat")
-    assert dock is not None and dock.isVisible()
-    panel = dock.widget()
-    assert panel.objectName() == "concatPanel" and not panel.showing_hint()
-    return panel
+    return docked(three_on_parts, "Concat and W^O", "dockConcat", "concatPanel")
 
 
 #: An experiment's size in its dock beside a 1600 x 1000 window.
