@@ -22,6 +22,7 @@ from .grid_models import TokenTableModel, x_caption
 from .header_names import HeaderNameEditor
 from .model_box import ModelBox
 from .number_table import NumberTableView
+from .rows import left_row
 from .weight_grids import WeightGridsWidget
 
 __all__ = ["InputsWidget", "NumberTableView", "SentenceOptionsWidget", "TokenTableWidget", "WeightGridsWidget"]
@@ -147,11 +148,7 @@ class SentenceOptionsWidget(QtWidgets.QWidget):
         self.rotaryCheck.setToolTip("Rotary positions (RoPE): turn each query and key by its position before they "
                                     "meet, as Llama and Qwen2 do. The same two words then score differently at "
                                     "different distances. θ (beside the seed) sets the speeds.")
-        masks = QtWidgets.QHBoxLayout()
-        masks.addWidget(self.causalCheck)
-        masks.addWidget(self.rotaryCheck)
-        masks.addStretch(1)
-        hand.addLayout(masks)
+        hand.addLayout(left_row(self.causalCheck, self.rotaryCheck))  # the masks
         self.ropeThetaEdit = QtWidgets.QLineEdit(self)
         self.ropeThetaEdit.setObjectName("ropeThetaEdit")
         self.ropeThetaEdit.setToolTip("θ (theta) of rotary positions (RoPE): pair i of q and k turns "

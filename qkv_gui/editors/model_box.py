@@ -21,6 +21,7 @@ from ..look import colours
 from ..labels.elided_label import ElidedLabel
 from ..labels.changed_text import set_text, set_tooltip
 from ..state.session import GRID_NAMES, Session, parse_temperature
+from .rows import left_row
 
 #: What "Generate" and "Generate N" say about themselves when they can be used.
 GENERATE_TIP = ("Append the model's next token to the text: the most likely one at temperature 0 (greedy), "
@@ -111,17 +112,12 @@ class ModelBox(QtWidgets.QGroupBox):
         self.knockOutCheck.setToolTip("What if this head were not there? Its output becomes 0; the layers above "
                                       "change. Its own weights stay as they are.")
         layout.addWidget(self.knockOutCheck)
-        buttons = QtWidgets.QHBoxLayout()
-        buttons.setSpacing(self._across)
         self.resetButton = QtWidgets.QPushButton("Reset to the checkpoint", self)
         self.resetButton.setObjectName("resetCheckpointButton")
         self.resetButton.setToolTip("Undo every edit of the model's numbers at once")
         self.backButton = QtWidgets.QPushButton("Back to the hand-made example", self)
         self.backButton.setObjectName("backToHandMadeButton")
-        buttons.addWidget(self.resetButton)
-        buttons.addWidget(self.backButton)
-        buttons.addStretch(1)
-        layout.addLayout(buttons)
+        layout.addLayout(left_row(self.resetButton, self.backButton, spacing=self._across))
         self.editsLabel = QtWidgets.QLabel(self)
         self.editsLabel.setObjectName("modelEditsLabel")
         self.editsLabel.setWordWrap(True)

@@ -12,12 +12,10 @@ several repeats, as wall-clock time and this process's CPU time (bench_model_for
 """
 from __future__ import annotations
 
-import argparse
-import os
 import tempfile
 from pathlib import Path
 
-from bench_model_forward import RUNS, line, random_gpt2, sentence, timed  # same folder; sets the BLAS threads
+from bench_model_forward import RUNS, line, random_gpt2, sentence, start, timed  # same folder; sets the BLAS threads
 
 import numpy as np
 
@@ -36,11 +34,7 @@ def random_weights(rng: np.random.Generator) -> tuple[np.ndarray, tuple, np.ndar
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=15, help="calls per run (the median is shown)")
-    args = ap.parse_args(argv)
-    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, numpy {np.__version__}, "
-          f"{RUNS} runs, each the median of {args.repeats} calls")
+    args = start(__doc__, 15, argv)
     w, tokens, allowed = random_weights(np.random.default_rng(0))
     print(f"{LAYERS} layers x {HEADS} heads, {TOKENS} tokens")
     line("rollout", [timed(lambda: rollout(w), args.repeats) for _ in range(RUNS)], 20)

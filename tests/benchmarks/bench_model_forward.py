@@ -142,13 +142,23 @@ def bench(folder: Path, repeats: int) -> None:
         line(f"forward, {n} tokens", [timed(lambda: model.run(text), repeats) for _ in range(RUNS)], target)
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", action="append", default=[], help="also time this model folder")
-    ap.add_argument("--repeats", type=int, default=15, help="calls per run (the median is shown)")
+def start(doc: str, repeats: int, argv=None, more=None, note: str = "") -> argparse.Namespace:
+    """The command line of a benchmark script (``--repeats``, the calls a run, and what ``more(parser)`` adds),
+    parsed, and the line its output begins with: the BLAS threads, numpy's version, the runs and their calls."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    if more is not None:
+        more(ap)
+    ap.add_argument("--repeats", type=int, default=repeats, help="calls per run (the median is shown)")
     args = ap.parse_args(argv)
     print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, numpy {np.__version__}, "
-          f"{RUNS} runs, each the median of {args.repeats} calls (open: of 3)")
+          f"{RUNS} runs, each the median of {args.repeats} calls{note}")
+    return args
+
+
+def main(argv=None) -> None:
+    args = start(__doc__, 15, argv, note=" (open: of 3)",
+                 more=lambda ap: ap.add_argument("--model", action="append", default=[],
+                                                 help="also time this model folder"))
     rng = np.random.default_rng(0)
     with tempfile.TemporaryDirectory(prefix="qkv-bench-") as tmp:
         for build in (random_bert, random_gpt2):

@@ -13,7 +13,6 @@ without it the numpy figures are printed and the comparison says it was skipped.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -28,7 +27,7 @@ sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
 
-from bench_model_forward import RUNS, random_bert, sentence, timed  # noqa: E402
+from bench_model_forward import RUNS, random_bert, sentence, start, timed  # noqa: E402
 from qkv_engine.models import load_model  # noqa: E402
 
 LENGTHS = (16, 128, 512)
@@ -79,11 +78,7 @@ def bench(folder: Path, repeats: int) -> None:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=7, help="calls per run (the median is shown)")
-    args = ap.parse_args(argv)
-    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}, numpy {np.__version__}, {RUNS} runs, "
-          f"each the median of {args.repeats} calls")
+    args = start(__doc__, 7, argv)
     real = os.environ.get("QKV_MINILM")
     if real and Path(real).is_dir():
         bench(Path(real), args.repeats)

@@ -1,6 +1,7 @@
 """GUI fixtures: a main window shown offscreen with throw-away settings; one panel or editor on its
-own Session; the nine panels on one Session in the panel grid; a Session alone. Helpers the tests share
-(checks, reference numbers, stand-ins): ``tests/gui/support/``.
+own Session; the nine panels on one Session in the panel grid; the window's features on a plain main window;
+a Session alone; the tiny models ``bert`` and ``gpt2``. Helpers the tests share (checks, reference numbers,
+stand-ins): ``tests/gui/support/``.
 
     def test_something(window, qtbot):
         window.session.set_text("a b c")
@@ -10,11 +11,15 @@ own Session; the nine panels on one Session in the panel grid; a Session alone. 
     def test_one_panel(make_panel):        # a panel (or an editor) without a window: much faster
         panel = make_panel(HeatmapPanel, preset="pronoun")
 
+    def test_a_feature(make_parts):        # the window's features on a plain QMainWindow (no MainWindow)
+        parts = make_parts(models=True)     # and parts.exporter, parts.experiments, parts.models, parts.lesson
+
     def test_panels_together(make_grid):   # the nine panels on one Session in the window's panel grid
         grid = make_grid()
         grid.focus("heatmapPanel")         # and grid.panels["heatmapPanel"], grid.session
 """
 import gc
+from pathlib import Path
 
 import pytest
 from PySide6 import QtCore, QtWidgets
@@ -43,6 +48,16 @@ def settle(qtbot=None, rounds: int = 3) -> None:
             break
         app.processEvents()
     app.processEvents()  # what the last panels posted
+
+
+def shown(qtbot, widget, size):
+    """``widget`` closed at the end of the test, shown offscreen at ``size`` and settled."""
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    settle()
+    return widget
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -96,12 +111,7 @@ def make_window(qtbot, settings, tmp_path):
         w.ask_unsaved = lambda: "discard"
         w.ask_restore = lambda: False
         w.notify_error = lambda title, text: w.errors.append(text)
-        qtbot.addWidget(w)
-        w.resize(1600, 1000)
-        w.show()
-        qtbot.waitExposed(w)
-        settle()
-        return w
+        return shown(qtbot, w, (1600, 1000))
 
     return make
 
@@ -109,6 +119,19 @@ def make_window(qtbot, settings, tmp_path):
 @pytest.fixture
 def window(make_window):
     return make_window()
+
+
+@pytest.fixture
+def make_parts(qtbot, settings):
+    """The window's features on a plain QMainWindow, without ``MainWindow`` (``support/window_parts.py``):
+    ``parts = make_parts(editors=True, models=True, lesson=True)``, shown at ``size`` and settled. For a
+    feature's tests (export actions, experiments, model actions, the lesson's links, the welcome)."""
+    from tests.gui.support.window_parts import build
+
+    def make(preset=None, size=(1600, 1000), **which):
+        return shown(qtbot, build(settings, preset, **which), size)
+
+    return make
 
 
 @pytest.fixture
@@ -153,12 +176,7 @@ def make_panel(qtbot, make_session):
         panel = cls(session)
         panel.session = session
         kept.append(panel)
-        qtbot.addWidget(panel)
-        panel.resize(*size)
-        panel.show()
-        qtbot.waitExposed(panel)
-        settle()
-        return panel
+        return shown(qtbot, panel, size)
 
     return make
 
@@ -175,6 +193,7 @@ def make_grid(qtbot, make_session):
     from qkv_gui.look import style
     from qkv_gui.panels.catalog import PANEL_CLASSES
     from qkv_gui.window.panel_grid import PanelGrid
+    from tests.gui.support.window_parts import in_scroll_area
 
     kept = []  # the test may drop its own reference; the grid stays until the test ends
 
@@ -186,25 +205,36 @@ def make_grid(qtbot, make_session):
         grid = PanelGrid(panels)
         grid.session = session
         grid.panels = {panel.object_name: panel for panel in panels}
-        shown = grid
+        outer = grid
         if area is not None:  # in a scroll area of that size, as the window holds it: rows packed to its width
-            scroll = QtWidgets.QScrollArea()
-            scroll.setObjectName("panelScroll")
-            scroll.setWidgetResizable(True)
-            scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-            scroll.setWidget(grid)
-            grid.watch(scroll)
-            grid.scroll = shown = scroll
+            scroll = in_scroll_area(grid)
+            grid.scroll = outer = scroll
             size = area
-        kept.append(shown)
-        qtbot.addWidget(shown)
-        shown.resize(*size)
-        shown.show()
-        qtbot.waitExposed(shown)
-        settle()
+        kept.append(outer)
+        shown(qtbot, outer, size)
         return grid
 
     return make
+
+
+#: The tiny reference checkpoints (their outputs were computed by the transformers library).
+TEST_DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.fixture(scope="module")
+def bert():
+    """tiny-bert from tests/data, loaded once a module (a model is read-only: sessions keep their edits apart)."""
+    from qkv_engine.models import load_model
+
+    return load_model(TEST_DATA / "tiny-bert")
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    """tiny-gpt2 from tests/data, loaded once a module."""
+    from qkv_engine.models import load_model
+
+    return load_model(TEST_DATA / "tiny-gpt2")
 
 
 @pytest.fixture

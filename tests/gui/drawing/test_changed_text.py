@@ -111,23 +111,16 @@ def test_the_box_gives_back_lines_only_once_the_words_stay_still(qapp, monkeypat
     window.close()
 
 
-def test_after_a_new_sentence_on_a_projector_every_caption_shows_all_its_lines(qtbot, settings, tmp_path,
-                                                                                monkeypatch):
-    """A window opened on a 1024 x 768 screen, then a new sentence: no caption is shorter than its words. (At
-    the window's first layout, a box that waited to give back a line still gave it to a layout that ran for
-    another reason; when the new words needed that line again, the box was not told, and it was cut.)"""
+def test_after_a_new_sentence_on_a_projector_every_caption_shows_all_its_lines(make_parts, monkeypatch):
+    """The panel grid and the editing docks opened at 1024 x 768, then a new sentence: no caption is shorter than
+    its words. (At the first layout, a box that waited to give back a line still gave it to a layout that ran
+    for another reason; when the new words needed that line again, the box was not told, and it was cut.)"""
     from qkv_engine import presets
-    from qkv_gui.window.main_window import MainWindow
     from qkv_gui.labels import steady_box as steady_label
 
     monkeypatch.setattr(steady_label, "SHRINK_AFTER_MS", 700)  # as on screen (see conftest)
     app = QtWidgets.QApplication.instance()
-    window = MainWindow(settings=settings, recovery=tmp_path / "recovery")
-    window.ask_unsaved = lambda: "discard"
-    qtbot.addWidget(window)
-    window.resize(1024, 768)
-    window.show()
-    qtbot.waitExposed(window)
+    window = make_parts(editors=True, size=(1024, 768))  # the window's parts on a plain main window
     settle(app, 10)
     window.session.set_scenario(presets.load("long-sentence"), preset="long-sentence")
     settle(app, 10)

@@ -5,6 +5,7 @@ import pytest
 from PySide6 import QtCore, QtWidgets
 
 from qkv_engine import session_format
+from qkv_gui.editors import SentenceOptionsWidget
 
 from tests.gui.conftest import IN_GRID, settle
 
@@ -145,8 +146,9 @@ def test_masks_are_one_undo_step_each(make_session):
     assert session.scenario == s0
 
 
-def test_session_file_keeps_heads_source_masks_and_the_chosen_head(window, qtbot, tmp_path, make_window):
-    session = window.session
+def test_session_file_keeps_heads_source_masks_and_the_chosen_head(make_session, make_panel, tmp_path):
+    # What File → Save writes (the scenario and the session's view) and File → Open gives back to a Session.
+    session = make_session()
     session.set_heads(2)
     session.set_source("le chat noir")
     session.toggle_padding(2)
@@ -154,12 +156,13 @@ def test_session_file_keeps_heads_source_masks_and_the_chosen_head(window, qtbot
     session.set_head(1)
     settle()
     path = tmp_path / "multi.qkv.json"
-    assert window.save_as(path)
+    session_format.save_file(path, session.scenario, session.view_state())
     scenario, view = session_format.load_file(path)
     assert scenario == session.scenario and view["head"] == 1
-    other = make_window()
-    assert other.open_file(path)
+    other = make_session()
+    options = make_panel(SentenceOptionsWidget, session=other, size=(400, 600))
+    other.set_scenario(scenario, view=view)
     settle()
-    assert other.session.scenario == session.scenario and other.session.head == 1
-    combo = other.findChild(QtWidgets.QComboBox, "headCombo")
+    assert other.scenario == session.scenario and other.head == 1
+    combo = options.findChild(QtWidgets.QComboBox, "headCombo")
     assert combo.currentIndex() == 1

@@ -33,8 +33,9 @@ def numpy_y(s):
     return concat, concat @ s.w_o
 
 
-def open_lab(window, text):
-    (act,) = [a for a in window.experimentsMenu.actions() if a.text() == text]
+def open_lab(menu, text):
+    """Trigger the entry ``text`` of the Experiments menu ``menu``."""
+    (act,) = [a for a in menu.actions() if a.text() == text]
     act.trigger()
     settle()
     return act
@@ -47,8 +48,8 @@ def click(widget, scene_pos, qtbot):
     settle()
 
 
-@pytest.fixture
-def three(window):
+def split_in_three(window):
+    """Three heads, chosen in the sentence dock's heads box."""
     spin = window.findChild(QtWidgets.QSpinBox, "headsSpin")
     spin.setValue(3)
     settle()
@@ -57,25 +58,35 @@ def three(window):
 
 
 @pytest.fixture
-def docked_heads(three):
-    """Heads side by side, opened from the window's Experiments menu."""
-    open_lab(three, "Heads side by side")
-    dock = three.findChild(QtWidgets.QDockWidget, "dockHeads")
+def three(window):
+    return split_in_three(window)
+
+
+@pytest.fixture
+def three_on_parts(make_parts):
+    """The window's parts (editing docks, panel grid, experiments) on a plain main window, three heads."""
+    return split_in_three(make_parts(editors=True))
+
+
+def docked(parts, text, dock_name, panel_name):
+    """The experiment ``text`` opened from the Experiments menu of ``parts``, in its dock beside the panel grid:
+    its panel, drawn (not a hint)."""
+    open_lab(parts.experiments.menu, text)
+    dock = parts.findChild(QtWidgets.QDockWidget, dock_name)
     assert dock is not None and dock.isVisible()
     panel = dock.widget()
-    assert panel.objectName() == "headsPanel" and not panel.showing_hint()
+    assert panel.objectName() == panel_name and not panel.showing_hint()
     return panel
 
 
 @pytest.fixture
-def docked_concat(three):
-    """Concat and W^O, opened from the window's Experiments menu."""
-    open_lab(three, "Concat and W^O")
-    dock = three.findChild(QtWidgets.QDockWidget, "dockConcat")
-    assert dock is not None and dock.isVisible()
-    panel = dock.widget()
-    assert panel.objectName() == "concatPanel" and not panel.showing_hint()
-    return panel
+def docked_heads(three_on_parts):
+    return docked(three_on_parts, "Heads side by side", "dockHeads", "headsPanel")
+
+
+@pytest.fixture
+def docked_concat(three_on_parts):
+    return docked(three_on_parts, "Concat and W^O", "dockConcat", "concatPanel")
 
 
 #: An experiment's size in its dock beside a 1600 x 1000 window.
@@ -428,12 +439,15 @@ def test_on_a_short_screen_experiments_open_as_tabs_and_the_window_fits(three):
     assert {d.objectName() for d in three.tabifiedDockWidgets(docks[0])} == set(names[1:])
 
 
-def test_on_a_tall_screen_experiments_stack(three):
+def test_on_a_tall_screen_experiments_stack(three_on_parts):
+    parts = three_on_parts  # 1600 x 1000, the editing docks on the left
+    docks = parts.experiments.docks
     for name in ("dockScalingLab", "dockHeads"):
-        three.open_experiment(name)
+        parts.experiments.open(name)
         settle()
-    assert three.tabifiedDockWidgets(three.experiment_docks["dockHeads"]) == []
-    assert three.experiment_docks["dockHeads"].isVisible() and three.experiment_docks["dockScalingLab"].isVisible()
+    assert parts.tabifiedDockWidgets(docks["dockHeads"]) == []
+    assert docks["dockHeads"].isVisible() and docks["dockScalingLab"].isVisible()
+    assert docks["dockHeads"].geometry().top() >= docks["dockScalingLab"].geometry().bottom()  # one above the other
 
 
 def test_every_head_follows_the_colour_scale_and_one_bar_says_which(make_panel):

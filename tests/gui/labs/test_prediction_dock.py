@@ -1,5 +1,6 @@
 """The prediction dock in the window: it opens with a model (below the model view; a tab beside it on a
-projector's 1024 x 768), comes back from the View menu, hides with the model, and exports like an experiment."""
+projector's 1024 x 768), comes back from the View menu, hides with the model, and exports like an experiment.
+The model actions place it; they are built on the window's parts (``make_parts``) but on a projector's screen."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,7 +17,8 @@ def docks(window):
                                                                                        "dockPrediction")
 
 
-def test_the_prediction_opens_with_the_model_below_the_model_view(window):
+def test_the_prediction_opens_with_the_model_below_the_model_view(make_parts):
+    window = make_parts(editors=True, models=True)
     assert window.models.open_folder(DATA / "tiny-gpt2", text="the cat sat")
     settle()
     view, pred = docks(window)
@@ -31,7 +33,7 @@ def test_the_prediction_opens_with_the_model_below_the_model_view(window):
     pred.close()
     settle()
     action = window.models.predictionAction
-    assert action in window.viewMenu.actions() and action.isEnabled()
+    assert action in window.menus["view"].actions() and action.isEnabled()
     action.trigger()
     settle()
     assert pred.isVisible()

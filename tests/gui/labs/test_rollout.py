@@ -3,32 +3,18 @@ rollout and the layer's mean over heads, for the layer and residual setting chos
 clicks select; with no model it says what to do."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from qkv_engine import WORD_RULE, merge_pieces, rollout, word_weights
-from qkv_engine.models import load_model
 from qkv_gui.drawing.token_labels import short_token
 from qkv_gui.panels import catalog
 from qkv_gui.panels.labs.rollout import APPROXIMATION, NAME_CHARS, RolloutPanel
 
 from tests.gui.conftest import settle
 
-DATA = Path(__file__).resolve().parents[2] / "data"
 #: tiny-bert reads "tokenization" as token ##iza ##tion
 BERT_TEXT = "the cat sat on the tokenization mat"
-
-
-@pytest.fixture(scope="module")
-def gpt2():
-    return load_model(DATA / "tiny-gpt2")
-
-
-@pytest.fixture(scope="module")
-def bert():
-    return load_model(DATA / "tiny-bert")
 
 
 @pytest.fixture

@@ -119,10 +119,11 @@ def test_a_fresh_copy_shows_the_same(lab, make_panel):
     np.testing.assert_array_equal(_curve(copy.score_curve)[1], _curve(lab.score_curve)[1])
 
 
-def test_the_experiments_menu_opens_the_lab(window):
+def test_the_experiments_menu_opens_the_lab(make_parts):
     from PySide6 import QtWidgets
 
-    (act,) = [a for a in window.experimentsMenu.actions() if a.text() == "Rotary positions (RoPE)"]
+    window = make_parts()  # the Experiments menu and its docks beside the panel grid, on a plain main window
+    (act,) = [a for a in window.experiments.menu.actions() if a.text() == "Rotary positions (RoPE)"]
     act.trigger()
     settle()
     dock = window.findChild(QtWidgets.QDockWidget, "dockRopeLab")

@@ -9,21 +9,10 @@ import numpy as np
 import pytest
 
 from qkv_engine import ModelEdits, compute, presets
-from qkv_engine.models import load_model
 from qkv_gui.state.session import Session
 from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-
-
-@pytest.fixture(scope="module")
-def bert():
-    return load_model(DATA / "tiny-bert")
-
-
-@pytest.fixture(scope="module")
-def gpt2():
-    return load_model(DATA / "tiny-gpt2")
 
 
 def reference(name: str, sentence: str = "s0"):

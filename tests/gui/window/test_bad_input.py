@@ -72,7 +72,9 @@ def test_huge_values_keep_every_result_finite(make_session):
 
 
 @pytest.mark.qt_no_exception_capture
-def test_an_error_inside_a_slot_is_shown_once_and_the_app_goes_on(window, monkeypatch):
+def test_an_error_inside_a_slot_is_shown_once_and_the_app_goes_on(make_panel, monkeypatch):
+    # The dialog is given the window it stands over; here the sentence box on its Session stands for it.
+    window = make_panel(SentenceOptionsWidget, size=(400, 400))
     shown = []
     monkeypatch.setattr(QtWidgets.QMessageBox, "exec", lambda self: shown.append(self.informativeText()) or 0)
     import sys
@@ -92,6 +94,7 @@ def test_an_error_inside_a_slot_is_shown_once_and_the_app_goes_on(window, monkey
     finally:
         sys.excepthook = old_hook
     assert shown == ["RuntimeError: a slot that breaks"]
-    window.session.set_text("Still working")
+    window.sentenceEdit.setText("Still working")
+    window.sentenceEdit.textEdited.emit("Still working")
     settle()
-    assert window.session.result.n == 2
+    assert window.session.result.n == 2 and window.isVisible()

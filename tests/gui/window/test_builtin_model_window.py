@@ -1,5 +1,7 @@
 """The model the app ships, as a new user meets it: the welcome's "Open a trained model" opens it when it is the
-only model on the computer, and lists it first otherwise; the heads its model card names do what the card says."""
+only model on the computer, and lists it first otherwise; the heads its model card names do what the card says.
+The welcome, the model actions and the lesson are built on the window's parts (``make_parts``), a head's
+numbers on a Session alone; only the Help menu needs the whole window."""
 from __future__ import annotations
 
 import json
@@ -30,9 +32,9 @@ def hf_cache_with_tiny_gpt2(root: Path) -> Path:
     return root / "hub"
 
 
-def test_with_no_other_model_the_welcome_opens_the_built_in_model_at_once(make_window, monkeypatch, tmp_path):
+def test_with_no_other_model_the_welcome_opens_the_built_in_model_at_once(make_parts, monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    window = make_window()
+    window = make_parts(editors=True, models=True, lesson=True)
     dialog = welcome.show_welcome(window)
     dialog.buttons["welcomeModel"].click()
     window.session.runner.wait()
@@ -42,35 +44,34 @@ def test_with_no_other_model_the_welcome_opens_the_built_in_model_at_once(make_w
     assert window.session.model_trace.tokens[-1] == "it"  # the sentence it opens with ends on the pronoun
 
 
-def test_with_another_model_the_welcome_lists_them_the_built_in_one_first(make_window, monkeypatch, tmp_path):
+def test_with_another_model_the_welcome_lists_them_the_built_in_one_first(make_parts, monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_CACHE", str(hf_cache_with_tiny_gpt2(tmp_path)))
     found = find_models()
     assert [m.builtin for m in found] == [True, False] and found[0].path == builtin_model_path()
-    window = make_window()
+    window = make_parts(editors=True, models=True, lesson=True)
     asked = []
     window.models.choose = lambda: asked.append(True) or False
     welcome.show_welcome(window).buttons["welcomeModel"].click()
     assert asked == [True] and window.session.model_doc is None
 
 
-def test_the_card_s_it_head_looks_at_dog_and_the_model_says_a_dog_s_verb(make_window, monkeypatch, tmp_path):
+def test_the_card_s_it_head_looks_at_dog_and_the_model_says_a_dog_s_verb(make_session):
     """The acceptance scenario: type "the dog saw anna . it"; the head the model card names for "it" gives "dog"
     the most weight, and the prediction's top word is a dog's verb ("barked")."""
     card = (builtin_model_path() / "MODEL_CARD.md").read_text(encoding="utf-8")
     row = next(line for line in card.splitlines() if '"it" head' in line)
     layer, head = (int(n) for n in row.split("|")[1].split()[1::2])
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
-    window = make_window()
-    assert window.models.open_folder("builtin", text="the dog saw anna . it")
-    window.session.runner.wait()
-    window.session.select_model_head(layer, head)
-    tokens = window.session.model_trace.tokens
-    window.session.select(query=tokens.index("it"), key=0)
-    settle()
-    weights = window.session.result.weights[tokens.index("it")]
-    assert tokens[int(np.argmax(weights))] == "dog"
+    session = make_session()
     model = load_model("builtin")
-    assert model.predict(window.session.model_trace, tokens.index("it"), 1)[0][0] == "barked"
+    session.open_model(model, text="the dog saw anna . it")  # what File → Open model does to the Session
+    session.runner.wait()
+    session.select_model_head(layer, head)
+    tokens = session.model_trace.tokens
+    session.select(query=tokens.index("it"), key=0)
+    settle()
+    weights = session.result.weights[tokens.index("it")]
+    assert tokens[int(np.argmax(weights))] == "dog"
+    assert model.predict(session.model_trace, tokens.index("it"), 1)[0][0] == "barked"
 
 
 def test_builtin_names_the_model_the_app_ships_on_the_command_line(tmp_path):
@@ -89,14 +90,14 @@ def test_builtin_names_the_model_the_app_ships_on_the_command_line(tmp_path):
     assert BUILTIN_NAME in json.dumps(data)
 
 
-def test_each_model_example_opens_on_its_head_and_pair_and_the_head_looks_where_its_note_says(make_window):
+def test_each_model_example_opens_on_its_head_and_pair_and_the_head_looks_where_its_note_says(make_parts):
+    # (File → Open preset's entries for them call ``open_example``: test_designed_examples_app.py opens one.)
     from qkv_engine import model_examples
 
-    window = make_window()
+    window = make_parts(editors=True, models=True)
     model = load_model("builtin")
     for example in model_examples.EXAMPLES:
-        action = window.findChild(QtGui.QAction, f"preset:{example.name}")
-        action.trigger()
+        assert window.models.open_example(example.name)
         window.session.runner.wait()
         settle()
         s = window.session
@@ -133,10 +134,10 @@ def test_help_lists_the_words_the_built_in_model_knows(window):
     assert all(model.tokenize(w)[0][-1] == w for w in words[::50])  # each is one token of its own
 
 
-def test_the_lesson_s_appendix_on_a_trained_model_opens_it_and_tells_its_live_numbers(make_window):
+def test_the_lesson_s_appendix_on_a_trained_model_opens_it_and_tells_its_live_numbers(make_parts):
     from PySide6 import QtCore
 
-    window = make_window()
+    window = make_parts(editors=True, models=True, lesson=True)
     lesson = window.lesson
     lesson.enter()
     lesson.go(next(i for i, s in enumerate(lesson.steps) if s.title == "Inside a trained model"))

@@ -107,19 +107,19 @@ def test_a_word_typed_in_between_gets_zeros_and_random_examples_say_nothing(make
     assert len(notes) == 1  # random examples give new words random features, as always: no note
 
 
-def test_the_lesson_shows_the_note_of_a_designed_example(make_window):
-    w = make_window("designed-adjective-noun")
+def test_the_lesson_shows_the_note_of_a_designed_example(make_parts):
+    w = make_parts("designed-adjective-noun", lesson=True)  # the lesson beside the panel grid
     w.enter_lesson_mode()
     settle()
     text = w.lesson.text()
     assert "About this example: Adjective \u2192 noun" in text and "describes a noun" in text
-    w.load_preset("seed-cat")
+    w.session.load_preset("seed-cat")
     settle()
     assert "About this example" not in w.lesson.text()
 
 
-def test_a_window_opened_on_a_designed_example_shows_the_promised_query_in_the_token_table(make_window):
-    w = make_window("designed-it")
+def test_a_window_opened_on_a_designed_example_shows_the_promised_query_in_the_token_table(make_parts):
+    w = make_parts("designed-it", editors=True)  # the Session opens on the pair, then the docks are made
     settle()
     assert (w.session.selection.query, w.session.selection.key) == (7, 1)  # 'it' -> 'animal'
     view = w.findChild(QtWidgets.QTableView, "tokenTable")

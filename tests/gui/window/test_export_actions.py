@@ -1,6 +1,7 @@
-"""Figures and numbers from the window: the Export menu and its remembered options, Ctrl+E on the panel in
-use, a panel's context menu, the open experiments in "export all" and the deck, and the panel on screen
-left as it was."""
+"""Figures and numbers from the export actions: the Export menu and its remembered options, Ctrl+E on the panel
+in use, a panel's context menu, the open experiments in "export all" and the deck, and the panel on screen
+left as it was. The export actions are given the session, the panel grid and the settings: they are built on
+a plain main window with the experiments beside them (``make_parts``), not in ``MainWindow``."""
 from PySide6 import QtCore, QtWidgets
 
 from qkv_gui.export import figures as export
@@ -10,7 +11,8 @@ from tests.gui.support.figure_checks import EXPERIMENTS, NAMES, pdf_pages
 from tests.gui.support.user_input import click_in_window
 
 
-def test_the_on_screen_panel_is_untouched(window, tmp_path):
+def test_the_on_screen_panel_is_untouched(make_parts, tmp_path):
+    window = make_parts()
     panel = window.panels["heatmapPanel"]
     before = panel.size(), panel.theme, panel.paint_count
     window.exporter.export_panel("heatmapPanel", tmp_path / "h.png")
@@ -19,7 +21,8 @@ def test_the_on_screen_panel_is_untouched(window, tmp_path):
     assert panel.isVisible() and panel.paint_count == before[2]
 
 
-def test_menu_actions_export_copy_and_remember_options(window, tmp_path, qtbot):
+def test_menu_actions_export_copy_and_remember_options(make_parts, tmp_path, qtbot):
+    window = make_parts()
     ex = window.exporter
     menu_texts = [a.text().replace("&", "") for a in ex.menu.actions()]
     assert any("deck" in t for t in menu_texts) and any("data" in t for t in menu_texts)
@@ -71,7 +74,8 @@ def test_menu_actions_export_copy_and_remember_options(window, tmp_path, qtbot):
     assert window.errors and "Could not export" in window.errors[-1]
 
 
-def test_panel_context_menu_offers_export(window):
+def test_panel_context_menu_offers_export(make_parts):
+    window = make_parts()
     frame = window.grid.frames["valuesPanel"]
     assert frame.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.CustomContextMenu
     menu = window.exporter.panel_menu("valuesPanel")
@@ -84,40 +88,41 @@ def test_panel_context_menu_offers_export(window):
         assert [a.text() for a in view.scene().contextMenu][0] == "Export this panel\u2026"
 
 
-def test_export_all_and_deck_take_the_open_experiments(window, tmp_path):
+def test_export_all_and_deck_take_the_open_experiments(make_parts, tmp_path):
+    window = make_parts()
     ex = window.exporter
     window.settings.setValue("export/format", "png")
     window.settings.setValue("export/size_mode", "width")
     window.settings.setValue("export/width", 480)
     assert ex.export_names() == NAMES  # no experiment opened
-    window.open_experiment("dockScalingLab")
-    window.open_experiment("dockCompare")
+    window.experiments.open("dockScalingLab")
+    window.experiments.open("dockCompare")
     settle()
     assert ex.export_names() == NAMES + ["scaling-lab"]  # compare without A would only be a hint
     window.session.pin()
     settle()
     assert ex.export_names() == NAMES + ["scaling-lab", "compare"]
-    window.open_experiment("dockHeads")
-    window.open_experiment("dockConcat")
-    window.open_experiment("dockTrain")
-    window.open_experiment("dockRopeLab")
+    window.experiments.open("dockHeads")
+    window.experiments.open("dockConcat")
+    window.experiments.open("dockTrain")
+    window.experiments.open("dockRopeLab")
     settle()
     assert ex.export_names() == NAMES + EXPERIMENTS
     (tmp_path / "all").mkdir()
     written = ex.export_all(tmp_path / "all")
     assert sorted(p.name for p in written) == sorted(f"{n}.png" for n in NAMES + EXPERIMENTS)
-    window.experiment_docks["dockHeads"].close()
-    window.experiment_docks["dockConcat"].close()
-    window.experiment_docks["dockScalingLab"].close()
-    window.experiment_docks["dockTrain"].close()
-    window.experiment_docks["dockRopeLab"].close()
+    window.experiments.docks["dockHeads"].close()
+    window.experiments.docks["dockConcat"].close()
+    window.experiments.docks["dockScalingLab"].close()
+    window.experiments.docks["dockTrain"].close()
+    window.experiments.docks["dockRopeLab"].close()
     settle()
     assert ex.export_names() == NAMES + ["compare"]
     deck = ex.export_deck(tmp_path / "deck.pdf")
     assert pdf_pages(deck.read_bytes()) == 1 + len(NAMES) + 1
 
     # Ctrl+E and the context menu reach an experiment panel too.
-    panel = window.experiment_panels["comparePanel"]
+    panel = window.experiments.panels["comparePanel"]
     click_in_window(panel.canvas.viewport())
     assert ex.current_panel() == "comparePanel"
     asked = []

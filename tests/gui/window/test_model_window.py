@@ -1,5 +1,7 @@
 """The window in the trained-model mode: opening a model (and refusing what is not one), the model box,
-the model view dock, saving and reopening a model session, and the way back to the hand-made example."""
+the model view dock, saving and reopening a model session, and the way back to the hand-made example.
+The model actions are built on the window's parts (``make_parts``) where the title, the session files or a
+screen's dock layout are not part of the test."""
 import json
 import os
 import shutil
@@ -25,6 +27,15 @@ def model_window(window):
     assert window.models.open_folder(DATA / "tiny-bert", text=TEXT)
     settle()
     return window
+
+
+@pytest.fixture
+def model_parts(make_parts):
+    """The model actions with the editing docks and the panel grid on a plain main window, tiny-bert open."""
+    parts = make_parts(editors=True, models=True)
+    assert parts.models.open_folder(DATA / "tiny-bert", text=TEXT)
+    settle()
+    return parts
 
 
 @pytest.fixture
@@ -82,7 +93,8 @@ def test_typing_in_the_sentence_box_runs_the_model(model_editors, qtbot):
     assert w.session.scenario.tokens[0] == "[CLS]" and w.session.scenario.tokens[-1] == "[SEP]"
 
 
-def test_a_folder_that_is_not_a_model_is_refused_in_one_line_and_the_work_stays(window, tmp_path):
+def test_a_folder_that_is_not_a_model_is_refused_in_one_line_and_the_work_stays(make_parts, tmp_path):
+    window = make_parts(editors=True, models=True)
     before = window.session.scenario
     (tmp_path / "pytorch_model.bin").write_bytes(b"not opened")
     assert not window.models.open_folder(tmp_path)
@@ -126,8 +138,8 @@ def test_a_session_whose_model_is_gone_says_which_model_and_where(window, make_w
     assert "needs the model 'tiny-bert'" in other.errors[-1] and str(folder) in other.errors[-1]
 
 
-def test_back_to_the_hand_made_example(model_window):
-    w = model_window
+def test_back_to_the_hand_made_example(model_parts):
+    w = model_parts
     w.models.back()
     settle()
     assert w.session.model_doc is None
@@ -136,11 +148,11 @@ def test_back_to_the_hand_made_example(model_window):
     assert w.panels["heatmapPanel"].image.image.shape == (w.session.scenario.n, w.session.scenario.n)
 
 
-def test_reset_to_the_checkpoint_from_the_edit_menu(model_window):
-    w = model_window
+def test_reset_to_the_checkpoint_from_the_edit_menu(model_parts):
+    w = model_parts
     w.session.set_cell("w_q", 1, 1, "3")
     settle()
-    assert w.models.resetAction.isEnabled()
+    assert w.models.resetAction in w.menus["edit"].actions() and w.models.resetAction.isEnabled()
     w.models.resetAction.trigger()
     settle()
     assert w.session.model_doc.edits.is_empty() and not w.models.resetAction.isEnabled()

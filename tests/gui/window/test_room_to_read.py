@@ -21,9 +21,11 @@ from tests.gui.conftest import BIG_AREA, IN_WINDOW_AREA, ON_PROJECTOR_AREA, sett
 from tests.gui.support.readability import picture_problems, widget_problems
 
 ROOT = Path(__file__).resolve().parents[3]
-#: Windows that fill common screens, less a title bar and a task bar.
+#: Windows that fill common screens, less a title bar and a task bar ...
 LAPTOPS_AND_DESKTOPS = [(1366, 730), (1440, 860), (1920, 1040)]
-SMALL = (1008, 720)  # a 1024 x 768 projector
+#: ... and the room the panel grid's scroll area has in them (measured: ``window.gridScroll`` at these sizes).
+GRID_AREAS = {(1366, 730): (960, 659), (1440, 860): (1034, 789), (1920, 1040): (1514, 969)}
+SMALL = (1008, 720)  # a 1024 x 768 projector (the grid's area there: ON_PROJECTOR_AREA)
 
 
 def _plot_height(panel: HeatmapPanel) -> float:
@@ -60,13 +62,13 @@ def test_a_drawing_fitted_to_its_view_asks_for_most_of_its_own_size(make_panel):
     assert panel.view.minimumHeight() >= FIT_MIN_ZOOM * scene.height() - 1
 
 
-def _check_the_grid(window) -> None:
+def _check_the_grid(grid) -> None:
     """Every panel at least its readable size, none wider than the area, and its titles and labels
-    whole."""
-    scroll = window.gridScroll
+    whole (``grid``: the panel grid in its scroll area, ``make_grid(area=...)``)."""
+    scroll = grid.scroll
     assert scroll.horizontalScrollBar().maximum() == 0  # the rows fit the width: only the height scrolls
-    assert all(1 <= n <= 3 for n in window.grid.packing) and sum(window.grid.packing) == 9
-    for name, frame in window.grid.frames.items():
+    assert all(1 <= n <= 3 for n in grid.packing) and sum(grid.packing) == 9
+    for name, frame in grid.frames.items():
         panel = frame.panel
         assert frame.width() >= READABLE_WIDTH, name
         assert panel.height() >= panel.minimumSizeHint().height() - 1, name
@@ -78,27 +80,25 @@ def _check_the_grid(window) -> None:
 
 
 @pytest.mark.parametrize("size", LAPTOPS_AND_DESKTOPS)
-def test_the_heatmap_and_the_whole_picture_read_on_a_laptop_and_a_desktop(make_window, size):
+def test_the_heatmap_and_the_whole_picture_read_on_a_laptop_and_a_desktop(make_grid, size):
     # At 1440 x 900 the heatmap of a 13-token sentence was a strip 11 px high, "The whole picture" 6 px text.
-    w = make_window("pronoun")
-    w.resize(*size)
+    w = make_grid("pronoun", area=GRID_AREAS[size])  # the panel grid in the room it has in a window of `size`
     settle(rounds=8)
     heatmap = w.panels["heatmapPanel"]
     assert _plot_height(heatmap) >= 13 * CELL_PX, _plot_height(heatmap)  # a row of pixels per token
     assert len(heatmap.y_tick_labels) == 13  # every query named
-    summary = w.grid.frames["summaryPanel"]
+    summary = w.frames["summaryPanel"]
     assert picture_problems(summary, floor_px=9.0) == []  # its words 9 px or more, none cut
     _check_the_grid(w)
     if size[0] >= 1920:
-        assert w.grid.packing == (3, 3, 3)  # room for the usual three a row
+        assert w.packing == (3, 3, 3)  # room for the usual three a row
 
 
-def test_on_a_small_projector_rows_of_two_scroll_and_nothing_is_squeezed(make_window):
-    w = make_window("pronoun")
-    w.resize(*SMALL)
+def test_on_a_small_projector_rows_of_two_scroll_and_nothing_is_squeezed(make_grid):
+    w = make_grid("pronoun", area=ON_PROJECTOR_AREA)  # the panel grid in its room in a window of 1008 x 720
     settle(rounds=8)
-    assert max(w.grid.packing) == 2
-    assert w.gridScroll.verticalScrollBar().maximum() > 0
+    assert max(w.packing) == 2
+    assert w.scroll.verticalScrollBar().maximum() > 0
     _check_the_grid(w)
     # the plane's numbers in full: the panel is not narrower than its own layout needs
     plane = w.panels["qkPlanePanel"]

@@ -21,8 +21,10 @@ def bubble_text() -> str | None:
 
 
 # ----- the welcome -------------------------------------------------------------------------------------
-def test_the_first_start_shows_the_welcome_once_and_remembers_it(make_window, settings, tmp_path):
-    window = make_window()
+# The welcome is given its window; it opens here on the window's parts (a plain main window with the lesson,
+# the editing docks and the trained-model actions: ``make_parts``), not on a whole MainWindow.
+def test_the_first_start_shows_the_welcome_once_and_remembers_it(make_parts, settings, tmp_path):
+    window = make_parts(editors=True, models=True, lesson=True)
     assert not welcome.seen(settings)
     dialog = welcome.maybe_welcome(window)
     assert dialog is not None and dialog.isVisible()
@@ -34,21 +36,21 @@ def test_the_first_start_shows_the_welcome_once_and_remembers_it(make_window, se
     settings.sync()
     again = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
     assert welcome.seen(again)  # ... nor at the next start (read back from the file, as text)
-    # Help → Welcome shows it whenever asked.
-    window.welcomeAction.trigger()
-    assert window.welcome.isVisible()
-    window.welcome.close()
+    assert welcome.show_welcome(window) is dialog and dialog.isVisible()  # Help → Welcome: whenever asked
+    dialog.close()
 
 
-def test_start_the_lesson(window):
+def test_start_the_lesson(make_parts):
+    window = make_parts(editors=True, models=True, lesson=True)
     dialog = welcome.show_welcome(window)
     assert not window.lesson.active
     dialog.buttons["welcomeLesson"].click()
     settle()
-    assert window.lesson.active and not dialog.isVisible()
+    assert window.lesson.active and window.lesson.dock.isVisible() and not dialog.isVisible()
 
 
-def test_try_your_own_sentence_readies_the_sentence_box(window):
+def test_try_your_own_sentence_readies_the_sentence_box(make_parts):
+    window = make_parts(editors=True, models=True, lesson=True)
     window.docks["dockSentence"].hide()
     window.activateWindow()
     dialog = welcome.show_welcome(window)
@@ -60,7 +62,8 @@ def test_try_your_own_sentence_readies_the_sentence_box(window):
     assert "Type a sentence" in window.statusBar().currentMessage()
 
 
-def test_open_a_trained_model_asks_the_window_for_a_model(window):
+def test_open_a_trained_model_asks_the_window_for_a_model(make_parts):
+    window = make_parts(editors=True, models=True, lesson=True)
     asked = []
     window.models.open_a_model = lambda: asked.append(True) or False
     dialog = welcome.show_welcome(window)
@@ -143,18 +146,27 @@ def test_the_question_mark_in_a_title_bar_explains_its_panel(make_grid):
 
 @pytest.mark.parametrize("dock,name", [("dockScalingLab", "scalingLabPanel"), ("dockCompare", "comparePanel"),
                                        ("dockTrain", "trainPanel")])
-def test_f1_explains_an_experiment(window, dock, name):
-    window.open_experiment(dock)
+def test_f1_explains_an_experiment(make_parts, dock, name):
+    # F1 with a widget of an experiment's dock: the help of the experiment that widget is part of (the window's
+    # F1 finds the panel with ``panel_help.panel_at`` and shows it with ``show_help``).
+    parts = make_parts()
+    parts.experiments.open(dock)
     settle()
-    panel = window.experiment_panels[name]
-    text = window.show_panel_help(panel.findChildren(QtWidgets.QWidget)[0])
+    panel = parts.experiments.panels[name]
+    inner = panel.findChildren(QtWidgets.QWidget)[0]
+    assert panel_help.panel_at(inner) is panel
+    text = panel_help.show_help(panel_help.panel_at(inner))
     assert panel_help.HELP[name][1].split(".")[0][:30] in text.replace("&#x27;", "'")
+    assert bubble_text() is not None
     QtWidgets.QWhatsThis.hideText()
 
 
 def test_help_menu_lists_the_help_and_the_welcome(window):
     texts = [a.text().replace("&", "") for a in window.helpMenu.actions() if not a.isSeparator()]
     assert texts[:2] == [panel_help.TITLE, "Welcome\u2026"]
+    window.welcomeAction.trigger()  # Help → Welcome shows the welcome, seen before or not
+    assert window.welcome.isVisible()
+    window.welcome.close()
 
 
 # ----- the icon ---------------------------------------------------------------------------------------

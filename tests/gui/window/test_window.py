@@ -1,4 +1,6 @@
-"""The main window as a teacher uses it: type, edit cells, toggle options, and see the session follow."""
+"""The main window as a teacher uses it: type, edit cells, toggle options, and see the session follow. The
+editors and panels are tested on a Session (``make_panel``, ``make_grid``) or on the window's parts
+(``make_parts``); the window itself for its menus, shortcuts, title, screen sizes and restarts."""
 
 import re
 
@@ -11,26 +13,29 @@ from qkv_engine import compute, presets
 from qkv_gui.editors import InputsWidget, SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
 from qkv_gui.state.session import Selection
 
-from tests.gui.conftest import settle
+from tests.gui.conftest import IN_WINDOW_AREA, ON_PROJECTOR_AREA, settle
 from tests.gui.support.user_input import type_into_cell
 from tests.gui.support.reference import numpy_weights
 
 Qt = QtCore.Qt
 
 
-def test_opens_default_preset_with_every_panel(window):
-    assert window.session.preset_name == presets.DEFAULT
+def test_opens_default_preset_with_every_panel(make_grid, make_panel):
+    grid = make_grid()  # the nine panels of the catalog in the window's panel grid, on the default example
+    session = grid.session
+    assert session.preset_name == presets.DEFAULT
     expected = compute(presets.load(presets.DEFAULT))
-    np.testing.assert_allclose(window.session.result.weights, expected.weights)
+    np.testing.assert_allclose(session.result.weights, expected.weights)
     names = {"embeddingPanel", "mixingPanel", "qkPlanePanel", "scalingPanel", "softmaxPanel", "valuesPanel",
              "heatmapPanel", "matricesPanel", "summaryPanel"}
-    assert set(window.panels) == names
+    assert set(grid.panels) == names
     for name in names:
-        assert window.findChild(QtWidgets.QWidget, name) is window.panels[name]
-        assert window.panels[name].isVisible()
+        assert grid.findChild(QtWidgets.QWidget, name) is grid.panels[name]
+        assert grid.panels[name].isVisible() and grid.panels[name].paint_count
+    editors = make_panel(InputsWidget, session=session, size=(400, 900))
     for name in ("sentenceEdit", "tokenTable", "weightsQ", "weightsK", "weightsV", "dModelSpin", "dKSpin",
                  "dVSpin", "seedSpin", "scaleCheck", "causalCheck", "temperatureSpin", "softmaxOverCombo"):
-        assert window.findChild(QtWidgets.QWidget, name) is not None, name
+        assert editors.findChild(QtWidgets.QWidget, name) is not None, name
 
 
 def test_load_preset_switches_everything(window):
@@ -101,8 +106,10 @@ def test_bad_text_in_a_number_cell_keeps_the_old_value_and_says_why(make_panel, 
     assert "refused" in tip
 
 
-def test_a_refused_cell_says_why_at_the_cell_and_nothing_moves(window, qtbot):
-    # The note came under the sentence box, far from the cell, and pushed the dock's widgets down.
+def test_a_refused_cell_says_why_at_the_cell_and_nothing_moves(make_parts, qtbot):
+    # The note came under the sentence box, far from the cell, and pushed the dock's widgets down. The editing
+    # docks as the window places them, on a plain main window.
+    window = make_parts(editors=True)
     options = window.docks["dockSentence"].widget()
     places = {w.objectName(): w.geometry() for w in options.findChildren(QtWidgets.QWidget) if w.objectName()}
     grid = window.findChild(QtWidgets.QTableView, "weightsQ")
@@ -110,7 +117,7 @@ def test_a_refused_cell_says_why_at_the_cell_and_nothing_moves(window, qtbot):
     assert not window.findChild(QtWidgets.QLabel, "messageLabel").isVisible()
     assert {w.objectName(): w.geometry() for w in options.findChildren(QtWidgets.QWidget) if w.objectName()} \
         == places
-    assert "Kept the old value" in window.statusBar().currentMessage()
+    assert "Kept the old value" in window.session.messages[-1]  # the window puts it on its status line
     note = grid.findChild(QtWidgets.QLabel, "cellNote")
     assert note.isVisible() and "Kept the old value" in note.text()
     cell = grid.visualRect(grid.model().index(1, 1))
@@ -283,22 +290,25 @@ def test_window_fits_a_small_projector_and_the_panels_scroll(window, size):
         assert box.isVisible() and box.width() >= box.sizeHint().width()
 
 
-def test_the_grid_fills_a_big_window_without_scroll_bars(window):
-    scroll = window.findChild(QtWidgets.QScrollArea, "panelScroll")
+def test_the_grid_fills_a_big_window_without_scroll_bars(make_grid):
+    grid = make_grid(area=IN_WINDOW_AREA)  # the panel grid in its scroll area, as in a 1600 x 1000 window
+    scroll = grid.scroll
     settle()
     assert scroll.verticalScrollBar().maximum() == 0 and scroll.horizontalScrollBar().maximum() == 0
-    assert window.grid.size() == scroll.viewport().size()
+    assert grid.size() == scroll.viewport().size()
 
 
-def test_hidden_panel_catches_up_when_shown(window):
-    panel = window.panels["softmaxPanel"]
-    window.panel_actions["softmaxPanel"].setChecked(False)
+def test_hidden_panel_catches_up_when_shown(make_grid):
+    grid = make_grid()
+    panel = grid.panels["softmaxPanel"]
+    grid.set_panel_visible("softmaxPanel", False)  # what its tick in the View menu does
     settle()
+    assert not panel.isVisible()
     count = panel.paint_count
-    window.session.set_cell("x", 0, 0, "0.33")
+    grid.session.set_cell("x", 0, 0, "0.33")
     settle()
     assert panel.paint_count == count  # not repainted while hidden
-    window.panel_actions["softmaxPanel"].setChecked(True)
+    grid.set_panel_visible("softmaxPanel", True)
     settle()
     assert panel.paint_count == count + 1
 
@@ -425,14 +435,15 @@ def _laid_out_widgets(layout) -> list:
     return found
 
 
-@pytest.mark.parametrize("size", [(1008, 720), (1600, 1000)])
-def test_wrapped_texts_never_lie_over_the_pictures(window, size):
+@pytest.mark.parametrize("area", [ON_PROJECTOR_AREA, IN_WINDOW_AREA])
+def test_wrapped_texts_never_lie_over_the_pictures(make_grid, area):
     # On a 1024 x 768 projector the panels are narrow: their arithmetic wraps onto more lines, and
     # those lines were drawn over the plot. Each panel now gets the height its texts need at its width
-    # (the grid scrolls for the rest).
-    window.resize(*size)
+    # (the grid scrolls for the rest). The panel grid in the room it has in a window of 1008 x 720 and
+    # of 1600 x 1000.
+    grid = make_grid(area=area)
     settle(rounds=8)
-    for name, panel in window.panels.items():
+    for name, panel in grid.panels.items():
         layout = panel.body.layout()
         if layout is None or not layout.hasHeightForWidth():
             continue
