@@ -36,8 +36,9 @@ _SQRT_HALF = F32(math.sqrt(0.5))
 #: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
 _VOCAB_CHUNK = 4096
 #: Elementwise work (softmax, GELU) is done in blocks of about this many numbers, so that its several passes
-#: over the numbers stay in the processor's cache (1 MB of float32) instead of going out to memory each time.
-_BLOCK = 1 << 18
+#: over the numbers stay in the processor's cache (256 KB of float32 and its temporaries) instead of going out
+#: to memory each time.
+_BLOCK = 1 << 16
 #: Up to this many tokens, ``linear`` turns products around.
 _FEW = 256
 
@@ -52,6 +53,17 @@ def _blocks(count: int, per_item: int):
     """Slices of range(count) holding about _BLOCK numbers each (items of ``per_item`` numbers)."""
     step = max(1, _BLOCK // max(1, per_item))
     return [slice(i, min(count, i + step)) for i in range(0, count, step)]
+
+
+def _in_place(act, x: np.ndarray) -> np.ndarray:
+    """act(x) written over x, a block of about _BLOCK numbers at a time in memory order (x C- or F-ordered)."""
+    if not (x.flags.c_contiguous or x.flags.f_contiguous):
+        x[...] = act(x)
+        return x
+    flat = (x if x.flags.c_contiguous else x.T).reshape(-1)  # a view: both are C-ordered
+    for part in _blocks(flat.size, 1):
+        act(flat[part], out=flat[part])
+    return x
 
 
 def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
@@ -83,10 +95,10 @@ _ERF_P = 0.3275911
 _ERF_COEFFICIENTS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
 
 
-def gelu(x: np.ndarray) -> np.ndarray:
+def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The exact GELU, x Phi(x) = x (1 + erf(x / sqrt 2)) / 2, in float32. With erf(y) = 1 - P(t) e^(-y^2)
     (y >= 0; odd) this is  max(x, 0) - |x| P(t) e^(-x^2 / 2) / 2,  t = 1 / (1 + p |x| / sqrt 2):
-    one form for both signs, so fewer passes over the numbers."""
+    one form for both signs, so fewer passes over the numbers. ``out`` may be ``x`` itself."""
     a = np.abs(x)
     t = a * F32(_ERF_P * math.sqrt(0.5))
     t += F32(1.0)
@@ -96,17 +108,17 @@ def gelu(x: np.ndarray) -> np.ndarray:
     for c in half[1:]:
         poly += c
         poly *= t
-    e = x * x
+    e = np.multiply(x, x, out=t)  # t is done with
     e *= F32(-0.5)
     np.exp(e, out=e)
     poly *= e
     poly *= a
-    np.maximum(x, F32(0.0), out=a)
-    a -= poly
-    return a
+    out = np.maximum(x, F32(0.0), out=out)
+    out -= poly
+    return out
 
 
-def gelu_tanh(x: np.ndarray) -> np.ndarray:
+def gelu_tanh(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """GPT-2's GELU: x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2."""
     inner = x * x
     inner *= F32(0.044715)
@@ -115,17 +127,20 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
     inner *= _SQRT_2_OVER_PI
     np.tanh(inner, out=inner)
     inner += F32(1.0)
-    inner *= x
     inner *= F32(0.5)
-    return inner
+    return np.multiply(inner, x, out=out)
 
 
-def silu(x: np.ndarray) -> np.ndarray:
+def silu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """x sigmoid(x) = x / (1 + e^-x)."""
     e = np.negative(x)
     np.exp(e, out=e)
     e += F32(1.0)
-    return np.divide(x, e, out=e)
+    return np.divide(x, e, out=e if out is None else out)
+
+
+def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    return np.maximum(x, F32(0.0), out=out)
 
 
 ACTIVATION = {
@@ -133,7 +148,7 @@ ACTIVATION = {
     "gelu_new": gelu_tanh,
     "gelu_pytorch_tanh": gelu_tanh,
     "gelu_fast": gelu_tanh,
-    "relu": lambda x: np.maximum(x, F32(0.0)),
+    "relu": relu,
     "silu": silu,
     "swish": silu,
 }
@@ -226,9 +241,7 @@ def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.
         f = inner.shape[1] // 2
         inner = silu(inner[:, :f]) * inner[:, f:]
     else:
-        act = ACTIVATION[arch.activation]
-        for rows in _blocks(inner.shape[0], inner.shape[1]):
-            inner[rows] = act(inner[rows])
+        _in_place(ACTIVATION[arch.activation], inner)
     out = linear(inner, float32(layer.w_out))
     if layer.b_out is not None:
         out += float32(layer.b_out)
