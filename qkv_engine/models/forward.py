@@ -272,24 +272,49 @@ def _check_window(arch: Architecture, n: int) -> None:
                          f"tokens, not {n}")
 
 
+#: When no scaled score can pass this size, the softmax takes e^z as it is instead of e^(z - row max): it cannot
+#: overflow (e^60 is about 1e26, and a row of a million such sums to 1e32, far below float32's 3e38) nor
+#: lose precision (e^-60, about 1e-26, is still a full-precision float32), and it saves two passes.
+_SAFE_EXP = 60.0
+
+
+def _attention_blocks(heads: int, n: int):
+    """(heads, rows) slices of the H x n x n weights of about _BLOCK numbers each: several whole heads when
+    they are small, else a few rows of one head."""
+    if n * n <= _BLOCK:
+        return [(h, slice(None)) for h in _blocks(heads, n * n)]
+    return [(slice(h, h + 1), rows) for h in range(heads) for rows in _blocks(n, n)]
+
+
+def _largest_score(q: np.ndarray, k: np.ndarray) -> float:
+    """A bound on |q_i . k_j| over each head's queries i and keys j (H x n x d_head each): the product of the
+    longest query's and the longest key's lengths (Cauchy-Schwarz)."""
+    q_len = np.einsum("hid,hid->hi", q, q).max(axis=1)
+    k_len = np.einsum("hid,hid->hi", k, k).max(axis=1)
+    return float(np.sqrt(q_len.astype(np.float64) * k_len).max())
+
+
 def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,
            weights: np.ndarray, context: np.ndarray) -> None:
     """A = softmax(scale Q K^T, hidden keys at the lowest float) into ``weights`` (H x n x n) and C = A V into
-    ``context`` (H x n x d_head), for H heads of q, k, v (H x n x d_head), a few heads at a time so that
-    their n x n numbers stay in cache through the softmax's passes."""
-    n = q.shape[1]
+    ``context`` (H x n x d_head), for H heads of q, k, v (H x n x d_head), a block at a time so that its
+    numbers stay in cache through the softmax's passes."""
+    H, n = q.shape[:2]
+    if not n:
+        return
     lowest = np.finfo(F32).min
-    for heads in _blocks(q.shape[0], n * n):
-        z = weights[heads]
-        np.matmul(q[heads], k[heads].transpose(0, 2, 1), out=z)  # heads x n x n raw scores
-        if n:
-            z *= scale
-            if hidden_keys is not None:
-                np.copyto(z, lowest, where=hidden_keys)
+    q = q * scale  # scaled before the product: n x d_head numbers per head rather than n x n
+    shift = not _largest_score(q, k) <= _SAFE_EXP  # (also when the bound is not a number)
+    for heads, rows in _attention_blocks(H, n):
+        z = weights[heads, rows]
+        np.matmul(q[heads, rows], k[heads].transpose(0, 2, 1), out=z)  # scaled scores
+        if hidden_keys is not None:
+            np.copyto(z, lowest, where=hidden_keys[rows])
+        if shift:
             z -= z.max(axis=-1, keepdims=True)
-            np.exp(z, out=z)
-            z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
-        np.matmul(z, v[heads], out=context[heads])  # heads x n x d_head
+        np.exp(z, out=z)
+        z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
+        np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
