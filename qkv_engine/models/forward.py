@@ -198,6 +198,19 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
     return w, b
 
 
+def _empty_arrays(shapes: dict) -> dict:
+    """Empty float32 arrays of these shapes (name -> shape), each contiguous, carved out of one allocation.
+    One block is reused by the memory allocator from one run to the next, where separate arrays of a megabyte
+    or so are each mapped afresh from the system, a page fault every 4 KB when they are first written."""
+    sizes = {name: math.prod(shape) for name, shape in shapes.items()}
+    starts, at = {}, 0
+    for name, size in sizes.items():
+        starts[name] = at
+        at += -(-size // 16) * 16  # each array 64-byte aligned, as the allocator would give it
+    block = np.empty(at, F32)
+    return {name: block[starts[name]:starts[name] + sizes[name]].reshape(shape) for name, shape in shapes.items()}
+
+
 def resume_from(arch: Architecture, old: dict, new: dict) -> int:
     """The layer a run with layer edits ``new`` may start from, given an earlier run on the same tokens with
     layer edits ``old`` (``run``'s ``start``; 0: from the beginning). It is the first layer whose edits
@@ -330,13 +343,12 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     hidden_keys = ~allowed if arch.causal else None
     turn = rotary.angles(np.arange(n), arch.rope.frequencies) if arch.rope is not None else None  # n x dh/2
     per_head = (L, H, n, dh)
-    out = Forward(
-        attn_input=np.empty((L, n, d), F32), q=np.empty(per_head, F32), k=np.empty(per_head, F32),
-        v=np.empty(per_head, F32), context=np.empty(per_head, F32),
-        weights=np.empty((L, H, n, n), F32), hidden=np.empty((L + 1, n, d), F32), allowed=allowed,
-        q_unrotated=np.empty(per_head, F32) if turn is not None else None,
-        k_unrotated=np.empty(per_head, F32) if turn is not None else None,
-    )
+    shapes = dict(attn_input=(L, n, d), q=per_head, k=per_head, v=per_head, context=per_head, weights=(L, H, n, n),
+                  hidden=(L + 1, n, d))
+    if turn is not None:
+        shapes.update(q_unrotated=per_head, k_unrotated=per_head)
+    out = Forward(**_empty_arrays(shapes), allowed=allowed,
+                  **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
     names = ("attn_input", "q", "k", "v", "context", "weights") + (
         ("q_unrotated", "k_unrotated") if turn is not None else ())
     if start > 0:
