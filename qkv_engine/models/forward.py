@@ -66,12 +66,22 @@ def _in_place(act, x: np.ndarray) -> np.ndarray:
     return x
 
 
-def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
-    """(x - mean) / sqrt(variance + eps) * gain + bias, over each token's numbers."""
+def _inverse_rms(x: np.ndarray, eps: float) -> np.ndarray:
+    """1 / sqrt(mean(x^2) + eps) over each token's numbers, keeping the last axis (length 1): the squares summed
+    by einsum, without an array of them."""
+    var = np.einsum("...i,...i->...", x, x)[..., None]
+    var *= F32(1.0 / x.shape[-1]) if x.shape[-1] else F32(0.0)
+    var += F32(eps)
+    np.sqrt(var, out=var)
+    return np.reciprocal(var, out=var)
+
+
+def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float, out: np.ndarray | None = None) -> np.ndarray:
+    """(x - mean) / sqrt(variance + eps) * gain + bias, over each token's numbers; into ``out`` when given
+    (which may be ``x``)."""
     gain, bias = gain_bias
-    centred = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(centred * centred, axis=-1, keepdims=True)
-    centred *= F32(1.0) / np.sqrt(var + F32(eps))
+    centred = np.subtract(x, x.mean(axis=-1, keepdims=True), out=out)
+    centred *= _inverse_rms(centred, eps)
     centred *= gain
     centred += bias
     return centred
@@ -79,8 +89,7 @@ def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
 
 def rms_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
     """x / sqrt(mean(x^2) + eps) * gain, over each token's numbers (no mean taken away, no bias)."""
-    var = np.mean(x * x, axis=-1, keepdims=True)
-    out = x * (F32(1.0) / np.sqrt(var + F32(eps)))
+    out = x * _inverse_rms(x, eps)
     out *= gain_bias[0]
     return out
 
@@ -398,10 +407,13 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         if arch.pre_norm:
             h = h + o
             h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn))
-        else:
-            h = layer_norm(a + o, layer.ln_attn, arch.eps)
-            h = layer_norm(h + _feed_forward(arch, layer, h), layer.ln_ffn, arch.eps)
-        out.hidden[li + 1] = h
+            out.hidden[li + 1] = h
+        else:  # each LayerNorm written over its sum, the second into its place in out.hidden
+            o += a
+            h = layer_norm(o, layer.ln_attn, arch.eps, out=o)
+            f = _feed_forward(arch, layer, h)
+            f += h
+            h = layer_norm(f, layer.ln_ffn, arch.eps, out=out.hidden[li + 1])
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
     return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)
