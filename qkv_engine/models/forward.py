@@ -380,7 +380,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             if not arch.pre_norm:  # in BERT the attention input is the hidden state itself
                 h = a
                 out.hidden[li] = a
-        out.attn_input[li] = a
+        out.attn_input[li] = a if arch.pre_norm else out.hidden[li]  # (the same numbers, laid out alike)
         w_qkv, b_qkv = edited_qkv(layer, ed)
         qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
         if b_qkv is not None:
@@ -408,12 +408,13 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             h = h + o
             h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn))
             out.hidden[li + 1] = h
-        else:  # each LayerNorm written over its sum, the second into its place in out.hidden
+        else:  # each LayerNorm written over its sum: for a few tokens all of them the turned-around products' layout
             o += a
             h = layer_norm(o, layer.ln_attn, arch.eps, out=o)
             f = _feed_forward(arch, layer, h)
             f += h
-            h = layer_norm(f, layer.ln_ffn, arch.eps, out=out.hidden[li + 1])
+            h = layer_norm(f, layer.ln_ffn, arch.eps, out=f)
+            out.hidden[li + 1] = h
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
     return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)
