@@ -298,6 +298,7 @@ def _check_window(arch: Architecture, n: int) -> None:
 #: overflow (e^60 is about 1e26, and a row of a million such sums to 1e32, far below float32's 3e38) nor
 #: lose precision (e^-60, about 1e-26, is still a full-precision float32), and it saves two passes.
 _SAFE_EXP = 60.0
+_LOWEST = np.finfo(F32).min
 
 
 def _attention_blocks(heads: int, n: int):
@@ -308,12 +309,13 @@ def _attention_blocks(heads: int, n: int):
     return [(slice(h, h + 1), rows) for h in range(heads) for rows in _blocks(n, n)]
 
 
-def _largest_score(q: np.ndarray, k: np.ndarray) -> float:
-    """A bound on |q_i . k_j| over each head's queries i and keys j (H x n x d_head each): the product of the
-    longest query's and the longest key's lengths (Cauchy-Schwarz)."""
+def _largest_score_squared(q: np.ndarray, k: np.ndarray) -> float:
+    """A bound on (q_i . k_j)^2 over each head's queries i and keys j (H x n x d_head each): the product of the
+    longest query's and the longest key's squared lengths (Cauchy-Schwarz)."""
     q_len = np.einsum("hid,hid->hi", q, q).max(axis=1)
     k_len = np.einsum("hid,hid->hi", k, k).max(axis=1)
-    return float(np.sqrt(q_len.astype(np.float64) * k_len).max())
+    q_len *= k_len
+    return float(q_len.max())
 
 
 def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,
@@ -324,14 +326,13 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
     H, n = q.shape[:2]
     if not n:
         return
-    lowest = np.finfo(F32).min
     q = q * scale  # scaled before the product: n x d_head numbers per head rather than n x n
-    shift = not _largest_score(q, k) <= _SAFE_EXP  # (also when the bound is not a number)
+    shift = not _largest_score_squared(q, k) <= _SAFE_EXP ** 2  # (also when the bound is not a number)
     for heads, rows in _attention_blocks(H, n):
         z = weights[heads, rows]
         np.matmul(q[heads, rows], k[heads].transpose(0, 2, 1), out=z)  # scaled scores
         if hidden_keys is not None:
-            np.copyto(z, lowest, where=hidden_keys[rows])
+            np.copyto(z, _LOWEST, where=hidden_keys[rows])
         if shift:
             z -= z.max(axis=-1, keepdims=True)
         np.exp(z, out=z)
