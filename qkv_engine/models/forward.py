@@ -199,7 +199,7 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
     if edits is None or not edits.qkv:
         return w, b
     if any(row >= 0 for row, _, _ in edits.qkv):
-        w = w.copy()
+        w = w.copy(order="K")  # in its own layout, so that it is multiplied as the unedited one is
     if any(row < 0 for row, _, _ in edits.qkv):
         b = np.zeros(w.shape[1], F32) if b is None else b.copy()
     for row, col, value in edits.qkv:
