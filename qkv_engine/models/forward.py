@@ -368,7 +368,8 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         for name in names:
             getattr(out, name)[:start] = getattr(before, name)[:start]
         out.hidden[:start + 1] = before.hidden[:start + 1]
-        h = out.hidden[start].copy()
+        # in the layout a whole run has there (BERT's: that of linear's results), so that the sums are the same
+        h = out.hidden[start].copy(order="C" if arch.pre_norm or n > _FEW else "F")
     else:
         h = _embed(arch, w, ids)
         out.hidden[0] = h
