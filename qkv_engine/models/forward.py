@@ -351,6 +351,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     ``start``'s hidden state there: the same numbers as a whole run (``resume_from`` says when it may)."""
     n, d, H, KV, dh, L = len(ids), arch.d_model, arch.n_heads, arch.kv_heads, arch.d_head, arch.n_layers
     G = H // KV  # query heads per key/value head
+    parts = (slice(0, H * dh), slice(H * dh, (H + KV) * dh), slice((H + KV) * dh, None))  # W_qkv's Q | K | V
     _check_window(arch, n)
     allowed = np.tril(np.ones((n, n), dtype=bool)) if arch.causal else np.ones((n, n), dtype=bool)
     hidden_keys = ~allowed if arch.causal else None
@@ -388,18 +389,26 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         out.attn_input[li] = a if arch.pre_norm else out.hidden[li]  # (the same numbers, laid out alike)
         w_qkv, b_qkv = edited_qkv(layer, ed)
         qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
-        if b_qkv is not None:
-            qkv += b_qkv
-        q = qkv[:, :H * dh].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
-        k = qkv[:, H * dh:(H + KV) * dh].reshape(n, KV, dh).transpose(1, 0, 2)  # KV x n x dh
-        v = qkv[:, (H + KV) * dh:].reshape(n, KV, dh).transpose(1, 0, 2)
-        if turn is not None:
-            out.q_unrotated[li] = q
-            out.k_unrotated[li] = np.repeat(k, G, axis=0) if G > 1 else k
-            q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
-        out.q[li] = q
-        out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
-        out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
+        if turn is None and G == 1:  # each head copied into its place, its bias added on the way
+            for cols, dest in zip(parts, (out.q[li], out.k[li], out.v[li])):
+                heads = qkv[:, cols].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
+                if b_qkv is None:
+                    dest[...] = heads
+                else:
+                    np.add(heads, b_qkv[cols].reshape(H, 1, dh), out=dest)
+        else:
+            if b_qkv is not None:
+                qkv += b_qkv
+            q = qkv[:, parts[0]].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
+            k = qkv[:, parts[1]].reshape(n, KV, dh).transpose(1, 0, 2)  # KV x n x dh
+            v = qkv[:, parts[2]].reshape(n, KV, dh).transpose(1, 0, 2)
+            if turn is not None:
+                out.q_unrotated[li] = q
+                out.k_unrotated[li] = np.repeat(k, G, axis=0) if G > 1 else k
+                q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
+            out.q[li] = q
+            out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
+            out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
         q, k, v = out.q[li], out.k[li], out.v[li]
         context = out.context[li]
         attend(q, k, v, F32(1.0 / divisor(arch, li)), hidden_keys, out.weights[li], context)
