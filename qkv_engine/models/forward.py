@@ -35,7 +35,7 @@ _SQRT_2_OVER_PI = F32(math.sqrt(2.0 / math.pi))
 _SQRT_HALF = F32(math.sqrt(0.5))
 #: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
 _VOCAB_CHUNK = 4096
-#: Elementwise work (softmax, GELU) is done in blocks of about this many numbers, so that its several passes
+#: Elementwise work (the feed-forward's activation) is done in blocks of about this many numbers, so that its several passes
 #: over the numbers stay in the processor's cache (256 KB of float32 and its temporaries) instead of going out
 #: to memory each time.
 _BLOCK = 1 << 16
@@ -122,6 +122,7 @@ def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple) -> np.ndarray:
 #: (about float32's rounding). P's coefficients, highest power first.
 _ERF_P = 0.3275911
 _ERF_COEFFICIENTS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+_ERF_K = F32(math.sqrt(2.0) / _ERF_P)
 
 
 def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -129,9 +130,8 @@ def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     (y >= 0; odd) this is  max(x, 0) - |x| P(t) e^(-x^2 / 2) / 2,  t = 1 / (1 + p |x| / sqrt 2):
     one form for both signs, so fewer passes over the numbers. ``out`` may be ``x`` itself."""
     a = np.abs(x)
-    t = a * F32(_ERF_P * math.sqrt(0.5))
-    t += F32(1.0)
-    np.reciprocal(t, out=t)
+    t = a + _ERF_K
+    np.divide(_ERF_K, t, out=t)  # 1 / (1 + p |x| / sqrt 2) = k / (k + |x|), k = sqrt 2 / p: a pass fewer
     half = [F32(0.5 * c) for c in _ERF_COEFFICIENTS]  # the / 2 taken into P
     poly = t * half[0]
     for c in half[1:]:
