@@ -235,7 +235,7 @@ def _empty_arrays(shapes: dict) -> dict:
     starts, at = {}, 0
     for name, size in sizes.items():
         starts[name] = at
-        at += -(-size // 16) * 16  # each array 64-byte aligned, as the allocator would give it
+        at += -(-size // 16) * 16  # each array starts a multiple of 64 bytes into the block
     block = np.empty(at, F32)
     return {name: block[starts[name]:starts[name] + sizes[name]].reshape(shape) for name, shape in shapes.items()}
 
