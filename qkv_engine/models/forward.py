@@ -35,9 +35,9 @@ _SQRT_2_OVER_PI = F32(math.sqrt(2.0 / math.pi))
 _SQRT_HALF = F32(math.sqrt(0.5))
 #: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
 _VOCAB_CHUNK = 4096
-#: Elementwise work (the feed-forward's activation) is done in blocks of about this many numbers, so that its several passes
-#: over the numbers stay in the processor's cache (256 KB of float32 and its temporaries) instead of going out
-#: to memory each time.
+#: Elementwise work (the feed-forward's activation) is done in blocks of about this many numbers, so that its
+#: several passes over the numbers stay in the processor's cache (256 KB of float32 and its temporaries) instead
+#: of going out to memory each time.
 _BLOCK = 1 << 16
 #: The softmax's blocks: it has fewer passes and temporaries than GELU, and larger blocks mean fewer, larger
 #: products (at 512 tokens 1 MB, one head, measured best: half that and twice that were slower).
