@@ -374,12 +374,15 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     hidden_keys = ~allowed if arch.causal else None
     turn = rotary.angles(np.arange(n), arch.rope.frequencies) if arch.rope is not None else None  # n x dh/2
     per_head = (L, H, n, dh)
-    shapes = dict(attn_input=(L, n, d), q=per_head, k=per_head, v=per_head, context=per_head, weights=(L, H, n, n),
-                  hidden=(L + 1, n, d))
+    shapes = dict(q=per_head, k=per_head, v=per_head, context=per_head, weights=(L, H, n, n), hidden=(L + 1, n, d))
+    if arch.pre_norm:
+        shapes.update(attn_input=(L, n, d))
     if turn is not None:
         shapes.update(q_unrotated=per_head, k_unrotated=per_head)
-    out = Forward(**_empty_arrays(shapes), allowed=allowed,
-                  **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
+    arrays = _empty_arrays(shapes)
+    if not arch.pre_norm:  # BERT's attention input is the hidden state itself: the same numbers, not a copy
+        arrays.update(attn_input=arrays["hidden"][:L])
+    out = Forward(**arrays, allowed=allowed, **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
     names = ("attn_input", "q", "k", "v", "context", "weights") + (
         ("q_unrotated", "k_unrotated") if turn is not None else ())
     if start > 0:
@@ -403,7 +406,8 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             if not arch.pre_norm:  # in BERT the attention input is the hidden state itself
                 h = a
                 out.hidden[li] = a
-        out.attn_input[li] = a if arch.pre_norm else out.hidden[li]  # (the same numbers, laid out alike)
+        if arch.pre_norm:
+            out.attn_input[li] = a
         w_qkv, b_qkv = edited_qkv(layer, ed)
         qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
         if turn is None and G == 1:  # each head copied into its place, its bias added on the way
