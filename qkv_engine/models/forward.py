@@ -35,9 +35,13 @@ _SQRT_2_OVER_PI = F32(math.sqrt(2.0 / math.pi))
 _SQRT_HALF = F32(math.sqrt(0.5))
 #: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
 _VOCAB_CHUNK = 4096
-#: Elementwise work (softmax, GELU) is done in blocks of about this many numbers, so that its several passes
-#: over the numbers stay in the processor's cache (1 MB of float32) instead of going out to memory each time.
-_BLOCK = 1 << 18
+#: Elementwise work (the feed-forward's activation) is done in blocks of about this many numbers, so that its
+#: several passes over the numbers stay in the processor's cache (256 KB of float32 and its temporaries) instead
+#: of going out to memory each time.
+_BLOCK = 1 << 16
+#: The softmax's blocks: it has fewer passes and temporaries than GELU, and larger blocks mean fewer, larger
+#: products (at 512 tokens 1 MB, one head, measured best: half that and twice that were slower).
+_ATTENTION_BLOCK = 1 << 18
 #: Up to this many tokens, ``linear`` turns products around.
 _FEW = 256
 
@@ -48,27 +52,64 @@ def linear(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (w.T @ x.T).T if x.shape[0] <= _FEW else x @ w
 
 
-def _blocks(count: int, per_item: int):
-    """Slices of range(count) holding about _BLOCK numbers each (items of ``per_item`` numbers)."""
-    step = max(1, _BLOCK // max(1, per_item))
+def _blocks(count: int, per_item: int, block: int = _BLOCK):
+    """Slices of range(count) holding about ``block`` numbers each (items of ``per_item`` numbers)."""
+    step = max(1, block // max(1, per_item))
     return [slice(i, min(count, i + step)) for i in range(0, count, step)]
 
 
-def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
-    """(x - mean) / sqrt(variance + eps) * gain + bias, over each token's numbers."""
+def _in_place(act, x: np.ndarray) -> np.ndarray:
+    """act(x) written over x, a block of about _BLOCK numbers at a time in memory order (x C- or F-ordered)."""
+    if not (x.flags.c_contiguous or x.flags.f_contiguous):
+        x[...] = act(x)
+        return x
+    flat = (x if x.flags.c_contiguous else x.T).reshape(-1)  # a view: both are C-ordered
+    for part in _blocks(flat.size, 1):
+        act(flat[part], out=flat[part])
+    return x
+
+
+def _inverse_rms(x: np.ndarray, eps: float) -> np.ndarray:
+    """1 / sqrt(mean(x^2) + eps) over each token's numbers, keeping the last axis (length 1): the squares summed
+    by einsum, without an array of them."""
+    var = np.einsum("...i,...i->...", x, x)[..., None]
+    var *= F32(1.0 / x.shape[-1]) if x.shape[-1] else F32(0.0)
+    var += F32(eps)
+    np.sqrt(var, out=var)
+    return np.reciprocal(var, out=var)
+
+
+def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float, out: np.ndarray | None = None) -> np.ndarray:
+    """(x - mean) / sqrt(variance + eps) * gain + bias, over each token's numbers; into ``out`` when given
+    (which may be ``x``)."""
     gain, bias = gain_bias
-    centred = x - x.mean(axis=-1, keepdims=True)
-    var = np.mean(centred * centred, axis=-1, keepdims=True)
-    centred *= F32(1.0) / np.sqrt(var + F32(eps))
+    if x.ndim == 2 and x.flags.f_contiguous and not x.flags.c_contiguous and (out is None or out.flags.f_contiguous):
+        return _layer_norm_columns(x.T, gain, bias, eps, None if out is None else out.T).T
+    centred = np.subtract(x, x.mean(axis=-1, keepdims=True), out=out)
+    centred *= _inverse_rms(centred, eps)
     centred *= gain
     centred += bias
     return centred
 
 
+def _layer_norm_columns(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float, out) -> np.ndarray:
+    """layer_norm of d x n ``x`` (C-ordered, a token per column: the layout of a turned-around product seen from
+    its own side), the sums down each column made by BLAS: numpy would add up the d rows one after another,
+    slower and less precisely."""
+    share = np.full(x.shape[0], F32(1.0 / x.shape[0]), F32)
+    centred = np.subtract(x, share @ x, out=out)
+    var = share @ (centred * centred)
+    var += F32(eps)
+    np.sqrt(var, out=var)
+    centred *= np.reciprocal(var, out=var)
+    centred *= gain[:, None]
+    centred += bias[:, None]
+    return centred
+
+
 def rms_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
     """x / sqrt(mean(x^2) + eps) * gain, over each token's numbers (no mean taken away, no bias)."""
-    var = np.mean(x * x, axis=-1, keepdims=True)
-    out = x * (F32(1.0) / np.sqrt(var + F32(eps)))
+    out = x * _inverse_rms(x, eps)
     out *= gain_bias[0]
     return out
 
@@ -81,32 +122,32 @@ def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple) -> np.ndarray:
 #: (about float32's rounding). P's coefficients, highest power first.
 _ERF_P = 0.3275911
 _ERF_COEFFICIENTS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+_ERF_K = F32(math.sqrt(2.0) / _ERF_P)
 
 
-def gelu(x: np.ndarray) -> np.ndarray:
+def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The exact GELU, x Phi(x) = x (1 + erf(x / sqrt 2)) / 2, in float32. With erf(y) = 1 - P(t) e^(-y^2)
     (y >= 0; odd) this is  max(x, 0) - |x| P(t) e^(-x^2 / 2) / 2,  t = 1 / (1 + p |x| / sqrt 2):
-    one form for both signs, so fewer passes over the numbers."""
+    one form for both signs, so fewer passes over the numbers. ``out`` may be ``x`` itself."""
     a = np.abs(x)
-    t = a * F32(_ERF_P * math.sqrt(0.5))
-    t += F32(1.0)
-    np.reciprocal(t, out=t)
+    t = a + _ERF_K
+    np.divide(_ERF_K, t, out=t)  # 1 / (1 + p |x| / sqrt 2) = k / (k + |x|), k = sqrt 2 / p: a pass fewer
     half = [F32(0.5 * c) for c in _ERF_COEFFICIENTS]  # the / 2 taken into P
     poly = t * half[0]
     for c in half[1:]:
         poly += c
         poly *= t
-    e = x * x
+    e = np.multiply(x, x, out=t)  # t is done with
     e *= F32(-0.5)
     np.exp(e, out=e)
     poly *= e
     poly *= a
-    np.maximum(x, F32(0.0), out=a)
-    a -= poly
-    return a
+    out = np.maximum(x, F32(0.0), out=out)
+    out -= poly
+    return out
 
 
-def gelu_tanh(x: np.ndarray) -> np.ndarray:
+def gelu_tanh(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """GPT-2's GELU: x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) / 2."""
     inner = x * x
     inner *= F32(0.044715)
@@ -115,17 +156,20 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
     inner *= _SQRT_2_OVER_PI
     np.tanh(inner, out=inner)
     inner += F32(1.0)
-    inner *= x
     inner *= F32(0.5)
-    return inner
+    return np.multiply(inner, x, out=out)
 
 
-def silu(x: np.ndarray) -> np.ndarray:
+def silu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """x sigmoid(x) = x / (1 + e^-x)."""
     e = np.negative(x)
     np.exp(e, out=e)
     e += F32(1.0)
-    return np.divide(x, e, out=e)
+    return np.divide(x, e, out=e if out is None else out)
+
+
+def relu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    return np.maximum(x, F32(0.0), out=out)
 
 
 ACTIVATION = {
@@ -133,7 +177,7 @@ ACTIVATION = {
     "gelu_new": gelu_tanh,
     "gelu_pytorch_tanh": gelu_tanh,
     "gelu_fast": gelu_tanh,
-    "relu": lambda x: np.maximum(x, F32(0.0)),
+    "relu": relu,
     "silu": silu,
     "swish": silu,
 }
@@ -173,7 +217,7 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
     if edits is None or not edits.qkv:
         return w, b
     if any(row >= 0 for row, _, _ in edits.qkv):
-        w = w.copy()
+        w = w.copy(order="K")  # in its own layout, so that it is multiplied as the unedited one is
     if any(row < 0 for row, _, _ in edits.qkv):
         b = np.zeros(w.shape[1], F32) if b is None else b.copy()
     for row, col, value in edits.qkv:
@@ -182,6 +226,19 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
         else:
             w[row, col] = value
     return w, b
+
+
+def _empty_arrays(shapes: dict) -> dict:
+    """Empty float32 arrays of these shapes (name -> shape), each contiguous, carved out of one allocation.
+    One block is reused by the memory allocator from one run to the next, where separate arrays of a megabyte
+    or so are each mapped afresh from the system, a page fault every 4 KB when they are first written."""
+    sizes = {name: math.prod(shape) for name, shape in shapes.items()}
+    starts, at = {}, 0
+    for name, size in sizes.items():
+        starts[name] = at
+        at += -(-size // 16) * 16  # each array starts a multiple of 64 bytes into the block
+    block = np.empty(at, F32)
+    return {name: block[starts[name]:starts[name] + sizes[name]].reshape(shape) for name, shape in shapes.items()}
 
 
 def resume_from(arch: Architecture, old: dict, new: dict) -> int:
@@ -227,9 +284,7 @@ def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.
         f = inner.shape[1] // 2
         inner = silu(inner[:, :f]) * inner[:, f:]
     else:
-        act = ACTIVATION[arch.activation]
-        for rows in _blocks(inner.shape[0], inner.shape[1]):
-            inner[rows] = act(inner[rows])
+        _in_place(ACTIVATION[arch.activation], inner)
     out = linear(inner, float32(layer.w_out))
     if layer.b_out is not None:
         out += float32(layer.b_out)
@@ -260,24 +315,50 @@ def _check_window(arch: Architecture, n: int) -> None:
                          f"tokens, not {n}")
 
 
+#: When no scaled score can pass this size, the softmax takes e^z as it is instead of e^(z - row max): it cannot
+#: overflow (e^60 is about 1e26, and a row of a million such sums to 1e32, far below float32's 3e38) nor
+#: lose precision (e^-60, about 1e-26, is still a full-precision float32), and it saves two passes.
+_SAFE_EXP = 60.0
+_LOWEST = np.finfo(F32).min
+
+
+def _attention_blocks(heads: int, n: int):
+    """(heads, rows) slices of the H x n x n weights of about _ATTENTION_BLOCK numbers each: several whole heads
+    when they are small, else a few rows of one head."""
+    if n * n <= _ATTENTION_BLOCK:
+        return [(h, slice(None)) for h in _blocks(heads, n * n, _ATTENTION_BLOCK)]
+    return [(slice(h, h + 1), rows) for h in range(heads) for rows in _blocks(n, n, _ATTENTION_BLOCK)]
+
+
+def _largest_score_squared(q: np.ndarray, k: np.ndarray) -> float:
+    """A bound on (q_i . k_j)^2 over each head's queries i and keys j (H x n x d_head each): the product of the
+    longest query's and the longest key's squared lengths (Cauchy-Schwarz)."""
+    q_len = np.einsum("hid,hid->hi", q, q).max(axis=1)
+    k_len = np.einsum("hid,hid->hi", k, k).max(axis=1)
+    q_len *= k_len
+    return float(q_len.max())
+
+
 def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,
            weights: np.ndarray, context: np.ndarray) -> None:
     """A = softmax(scale Q K^T, hidden keys at the lowest float) into ``weights`` (H x n x n) and C = A V into
-    ``context`` (H x n x d_head), for H heads of q, k, v (H x n x d_head), a few heads at a time so that
-    their n x n numbers stay in cache through the softmax's passes."""
-    n = q.shape[1]
-    lowest = np.finfo(F32).min
-    for heads in _blocks(q.shape[0], n * n):
-        z = weights[heads]
-        np.matmul(q[heads], k[heads].transpose(0, 2, 1), out=z)  # heads x n x n raw scores
-        if n:
-            z *= scale
-            if hidden_keys is not None:
-                np.copyto(z, lowest, where=hidden_keys)
+    ``context`` (H x n x d_head), for H heads of q, k, v (H x n x d_head), a block at a time so that its
+    numbers stay in cache through the softmax's passes."""
+    H, n = q.shape[:2]
+    if not n:
+        return
+    q = q * scale  # scaled before the product: n x d_head numbers per head rather than n x n
+    shift = not _largest_score_squared(q, k) <= _SAFE_EXP ** 2  # (also when the bound is not a number)
+    for heads, rows in _attention_blocks(H, n):
+        z = weights[heads, rows]
+        np.matmul(q[heads, rows], k[heads].transpose(0, 2, 1), out=z)  # scaled scores
+        if hidden_keys is not None:
+            np.copyto(z, _LOWEST, where=hidden_keys[rows])
+        if shift:
             z -= z.max(axis=-1, keepdims=True)
-            np.exp(z, out=z)
-            z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
-        np.matmul(z, v[heads], out=context[heads])  # heads x n x d_head
+        np.exp(z, out=z)
+        z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
+        np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
@@ -288,25 +369,29 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     ``start``'s hidden state there: the same numbers as a whole run (``resume_from`` says when it may)."""
     n, d, H, KV, dh, L = len(ids), arch.d_model, arch.n_heads, arch.kv_heads, arch.d_head, arch.n_layers
     G = H // KV  # query heads per key/value head
+    parts = (slice(0, H * dh), slice(H * dh, (H + KV) * dh), slice((H + KV) * dh, None))  # W_qkv's Q | K | V
     _check_window(arch, n)
     allowed = np.tril(np.ones((n, n), dtype=bool)) if arch.causal else np.ones((n, n), dtype=bool)
     hidden_keys = ~allowed if arch.causal else None
     turn = rotary.angles(np.arange(n), arch.rope.frequencies) if arch.rope is not None else None  # n x dh/2
     per_head = (L, H, n, dh)
-    out = Forward(
-        attn_input=np.empty((L, n, d), F32), q=np.empty(per_head, F32), k=np.empty(per_head, F32),
-        v=np.empty(per_head, F32), context=np.empty(per_head, F32),
-        weights=np.empty((L, H, n, n), F32), hidden=np.empty((L + 1, n, d), F32), allowed=allowed,
-        q_unrotated=np.empty(per_head, F32) if turn is not None else None,
-        k_unrotated=np.empty(per_head, F32) if turn is not None else None,
-    )
+    shapes = dict(q=per_head, k=per_head, v=per_head, context=per_head, weights=(L, H, n, n), hidden=(L + 1, n, d))
+    if arch.pre_norm:
+        shapes.update(attn_input=(L, n, d))
+    if turn is not None:
+        shapes.update(q_unrotated=per_head, k_unrotated=per_head)
+    arrays = _empty_arrays(shapes)
+    if not arch.pre_norm:  # BERT's attention input is the hidden state itself: the same numbers, not a copy
+        arrays.update(attn_input=arrays["hidden"][:L])
+    out = Forward(**arrays, allowed=allowed, **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
     names = ("attn_input", "q", "k", "v", "context", "weights") + (
         ("q_unrotated", "k_unrotated") if turn is not None else ())
     if start > 0:
         for name in names:
             getattr(out, name)[:start] = getattr(before, name)[:start]
         out.hidden[:start + 1] = before.hidden[:start + 1]
-        h = out.hidden[start].copy()
+        # in the layout a whole run has there (BERT's: that of linear's results), so that the sums are the same
+        h = out.hidden[start].copy(order="C" if arch.pre_norm or n > _FEW else "F")
     else:
         h = _embed(arch, w, ids)
         out.hidden[0] = h
@@ -322,21 +407,30 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             if not arch.pre_norm:  # in BERT the attention input is the hidden state itself
                 h = a
                 out.hidden[li] = a
-        out.attn_input[li] = a
+        if arch.pre_norm:
+            out.attn_input[li] = a
         w_qkv, b_qkv = edited_qkv(layer, ed)
         qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
-        if b_qkv is not None:
-            qkv += b_qkv
-        q = qkv[:, :H * dh].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
-        k = qkv[:, H * dh:(H + KV) * dh].reshape(n, KV, dh).transpose(1, 0, 2)  # KV x n x dh
-        v = qkv[:, (H + KV) * dh:].reshape(n, KV, dh).transpose(1, 0, 2)
-        if turn is not None:
-            out.q_unrotated[li] = q
-            out.k_unrotated[li] = np.repeat(k, G, axis=0) if G > 1 else k
-            q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
-        out.q[li] = q
-        out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
-        out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
+        if turn is None and G == 1:  # each head copied into its place, its bias added on the way
+            for cols, dest in zip(parts, (out.q[li], out.k[li], out.v[li])):
+                heads = qkv[:, cols].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
+                if b_qkv is None:
+                    dest[...] = heads
+                else:
+                    np.add(heads, b_qkv[cols].reshape(H, 1, dh), out=dest)
+        else:
+            if b_qkv is not None:
+                qkv += b_qkv
+            q = qkv[:, parts[0]].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
+            k = qkv[:, parts[1]].reshape(n, KV, dh).transpose(1, 0, 2)  # KV x n x dh
+            v = qkv[:, parts[2]].reshape(n, KV, dh).transpose(1, 0, 2)
+            if turn is not None:
+                out.q_unrotated[li] = q
+                out.k_unrotated[li] = np.repeat(k, G, axis=0) if G > 1 else k
+                q, k = rotary.rotate(q, turn), rotary.rotate(k, turn)
+            out.q[li] = q
+            out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
+            out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
         q, k, v = out.q[li], out.k[li], out.v[li]
         context = out.context[li]
         attend(q, k, v, F32(1.0 / divisor(arch, li)), hidden_keys, out.weights[li], context)
@@ -351,10 +445,14 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         if arch.pre_norm:
             h = h + o
             h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn))
-        else:
-            h = layer_norm(a + o, layer.ln_attn, arch.eps)
-            h = layer_norm(h + _feed_forward(arch, layer, h), layer.ln_ffn, arch.eps)
-        out.hidden[li + 1] = h
+            out.hidden[li + 1] = h
+        else:  # each LayerNorm written over its sum: for a few tokens all of them the turned-around products' layout
+            o += a
+            h = layer_norm(o, layer.ln_attn, arch.eps, out=o)
+            f = _feed_forward(arch, layer, h)
+            f += h
+            h = layer_norm(f, layer.ln_ffn, arch.eps, out=f)
+            out.hidden[li + 1] = h
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
     return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)
