@@ -658,9 +658,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         text = self.tile_words(layer, head)
         linking = self.linking_words()
         more = self.tile_more(layer, head)
-        self._info = (f"Shown in every panel: {text} ({more}).\n{linking}", f"{text} ({more})\n{linking}")
-        self.canvas.setToolTip(f"{text}\n{more}")
-        self._apply_texts()
+        self._tell(f"Shown in every panel: {text} ({more}).\n{linking}", f"{text} ({more})\n{linking}",
+                   f"{text}\n{more}")
 
     def _on_hover(self, i: int, j: int) -> None:
         tile = self.tile_at(i, j)
@@ -670,9 +669,13 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.hover_tile = (layer, head)
         self.hover_text = self.tile_words(layer, head)
         more = self.tile_more(layer, head)
-        self._info = (f"Under the mouse: {self.hover_text} ({more}). Click to step into this head.",
-                      f"{self.hover_text} ({more})")
-        self.canvas.setToolTip(f"{self.hover_text}\n{more}")
+        self._tell(f"Under the mouse: {self.hover_text} ({more}). Click to step into this head.",
+                   f"{self.hover_text} ({more})", f"{self.hover_text}\n{more}")
+
+    def _tell(self, wide: str, narrow: str, tip: str) -> None:
+        """The line about a head under the tiles (wide and narrow wordings) and the tiles' tooltip."""
+        self._info = (wide, narrow)
+        self.canvas.setToolTip(tip)
         self._apply_texts()
 
     def _on_left(self) -> None:

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PySide6 import QtCore
 
@@ -17,19 +16,9 @@ from qkv_gui.state.session_file import Questions, SessionFile
 from qkv_gui.system.recovery import Recovery
 
 from tests.gui.conftest import settle
+from tests.gui.support.scenario_snapshot import same, snapshot
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def snapshot(owner):
-    """The scenario's inputs of a document's session."""
-    s = owner.session.scenario
-    return (s.tokens, s.x.copy(), s.w_q.copy(), s.w_k.copy(), s.w_v.copy(), s.scale, s.causal, s.temperature,
-            s.softmax_over, s.seed)
-
-
-def same(a, b):
-    return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b))
 
 
 @pytest.fixture

@@ -120,14 +120,20 @@ def test_a_head_without_rotary_positions_shows_no_turn(make_panel):
     assert not panel.pair_combo.isVisible()
 
 
-def test_a_narrow_plane_says_the_turns_whole_then_the_sum(make_panel, make_session):
+def rotary_plane(make_panel, make_session, size):
+    """The default example with rotary positions on, query 'sat' (3rd) and key 'cat' (2nd)."""
     session = make_session()
     session.set_option(rotary=True)
     session.flush()
-    panel = make_panel(QKPlanePanel, session=session, size=(390, 275))
+    panel = make_panel(QKPlanePanel, session=session, size=size)
     session.select(query=2, key=1)
     settle()
-    r = session.result
+    return panel
+
+
+def test_a_narrow_plane_says_the_turns_whole_then_the_sum(make_panel, make_session):
+    panel = rotary_plane(make_panel, make_session, (390, 275))
+    r = panel.session.result
     first, rest = panel.worked.text().rsplit("\n", 1)
     assert first == explain.rotation_brief(r, 2, 1, 0)
     assert first.startswith("Turned first (pair 1): q by 2 × 1 = 2 rad, k by 1 × 1 = 1 rad")
@@ -151,13 +157,8 @@ def test_with_larger_text_a_wider_plane_gives_the_brief_turns_too(make_panel, ma
     the usual size: it says the turns in brief, so that the sum under the plane is not cut off."""
     from qkv_gui.look import style
 
-    session = make_session()
-    session.set_option(rotary=True)
-    session.flush()
-    panel = make_panel(QKPlanePanel, session=session, size=(630, 700))
-    session.select(query=2, key=1)
-    settle()
-    r = session.result
+    panel = rotary_plane(make_panel, make_session, (630, 700))
+    r = panel.session.result
     assert panel.worked.text().startswith("q and k are turned")  # the usual size: the whole text
     panel.set_theme(style.Theme("large", font_scale=1.5))
     settle()

@@ -11,19 +11,9 @@ from qkv_gui.editors import SentenceOptionsWidget
 from qkv_gui.state import session as session_module
 
 from tests.gui.conftest import settle
+from tests.gui.support.scenario_snapshot import same, snapshot
 
 Qt = QtCore.Qt
-
-
-def snapshot(owner):
-    """The scenario's inputs of a window's or an editor's session."""
-    s = owner.session.scenario
-    return (s.tokens, s.x.copy(), s.w_q.copy(), s.w_k.copy(), s.w_v.copy(), s.scale, s.causal, s.temperature,
-            s.softmax_over, s.seed)
-
-
-def same(a, b):
-    return all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y for x, y in zip(a, b))
 
 
 #: Each kind of edit as a user makes it in the sentence-and-options editor (``w``), or on its session.
