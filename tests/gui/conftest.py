@@ -122,14 +122,16 @@ def window(make_window):
 
 
 @pytest.fixture
-def make_parts(qtbot, settings):
+def make_parts(qtbot, settings, tmp_path):
     """The window's features on a plain QMainWindow, without ``MainWindow`` (``support/window_parts.py``):
     ``parts = make_parts(editors=True, models=True, lesson=True)``, shown at ``size`` and settled. For a
-    feature's tests (export actions, experiments, model actions, the lesson's links, the welcome)."""
+    feature's tests (export actions, experiments, model actions, the lesson's links, the welcome).
+    ``document=True``: the session's file too (``parts.document``), with the test's own recovery folder."""
     from tests.gui.support.window_parts import build
 
-    def make(preset=None, size=(1600, 1000), **which):
-        return shown(qtbot, build(settings, preset, **which), size)
+    def make(preset=None, size=(1600, 1000), document=False, **which):
+        folder = tmp_path / "recovery" if document else None  # as the ``window`` fixture's
+        return shown(qtbot, build(settings, preset, document=folder, **which), size)
 
     return make
 

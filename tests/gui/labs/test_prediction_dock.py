@@ -1,6 +1,7 @@
 """The prediction dock in the window: it opens with a model (below the model view; a tab beside it on a
 projector's 1024 x 768), comes back from the View menu, hides with the model, and exports like an experiment.
-The model actions place it; they are built on the window's parts (``make_parts``) but on a projector's screen."""
+The model actions place it; they are built on the window's parts (``make_parts``), on a projector's screen at
+its size."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,10 +43,9 @@ def test_the_prediction_opens_with_the_model_below_the_model_view(make_parts):
     assert not pred.isVisible() and not action.isEnabled()
 
 
-def test_on_a_projector_it_is_a_tab_beside_the_model_view(make_window):
-    window = make_window()
-    window.resize(1024, 768)
-    settle()
+def test_on_a_projector_it_is_a_tab_beside_the_model_view(make_parts):
+    window = make_parts(editors=True, models=True, size=(1024, 768))  # a short main window: docks share tabs
+    assert window.size().toTuple() == (1024, 768)
     assert window.models.open_folder(DATA / "tiny-llama", text="the cat sat")
     settle()
     view, pred = docks(window)

@@ -6,6 +6,8 @@ session, the dock host, the panel grid, menus), so a test builds only the parts 
     parts = make_parts(editors=True, models=True, lesson=True)
     parts.options, parts.docks["dockWeights"]           # the editing docks on the left
     parts.models, parts.lesson                          # the trained-model actions, the lesson
+    parts = make_parts(models=True, document=True)
+    parts.document.save_as(path); parts.document.open(path)  # the session's file, as File → Save As and Open
 
 ``parts.errors`` collects what the features would show in an error dialog. The welcome
 (``window/welcome.py``) opens on it as on the window: it has the ``settings``, ``docks``, ``options``,
@@ -51,6 +53,7 @@ class Parts(QtWidgets.QMainWindow):
         self.docks: dict[str, QtWidgets.QDockWidget] = {}
         self.models = None
         self.lesson = None
+        self.document = None
         self.welcome = None
 
     # ----- what the welcome asks of its window ----------------------------------------------------
@@ -65,11 +68,18 @@ class Parts(QtWidgets.QMainWindow):
     def tell_error(self, _title: str, text: str) -> None:
         self.errors.append(text)
 
+    def closeEvent(self, event):  # noqa: N802 (Qt naming)
+        if self.document is not None:
+            self.document.close()  # as the window does: no recovery file or lock is left
+        super().closeEvent(event)
 
-def build(settings, preset=None, editors=False, models=False, lesson=False) -> Parts:
+
+def build(settings, preset=None, editors=False, models=False, lesson=False, document=None) -> Parts:
     """A ``Parts`` window with the panel grid (in its scroll area), the dock host, the export actions and the
     experiments; ``editors``: the three editing docks on the left; ``models``: the trained-model actions (on
-    File, Edit and View menus); ``lesson``: the lesson (its links open the model examples when ``models``)."""
+    File, Edit and View menus); ``lesson``: the lesson (its links open the model examples when ``models``);
+    ``document``: a recovery folder, and the session's file (``SessionFile``) wired as the window wires it (a
+    model session opens through the model actions; unsaved changes are discarded, errors go to ``errors``)."""
     from qkv_gui.editors import SentenceOptionsWidget, TokenTableWidget, WeightGridsWidget
     from qkv_gui.window.dock_host import DockHost
     from qkv_gui.window.experiments import Experiments
@@ -115,9 +125,21 @@ def build(settings, preset=None, editors=False, models=False, lesson=False) -> P
     main.menus = {"file": bar.addMenu("File"), "edit": bar.addMenu("Edit"), "view": bar.addMenu("View")}
     main.menus["preset"] = main.menus["file"].addMenu("Open preset")
     bar.addMenu(main.experiments.menu)
+    if document is not None:
+        from qkv_gui.state.session_file import Questions, SessionFile
+        from qkv_gui.system.recovery import Recovery
+
+        main.document = SessionFile(
+            session, Recovery(document), settings,
+            Questions(ask_unsaved=lambda: "discard", ask_file=lambda _saving, _folder: None,
+                      ask_restore=lambda: False, tell_error=main.tell_error,
+                      show_model=(lambda model, **kw: main.models.show_model(model, **kw)) if models else None),
+            parent=main)
     if models:
         beside = main.docks.get("dockWeights") or QtWidgets.QDockWidget("Weight grids", main)
-        hooks = DocumentHooks(keep_changes=lambda: True, forget_file=lambda: None, tell_error=main.tell_error)
+        doc = main.document
+        hooks = DocumentHooks(keep_changes=doc.keep_changes if doc else lambda: True,
+                              forget_file=doc.forget if doc else lambda: None, tell_error=main.tell_error)
         main.models = ModelActions(session, main.host, settings, main.menus, beside=beside, hooks=hooks,
                                    adopt=main.exporter.adopt_experiment)
     if lesson:

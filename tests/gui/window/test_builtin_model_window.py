@@ -1,7 +1,7 @@
 """The model the app ships, as a new user meets it: the welcome's "Open a trained model" opens it when it is the
 only model on the computer, and lists it first otherwise; the heads its model card names do what the card says.
 The welcome, the model actions and the lesson are built on the window's parts (``make_parts``), a head's
-numbers on a Session alone; only the Help menu needs the whole window."""
+numbers on a Session alone; only the Help menu and the status line that points to it need the whole window."""
 from __future__ import annotations
 
 import json
@@ -112,25 +112,35 @@ def test_each_model_example_opens_on_its_head_and_pair_and_the_head_looks_where_
         assert f"layer {example.layer + 1}, head {example.head + 1}" in example.note  # the note counts as the app does
 
 
-def test_an_unknown_word_is_read_as_unk_and_the_status_line_says_so(make_window):
-    window = make_window()
+def test_an_unknown_word_is_read_as_unk_and_the_status_line_says_so(make_parts):
+    # ``session.messages``: what the window's status line shows (the window's own: the test below).
+    window = make_parts(editors=True, models=True)
     window.models.open_folder("builtin", text="the dog saw bob")
     window.session.runner.wait()
     settle()
+    messages = window.session.messages
     assert window.session.model_trace.tokens[-1] == "[UNK]"
-    assert "'bob'" in window.statusBar().currentMessage() and "[UNK]" in window.statusBar().currentMessage()
+    assert "'bob'" in messages[-1] and "[UNK]" in messages[-1]
     window.session.set_text("the dog saw anna and zed")  # typed: the note follows the words
     window.session.runner.wait()
     settle()
-    assert "'zed'" in window.statusBar().currentMessage() and "'bob'" not in window.statusBar().currentMessage()
+    assert "'zed'" in messages[-1] and "'bob'" not in messages[-1]
 
 
 def test_help_lists_the_words_the_built_in_model_knows(window):
-    window.findChild(QtGui.QAction, "knownWordsAction").trigger()
+    # An unknown word: the window's status line names it and points to Help → Words the built-in model knows.
+    window.models.open_folder("builtin", text="the dog saw bob")
+    window.session.runner.wait()
+    settle()
+    status = window.statusBar().currentMessage()
+    assert "'bob'" in status and "[UNK]" in status and "Words the built-in model knows" in status
+    action = window.findChild(QtGui.QAction, "knownWordsAction")
+    assert action in window.helpMenu.actions() and action.text().replace("&", "") in status
+    action.trigger()
     dialog = window.findChild(QtWidgets.QDialog, "knownWordsDialog")
     words = dialog.findChild(QtWidgets.QPlainTextEdit, "knownWordsText").toPlainText().split()
     model = load_model("builtin")
-    assert len(words) > 1000 and "barked" in words and "[UNK]" not in words
+    assert len(words) > 1000 and "barked" in words and "[UNK]" not in words and "bob" not in words
     assert all(model.tokenize(w)[0][-1] == w for w in words[::50])  # each is one token of its own
 
 

@@ -32,6 +32,10 @@ def test_the_preset_menu_and_combo_group_the_designed_examples(window):
     assert not item.isEnabled() and not item.isSelectable() and combo.itemData(index) is None
     assert [combo.itemData(k) for k in range(index + 1, combo.count())] == \
         DESIGNED + [None, None] + [e.name for e in model_examples.EXAMPLES]
+    next(a for a in actions if a.objectName() == "preset:seed-cat").trigger()  # File → Open preset → One token
+    settle()
+    assert window.session.scenario.tokens == ("cat",)
+    assert combo.currentData() == "seed-cat" and "One token" in window.windowTitle()  # the combo and title follow
     combo.setCurrentIndex(combo.findData("designed-agreement"))
     settle()
     assert window.session.preset_name == "designed-agreement"

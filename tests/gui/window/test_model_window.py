@@ -1,7 +1,7 @@
 """The window in the trained-model mode: opening a model (and refusing what is not one), the model box,
 the model view dock, saving and reopening a model session, and the way back to the hand-made example.
-The model actions are built on the window's parts (``make_parts``) where the title, the session files or a
-screen's dock layout are not part of the test."""
+The model actions are built on the window's parts (``make_parts``, with the session's file for saving and
+reopening) where the title or a screen's dock layout are not part of the test."""
 import json
 import os
 import shutil
@@ -20,13 +20,6 @@ from tests.gui.conftest import settle
 DATA = Path(__file__).resolve().parents[2] / "data"
 Qt = QtCore.Qt
 TEXT = "the cat sat on the mat"
-
-
-@pytest.fixture
-def model_window(window):
-    assert window.models.open_folder(DATA / "tiny-bert", text=TEXT)
-    settle()
-    return window
 
 
 @pytest.fixture
@@ -53,15 +46,15 @@ def model_editors(make_session, make_panel):
     return options
 
 
-def test_opening_a_model_shows_its_heads_in_every_part_of_the_window(model_window):
-    w = model_window
+def test_opening_a_model_shows_its_heads_in_every_part_of_the_window(model_parts):
+    # (The window's title names the model and its head: test_on_a_projector_the_model_view_is_a_tab_... below.)
+    w = model_parts
     s = w.session
     assert s.model_doc is not None and s.scenario.tokens == load_model(DATA / "tiny-bert").run(TEXT).tokens
     box = w.options.modelBox
     assert box.isVisible() and not w.options.handMadeBox.isVisible()
     assert box.nameLabel.text() == "tiny-bert" and "2 layers" in box.sizesLabel.text()
     assert w.findChild(QtCore.QObject, "dockModelView").isVisible()
-    assert "tiny-bert" in w.windowTitle() and "layer 1 head 1" in w.windowTitle()
     assert w.grid.frames["heatmapPanel"].titleLabel.text().endswith("L1 H1")
     # the layer and head choosers step in
     box.layerSpin.setValue(2)
@@ -69,7 +62,7 @@ def test_opening_a_model_shows_its_heads_in_every_part_of_the_window(model_windo
     settle()
     assert (s.model_layer, s.model_head) == (1, 1)
     np.testing.assert_allclose(w.panels["heatmapPanel"].image.image, s.model_trace.weights[1, 1], atol=1e-5)
-    assert "layer 2 head 2" in w.windowTitle()
+    assert w.grid.frames["heatmapPanel"].titleLabel.text().endswith("L2 H2")
 
 
 def test_clicking_a_tile_of_the_model_view_steps_into_that_head(model_editors):
@@ -103,37 +96,44 @@ def test_a_folder_that_is_not_a_model_is_refused_in_one_line_and_the_work_stays(
     assert "model.safetensors" in window.errors[0]
 
 
-def test_a_model_session_is_saved_without_weights_and_reopened_with_its_edits(model_window, make_window, tmp_path):
-    w = model_window
+def test_a_model_session_is_saved_without_weights_and_reopened_with_its_edits(make_parts, tmp_path):
+    # The session's file with the model actions on a plain main window (File → Save As and Open; the title and
+    # Open Recent that follow a file: test_sessions_undo.py).
+    w = make_parts(editors=True, models=True, document=True)
+    assert w.models.open_folder(DATA / "tiny-bert", text=TEXT)
+    settle()
     w.session.select_model_head(1, 0)
     assert w.session.set_cell("w_k", 0, 1, "2.5")
     assert w.session.knock_out(0, 1)
     settle()
     path = tmp_path / "m.qkv.json"
-    assert w.save_as(path)
+    assert w.document.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert doc["model"]["name"] == "tiny-bert" and "scenario" not in doc
     assert path.stat().st_size < 4000  # where the model is and the edits, never its weights
-    other = make_window()
-    assert other.open_file(path)
+    other = make_parts(editors=True, models=True, document=True)
+    assert other.document.open(path)
     settle()
     s = other.session
     assert s.model_doc is not None and s.model_doc.text == TEXT
     assert (s.model_layer, s.model_head) == (1, 0)
     assert s.scenario.w_k[0, 1] == 2.5 and (0, 1) in s.model_doc.edits.knocked_out
     np.testing.assert_array_equal(s.model_trace.weights, w.session.model_trace.weights)
+    assert other.findChild(QtCore.QObject, "dockModelView").isVisible()  # the model view opens with it
+    assert other.options.modelBox.isVisible() and other.options.modelBox.layerSpin.value() == 2
 
 
-def test_a_session_whose_model_is_gone_says_which_model_and_where(window, make_window, tmp_path):
+def test_a_session_whose_model_is_gone_says_which_model_and_where(make_parts, tmp_path):
     folder = tmp_path / "tiny-bert"
     shutil.copytree(DATA / "tiny-bert", folder)
+    window = make_parts(models=True, document=True)
     assert window.models.open_folder(folder, text=TEXT)
     path = tmp_path / "m.qkv.json"
-    assert window.save_as(path)
+    assert window.document.save_as(path)
     shutil.rmtree(folder)
-    other = make_window()
+    other = make_parts(models=True, document=True)
     before = other.session.scenario
-    assert not other.open_file(path)
+    assert not other.document.open(path)
     assert other.session.model_doc is None and other.session.scenario is before
     assert "needs the model 'tiny-bert'" in other.errors[-1] and str(folder) in other.errors[-1]
 
@@ -205,6 +205,11 @@ def test_on_a_projector_the_model_view_is_a_tab_beside_the_weight_grids(make_win
     dock = w.findChild(QtCore.QObject, "dockModelView")
     assert dock in w.tabifiedDockWidgets(w.docks["dockWeights"])
     assert w.gridScroll.width() >= 500  # the panels keep their room
+    assert "tiny-bert" in w.windowTitle() and "layer 1 head 1" in w.windowTitle()  # the title names the head ...
+    w.options.modelBox.layerSpin.setValue(2)
+    w.options.modelBox.headSpin.setValue(2)
+    settle()
+    assert "layer 2 head 2" in w.windowTitle()  # ... and follows the layer and head choosers
     # and the window stays as large as the projector's screen: not taller (its bottom would be cut off)
     assert w.size().toTuple() == (1008, 720)
     w.session.close_model()
