@@ -24,7 +24,8 @@ would have waited):
   alone open (as before the prediction panel existed);
 * ``+ prediction``: the same burst with the prediction panel open beside it (a word pinned: its before -> after);
 * ``heads matter``: the same burst while "Which heads matter?" works on its worker thread for a pinned word,
-  and the model view's labels are worked out over the example sentences;
+  and the model view's labels are worked out over the example sentences (again after each edit that changes
+  the model: a new job each time);
 * ``reference``: the same burst of a fixed piece of work that does not depend on the app, for the machine's
   speed (and the hand-made mode's figure from ``bench_live_update.py`` is the one to compare with).
 """
@@ -150,7 +151,7 @@ def turns(app, window, words: list) -> dict:
     settle(app, window)
     view.sources.choose("examples")
     running = prediction.run_effects()  # False for a model without an output head: the labels alone then
-    out["heads matter" if running else "labels only"] = longest_turn(app, window, [a for a in what_if_actions(window, words)[2:3]])
+    out["heads matter" if running else "labels only"] = longest_turn(app, window, what_if_actions(window, words))
     if prediction.job is not None:
         prediction.job.wait()
     view.sources.choose("sentence")

@@ -18,6 +18,9 @@ from ..worker_job import WorkerJob
 #: The choices: (lab_state value, what the box says).
 SOURCES = (("sentence", "this sentence"), ("examples", "the example sentences"), ("typed", "sentences I type…"))
 SOURCE_KEY, TEXTS_KEY = "modelViewLabelSource", "modelViewLabelTexts"
+#: After a what-if edit the labels over the sentences wait this long (ms) for the next edit before they are
+#: worked out again: a run of quick edits starts one job, not one an edit.
+SETTLE_MS = 300
 
 
 def _in_words(trace):
@@ -48,9 +51,10 @@ def label_work(model, edits, texts, in_words: bool):
 class LabelSources(QtCore.QObject):
     """The "Labels from" choice and the labels over several sentences. ``labels()`` is the HeadLabels to show
     instead of the sentence's own, or None (this sentence chosen, or still being worked out); ``changed`` says
-    when that (or the state line) changes."""
+    when that changes, ``progressed`` when only the state line does."""
 
-    changed = QtCore.Signal()
+    changed = QtCore.Signal()  # the labels (or the choice) changed: draw the tiles' words again
+    progressed = QtCore.Signal()  # only the words about the work changed: say them again, nothing else
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -61,6 +65,11 @@ class LabelSources(QtCore.QObject):
         self.job: WorkerJob | None = None
         self._job_key = None
         self._over = (None, None)  # (what they were worked out for, HeadLabels)
+        self._waiting = None  # the key whose work starts when the edits have settled
+        self._later = QtCore.QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(SETTLE_MS)
+        self._later.timeout.connect(self._start_settled)
 
     def menu(self, parent: QtWidgets.QWidget) -> QtWidgets.QMenu:
         """The choices as a menu (the legend's "Labels from …" link opens it)."""
@@ -168,10 +177,25 @@ class LabelSources(QtCore.QObject):
             self._cancel()
             self.state, self.failed = "", ""
         elif self._over[0] != key and self._job_key != key:
-            self._start(key)
+            last = self._job_key or self._over[0]
+            if last is not None and last[2:] == key[2:]:  # the same sentences, the model edited: let edits settle
+                if self._waiting != key:
+                    self._cancel()
+                    self._waiting = key
+                    self._later.start()
+                self.state, self.failed = "working out again after the edits", ""
+            else:
+                self._start(key)
         elif self._over[0] == key and self._over[1] is not None:
+            self._cancel()  # back where the labels were worked out (an undo): nothing to wait for
             n = len(key[2])
             self.state = f"{n} sentence{'s' if n != 1 else ''}, each head's scores averaged"
+
+    def _start_settled(self) -> None:
+        key, self._waiting = self._waiting, None
+        if key is not None and key == self._key():
+            self._start(key)
+            self.changed.emit()
 
     def _start(self, key) -> None:
         self._cancel()
@@ -189,11 +213,13 @@ class LabelSources(QtCore.QObject):
         if self.job is not None:
             self.job.cancel()
         self.job, self._job_key = None, None
+        self._later.stop()
+        self._waiting = None
 
     def _on_progress(self, job, done: int, total: int) -> None:
         if job is self.job:
             self.state = f"working out: {done} of {total} sentences"
-            self.changed.emit()
+            self.progressed.emit()
 
     def _on_done(self, job, key, labels, error: str) -> None:
         if job is not self.job:

@@ -188,6 +188,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         layout.addWidget(self.legend)
         self.sources = LabelSources(self.session, self)
         self.sources.changed.connect(self._on_change)
+        self.sources.progressed.connect(self._on_progress)
         self.info = info_label(body, "modelViewInfo", self.colours)
         layout.addWidget(self.info)
         self.tags: list = []  # one TextLabel a tile, row by row (layer, then head)
@@ -691,6 +692,11 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         layer, head = tile[:2]
         self.headClicked.emit(layer, head)
         self.session.select_model_head(layer, head)
+
+    def _on_progress(self) -> None:
+        """The labels over sentences came a sentence further: only the legend's words change."""
+        if self._data is not None and not self.showing_hint():
+            self._show_legend()
 
     def detach(self) -> None:
         self.sources.stop()

@@ -299,3 +299,25 @@ def test_with_the_word_view_the_sentences_are_labelled_in_words(model_view, qtbo
         sentences.append((word_weights(trace.weights, words), tuple(w.text for w in words),
                           word_weights(trace.allowed.astype(float), words) > 0))
     assert panel.labels.labels == head_labels_over(sentences).labels
+
+
+def test_a_run_of_quick_edits_works_the_labels_out_once_after_it(model_view, qtbot, monkeypatch):
+    from qkv_engine import ModelEdits, head_labels_over
+    from qkv_gui.panels.labs import label_sources
+
+    panel = model_view("tiny-gpt2")
+    model = panel.session.model_doc.model
+    panel.session.lab_state[label_sources.TEXTS_KEY] = ["the dog ran", "a cat sat on it"]
+    panel.sources.choose("typed")
+    wait_for_labels(panel, qtbot)
+    started = []
+    real_start = label_sources.LabelSources._start
+    monkeypatch.setattr(label_sources.LabelSources, "_start", lambda self, key: (started.append(key), real_start(self, key)))
+    for on in (True, False, True, False, True):
+        panel.session.knock_out(0, 1, on)
+        settle()
+    assert started == [] and "working out again after the edits" in panel.legend.text()
+    wait_for_labels(panel, qtbot)
+    assert len(started) == 1
+    edits = ModelEdits(knocked_out=frozenset({(0, 1)}))
+    assert panel.labels.labels == head_labels_over([model.run(t, edits) for t in ("the dog ran", "a cat sat on it")]).labels
