@@ -9,7 +9,7 @@ files). With the word view on, each sentence is labelled in words.
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, head_labels_over, merge_pieces, model_examples, word_weights
 
@@ -75,9 +75,11 @@ class LabelSources(QtCore.QObject):
         """The choices as a menu (the legend's "Labels from …" link opens it)."""
         menu = QtWidgets.QMenu(parent)
         menu.setObjectName("modelViewLabelSourceMenu")
+        one_of = QtGui.QActionGroup(menu)  # one choice at a time, shown as radio marks
         for value, text in SOURCES:
             action = menu.addAction(text[0].upper() + text[1:])
             action.setCheckable(True)
+            one_of.addAction(action)
             action.setChecked(value == self.source)
             action.setData(value)
             action.triggered.connect(lambda _=False, v=value: self._on_chosen(v))
