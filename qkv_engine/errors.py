@@ -12,3 +12,11 @@ class ScenarioError(ValueError):
 class ModelError(ScenarioError):
     """Raised when a trained model cannot be opened or run: one line the user can act on, naming the
     folder and what is wrong (e.g. ``"No model.safetensors in /x/y: only pytorch_model.bin, ..."``)."""
+
+
+def by_name(table: dict, name, what: str):
+    """``table[name]``, or ScenarioError "unknown WHAT 'NAME' (known: ...)" naming what there is."""
+    try:
+        return table[name]
+    except (KeyError, TypeError):
+        raise ScenarioError(f"unknown {what} '{name}' (known: {', '.join(table)})") from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ScenarioError
+from .errors import ScenarioError, by_name
 
 
 @dataclass(frozen=True)
@@ -76,10 +76,7 @@ def names() -> list[str]:
 
 
 def get(name: str) -> ModelExample:
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise ScenarioError(f"no model example named {name!r}; known: {', '.join(_BY_NAME)}") from None
+    return by_name(_BY_NAME, name, "model example")
 
 
 #: More sentences of the built-in model's grammar, for labelling its heads over several sentences.

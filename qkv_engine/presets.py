@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from . import designed_presets as designed
-from .errors import ScenarioError
+from .errors import by_name
 from .scenario import Scenario
 from .word_split import tokenize
 
@@ -162,10 +162,7 @@ def all_presets() -> list[Preset]:
 
 
 def get(name: str) -> Preset:
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise ScenarioError(f"unknown preset '{name}' (known: {', '.join(names())})") from None
+    return by_name(_BY_NAME, name, "preset")
 
 
 def load(name: str) -> Scenario:

@@ -18,6 +18,7 @@ import os
 import sys
 
 from .system.blas import one_thread
+from .system.command_line import Parser, add_model
 
 one_thread()  # before anything imports numpy
 
@@ -53,15 +54,8 @@ def app_icon():
     return icon
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad argument in one line, exit code 2."""
-
-    def error(self, message):  # noqa: D401
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog=PROG,
         description="See how attention turns tokens into queries, keys and values.",
         epilog=EPILOG,
@@ -71,10 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", metavar="NAME", help="open a preset scenario (see --list-presets)")
     p.add_argument("--list-presets", action="store_true", help="print the preset names and exit")
     p.add_argument("--lesson", action="store_true", help="open straight into the classroom lesson")
-    p.add_argument("--model", metavar="PATH",
-                   help="open a trained model from its folder (config.json, model.safetensors, tokenizer.json); "
-                        "'builtin' opens the small model the app ships")
-    p.add_argument("--text", metavar="TEXT", help="with --model: the sentence to start with")
+    add_model(p, "the sentence to start with")
     p.add_argument("--list-models", action="store_true",
                    help="print the trained models found on this computer (nothing is downloaded) and exit")
     p.add_argument("--quit-after", type=int, metavar="MS", help=argparse.SUPPRESS)

@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 from .system.blas import one_thread
+from .system.command_line import Parser, add_model
 
 one_thread()  # before anything imports numpy
 
@@ -50,20 +51,12 @@ class UsageError(Exception):
     """A problem the user can fix: one line, exit code 2."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # noqa: D401
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Export figures (PNG, SVG, PDF) and numbers (CSV, JSON) without a window.")
+    p = Parser(prog=PROG, description="Export figures (PNG, SVG, PDF) and numbers (CSV, JSON) without a window.")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--preset", metavar="NAME", help="a preset scenario (see --list-presets)")
     src.add_argument("--session", metavar="FILE", help="a session file (.qkv.json)")
-    src.add_argument("--model", metavar="PATH",
-                     help="a trained model's folder (config.json, model.safetensors, tokenizer.json or vocab.txt); "
-                          "'builtin' for the small model the app ships")
-    p.add_argument("--text", metavar="TEXT", help="with --model: the sentence the model reads")
+    add_model(p, "the sentence the model reads", group=src)
     p.add_argument("--layer", type=int, metavar="L", help="with --model: the layer, counting from 1 (default 1)")
     p.add_argument("--head", type=int, metavar="H", help="with --model: the head, counting from 1 (default 1)")
     p.add_argument("--target", metavar="WORD",
