@@ -44,7 +44,7 @@ from ...labels.captions import info_label, note_label, show_texts
 from ...drawing.colour_scale import NAMES as SCALE_NAMES
 from ...drawing.lazy_axes import set_ticks
 from ...drawing.text_label import TextLabel
-from ...look.colour_tables import colour_map
+from ...look.colour_tables import colour_map, table_argb
 from ..themed_text import ThemedTextMixin
 from .label_sources import LabelSources
 
@@ -211,6 +211,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.info.setTextFormat(Qt.TextFormat.PlainText)  # a token such as <s> is text, not a tag
 
+        table_argb("diff", self.colours)  # read now, not in the turn where "Which heads matter?" lands
         self.listen(self.session.modelViewChanged, self._on_change)
         self.listen(self.session.colourScaleChanged, self._on_change)
         self.listen(self.session.headEffectsChanged, self._on_effects)
