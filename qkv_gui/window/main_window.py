@@ -260,15 +260,6 @@ class MainWindow(QtWidgets.QMainWindow):
     def file_path(self) -> Path | None:
         return self.document.path
 
-    @property
-    def recovery(self) -> Recovery:
-        return self.document.recovery
-
-    @property
-    def recovery_file(self) -> Path:
-        """This window's recovery file."""
-        return self.document.recovery_file
-
     def is_modified(self) -> bool:
         return self.document.is_modified()
 

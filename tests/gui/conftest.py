@@ -50,6 +50,13 @@ def settle(qtbot=None, rounds: int = 3) -> None:
     app.processEvents()  # what the last panels posted
 
 
+def in_lesson(lesson):
+    """``lesson`` (a LessonController) entered, its first step shown and settled."""
+    lesson.enter()
+    settle()
+    return lesson
+
+
 def shown(qtbot, widget, size):
     """``widget`` closed at the end of the test, shown offscreen at ``size`` and settled."""
     qtbot.addWidget(widget)
@@ -58,6 +65,13 @@ def shown(qtbot, widget, size):
     qtbot.waitExposed(widget)
     settle()
     return widget
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _application(qapp):
+    """Every GUI test has the QApplication, whichever test a worker of ``pytest -n`` happens to run first (a
+    widget made before it exists ends the process)."""
+    return qapp
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -16,7 +16,7 @@ from qkv_gui.look import style
 from qkv_gui.window.lesson import markdown
 from qkv_gui.window.lesson.steps import lesson_files, load_steps
 
-from tests.gui.conftest import settle
+from tests.gui.conftest import in_lesson, settle
 
 Qt = QtCore.Qt
 ROOT = Path(__file__).resolve().parents[3]
@@ -29,10 +29,9 @@ EXPECTED_PANELS = [
 
 @pytest.fixture
 def lesson_window(make_window):
-    w = make_window()
-    w.enter_lesson_mode()
-    settle()
-    return w
+    window = make_window()
+    in_lesson(window.lesson)
+    return window
 
 
 def test_twelve_steps_in_lesson_order_each_with_a_real_panel_then_the_appendix():

@@ -22,7 +22,7 @@ from qkv_gui.window.experiments import Experiments
 from qkv_gui.window.lesson import LessonController
 from qkv_gui.window.panel_grid import PanelGrid
 
-from tests.gui.conftest import settle
+from tests.gui.conftest import in_lesson, settle
 
 Qt = QtCore.Qt
 
@@ -81,10 +81,7 @@ def make_lesson(qtbot, make_session):
 
 @pytest.fixture
 def lesson(make_lesson):
-    made = make_lesson()
-    made.enter()
-    settle()
-    return made
+    return in_lesson(make_lesson())
 
 
 def test_step_text_uses_the_live_numbers(make_lesson):

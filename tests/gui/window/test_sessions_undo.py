@@ -143,7 +143,7 @@ def test_the_title_the_edit_menu_and_open_recent_follow_the_file(window, tmp_pat
     assert not window.open_file(bad)
     assert len(window.errors) == 1 and "bad.qkv.json" in window.errors[0]
     # the work a crashed window left (its file in the recovery folder, its lock gone) is offered in the window
-    session_format.save_file(window.recovery.folder / "crashed.qkv.json", presets.load("pronoun"),
+    session_format.save_file(window.document.recovery.folder / "crashed.qkv.json", presets.load("pronoun"),
                              {"file": str(tmp_path / "crashed-work.qkv.json")})
     window.ask_restore = lambda: True
     assert window.offer_recovery()
