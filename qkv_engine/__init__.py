@@ -24,7 +24,7 @@ from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Sce
 from .word_split import MAX_TOKENS, Token, tokenize
 from .rollout import rollout, rollout_steps
 from .head_labels import BROAD_MIN, FOCUSED_MIN, HeadLabels, head_labels, head_labels_over
-from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, word_weights
+from .word_pieces import MERGE_RULE, WORD_RULE, Word, merge_pieces, trace_words, word_mask, word_weights
 from .models import what_if
 from .models.what_if import generate, head_effects
 from .models.builtin import BUILTIN_NAME, builtin_model_path, known_words
@@ -97,6 +97,8 @@ __all__ = [
     "WORD_RULE",
     "Word",
     "merge_pieces",
+    "trace_words",
+    "word_mask",
     "word_weights",
     "generate",
     "head_effects",

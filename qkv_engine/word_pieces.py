@@ -177,3 +177,18 @@ def word_weights(weights, groups) -> np.ndarray:
         raise ScenarioError(f"weights: expected ... x n x n, got shape {w.shape}")
     mean, total = group_matrices(groups, w.shape[-1])
     return mean @ w @ total  # (m x n) (... x n x n) (n x m)
+
+
+def word_mask(allowed, groups) -> np.ndarray:
+    """Which words may look at which (m x m bool): word a at word b when some piece of a may look at some
+    piece of b. ``allowed`` n x n bool, ``groups`` as for word_weights."""
+    return word_weights(np.asarray(allowed, dtype=np.float64), groups) > 0.0
+
+
+def trace_words(trace) -> tuple:
+    """The words of a ModelTrace: merge_pieces with its spans and text, or from its tokens alone when those do
+    not fit them."""
+    try:
+        return merge_pieces(trace.tokens, trace.spans, trace.text)
+    except ScenarioError:
+        return merge_pieces(trace.tokens)

@@ -28,7 +28,7 @@ from PySide6 import QtCore, QtGui
 import numpy as np
 
 from qkv_engine import (MAX_TOKENS, AttentionResult, ModelEdits, MultiHeadResult, Scenario, ScenarioError,
-                        compute_heads, data_export, merge_pieces, new_words, parse_number, presets, softmax,
+                        compute_heads, data_export, new_words, parse_number, presets, softmax, trace_words,
                         views, what_if)
 
 from .forward_runner import ForwardRunner
@@ -803,11 +803,7 @@ class Session(QtCore.QObject):
         if trace is None or self._model_doc is None:
             return None
         if self._words[0] is not trace:
-            try:
-                words = merge_pieces(trace.tokens, trace.spans, trace.text)
-            except ScenarioError:
-                words = merge_pieces(trace.tokens)
-            self._words = (trace, words)
+            self._words = (trace, trace_words(trace))
         return self._words[1]
 
     @property

@@ -127,3 +127,25 @@ def test_bad_groups_are_refused():
         merge_pieces(("a", "b"), ((0, 1),), "ab")
     with pytest.raises(ScenarioError, match="both or neither"):
         merge_pieces(("a",), ((0, 1),))
+
+
+def test_a_word_may_look_at_a_word_when_some_piece_of_it_may_look_at_some_piece_of_the_other():
+    from qkv_engine import word_mask
+
+    causal = np.tril(np.ones((4, 4), dtype=bool))  # pieces 0 | 1 2 | 3
+    groups = [(0,), (1, 2), (3,)]
+    want = [[any(causal[i, j] for i in a for j in b) for b in groups] for a in groups]
+    np.testing.assert_array_equal(word_mask(causal, groups), want)
+    assert word_mask(causal, groups).tolist() == [[True, False, False], [True, True, False], [True, True, True]]
+
+
+def test_a_traces_words_use_its_spans_and_fall_back_to_its_tokens():
+    from types import SimpleNamespace
+
+    from qkv_engine import trace_words
+
+    fits = SimpleNamespace(tokens=("[CLS]", "token", "##ization", "[SEP]"), spans=((0, 0), (0, 5), (5, 12), (12, 12)),
+                           text="tokenization")
+    assert [w.pieces for w in trace_words(fits)] == [(0,), (1, 2), (3,)]
+    misfit = SimpleNamespace(tokens=fits.tokens, spans=((0, 1),), text="t")  # spans that do not fit the tokens
+    assert [w.pieces for w in trace_words(misfit)] == [w.pieces for w in merge_pieces(fits.tokens)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from qkv_engine import ScenarioError, head_labels_over, merge_pieces, model_examples, word_weights
+from qkv_engine import ScenarioError, head_labels_over, model_examples, trace_words, word_mask, word_weights
 
 from ..worker_job import WorkerJob
 
@@ -25,13 +25,8 @@ SETTLE_MS = 300
 
 def _in_words(trace):
     """(weights, tokens, allowed) of a trace, in words."""
-    try:
-        words = merge_pieces(trace.tokens, trace.spans, trace.text)
-    except ScenarioError:
-        words = merge_pieces(trace.tokens)
-    weights = word_weights(trace.weights, words)
-    allowed = word_weights(trace.allowed.astype(float), words) > 0.0
-    return weights, tuple(w.text for w in words), allowed
+    words = trace_words(trace)
+    return word_weights(trace.weights, words), tuple(w.text for w in words), word_mask(trace.allowed, words)
 
 
 def label_work(model, edits, texts, in_words: bool):

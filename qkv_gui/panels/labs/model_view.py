@@ -34,7 +34,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import WORD_RULE, ScenarioError, head_labels, mask_view, views, word_weights
+from qkv_engine import WORD_RULE, ScenarioError, head_labels, mask_view, views, word_mask, word_weights
 
 from ...look import colours, style
 from ..base import Panel
@@ -236,7 +236,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             return data, None
         if self._in_words[0] is not data.weights or self._in_words[1] is not words:
             weights = word_weights(data.weights, words).astype(np.float32)
-            allowed = word_weights(np.asarray(data.allowed, dtype=np.float64), words) > 0.0
+            allowed = word_mask(data.allowed, words)
             self._in_words = (data.weights, words, (weights, allowed, tuple(w.text for w in words)))
         weights, allowed, tokens = self._in_words[2]
         return dataclasses.replace(data, weights=weights, allowed=allowed, tokens=tokens), words

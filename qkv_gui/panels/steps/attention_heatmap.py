@@ -43,7 +43,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import WORD_RULE, explain, mask_view, views, word_weights
+from qkv_engine import WORD_RULE, explain, mask_view, views, word_mask, word_weights
 
 from ...look import colours, style
 from ...labels.changed_text import set_text, set_tooltip
@@ -86,7 +86,7 @@ class WordResult:
         self.scenario = result.scenario
         self.head, self.n_heads = result.head, result.n_heads
         self.weights = word_weights(result.weights, self.words)
-        self.allowed = word_weights(result.allowed.astype(np.float64), self.words) > 0.0
+        self.allowed = word_mask(result.allowed, self.words)
         self.masked_by = mask_view.reasons_from_allowed(self.allowed)
         self.rows_without_keys = ~self.allowed.any(axis=1)
         self.tokens = self.key_tokens = tuple(w.text for w in self.words)
