@@ -54,7 +54,7 @@ def _with_head(model: Model, trace: ModelTrace) -> ModelTrace:
     return trace
 
 
-def mean_edits(model: Model, trace: ModelTrace, layer: int, head: int):
+def mean_edits(trace: ModelTrace, layer: int, head: int):
     """ModelEdits on top of the trace's that make head ``head`` of ``layer`` output, at every position, its
     mean output over the positions in ``trace`` (ModelEdits.fixed_outputs): the head still attends, but what
     it passes on no longer depends on where it looks."""
@@ -83,7 +83,7 @@ def head_effects(model: Model, trace: ModelTrace, position: int, target_id: int,
         for head in range(H):
             if not trace.knocked_out(layer, head):
                 edits = (trace.edits.with_knockout(layer, head, True) if mode == "zero"
-                         else mean_edits(model, trace, layer, head))
+                         else mean_edits(trace, layer, head))
                 knocked = model.run(trace.text, edits, reuse=trace)  # reruns layers >= layer only
                 out[layer, head] = log_softmax(knocked.logits_at(position))[target_id] - base
             if progress is not None and progress(layer * H + head + 1, L * H) is False:

@@ -102,7 +102,7 @@ def test_mean_knock_outs_give_each_position_the_heads_mean(gpt2):
     base = reference_log_p(trace.ids, -1, target)
     for layer in range(2):
         for head in range(2):
-            edited = gpt2.run(TEXT, mean_edits(gpt2, trace, layer, head))
+            edited = gpt2.run(TEXT, mean_edits(trace, layer, head))
             mean = trace.context[layer, head].astype(np.float64).mean(axis=0)
             np.testing.assert_allclose(edited.context[layer, head], np.tile(mean, (trace.n, 1)), atol=1e-5)
             np.testing.assert_allclose(edited.context[layer, 1 - head], trace.context[layer, 1 - head], atol=1e-6)
@@ -126,7 +126,7 @@ def test_mean_knock_outs_of_grouped_query_heads_give_each_position_the_heads_mea
     base = log_p(llama_reference(TINY_LLAMA, trace.ids)["logits"][-1], target)
     for layer in range(2):
         for head in range(4):
-            edited = llama.run(TEXT, mean_edits(llama, trace, layer, head))
+            edited = llama.run(TEXT, mean_edits(trace, layer, head))
             mean = trace.context[layer, head].astype(np.float64).mean(axis=0)
             np.testing.assert_allclose(edited.context[layer, head], np.tile(mean, (trace.n, 1)), atol=1e-5)
             np.testing.assert_allclose(edited.weights[layer], trace.weights[layer], atol=1e-6)  # it still attends

@@ -256,7 +256,6 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             self._build_tiles(data, mode)
             if self.effects is not None:
                 self._colour_by_effects(self.effects)
-        L_H = np.asarray(data.weights).shape[:2]
         if self._labels_of != (id(data.weights), id(data.allowed)):
             self._labels_of = (id(data.weights), id(data.allowed))
             try:
@@ -265,9 +264,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
             except ScenarioError:  # weights and tokens that do not go together: no labels, the tiles stay
                 self._sentence_labels = None
         self.sources.refresh()
-        over = self.sources.labels()
-        self.labels = over if over is not None and over.labels and len(over.labels) == L_H[0] \
-            and len(over.labels[0]) == L_H[1] else self._sentence_labels
+        over = self.sources.labels()  # of the model open now (its layers and heads), or None
+        self.labels = over if over is not None else self._sentence_labels
         L, H, n, m, gap = self._shape
         self.grid.set_veils([self.tile_rect(l, h) for l, h in sorted(data.knocked_out) if l < L and h < H])
         self.query = self.row_of(selection.query)

@@ -335,7 +335,7 @@ class PredictionPanel(Panel):
             rows.append((token_text(text), prob, mark, pinned))
         self.bars.set_rows(rows)
         self._show_target(target, now, trace)
-        self._show_effects(info)
+        self._show_effects()
         self._apply_texts()
 
     def _show_target(self, target, now, trace) -> None:
@@ -356,7 +356,7 @@ class PredictionPanel(Panel):
                               f"{UP} up, {DOWN} down, {NEW} new in the ten, = same place.)",
                               f"{line}\n(before: when pinned)")
 
-    def _show_effects(self, info) -> None:
+    def _show_effects(self) -> None:
         target, effects = self.session.target, self.session.head_effects
         running = self.job is not None
         self.effectsButton.setEnabled(target is not None and not running)
