@@ -186,7 +186,7 @@ class LabelSources(QtCore.QObject):
         elif self._over[0] == key and self._over[1] is not None:
             self._cancel()  # back where the labels were worked out (an undo): nothing to wait for
             n = len(key[2])
-            self.state = f"{n} sentence{'s' if n != 1 else ''}, each head's scores averaged"
+            self.state = f"averaged over {n} sentence{'s' if n != 1 else ''}"
 
     def _start_settled(self) -> None:
         key, self._waiting = self._waiting, None

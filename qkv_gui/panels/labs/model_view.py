@@ -476,18 +476,22 @@ class ModelViewPanel(ThemedTextMixin, Panel):
                 tag.setVisible(bool(fits))
 
     def _fit_brackets(self) -> None:
-        """Each bracket's name where it fits under its group: 'key/value head 2', else 'kv 2', else none."""
+        """Each bracket's name where it fits under its group, and above the view's bottom edge: 'key/value head 2',
+        else 'kv 2', else none (the note says how many query heads share a key/value head)."""
         if self._shape is None or not self._groups[1]:
             return
-        px_x, _px_y = self.grid.cell_px()
+        px_x, px_y = self.grid.cell_px()
         L, H, n, m, gap = self._shape
-        share = self._groups[0]
+        share, _extra, foot = self._groups
         room = (share * (m + gap) - gap) * px_x
+        below = self.vb.height() - (L * (n + gap) - gap + 0.3 + min(1.5, foot / 3)) * px_y  # pixels under the tick
         for g, label in enumerate(self.bracket_labels):
             if g >= H // share:
                 continue
             fm = QtGui.QFontMetricsF(label.font())
-            words = [w for w in (f"key/value head {g + 1}", f"kv {g + 1}") if fm.horizontalAdvance(w) + 4 <= room]
+            tall_enough = fm.height() <= below
+            words = [w for w in (f"key/value head {g + 1}", f"kv {g + 1}")
+                     if tall_enough and fm.horizontalAdvance(w) + 4 <= room]
             label.setText(words[0] if words else "")
             label.setVisible(bool(words))
 

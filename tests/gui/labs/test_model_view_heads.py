@@ -166,6 +166,15 @@ def test_effects_from_before_the_last_change_are_named_so(model_view):
     assert "before the last change" in panel.note.text() and panel.effects is not None
 
 
+def label_bottom(panel, label) -> float:
+    """Where a text label (drawn at its own size, whatever the zoom) ends on screen, in the canvas's pixels."""
+    return label.deviceTransform(panel.canvas.viewportTransform()).mapRect(label.boundingRect()).bottom()
+
+
+def view_bottom(panel) -> float:
+    return panel.canvas.mapFromScene(panel.vb.sceneBoundingRect()).boundingRect().bottom()
+
+
 @pytest.mark.parametrize("size", [(300, 260), (420, 300), (900, 640)])
 def test_the_bracket_names_fit_under_their_groups(model_view, size):
     panel = model_view("tiny-llama", size=size)
@@ -177,8 +186,21 @@ def test_the_bracket_names_fit_under_their_groups(model_view, size):
             named += 1
             assert label.text() in (f"key/value head {g + 1}", f"kv {g + 1}")
             assert label.boundingRect().width() <= room
+            assert label_bottom(panel, label) <= view_bottom(panel) + 1  # whole, not cut by the view's edge
     assert named == 2 or size == (300, 260)
     assert "2 query heads a key/value head" in panel.note.text() or "each key/value head serves 2" in panel.note.text()
+
+
+def test_under_short_tiles_a_bracket_name_that_would_be_cut_is_left_out(model_view):
+    """A long sentence in a short view: tiles of many cells leave less room under them than a line of text."""
+    from qkv_engine import builtin_model_path
+
+    for size in ((400, 260), (400, 230), (400, 210)):
+        panel = model_view(builtin_model_path(), text=" ".join(["the cat sat on the mat"] * 5), size=size)
+        for label in panel.bracket_labels:
+            if label.isVisible() and label.text():
+                assert label_bottom(panel, label) <= view_bottom(panel) + 1, size
+        assert "4 query heads a key/value head" in panel.note.text() or "serves 4" in panel.note.text()
 
 
 def test_the_word_view_joins_pieces_in_every_tile_by_the_word_rule(model_view):
@@ -242,7 +264,7 @@ def test_labels_over_the_example_sentences_are_each_heads_scores_averaged(model_
     want = head_labels_over([model.run(t) for t in texts]).labels
     assert panel.labels.labels == want and want != head_labels(panel.session.model_trace).labels
     assert panel.tag_texts() == [[TAG_WORDS[label][0] for label in row] for row in want]
-    assert "7 sentences, each head's scores averaged" in panel.legend.text() and "the example sentences" in panel.legend.text()
+    assert "averaged over 7 sentences" in panel.legend.text() and "the example sentences" in panel.legend.text()
     assert all(t in panel.legend.toolTip() for t in texts)
     panel.session.knock_out(2, 3, True)  # the previous-token head: the copying heads above it look elsewhere
     settle()
@@ -272,7 +294,7 @@ def test_labels_over_typed_sentences_and_a_bad_list_is_refused_keeping_the_last(
     assert panel.session.lab_state[SOURCE_KEY] == "typed"
     assert panel.session.lab_state[TEXTS_KEY] == ["the dog ran", "a cat sat on it"]
     want = head_labels_over([model.run("the dog ran"), model.run("a cat sat on it")]).labels
-    assert panel.labels.labels == want and "2 sentences, each head's scores averaged" in panel.legend.text()
+    assert panel.labels.labels == want and "averaged over 2 sentences" in panel.legend.text()
     assert not panel.sources.set_sentences("\n".join(["a b"] * 41))
     settle()
     assert "were not taken" in panel.legend.text() and "at most 40" in panel.legend.text()
