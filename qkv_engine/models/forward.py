@@ -315,10 +315,11 @@ def _check_window(arch: Architecture, n: int) -> None:
                          f"tokens, not {n}")
 
 
-#: When no scaled score can pass this size, the softmax takes e^z as it is instead of e^(z - row max): it cannot
-#: overflow (e^60 is about 1e26, and a row of a million such sums to 1e32, far below float32's 3e38) nor
-#: lose precision (e^-60, about 1e-26, is still a full-precision float32), and it saves two passes.
-_SAFE_EXP = 60.0
+#: A row of e^z (its scaled scores z taken as they are, without their maximum taken away first) is used when its
+#: sum is finite (no e^z overflowed) and at least this (so its largest e^z is at least 1e-20 / n, a full-precision
+#: float32 however long the sentence, and what underflows is too small beside it to count): the usual case, which
+#: saves two passes over the scores. Otherwise the block is worked out again as e^(z - row max).
+_SMALLEST_SUM = 1e-20
 _LOWEST = np.finfo(F32).min
 
 
@@ -330,13 +331,16 @@ def _attention_blocks(heads: int, n: int):
     return [(slice(h, h + 1), rows) for h in range(heads) for rows in _blocks(n, n, _ATTENTION_BLOCK)]
 
 
-def _largest_score_squared(q: np.ndarray, k: np.ndarray) -> float:
-    """A bound on (q_i . k_j)^2 over each head's queries i and keys j (H x n x d_head each): the product of the
-    longest query's and the longest key's squared lengths (Cauchy-Schwarz)."""
-    q_len = np.einsum("hid,hid->hi", q, q).max(axis=1)
-    k_len = np.einsum("hid,hid->hi", k, k).max(axis=1)
-    q_len *= k_len
-    return float(q_len.max())
+def _exp_scores(q: np.ndarray, k: np.ndarray, hidden: np.ndarray | None, z: np.ndarray, shift: bool) -> np.ndarray:
+    """e^(q k^T) into ``z`` (hidden keys at 0), each row's maximum taken away first if ``shift``; returns the rows'
+    sums (heads x rows x 1), added up by BLAS."""
+    np.matmul(q, k.transpose(0, 2, 1), out=z)
+    if hidden is not None:
+        np.copyto(z, _LOWEST, where=hidden)
+    if shift:
+        z -= z.max(axis=-1, keepdims=True)
+    np.exp(z, out=z)
+    return np.matmul(z, np.ones((z.shape[-1], 1), F32))
 
 
 def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,
@@ -348,17 +352,15 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
     if not n:
         return
     q = q * scale  # scaled before the product: n x d_head numbers per head rather than n x n
-    shift = not _largest_score_squared(q, k) <= _SAFE_EXP ** 2  # (also when the bound is not a number)
-    for heads, rows in _attention_blocks(H, n):
-        z = weights[heads, rows]
-        np.matmul(q[heads, rows], k[heads].transpose(0, 2, 1), out=z)  # scaled scores
-        if hidden_keys is not None:
-            np.copyto(z, _LOWEST, where=hidden_keys[rows])
-        if shift:
-            z -= z.max(axis=-1, keepdims=True)
-        np.exp(z, out=z)
-        z *= F32(1.0) / z.sum(axis=-1, keepdims=True)  # one division per row, then products
-        np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
+    with np.errstate(over="ignore", invalid="ignore"):
+        for heads, rows in _attention_blocks(H, n):
+            z = weights[heads, rows]
+            hidden = None if hidden_keys is None else hidden_keys[rows]
+            sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=False)
+            if not sums.min() >= _SMALLEST_SUM or not np.isfinite(sums).all():  # (also when a sum is not a number)
+                sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=True)
+            z *= np.reciprocal(sums, out=sums)  # one division per row, then products
+            np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
