@@ -13,6 +13,12 @@ One layer, n tokens, d numbers per token, H query heads and KV key/value heads o
     BERT:  h = LN(a + O);  h = LN(h + FF(h))        GPT-2, Llama: h = h + O;  h = h + FF(Norm_2(h))
     FF(z) = act(z W_in + b_in) W_out + b_out        Llama: down(silu(gate(z)) * up(z))
 
+For a few tokens (at most _FEW) without rotation or grouped heads (BERT, GPT-2), the products are turned
+around (linear) and Q | K | V is written by its product straight into one array per layer, as the d_head x n
+blocks of each head: q, k and v are views of it, and the hidden states and attention inputs are kept
+token-minor too, so each layer reads and writes them where they are stored. The numbers are the same; only
+the layout differs (ModelTrace's arrays are views).
+
 GPT-2 and Llama end with a final norm (ln_f, norm), applied to the last hidden state as in
 the transformers library's ``hidden_states``; the output head (architecture.OutputHead) turns
 that last state into next-token (or masked-token) logits. Weights kept in the checkpoint's
@@ -107,15 +113,17 @@ def _layer_norm_columns(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: 
     return centred
 
 
-def rms_norm(x: np.ndarray, gain_bias: tuple, eps: float) -> np.ndarray:
-    """x / sqrt(mean(x^2) + eps) * gain, over each token's numbers (no mean taken away, no bias)."""
-    out = x * _inverse_rms(x, eps)
+def rms_norm(x: np.ndarray, gain_bias: tuple, eps: float, out: np.ndarray | None = None) -> np.ndarray:
+    """x / sqrt(mean(x^2) + eps) * gain, over each token's numbers (no mean taken away, no bias); into ``out``
+    when given."""
+    out = np.multiply(x, _inverse_rms(x, eps), out=out)
     out *= gain_bias[0]
     return out
 
 
-def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple) -> np.ndarray:
-    return rms_norm(x, gain_bias, arch.eps) if arch.norm == "rms" else layer_norm(x, gain_bias, arch.eps)
+def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple, out: np.ndarray | None = None) -> np.ndarray:
+    """The model's norm (RMSNorm or LayerNorm) of x, into ``out`` when given."""
+    return (rms_norm if arch.norm == "rms" else layer_norm)(x, gain_bias, arch.eps, out=out)
 
 
 #: Abramowitz and Stegun 7.1.26: erf(y) = 1 - P(t) e^(-y^2) for y >= 0, t = 1 / (1 + p y), error below 1.5e-7
@@ -228,17 +236,26 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
     return w, b
 
 
-def _empty_arrays(shapes: dict) -> dict:
-    """Empty float32 arrays of these shapes (name -> shape), each contiguous, carved out of one allocation.
-    One block is reused by the memory allocator from one run to the next, where separate arrays of a megabyte
-    or so are each mapped afresh from the system, a page fault every 4 KB when they are first written."""
+def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset()) -> dict:
+    """Empty float32 arrays of these shapes (name -> shape), carved out of one allocation. One block is reused
+    by the memory allocator from one run to the next, where separate arrays of a megabyte or so are each mapped
+    afresh from the system, a page fault every 4 KB when they are first written.
+
+    ``token_minor``: the names of arrays stored with their last two axes swapped (a head's n x d_head numbers as
+    d_head rows of n, a layer's n x d as d rows of n), given as views in the shapes asked for. That is the layout
+    of linear's turned-around products, which are then written straight into place."""
     sizes = {name: math.prod(shape) for name, shape in shapes.items()}
     starts, at = {}, 0
     for name, size in sizes.items():
         starts[name] = at
         at += -(-size // 16) * 16  # each array starts a multiple of 64 bytes into the block
     block = np.empty(at, F32)
-    return {name: block[starts[name]:starts[name] + sizes[name]].reshape(shape) for name, shape in shapes.items()}
+    arrays = {}
+    for name, shape in shapes.items():
+        swapped = name in token_minor
+        kept = block[starts[name]:starts[name] + sizes[name]].reshape(shape[:-2] + shape[:-3:-1] if swapped else shape)
+        arrays[name] = kept.swapaxes(-1, -2) if swapped else kept
+    return arrays
 
 
 def resume_from(arch: Architecture, old: dict, new: dict) -> int:
@@ -363,6 +380,11 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
             np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
 
 
+#: The arrays a run of a few tokens (at most _FEW) keeps token-minor (see _empty_arrays), as linear's results are:
+#: each layer's input and output are then read and written where they are stored, with no copy.
+_TOKEN_MINOR = frozenset({"hidden", "attn_input"})
+
+
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
     """The whole model on token ids ``ids``; ``edits`` maps a layer to its LayerEdits.
 
@@ -382,7 +404,16 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         shapes.update(attn_input=(L, n, d))
     if turn is not None:
         shapes.update(q_unrotated=per_head, k_unrotated=per_head)
-    arrays = _empty_arrays(shapes)
+    # A few tokens, no rotation, a key/value head per query head (BERT, GPT-2): linear's products are turned around
+    # (token-minor) and Q | K | V is written by its product straight into place, as the d_head x n blocks of
+    # Q's heads, K's and V's, of which q, k and v are views
+    into_place = n <= _FEW and turn is None and G == 1
+    if into_place:
+        shapes = dict(qkv=(L, 3 * H * dh, n), **{name: s for name, s in shapes.items() if name not in ("q", "k", "v")})
+    arrays = _empty_arrays(shapes, _TOKEN_MINOR if into_place else frozenset())
+    if into_place:
+        qkv_blocks = arrays.pop("qkv")
+        arrays.update(zip("qkv", qkv_blocks.reshape(L, 3, H, dh, n).swapaxes(-1, -2).transpose(1, 0, 2, 3, 4)))
     if not arch.pre_norm:  # BERT's attention input is the hidden state itself: the same numbers, not a copy
         arrays.update(attn_input=arrays["hidden"][:L])
     out = Forward(**arrays, allowed=allowed, **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
@@ -392,28 +423,25 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         for name in names:
             getattr(out, name)[:start] = getattr(before, name)[:start]
         out.hidden[:start + 1] = before.hidden[:start + 1]
-        # in the layout a whole run has there (BERT's: that of linear's results), so that the sums are the same
-        h = out.hidden[start].copy(order="C" if arch.pre_norm or n > _FEW else "F")
     else:
-        h = _embed(arch, w, ids)
-        out.hidden[0] = h
+        out.hidden[0] = _embed(arch, w, ids)
+    h = out.hidden[start]  # each layer reads its input where it is stored, in a whole run as in one that resumes
     for li in range(start, L):
         layer = w.layers[li]
         ed = edits.get(li)
-        a = norm(arch, h, layer.ln_attn) if arch.pre_norm else h
-        if ed is not None and ed.inputs:
-            a = a.copy()
+        # the attention input: BERT's is the hidden state itself, so an edit of it is an edit of the hidden state
+        a = norm(arch, h, layer.ln_attn, out=out.attn_input[li]) if arch.pre_norm else h
+        if ed is not None:
             for token, dim, value in ed.inputs:
                 if token < n:  # an edit of a token the sentence no longer has waits for it
                     a[token, dim] = value
-            if not arch.pre_norm:  # in BERT the attention input is the hidden state itself
-                h = a
-                out.hidden[li] = a
-        if arch.pre_norm:
-            out.attn_input[li] = a
         w_qkv, b_qkv = edited_qkv(layer, ed)
-        qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
-        if turn is None and G == 1:  # each head copied into its place, its bias added on the way
+        if into_place:  # the product written as its heads' d_head x n blocks, its bias added there
+            np.matmul(w_qkv.T, a.T, out=qkv_blocks[li])
+            if b_qkv is not None:
+                qkv_blocks[li] += b_qkv[:, None]
+        elif turn is None and G == 1:  # each head copied into its place, its bias added on the way
+            qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
             for cols, dest in zip(parts, (out.q[li], out.k[li], out.v[li])):
                 heads = qkv[:, cols].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
                 if b_qkv is None:
@@ -421,6 +449,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
                 else:
                     np.add(heads, b_qkv[cols].reshape(H, 1, dh), out=dest)
         else:
+            qkv = linear(a, w_qkv)
             if b_qkv is not None:
                 qkv += b_qkv
             q = qkv[:, parts[0]].reshape(n, H, dh).transpose(1, 0, 2)  # H x n x dh
@@ -433,9 +462,8 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             out.q[li] = q
             out.k[li] = np.repeat(k, G, axis=0) if G > 1 else k  # H x n x dh: each query head's key head
             out.v[li] = np.repeat(v, G, axis=0) if G > 1 else v
-        q, k, v = out.q[li], out.k[li], out.v[li]
         context = out.context[li]
-        attend(q, k, v, F32(1.0 / divisor(arch, li)), hidden_keys, out.weights[li], context)
+        attend(out.q[li], out.k[li], out.v[li], F32(1.0 / divisor(arch, li)), hidden_keys, out.weights[li], context)
         if ed is not None:
             for head in ed.knocked:
                 context[head] = 0.0
@@ -445,16 +473,14 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         if layer.b_o is not None:
             o += float32(layer.b_o)
         if arch.pre_norm:
-            h = h + o
+            h = np.add(h, o, out=out.hidden[li + 1])
             h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn))
-            out.hidden[li + 1] = h
         else:  # each LayerNorm written over its sum: for a few tokens all of them the turned-around products' layout
             o += a
             h = layer_norm(o, layer.ln_attn, arch.eps, out=o)
             f = _feed_forward(arch, layer, h)
             f += h
-            h = layer_norm(f, layer.ln_ffn, arch.eps, out=f)
-            out.hidden[li + 1] = h
+            h = layer_norm(f, layer.ln_ffn, arch.eps, out=out.hidden[li + 1])
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
     return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)

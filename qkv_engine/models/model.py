@@ -94,7 +94,8 @@ def model_name(folder: Path, config: dict) -> str:
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
+    """``a`` made read-only, in the layout it has (a run of a few tokens keeps some arrays token-minor)."""
+    a = np.asarray(a)
     a.setflags(write=False)
     return a
 
