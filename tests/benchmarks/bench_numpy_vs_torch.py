@@ -7,15 +7,19 @@ A MiniLM-shaped BERT (6 layers, 384 wide, 12 heads, feed-forward 1536): the real
 ``QKV_MINILM`` names its folder, else random weights of that shape (tests/benchmarks/bench_model_forward.py's).
 Each side runs every layer and keeps every head's attention weights and every hidden state (torch with eager
 attention, ``output_attentions`` and ``output_hidden_states``, under ``no_grad``) at 16, 128 and 512 tokens.
-Three runs, each the median of several calls, as wall-clock and CPU time; the ratio numpy / torch is of CPU
-time, steadier than wall-clock when others share the machine. torch is imported only if it is installed:
+Three runs, each the median of several calls, as wall-clock and CPU time; in a run the two sides' calls take
+turns (numpy, torch, numpy, ...), so that a change in the machine's speed (a virtual machine's neighbours)
+falls on both alike. The ratio numpy / torch is of CPU time, steadier than wall-clock when others share the
+machine. torch is imported only if it is installed:
 without it the numpy figures are printed and the comparison says it was skipped.
 """
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -60,23 +64,40 @@ def bench(folder: Path, repeats: int) -> None:
         text = sentence(model, n)
         ids = list(model.tokenize(text)[1])
         model.run(text)  # warm
-        ours = [timed(lambda: model.run(text), repeats) for _ in range(RUNS)]
         _, tokenizing = timed(lambda: model.tokenize(text), repeats)
+        if other is None:
+            ours = [timed(lambda: model.run(text), repeats) for _ in range(RUNS)]
+            theirs = None
+        else:
+            other(ids)  # warm
+            runs = [side_by_side(lambda: model.run(text), lambda: other(ids), repeats) for _ in range(RUNS)]
+            ours, theirs = [r[0] for r in runs], [r[1] for r in runs]
         print(f"  {n:>4} tokens  numpy  wall ms " + "  ".join(f"{w * 1000:7.1f}" for w, _ in ours)
               + "   cpu ms " + "  ".join(f"{c * 1000:7.1f}" for _, c in ours)
               + f"   (with tokenizing the text, {tokenizing * 1000:.2f} ms; torch starts from the ids)")
-        if other is None:
+        if theirs is None:
             continue
-        out = other(ids)  # warm, and the same numbers
+        out = other(ids)
         trace = model.run(text)
         err = max(float(np.abs(trace.weights[layer] - out.attentions[layer][0].numpy()).max())
                   for layer in range(info.n_layers))
-        theirs = [timed(lambda: other(ids), repeats) for _ in range(RUNS)]
         print(f"  {'':>4}         torch  wall ms " + "  ".join(f"{w * 1000:7.1f}" for w, _ in theirs)
               + "   cpu ms " + "  ".join(f"{c * 1000:7.1f}" for _, c in theirs))
         ratios = [c / t for (_, c), (_, t) in zip(ours, theirs)]
         print(f"  {'':>4}         numpy / torch (cpu) " + "  ".join(f"{r:5.2f}" for r in ratios)
               + f"   (target <= 1.0; attention weights agree to {err:.1e})")
+
+
+def side_by_side(ours, theirs, repeats: int) -> tuple:
+    """((wall, cpu), (wall, cpu)): the medians of ``repeats`` calls of each, the two taking turns."""
+    times = {ours: ([], []), theirs: ([], [])}
+    for i in range(repeats):
+        for fn in (ours, theirs) if i % 2 == 0 else (theirs, ours):
+            c0, w0 = time.process_time(), time.perf_counter()
+            fn()
+            times[fn][0].append(time.perf_counter() - w0)
+            times[fn][1].append(time.process_time() - c0)
+    return tuple((statistics.median(w), statistics.median(c)) for w, c in times.values())
 
 
 def main(argv=None) -> None:
