@@ -364,20 +364,20 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
            weights: np.ndarray, context: np.ndarray) -> None:
     """A = softmax(scale Q K^T, hidden keys at the lowest float) into ``weights`` (H x n x n) and C = A V into
     ``context`` (H x n x d_head), for H heads of q, k, v (H x n x d_head), a block at a time so that its
-    numbers stay in cache through the softmax's passes."""
+    numbers stay in cache through the softmax's passes. Called under np.errstate(over="ignore"), as ``run`` is:
+    e^z may overflow on the way to the rows worked out again."""
     H, n = q.shape[:2]
     if not n:
         return
     q = q * scale  # scaled before the product: n x d_head numbers per head rather than n x n
-    with np.errstate(over="ignore", invalid="ignore"):
-        for heads, rows in _attention_blocks(H, n):
-            z = weights[heads, rows]
-            hidden = None if hidden_keys is None else hidden_keys[rows]
-            sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=False)
-            if not sums.min() >= _SMALLEST_SUM or not np.isfinite(sums).all():  # (also when a sum is not a number)
-                sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=True)
-            z *= np.reciprocal(sums, out=sums)  # one division per row, then products
-            np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
+    for heads, rows in _attention_blocks(H, n):
+        z = weights[heads, rows]
+        hidden = None if hidden_keys is None else hidden_keys[rows]
+        sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=False)
+        if not sums.min() >= _SMALLEST_SUM or not np.isfinite(sums).all():  # (also when a sum is not a number)
+            sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=True)
+        z *= np.reciprocal(sums, out=sums)  # one division per row, then products
+        np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
 
 
 #: The arrays a run of a few tokens (at most _FEW) keeps token-minor (see _empty_arrays), as linear's results are:
