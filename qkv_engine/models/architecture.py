@@ -29,7 +29,7 @@ from .config_values import small_positive as _positive
 from .config_values import whole as _whole
 from .llama_family import FAMILIES as LLAMA_TYPES
 from .llama_family import llama_architecture, llama_embedding_names, llama_layer_names
-from .widths import WIDEN_LIMIT, aligned, float32
+from .widths import WIDEN_LIMIT, float32
 
 SUPPORTED = ("bert", "distilbert", "gpt2", "llama", "mistral", "qwen2")
 SUPPORTED_TEXT = ("BERT (bert: BERT, MiniLM), DistilBERT (distilbert), GPT-2 (gpt2), Llama (llama: Llama 2 and 3, "
@@ -365,9 +365,9 @@ def _builder(data: dict, keep_width: bool):
             # an nn.Linear weight (out x in) keeps its own layout and is used as its transpose, an in x out view
             # (F-ordered): BLAS multiplies by it quicker than by an in x out copy (a sixth of a forward pass
             # at 16 tokens, the same sums), and nothing is copied. Several (query, key, value) are stacked.
-            return aligned(np.ascontiguousarray(arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=0))).T
+            return np.ascontiguousarray(arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=0)).T
         # separate query, key and value weights (and gate, up) go side by side, as GPT-2 stores them
-        return aligned(np.ascontiguousarray(arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=-1)))
+        return np.ascontiguousarray(arrays[0] if len(arrays) == 1 else np.concatenate(arrays, axis=-1))
     return build
 
 

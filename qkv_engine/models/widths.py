@@ -20,18 +20,6 @@ def bfloat16_bits_to_float32(bits: np.ndarray) -> np.ndarray:
     return wide.view(F32)
 
 
-def aligned(a: np.ndarray) -> np.ndarray:
-    """C-contiguous ``a`` at an address that is a multiple of 64 bytes (a cache line), copied there if it is not
-    already: BLAS reads a weight matrix so placed a little quicker (about 1 % of a forward pass)."""
-    if a.ctypes.data % 64 == 0 or not a.flags.c_contiguous:
-        return a
-    block = np.empty(a.nbytes + 64, np.uint8)
-    start = -block.ctypes.data % 64
-    out = block[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
-    out[...] = a
-    return out
-
-
 def float32(a):
     """``a`` as float32 (itself when it already is; None stays None)."""
     if a is None or a.dtype == F32:

@@ -1,6 +1,6 @@
-"""Parts of the forward pass: its attention step (forward.attend) against a float64 softmax written out here,
-for scores small enough to take e^z as it is and for scores that would overflow or underflow without the row's
-maximum taken away first; and weights placed on cache lines (widths.aligned) with their numbers unchanged."""
+"""The forward pass's attention step (forward.attend) against a float64 softmax written out here, for scores
+small enough to take e^z as it is and for scores that would overflow or underflow without the row's maximum
+taken away first."""
 from __future__ import annotations
 
 import numpy as np
@@ -70,16 +70,3 @@ def test_a_score_that_is_not_a_number_gives_a_row_that_is_not_a_number_and_leave
     want_w, _ = reference(q[:1], k[:1], v[:1], 0.5, None)
     np.testing.assert_allclose(weights[0], want_w[0], atol=2e-6)
 
-
-def test_weights_are_placed_on_cache_lines_with_their_numbers_unchanged():
-    from qkv_engine.models.widths import aligned
-
-    a = np.arange(37 * 5, dtype=np.float32).reshape(37, 5)
-    for start in range(0, 64, 4):  # every 4-byte offset from a cache line
-        block = np.empty(a.size + 16, np.float32)
-        skew = (-block.ctypes.data % 64 + start) // 4 % 16
-        off = block[skew:skew + a.size].reshape(a.shape)
-        off[...] = a
-        got = aligned(off)
-        assert got.ctypes.data % 64 == 0 and got.shape == a.shape and got.flags.c_contiguous
-        np.testing.assert_array_equal(got, a)
