@@ -80,7 +80,8 @@ def test_broken_platform_gives_one_clear_line_not_a_qt_abort():
 def test_app_starts_and_quits_cleanly_offscreen(tmp_path):
     shot = tmp_path / "window.png"
     out = run("--preset", "seed-cat", "--quit-after", "1500", "--screenshot", str(shot),
-              env_update={"QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)})
+              env_update={"QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                          "XDG_DATA_HOME": str(tmp_path / "data")})
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
     from PySide6 import QtGui
