@@ -239,7 +239,8 @@ def test_a_panel_changed_edit_by_edit_shows_what_a_new_one_does(make_panel, qtbo
 
 
 def _view_pixels(panel) -> bytes:
-    return bytes(panel.plot.grab().toImage().constBits())
+    image = panel.plot.grab().toImage()  # kept while its bits are copied: a temporary's could be freed first
+    return bytes(image.constBits())
 
 
 def test_an_edit_of_the_weights_draws_nothing_again_and_the_next_change_is_followed(panel, qtbot, monkeypatch):

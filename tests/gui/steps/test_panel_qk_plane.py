@@ -561,7 +561,8 @@ def test_the_worked_numbers_are_the_engines_after_every_kind_of_edit(panel):
 
 # ----- a result that draws the same is skipped; what changes after it is followed ---------------------------
 def _plot_pixels(panel) -> bytes:
-    return bytes(panel.plot.grab().toImage().constBits())
+    image = panel.plot.grab().toImage()  # kept while its bits are copied: a temporary's could be freed first
+    return bytes(image.constBits())
 
 
 def test_an_edit_of_the_values_draws_nothing_again_and_the_next_change_is_followed(panel, qtbot, monkeypatch):
