@@ -18,7 +18,7 @@ bfloat16 as its raw 16 bits) when a float32 copy would be large: ``widths.float3
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +111,24 @@ class LayerWeights:
     w_out: np.ndarray
     b_out: np.ndarray | None
     ln_ffn: tuple  # BERT after the feed-forward block; GPT-2 ln_2, Llama post_attention_layernorm, before it
+    #: BERT and GPT-2: each product's weights and bias as one out x (in + 1) array [W^T | b] (a zero column where
+    #: the model has no bias), of which the w_ and b_ arrays above are views ("qkv", "o", "in", "out"): the
+    #: forward pass multiplies it by its input with a row of ones under it, and the bias is added on the way.
+    #: Empty for the Llama family.
+    joined: dict = field(default_factory=dict)
+
+
+def join_biases(layer: LayerWeights) -> LayerWeights:
+    """``layer`` with each product's weights and bias in one array (LayerWeights.joined), in their stored width."""
+    parts, joined = {}, {}
+    for name in ("qkv", "o", "in", "out"):
+        w, b = getattr(layer, "w_" + name), getattr(layer, "b_" + name)
+        both = np.empty((w.shape[1], w.shape[0] + 1), dtype=w.dtype)
+        both[:, :-1] = w.T
+        both[:, -1] = 0 if b is None else b
+        joined[name] = both
+        parts["w_" + name], parts["b_" + name] = both[:, :-1].T, None if b is None else both[:, -1]
+    return replace(layer, **parts, joined=joined)
 
 
 @dataclass
@@ -387,6 +405,7 @@ def load_weights(arch: Architecture, tensors: TensorFile, folder: Path) -> Weigh
         build = _builder(tensors.read(names, keep_width=keep_width), keep_width)
         return {key: build(part) for key, part in plan.items()}
 
+    join = join_biases if arch.rope is None and arch.kv_heads == arch.n_heads else (lambda layer: layer)
     built = read(embeddings)
     head = None
     if output is not None:
@@ -398,7 +417,7 @@ def load_weights(arch: Architecture, tensors: TensorFile, folder: Path) -> Weigh
         word=built["word"], position=built.get("position"),
         token_type=built["token_type"][0].copy() if "token_type" in built else None,
         ln_embed=built.get("ln_embed"), ln_final=built.get("ln_final"),
-        layers=[LayerWeights(**{"b_qkv": None, "b_o": None, "b_in": None, "b_out": None, **read(layer)})
+        layers=[join(LayerWeights(**{"b_qkv": None, "b_o": None, "b_in": None, "b_out": None, **read(layer)}))
                 for layer in layers],
         output=OutputHead(**head) if head is not None else None,
     )

@@ -13,11 +13,12 @@ One layer, n tokens, d numbers per token, H query heads and KV key/value heads o
     BERT:  h = LN(a + O);  h = LN(h + FF(h))        GPT-2, Llama: h = h + O;  h = h + FF(Norm_2(h))
     FF(z) = act(z W_in + b_in) W_out + b_out        Llama: down(silu(gate(z)) * up(z))
 
-Without rotation or grouped heads (BERT, GPT-2), the products are turned around (linear) and Q | K | V is
-written by its product straight into one array per layer, as the d_head x n blocks of each head: q, k and v
-are views of it, and the hidden states and attention inputs are kept token-minor too, so each layer reads and
-writes them where they are stored. The numbers are the same; only the layout differs (ModelTrace's arrays are
-views).
+Without rotation or grouped heads (BERT, GPT-2), every product is turned around, (W^T x^T)^T, and its
+weights and bias are one array [W^T | b] (LayerWeights.joined) multiplied by the input with a row of ones
+under it, so that BLAS adds the bias on the way. Q | K | V is written by its product straight into one array
+per layer, as the d_head x n blocks of each head: q, k and v are views of it, and the hidden states and
+attention inputs are kept token-minor (d rows of n) too, so each layer reads and writes them where they are
+stored. The numbers are the same; only the layout differs (ModelTrace's arrays are views).
 
 GPT-2 and Llama end with a final norm (ln_f, norm), applied to the last hidden state as in
 the transformers library's ``hidden_states``; the output head (architecture.OutputHead) turns
@@ -48,15 +49,14 @@ _BLOCK = 1 << 16
 #: The softmax's blocks: it has fewer passes and temporaries than GELU, and larger blocks mean fewer, larger
 #: products (at 512 tokens 1 MB, one head, measured best: half that and twice that were slower).
 _ATTENTION_BLOCK = 1 << 18
-#: Up to this many tokens, ``linear`` turns products around unless told.
+#: Up to this many tokens, ``linear`` turns products around.
 _FEW = 256
 
 
-def linear(x: np.ndarray, w: np.ndarray, turned: bool | None = None) -> np.ndarray:
-    """x @ w (n x d_in times d_in x d_out). ``turned``: BLAS computes the same product turned around,
-    (w^T x^T)^T, the same sums, its result a transposed view (token-minor); by default for a few tokens, where
-    it is the quicker of the two."""
-    return (w.T @ x.T).T if (x.shape[0] <= _FEW if turned is None else turned) else x @ w
+def linear(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """x @ w (n x d_in times d_in x d_out). For a few tokens BLAS is quicker at the same product turned
+    around, (w^T x^T)^T: the same sums, its result a transposed view."""
+    return (w.T @ x.T).T if x.shape[0] <= _FEW else x @ w
 
 
 def _blocks(count: int, per_item: int, block: int = _BLOCK):
@@ -221,7 +221,12 @@ class Forward:
 
 def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarray, np.ndarray | None]:
     """W_qkv and b_qkv as float32 with the layer's edits in (copies only when something is edited; a model
-    without biases gets zero biases when one is edited)."""
+    without biases gets zero biases when one is edited). Of a layer with joined weights, views of
+    ``edited_joined``'s array."""
+    if "qkv" in layer.joined:
+        both = edited_joined(layer, edits)
+        biased = layer.b_qkv is not None or (edits is not None and any(row < 0 for row, _, _ in edits.qkv))
+        return both[:, :-1].T, both[:, -1] if biased else None
     w, b = float32(layer.w_qkv), float32(layer.b_qkv)
     if edits is None or not edits.qkv:
         return w, b
@@ -237,26 +242,47 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
     return w, b
 
 
-def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset()) -> dict:
+def edited_joined(layer: LayerWeights, edits: LayerEdits | None) -> np.ndarray:
+    """The layer's joined [W_qkv^T | b_qkv] (LayerWeights.joined) as float32 with its edits in (a copy only when
+    something is edited): w[row, col] is its [col, row], b[col] its [col, d]."""
+    both = float32(layer.joined["qkv"])
+    if edits is None or not edits.qkv:
+        return both
+    if both is layer.joined["qkv"]:
+        both = both.copy()
+    for row, col, value in edits.qkv:
+        both[col, row if row >= 0 else -1] = value
+    return both
+
+
+def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: frozenset = frozenset()) -> tuple:
     """Empty float32 arrays of these shapes (name -> shape), carved out of one allocation. One block is reused
     by the memory allocator from one run to the next, where separate arrays of a megabyte or so are each mapped
     afresh from the system, a page fault every 4 KB when they are first written.
 
     ``token_minor``: the names of arrays stored with their last two axes swapped (a head's n x d_head numbers as
     d_head rows of n, a layer's n x d as d rows of n), given as views in the shapes asked for. That is the layout
-    of linear's turned-around products, which are then written straight into place."""
-    sizes = {name: math.prod(shape) for name, shape in shapes.items()}
+    of linear's turned-around products, which are then written straight into place. ``ones``: token-minor
+    arrays stored with a row of ones under each d rows (a joined product's input, LayerWeights.joined).
+
+    Returns the arrays, and the stored ones of the names in ``ones`` (with their rows of ones)."""
+    stored_shape = {name: shape[:-2] + (shape[-1] + (name in ones), shape[-2]) if name in token_minor else shape
+                    for name, shape in shapes.items()}
+    sizes = {name: math.prod(shape) for name, shape in stored_shape.items()}
     starts, at = {}, 0
     for name, size in sizes.items():
         starts[name] = at
         at += -(-size // 16) * 16  # each array starts a multiple of 64 bytes into the block
     block = np.empty(at, F32)
-    arrays = {}
+    arrays, with_ones = {}, {}
     for name, shape in shapes.items():
-        swapped = name in token_minor
-        kept = block[starts[name]:starts[name] + sizes[name]].reshape(shape[:-2] + shape[:-3:-1] if swapped else shape)
-        arrays[name] = kept.swapaxes(-1, -2) if swapped else kept
-    return arrays
+        kept = block[starts[name]:starts[name] + sizes[name]].reshape(stored_shape[name])
+        if name in ones:
+            kept[..., -1, :] = 1.0
+            with_ones[name] = kept
+            kept = kept[..., :-1, :]
+        arrays[name] = kept.swapaxes(-1, -2) if name in token_minor else kept
+    return arrays, with_ones
 
 
 def resume_from(arch: Architecture, old: dict, new: dict) -> int:
@@ -293,9 +319,9 @@ def _embed(arch: Architecture, w: Weights, ids: np.ndarray) -> np.ndarray:
     return np.array(h, dtype=F32)
 
 
-def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray, turned: bool | None = None) -> np.ndarray:
-    """FF(z): act(z W_in + b_in) W_out + b_out; Llama: down(silu(gate(z)) * up(z)). ``turned``: as linear's."""
-    inner = linear(z, float32(layer.w_in), turned)
+def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.ndarray:
+    """FF(z): act(z W_in + b_in) W_out + b_out; Llama: down(silu(gate(z)) * up(z))."""
+    inner = linear(z, float32(layer.w_in))
     if layer.b_in is not None:
         inner += float32(layer.b_in)
     if arch.gated:
@@ -303,7 +329,7 @@ def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray, turned
         inner = silu(inner[:, :f]) * inner[:, f:]
     else:
         _in_place(ACTIVATION[arch.activation], inner)
-    out = linear(inner, float32(layer.w_out), turned)
+    out = linear(inner, float32(layer.w_out))
     if layer.b_out is not None:
         out += float32(layer.b_out)
     return out
@@ -381,6 +407,31 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
         np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
 
 
+def _joined_rest(arch: Architecture, layer: LayerWeights, context: np.ndarray, a: np.ndarray, h: np.ndarray,
+                 heads_in: np.ndarray, mid: np.ndarray, inner: np.ndarray, h_out: np.ndarray) -> np.ndarray:
+    """BERT's or GPT-2's layer after its attention, of joined products (LayerWeights.joined): the output
+    projection O, then  BERT: h = LN(a + O); h = LN(h + FF(h))   GPT-2: h = h + O; h = h + FF(LN_2(h)).
+    ``heads_in`` ((H d_head + 1) x n), ``mid`` ((d + 1) x n) and ``inner`` ((d_ff + 1) x n) are scratch with
+    their last rows ones; the new hidden state is written into ``h_out`` (n x d, token-minor) and returned."""
+    H, n, dh = context.shape
+    np.copyto(heads_in[:-1].reshape(H, dh, n), context.transpose(0, 2, 1))
+    o = np.matmul(float32(layer.joined["o"]), heads_in, out=mid[:-1]).T  # n x d: O, its bias in
+    if arch.pre_norm:
+        h = np.add(h, o, out=h_out)
+        norm(arch, h, layer.ln_ffn, out=mid[:-1].T)  # O is done with: the feed-forward's input goes there
+    else:
+        o += a
+        h = layer_norm(o, layer.ln_attn, arch.eps, out=o)  # the feed-forward's input, written over O
+    np.matmul(float32(layer.joined["in"]), mid, out=inner[:-1])
+    _in_place(ACTIVATION[arch.activation], inner[:-1].T)
+    f = (float32(layer.joined["out"]) @ inner).T  # n x d: FF(h), its biases in
+    if arch.pre_norm:
+        h += f
+        return h
+    f += h
+    return layer_norm(f, layer.ln_ffn, arch.eps, out=h_out)
+
+
 #: The arrays a run of BERT or GPT-2 keeps token-minor (see _empty_arrays), as its turned-around products' results
 #: are: each layer's input and output are then read and written where they are stored, with no copy.
 _TOKEN_MINOR = frozenset({"hidden", "attn_input"})
@@ -407,15 +458,23 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         shapes.update(q_unrotated=per_head, k_unrotated=per_head)
     # No rotation, a key/value head per query head (BERT, GPT-2): every product is turned around (token-minor),
     # at any length, and Q | K | V is written by its product straight into place, as the d_head x n blocks of
-    # Q's heads, K's and V's, of which q, k and v are views (4 % quicker at 512 tokens than x @ w and copies)
+    # Q's heads, K's and V's, of which q, k and v are views (4 % quicker at 512 tokens than x @ w and copies).
+    # Each product is of its joined weights and bias (LayerWeights.joined) and its input with a row of ones
+    # under it: the hidden states (BERT) or attention inputs (GPT-2), the heads' outputs side by side, the
+    # attention block's output and the feed-forward's inner layer, the last three a layer's scratch.
     into_place = turn is None and G == 1
-    turned = True if into_place else None
+    ones = frozenset()
     if into_place:
         shapes = dict(qkv=(L, 3 * H * dh, n), **{name: s for name, s in shapes.items() if name not in ("q", "k", "v")})
-    arrays = _empty_arrays(shapes, _TOKEN_MINOR if into_place else frozenset())
+        shapes.update(heads_in=(1, H * dh + 1, n), mid=(1, n, d), inner=(1, n, arch.d_ff))
+        ones = frozenset({"attn_input" if arch.pre_norm else "hidden", "mid", "inner"})
+    arrays, with_ones = _empty_arrays(shapes, _TOKEN_MINOR | ones if into_place else frozenset(), ones)
     if into_place:
         qkv_blocks = arrays.pop("qkv")
         arrays.update(zip("qkv", qkv_blocks.reshape(L, 3, H, dh, n).swapaxes(-1, -2).transpose(1, 0, 2, 3, 4)))
+        heads_in, mid, inner = arrays.pop("heads_in")[0], with_ones["mid"][0], with_ones["inner"][0]
+        arrays.pop("mid"), arrays.pop("inner")
+        heads_in[-1] = 1.0  # (H d_head + 1) x n: the heads' outputs C^T, a row of ones under them
     if not arch.pre_norm:  # BERT's attention input is the hidden state itself: the same numbers, not a copy
         arrays.update(attn_input=arrays["hidden"][:L])
     out = Forward(**arrays, allowed=allowed, **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
@@ -437,12 +496,11 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             for token, dim, value in ed.inputs:
                 if token < n:  # an edit of a token the sentence no longer has waits for it
                     a[token, dim] = value
-        w_qkv, b_qkv = edited_qkv(layer, ed)
-        if into_place:  # the product written as its heads' d_head x n blocks, its bias added there
-            np.matmul(w_qkv.T, a.T, out=qkv_blocks[li])
-            if b_qkv is not None:
-                qkv_blocks[li] += b_qkv[:, None]
+        if into_place:  # the product written as its heads' d_head x n blocks, the bias added on the way
+            np.matmul(edited_joined(layer, ed), with_ones["attn_input" if arch.pre_norm else "hidden"][li],
+                      out=qkv_blocks[li])
         else:  # Llama: the heads turned by their positions, key/value heads repeated for their query heads
+            w_qkv, b_qkv = edited_qkv(layer, ed)
             qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
             if b_qkv is not None:
                 qkv += b_qkv
@@ -463,18 +521,14 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
                 context[head] = 0.0
             for head, vector in ed.fixed:
                 context[head] = vector
-        o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), float32(layer.w_o), turned)  # n x d
+        if into_place:
+            h = _joined_rest(arch, layer, context, a, h, heads_in, mid, inner, out.hidden[li + 1])
+            continue
+        o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), float32(layer.w_o))  # n x d
         if layer.b_o is not None:
             o += float32(layer.b_o)
-        if arch.pre_norm:
-            h = np.add(h, o, out=out.hidden[li + 1])
-            h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn), turned)
-        else:  # each LayerNorm written over its sum, all of them in the turned-around products' layout
-            o += a
-            h = layer_norm(o, layer.ln_attn, arch.eps, out=o)
-            f = _feed_forward(arch, layer, h, turned)
-            f += h
-            h = layer_norm(f, layer.ln_ffn, arch.eps, out=out.hidden[li + 1])
+        h = np.add(h, o, out=out.hidden[li + 1])
+        h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn))
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
     return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)
