@@ -307,16 +307,18 @@ def divisor(arch: Architecture, layer: int) -> float:
     return div * (layer + 1) if arch.layer_scaled else div
 
 
-def _embed(arch: Architecture, w: Weights, ids: np.ndarray) -> np.ndarray:
-    """n x d: each token's word embedding (+ its position's, + token type 0's), then BERT's LayerNorm."""
+def _embed(arch: Architecture, w: Weights, ids: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """n x d into ``out``: each token's word embedding (+ its position's, + token type 0's), then BERT's
+    LayerNorm."""
     h = float32(w.word[ids])
     if w.position is not None:
         h = h + float32(w.position[:len(ids)])
     if w.token_type is not None:
         h = h + float32(w.token_type)
     if w.ln_embed is not None:
-        h = layer_norm(h, w.ln_embed, arch.eps)
-    return np.array(h, dtype=F32)
+        return layer_norm(h, w.ln_embed, arch.eps, out=out)
+    np.copyto(out, h)
+    return out
 
 
 def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.ndarray:
@@ -485,7 +487,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             getattr(out, name)[:start] = getattr(before, name)[:start]
         out.hidden[:start + 1] = before.hidden[:start + 1]
     else:
-        out.hidden[0] = _embed(arch, w, ids)
+        _embed(arch, w, ids, out.hidden[0])
     h = out.hidden[start]  # each layer reads its input where it is stored, in a whole run as in one that resumes
     for li in range(start, L):
         layer = w.layers[li]

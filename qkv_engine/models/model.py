@@ -256,7 +256,9 @@ class Model:
         start = self.resume_layer(text, edits, reuse)
         with np.errstate(over="ignore", invalid="ignore"):
             f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse)
-        if not np.isfinite(f.hidden).all():
+        # a number that overflowed anywhere reaches the last hidden state (each layer adds to it, or normalises
+        # it, where inf and nan stay), so the last one is checked
+        if not np.isfinite(f.hidden[-1]).all():
             raise ModelError(f"the model '{self.info.name}' produced numbers too large to compute with "
                              f"(an edit or the checkpoint's weights overflow float32)")
         return ModelTrace(

@@ -219,10 +219,16 @@ def test_a_tokenizer_that_does_not_match_the_weights(tmp_path):
         model.run("the lazy dog")
 
 
-def test_weights_that_overflow_say_so(tmp_path):
-    folder = copy_model(TINY_GPT2, tmp_path / "m")
+@pytest.mark.parametrize("source, name", [
+    (TINY_GPT2, "h.1.mlp.c_proj.weight"),  # the last layer
+    (TINY_GPT2, "h.0.mlp.c_proj.weight"),  # the first: what overflows there reaches the last hidden state
+    (TINY_BERT, "encoder.layer.0.output.dense.weight"),
+    (TINY_BERT, "encoder.layer.0.attention.self.query.weight"),  # scores past float32: the softmax's rows
+])
+def test_weights_that_overflow_say_so(tmp_path, source, name):
+    folder = copy_model(source, tmp_path / "m")
     t = tensors(folder)
-    t["h.1.mlp.c_proj.weight"] = np.full_like(t["h.1.mlp.c_proj.weight"], 3e38)
+    t[name] = np.full_like(t[name], 3e38)
     write_tensors(folder, t)
     with pytest.raises(ModelError, match="too large"):
         load_model(folder).run("the cat sat")
