@@ -475,7 +475,8 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         qkv_blocks = arrays.pop("qkv")
         arrays.update(zip("qkv", qkv_blocks.reshape(L, 3, H, dh, n).swapaxes(-1, -2).transpose(1, 0, 2, 3, 4)))
         heads_in, mid, inner = arrays.pop("heads_in")[0], with_ones["mid"][0], with_ones["inner"][0]
-        arrays.pop("mid"), arrays.pop("inner")
+        for scratch in ("mid", "inner"):
+            del arrays[scratch]
         heads_in[-1] = 1.0  # (H d_head + 1) x n: the heads' outputs C^T, a row of ones under them
     if not arch.pre_norm:  # BERT's attention input is the hidden state itself: the same numbers, not a copy
         arrays.update(attn_input=arrays["hidden"][:L])
