@@ -39,7 +39,6 @@ from .widths import float32
 
 F32 = np.float32
 _SQRT_2_OVER_PI = F32(math.sqrt(2.0 / math.pi))
-_SQRT_HALF = F32(math.sqrt(0.5))
 #: Rows of a stored-width output matrix widened at a time (16 MB of float32 at d = 1024).
 _VOCAB_CHUNK = 4096
 #: Elementwise work (the feed-forward's activation) is done in blocks of about this many numbers, so that its
@@ -66,11 +65,8 @@ def _blocks(count: int, per_item: int, block: int = _BLOCK):
 
 
 def _in_place(act, x: np.ndarray) -> np.ndarray:
-    """act(x) written over x, a block of about _BLOCK numbers at a time in memory order (x C- or F-ordered)."""
-    if not (x.flags.c_contiguous or x.flags.f_contiguous):
-        x[...] = act(x)
-        return x
-    flat = (x if x.flags.c_contiguous else x.T).reshape(-1)  # a view: both are C-ordered
+    """act(x) written over x (C-contiguous), a block of about _BLOCK numbers at a time in memory order."""
+    flat = x.reshape(-1)  # a view
     for part in _blocks(flat.size, 1):
         act(flat[part], out=flat[part])
     return x
@@ -321,16 +317,14 @@ def _embed(arch: Architecture, w: Weights, ids: np.ndarray, out: np.ndarray) -> 
     return out
 
 
-def _feed_forward(arch: Architecture, layer: LayerWeights, z: np.ndarray) -> np.ndarray:
-    """FF(z): act(z W_in + b_in) W_out + b_out; Llama: down(silu(gate(z)) * up(z))."""
+def _gated_feed_forward(layer: LayerWeights, z: np.ndarray) -> np.ndarray:
+    """Llama's FF(z): down(silu(gate(z)) * up(z)), biases added where the model has them (BERT's and GPT-2's
+    feed-forward is in _joined_rest)."""
     inner = linear(z, float32(layer.w_in))
     if layer.b_in is not None:
         inner += float32(layer.b_in)
-    if arch.gated:
-        f = inner.shape[1] // 2
-        inner = silu(inner[:, :f]) * inner[:, f:]
-    else:
-        _in_place(ACTIVATION[arch.activation], inner)
+    f = inner.shape[1] // 2
+    inner = silu(inner[:, :f]) * inner[:, f:]
     out = linear(inner, float32(layer.w_out))
     if layer.b_out is not None:
         out += float32(layer.b_out)
@@ -425,7 +419,7 @@ def _joined_rest(arch: Architecture, layer: LayerWeights, context: np.ndarray, a
         o += a
         h = layer_norm(o, layer.ln_attn, arch.eps, out=o)  # the feed-forward's input, written over O
     np.matmul(float32(layer.joined["in"]), mid, out=inner[:-1])
-    _in_place(ACTIVATION[arch.activation], inner[:-1].T)
+    _in_place(ACTIVATION[arch.activation], inner[:-1])
     f = (float32(layer.joined["out"]) @ inner).T  # n x d: FF(h), its biases in
     if arch.pre_norm:
         h += f
@@ -531,7 +525,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
         if layer.b_o is not None:
             o += float32(layer.b_o)
         h = np.add(h, o, out=out.hidden[li + 1])
-        h += _feed_forward(arch, layer, norm(arch, h, layer.ln_ffn))
+        h += _gated_feed_forward(layer, norm(arch, h, layer.ln_ffn))
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
     return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)
