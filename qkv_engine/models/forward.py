@@ -360,6 +360,10 @@ def _check_window(arch: Architecture, n: int) -> None:
 #: float32 however long the sentence, and what underflows is too small beside it to count): the usual case, which
 #: saves two passes over the scores. Otherwise the block is worked out again as e^(z - row max).
 _SMALLEST_SUM = 1e-20
+#: From this many tokens on, a head's V (n x d_head) is copied into rows before A V when it is stored otherwise (the
+#: d_head x n blocks that BERT's and GPT-2's Q | K | V product writes): BLAS multiplies by it quicker so, 1 % of a
+#: forward at 64 to 512 tokens (A/B), more than the copy costs; below, the copy costs more than it saves.
+_V_IN_ROWS = 64
 _LOWEST = np.finfo(F32).min
 
 
@@ -393,6 +397,8 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
     if not n:
         return
     q = q * scale  # scaled before the product: n x d_head numbers per head rather than n x n
+    if n >= _V_IN_ROWS and not v.flags.c_contiguous:
+        v = np.ascontiguousarray(v)
     for heads, rows in _attention_blocks(H, n):
         z = weights[heads, rows]
         hidden = None if hidden_keys is None else hidden_keys[rows]

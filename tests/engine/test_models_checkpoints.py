@@ -107,3 +107,33 @@ def test_a_tensor_missing_from_every_shard_is_named(tmp_path):
     write_shards(folder, data, parts=2)
     with pytest.raises(ModelError, match="model.layers.1.self_attn.k_proj.bias"):
         load_model(folder)
+
+
+@pytest.mark.parametrize("source", [TINY_BERT, TINY_GPT2])
+def test_every_layers_joined_weights_are_carved_out_of_one_allocation_on_64_byte_lines(source):
+    """One allocation large enough for Linux's huge pages, the arrays apart and each on a cache line."""
+    layers = load_model(source)._weights.layers
+    arrays = [a for layer in layers for a in layer.joined.values()]
+    assert len(arrays) == 4 * len(layers) > 4
+    assert all(a.base is arrays[0].base and a.ctypes.data % 64 == 0 for a in arrays)
+    spans = sorted((a.ctypes.data, a.ctypes.data + a.nbytes) for a in arrays)
+    assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:]))
+
+
+def test_a_layer_the_allocation_has_no_room_for_gets_joined_arrays_of_its_own():
+    rng = np.random.default_rng(0)
+
+    def layer(d):
+        w = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in
+             dict(w_qkv=(d, 3 * d), w_o=(d, d), w_in=(d, 2 * d), w_out=(2 * d, d)).items()}
+        return architecture.LayerWeights(**w, b_qkv=None, b_o=None, b_in=None, b_out=None, ln_attn=(), ln_ffn=())
+
+    store = architecture.JoinedStore(1)  # made for one layer's arrays
+    first, other = layer(4), layer(6)
+    a, b = store.join(first), store.join(other)
+    assert all(x.base is store.block.base for x in a.joined.values())
+    assert not any(np.shares_memory(x, store.block) for x in b.joined.values())
+    for joined, plain in ((a, first), (b, other)):
+        for name in ("qkv", "o", "in", "out"):
+            np.testing.assert_array_equal(getattr(joined, "w_" + name), getattr(plain, "w_" + name))
+            np.testing.assert_array_equal(joined.joined[name][:, -1], 0)
