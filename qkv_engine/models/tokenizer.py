@@ -18,6 +18,7 @@ post-processor adds what it says (BERT's ``[CLS]`` and ``[SEP]``, Llama's BOS ``
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -108,6 +109,7 @@ class ModelTokenizer:
         self.max_tokens = max_tokens
         self.n_special = tokenizer.num_special_tokens_to_add(False)
         self.specials = {t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special}
+        self._remembered = functools.lru_cache(maxsize=8)(self._encode)
 
     def show(self, piece: str) -> str:
         """One piece as this app shows it (see the module docstring)."""
@@ -123,9 +125,13 @@ class ModelTokenizer:
         return "" if piece is None else self.show(piece)
 
     def __call__(self, text: str) -> tuple[tuple, tuple, tuple, int]:
-        """(tokens as shown, ids, (start, end) spans in ``text``, how many tokens were left out)."""
+        """(tokens as shown, ids, (start, end) spans in ``text``, how many tokens were left out). The last few
+        sentences' answers are kept: a what-if edit runs the model again on the same sentence."""
         if not isinstance(text, str):
             raise ModelError("text: expected a string")
+        return self._remembered(text)
+
+    def _encode(self, text: str) -> tuple[tuple, tuple, tuple, int]:
         enc = self.tokenizer.encode(text, add_special_tokens=False)
         room = max(0, self.max_tokens - self.n_special)
         dropped = max(0, len(enc.ids) - room)

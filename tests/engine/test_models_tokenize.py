@@ -122,3 +122,28 @@ def test_spaces_alone_are_tokens_in_gpt2(models):
 def test_the_unknown_token_and_accents(models):
     tokens, _, _, _ = models["bert"].tokenize("Zebra caf\u00e9")
     assert "[UNK]" in tokens
+
+
+def test_a_sentence_run_again_is_split_once_and_a_changed_one_anew():
+    """A what-if edit runs the model again on the same sentence: its tokens are kept, not worked out again."""
+    model = load_model(TINY_BERT)
+    calls = []
+
+    class Counting:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def encode(self, text, **kw):
+            calls.append(text)
+            return self.inner.encode(text, **kw)
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+    model._tokenizer.tokenizer = Counting(model._tokenizer.tokenizer)
+    first = model.run("the cat sat")
+    again = model.run("the cat sat")
+    other = model.run("the dog sat")
+    assert calls == ["the cat sat", "the dog sat"]
+    assert first.tokens == again.tokens != other.tokens
+    assert list(other.ids) == library_ids(TINY_BERT, "the dog sat")
