@@ -305,15 +305,16 @@ def divisor(arch: Architecture, layer: int) -> float:
 
 def _embed(arch: Architecture, w: Weights, ids: np.ndarray, out: np.ndarray) -> np.ndarray:
     """n x d into ``out``: each token's word embedding (+ its position's, + token type 0's), then BERT's
-    LayerNorm."""
-    h = float32(w.word[ids])
+    LayerNorm, worked out where ``out`` is stored (token-minor in BERT's and GPT-2's runs)."""
+    word = float32(w.word[ids])
     if w.position is not None:
-        h = h + float32(w.position[:len(ids)])
+        np.add(word, float32(w.position[:len(ids)]), out=out)
+    else:
+        np.copyto(out, word)
     if w.token_type is not None:
-        h = h + float32(w.token_type)
+        out += float32(w.token_type)
     if w.ln_embed is not None:
-        return layer_norm(h, w.ln_embed, arch.eps, out=out)
-    np.copyto(out, h)
+        layer_norm(out, w.ln_embed, arch.eps, out=out)
     return out
 
 
