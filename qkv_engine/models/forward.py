@@ -265,10 +265,11 @@ def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: froz
     stored_shape = {name: shape[:-2] + (shape[-1] + (name in ones), shape[-2]) if name in token_minor else shape
                     for name, shape in shapes.items()}
     sizes = {name: math.prod(shape) for name, shape in stored_shape.items()}
+    padded = _stored_sizes(shapes, ones)  # each array starts a multiple of 64 bytes into the block
     starts, at = {}, 0
-    for name, size in sizes.items():
+    for name in sizes:
         starts[name] = at
-        at += -(-size // 16) * 16  # each array starts a multiple of 64 bytes into the block
+        at += padded[name]
     block = np.empty(at, F32)
     arrays, with_ones = {}, {}
     for name, shape in shapes.items():
@@ -440,6 +441,44 @@ def _joined_rest(arch: Architecture, layer: LayerWeights, context: np.ndarray, a
 _TOKEN_MINOR = frozenset({"hidden", "attn_input"})
 
 
+def _layout(arch: Architecture, n: int) -> tuple[dict, bool, frozenset]:
+    """The arrays a run on ``n`` tokens keeps (name -> shape, for _empty_arrays), whether its products write
+    Q | K | V into place, and the names of the arrays stored with a row of ones (see _empty_arrays)."""
+    d, H, dh, L = arch.d_model, arch.n_heads, arch.d_head, arch.n_layers
+    per_head = (L, H, n, dh)
+    shapes = dict(q=per_head, k=per_head, v=per_head, context=per_head, weights=(L, H, n, n), hidden=(L + 1, n, d))
+    if arch.pre_norm:
+        shapes.update(attn_input=(L, n, d))
+    if arch.rope is not None:
+        shapes.update(q_unrotated=per_head, k_unrotated=per_head)
+    # No rotation, a key/value head per query head (BERT, GPT-2): every product is turned around (token-minor),
+    # at any length, and Q | K | V is written by its product straight into place, as the d_head x n blocks of
+    # Q's heads, K's and V's, of which q, k and v are views (4 % quicker at 512 tokens than x @ w and copies).
+    # Each product is of its joined weights and bias (LayerWeights.joined) and its input with a row of ones
+    # under it: the hidden states (BERT) or attention inputs (GPT-2), the heads' outputs side by side, the
+    # attention block's output and the feed-forward's inner layer, the last three a layer's scratch.
+    into_place = arch.rope is None and arch.kv_heads == H
+    ones = frozenset()
+    if into_place:
+        shapes = dict(qkv=(L, 3 * H * dh, n), **{name: s for name, s in shapes.items() if name not in ("q", "k", "v")})
+        shapes.update(heads_in=(1, H * dh + 1, n), mid=(1, n, d), inner=(1, n, arch.d_ff))
+        ones = frozenset({"attn_input" if arch.pre_norm else "hidden", "mid", "inner"})
+    return shapes, into_place, ones
+
+
+def run_bytes(arch: Architecture, n: int) -> int:
+    """The memory, in bytes, of the arrays a run on ``n`` tokens keeps: every layer's intermediates and every
+    head's n x n weights (what grows with the square of the sentence's length)."""
+    shapes, _, ones = _layout(arch, n)
+    return 4 * sum(_stored_sizes(shapes, ones).values())
+
+
+def _stored_sizes(shapes: dict, ones: frozenset) -> dict:
+    """How many numbers each array of _empty_arrays takes, a row of ones included, rounded up to 64 bytes."""
+    return {name: -(-(math.prod(shape[:-1]) * (shape[-1] + (name in ones))) // 16) * 16
+            for name, shape in shapes.items()}
+
+
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
     """The whole model on token ids ``ids``; ``edits`` maps a layer to its LayerEdits.
 
@@ -453,24 +492,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     allowed = np.tril(np.ones((n, n), dtype=bool)) if arch.causal else np.ones((n, n), dtype=bool)
     hidden_keys = ~allowed if arch.causal else None
     turn = rotary.angles(np.arange(n), arch.rope.frequencies) if arch.rope is not None else None  # n x dh/2
-    per_head = (L, H, n, dh)
-    shapes = dict(q=per_head, k=per_head, v=per_head, context=per_head, weights=(L, H, n, n), hidden=(L + 1, n, d))
-    if arch.pre_norm:
-        shapes.update(attn_input=(L, n, d))
-    if turn is not None:
-        shapes.update(q_unrotated=per_head, k_unrotated=per_head)
-    # No rotation, a key/value head per query head (BERT, GPT-2): every product is turned around (token-minor),
-    # at any length, and Q | K | V is written by its product straight into place, as the d_head x n blocks of
-    # Q's heads, K's and V's, of which q, k and v are views (4 % quicker at 512 tokens than x @ w and copies).
-    # Each product is of its joined weights and bias (LayerWeights.joined) and its input with a row of ones
-    # under it: the hidden states (BERT) or attention inputs (GPT-2), the heads' outputs side by side, the
-    # attention block's output and the feed-forward's inner layer, the last three a layer's scratch.
-    into_place = turn is None and G == 1
-    ones = frozenset()
-    if into_place:
-        shapes = dict(qkv=(L, 3 * H * dh, n), **{name: s for name, s in shapes.items() if name not in ("q", "k", "v")})
-        shapes.update(heads_in=(1, H * dh + 1, n), mid=(1, n, d), inner=(1, n, arch.d_ff))
-        ones = frozenset({"attn_input" if arch.pre_norm else "hidden", "mid", "inner"})
+    shapes, into_place, ones = _layout(arch, n)
     arrays, with_ones = _empty_arrays(shapes, _TOKEN_MINOR | ones if into_place else frozenset(), ones)
     if into_place:
         qkv_blocks = arrays.pop("qkv")

@@ -36,6 +36,32 @@ _GENERIC = re.compile(r"^(model|models|checkpoint|checkpoints|checkpoint-\d+|wei
 #: How tokenizers show a word they do not know.
 UNKNOWN_TOKENS = ("[UNK]", "<unk>")
 
+#: The most memory one run may keep, in bytes (forward.run_bytes): every head's n x n weights grow with the
+#: square of the sentence, so a long paste into a model of many heads and a long max_tokens (SmolLM2: 270 heads,
+#: 8192 tokens, 72 GB) would fill a classroom laptop's memory. A sentence is cut at the tokens that fit.
+RUN_MEMORY = 1 << 30
+
+
+def _readable_bytes(size: int) -> str:
+    """1 GB, 300 MB, 50 KB: ``size`` bytes in the largest unit it fills."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size / 1024:.3g} KB"
+
+
+def token_limit(arch: Architecture, memory: int | None = None) -> int:
+    """The most tokens a run of ``arch`` takes: its max_tokens, or fewer when a run on more would keep more
+    than ``memory`` bytes (RUN_MEMORY)."""
+    memory = RUN_MEMORY if memory is None else memory
+    low, high = 1, arch.max_tokens  # run_bytes grows with n: the largest n that fits, by halving
+    if forward.run_bytes(arch, high) <= memory:
+        return high
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if forward.run_bytes(arch, mid) <= memory else (low, mid - 1)
+    return low
+
 
 @dataclass(frozen=True)
 class ModelInfo:
@@ -58,6 +84,21 @@ class ModelInfo:
     rope_theta: float = 0.0  # RoPE's base theta (0 without rotary positions)
     rope_type: str = ""  # "default", "linear" or "llama3" (scaled speeds); "" without rotary positions
     rope_frequencies: tuple = ()  # d_head/2 speeds f_i (scaling applied): pair i of position p turns by p f_i
+    #: the most tokens a run takes: max_tokens, or fewer when every head's weights for more would pass RUN_MEMORY
+    #: (0: max_tokens)
+    kept_tokens: int = 0
+
+    @property
+    def token_limit(self) -> int:
+        return self.kept_tokens or self.max_tokens
+
+    @property
+    def limit_reason(self) -> str:
+        """Why a run keeps at most token_limit tokens, in words for the status line."""
+        if self.token_limit < self.max_tokens:
+            return (f"every head's attention for more would take over {_readable_bytes(RUN_MEMORY)} of memory "
+                    f"(the model itself reads up to {self.max_tokens})")
+        return f"this model reads at most {self.max_tokens}"
 
     @property
     def kv_heads(self) -> int:
@@ -109,7 +150,7 @@ class ModelTrace:
     tokens: tuple  # as shown ("[CLS]", "the", "##s"; GPT-2's space as "␣")
     ids: tuple
     spans: tuple  # (start, end) of each token in text; (0, 0) for [CLS] and [SEP]
-    dropped: int  # tokens past max_tokens, left out
+    dropped: int  # tokens past the model's token_limit (ModelInfo), left out
     edits: ModelEdits
     attn_input: np.ndarray  # L x n x d: what enters each layer's attention (BERT: hidden state; GPT-2: ln_1 output;
     #                         Llama: input_layernorm output)
@@ -242,7 +283,7 @@ class Model:
 
     # ----- running -----------------------------------------------------------------------------------
     def run(self, text: str, edits: ModelEdits = ModelEdits(), reuse: ModelTrace | None = None) -> ModelTrace:
-        """The whole model on ``text`` (cut at max_tokens), with ``edits`` applied.
+        """The whole model on ``text`` (cut at info.token_limit tokens), with ``edits`` applied.
 
         ``reuse``: an earlier trace of this model; when it read the same text, the layers below the first
         one whose edits changed are taken from it (an edit of layer 5's weights runs layers 5 and 6 only).
@@ -354,7 +395,8 @@ def load_model(path) -> Model:
     files = weight_files(folder)  # says what is there instead (a pickle, nothing at all) before anything else
     config, sha = read_config(folder)
     arch = architecture(config, folder)
-    tokenizer = load_tokenizer(folder, arch.family, arch.max_tokens)
+    kept = token_limit(arch)
+    tokenizer = load_tokenizer(folder, arch.family, kept)
     weights = load_weights(arch, TensorFile(files, weight_map(folder)), folder)
     rope = arch.rope
     info = ModelInfo(
@@ -363,6 +405,6 @@ def load_model(path) -> Model:
         causal=arch.causal, config_sha256=sha, model_type=arch.model_type, n_kv_heads=arch.kv_heads,
         has_output_head=weights.output is not None, rotary=rope is not None,
         rope_theta=rope.theta if rope is not None else 0.0, rope_type=rope.kind if rope is not None else "",
-        rope_frequencies=tuple(float(f) for f in rope.frequencies) if rope is not None else (),
+        rope_frequencies=tuple(float(f) for f in rope.frequencies) if rope is not None else (), kept_tokens=kept,
     )
     return Model(info, arch, weights, tokenizer)

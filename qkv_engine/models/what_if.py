@@ -153,7 +153,7 @@ def generate(model: Model, text: str, n_tokens: int, temperature: float = 0.0, s
         _with_head(model, trace)
         if trace.n == 0:
             raise ModelError("generate: give some text for the model to go on from")
-        if trace.n >= model.info.max_tokens:
+        if trace.n >= model.info.token_limit:
             break
         token = next_token(trace.logits_at(-1), float(temperature), rng)
         if token in ends:

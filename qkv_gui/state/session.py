@@ -630,8 +630,8 @@ class Session(QtCore.QObject):
         first = self._trace is None
         self._trace = trace
         if trace.dropped:
-            self.message.emit(f"Kept the first {len(trace.tokens)} tokens: this model reads at most "
-                              f"{doc.model.info.max_tokens}; {trace.dropped} more were left out.")
+            self.message.emit(f"Kept the first {len(trace.tokens)} tokens: {doc.model.info.limit_reason}; "
+                              f"{trace.dropped} more were left out.")
         elif first and not trace.tokens:
             self.message.emit("Type a sentence: the model needs at least one token.")
         elif trace.unknown:
@@ -893,8 +893,8 @@ class Session(QtCore.QObject):
         if trace.n == 0:
             self.message.emit("Type a few words first: the model goes on from them.")
             return self.stop_generating()
-        if trace.dropped or trace.n >= doc.model.info.max_tokens:
-            self.message.emit(f"Stopped: {doc.model.info.name} reads at most {doc.model.info.max_tokens} tokens.")
+        if trace.dropped or trace.n >= doc.model.info.token_limit:
+            self.message.emit(f"Stopped at {doc.model.info.token_limit} tokens: {doc.model.info.limit_reason}.")
             return self.stop_generating()
         temperature, seed = self._gen_settings
         token = self.next_token_id(temperature, seed)

@@ -295,7 +295,7 @@ class ModelActions(QtCore.QObject):
         self.show_model(model, text=text, view=view)
         self.hooks.forget_file()
         trace = self.session.model_trace
-        if trace is None or not trace.unknown:  # else the status line keeps the note on the unknown words
+        if trace is None or not (trace.unknown or trace.dropped):  # else the status line keeps its note on them
             window.statusBar().showMessage(f"Opened {model.info.name}: type a sentence; every layer and head runs "
                                            "as you type.", 8000)
         return True

@@ -231,3 +231,14 @@ def test_generation_needs_a_left_to_right_model_and_sensible_settings(gpt2):
             generate(gpt2, TEXT, 1, temperature=bad)
     with pytest.raises(ModelError, match="some text"):
         generate(gpt2, "", 1)
+
+
+def test_generation_stops_at_the_tokens_whose_run_fits_in_memory(monkeypatch):
+    from qkv_engine.models import model as model_module
+    from qkv_engine.models.forward import run_bytes
+
+    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(TINY_GPT2).arch, 20))
+    small = load_model(TINY_GPT2)
+    assert small.info.token_limit == 20 < small.info.max_tokens
+    got = generate(small, "a cat sat on", 200)
+    assert got.dropped == 0 and 20 - 3 <= got.n <= 20  # a token adds 1 to 3

@@ -171,3 +171,21 @@ def test_generate_while_the_forward_runs_waits_for_it(box, qtbot):
     wait_for_the_run(qtbot, session)
     assert session.model_doc.text.startswith(TEXT + " mat") and len(session.model_doc.text) > len(TEXT + " mat")
     assert session.undo_stack.count() == 2  # the typing, then the token
+
+
+def test_generating_past_the_tokens_that_fit_in_memory_stops_and_says_why(make_panel, make_session, qtbot,
+                                                                           monkeypatch):
+    from qkv_engine.models import model as model_module
+    from qkv_engine.models.forward import run_bytes
+
+    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(DATA / "tiny-gpt2").arch, 12))
+    model = load_model(DATA / "tiny-gpt2")
+    session = make_session()
+    session.open_model(model, text=TEXT)
+    b = make_panel(ModelBox, session=session, size=(360, 420))
+    b.countSpin.setValue(20)
+    b.generateNButton.click()
+    wait_for_the_run(qtbot, session)
+    assert 12 - 3 <= session.model_trace.n <= 12  # a token adds 1 to 3
+    assert session.messages[-1].startswith("Stopped at 12 tokens: every head's attention for more would take over")
+    assert session.messages[-1].endswith("(the model itself reads up to 64).")

@@ -272,3 +272,24 @@ def test_edits_the_model_does_not_have_are_refused_in_one_line_after_a_run(sessi
     assert session.runner.wait()
     settle()
     assert len(failed) == 1 and "layer 10" in failed[0]
+
+
+def test_a_long_paste_into_a_model_of_many_heads_keeps_the_tokens_that_fit_and_says_why(session, monkeypatch):
+    """Every head's weights grow with the square of the sentence: a model keeps the first tokens whose run fits
+    in RUN_MEMORY (here made small), and the status line says so; the whole text stays in the box."""
+    from qkv_engine.models import load_model, model as model_module
+    from qkv_engine.models.forward import run_bytes
+
+    folder = DATA / "tiny-llama"
+    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(folder).arch, 30))
+    model = load_model(folder)
+    messages = []
+    session.message.connect(messages.append)
+    text = " ".join(["the cat sat on the mat"] * 40)
+    session.open_model(model, text=text)
+    settle()
+    assert session.model_trace.n == 30 and session.model_trace.dropped > 0
+    assert session.model_doc.text == text
+    said = messages[-1]
+    assert said.startswith("Kept the first 30 tokens: every head's attention for more would take over ")
+    assert "KB of memory (the model itself reads up to 128)" in said and f"{session.model_trace.dropped} more" in said

@@ -215,3 +215,19 @@ def test_on_a_projector_the_model_view_is_a_tab_beside_the_weight_grids(make_win
     w.session.close_model()
     settle()
     assert w.size().toTuple() == (1008, 720)
+
+
+def test_a_model_opened_on_a_text_too_long_to_keep_says_so_on_the_status_line(make_window, monkeypatch):
+    """The note on the tokens left out stays on the status line: "Opened ..." does not cover it."""
+    from qkv_engine.models import model as model_module
+    from qkv_engine.models.forward import run_bytes
+
+    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(DATA / "tiny-llama").arch, 30))
+    w = make_window()
+    assert w.models.open_folder(DATA / "tiny-llama", text=" ".join([TEXT] * 40))
+    w.session.runner.wait()
+    settle()
+    status = w.statusBar().currentMessage()
+    assert status.startswith("Kept the first 30 tokens: every head's attention for more would take over")
+    assert w.session.model_trace.n == 30
+    w.session.close_model()
