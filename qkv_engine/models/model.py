@@ -295,8 +295,13 @@ class Model:
             raise ModelError(f"the tokenizer gave token number {int(id_array.max())}, but the model has only "
                              f"{self.arch.vocab_size} tokens: its tokenizer and weights do not match")
         start = self.resume_layer(text, edits, reuse)
-        with np.errstate(over="ignore", invalid="ignore"):
-            f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse)
+        except MemoryError:
+            need = _readable_bytes(forward.run_bytes(self.arch, len(ids)))
+            raise ModelError(f"this computer has no free memory for a run of {len(ids)} tokens (it needs {need}): "
+                             f"use a shorter sentence, or close other programs") from None
         # a number that overflowed anywhere reaches the last hidden state (each layer adds to it, or normalises
         # it, where inf and nan stay), so the last one is checked
         if not np.isfinite(f.hidden[-1]).all():
@@ -397,7 +402,13 @@ def load_model(path) -> Model:
     arch = architecture(config, folder)
     kept = token_limit(arch)
     tokenizer = load_tokenizer(folder, arch.family, kept)
-    weights = load_weights(arch, TensorFile(files, weight_map(folder)), folder)
+    tensors = TensorFile(files, weight_map(folder))
+    try:
+        weights = load_weights(arch, tensors, folder)
+    except MemoryError:
+        size = sum(math.prod(tensors.shape(name)) for name in tensors.names()) * 2  # in 16 bits, as kept if large
+        raise ModelError(f"the model in {folder} does not fit in this computer's free memory (its weights take "
+                         f"at least {_readable_bytes(size)}): close other programs, or open a smaller model") from None
     rope = arch.rope
     info = ModelInfo(
         family=arch.family, name=model_name(folder, config), path=folder, n_layers=arch.n_layers,

@@ -7,7 +7,7 @@ import pytest
 from qkv_engine import ScenarioError
 from qkv_engine.models import ModelError, load_model
 
-from .model_files import TINY_BERT, TINY_GPT2, copy_model, edit_config, tensors, write_tensors
+from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, copy_model, edit_config, tensors, write_tensors
 
 
 def refused(path, *fragments) -> str:
@@ -251,3 +251,32 @@ def test_a_trace_of_another_model_is_refused():
 def test_text_must_be_a_string():
     with pytest.raises(ModelError, match="text: expected a string"):
         load_model(TINY_BERT).run(None)
+
+
+def test_a_model_too_large_for_the_memory_is_refused_in_one_line_with_its_size(monkeypatch):
+    from qkv_engine.models import model as model_module
+
+    def no_room(*args, **kwargs):
+        raise MemoryError("Unable to allocate 3.2 GiB for an array")
+
+    monkeypatch.setattr(model_module, "load_weights", no_room)
+    with pytest.raises(ModelError) as err:
+        load_model(TINY_LLAMA)
+    text = str(err.value)
+    assert "\n" not in text and "does not fit in this computer's free memory" in text
+    assert "tiny-llama" in text and "KB" in text and "smaller model" in text
+
+
+def test_a_run_the_memory_has_no_room_for_is_refused_in_one_line(monkeypatch):
+    from qkv_engine.models import forward
+
+    model = load_model(TINY_BERT)
+
+    def no_room(*args, **kwargs):
+        raise MemoryError("Unable to allocate")
+
+    monkeypatch.setattr(forward, "run", no_room)
+    with pytest.raises(ModelError) as err:
+        model.run("the cat sat on the mat")
+    assert "\n" not in str(err.value) and "no free memory for a run of 8 tokens" in str(err.value)
+    assert "shorter sentence" in str(err.value)
