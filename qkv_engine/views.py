@@ -111,24 +111,24 @@ def tile_grid(stack, gap: int, fill: float = np.nan) -> np.ndarray:
     return whole[:max(0, whole.shape[0] - gap), :max(0, whole.shape[1] - gap)].copy()
 
 
-def pooled(stack, factor: int, fill: float = -np.inf) -> np.ndarray:
+def pooled(stack, factor: int) -> np.ndarray:
     """An ... x n x m stack shrunk ``factor`` times along its last two axes: each block of factor x factor
-    cells becomes its largest value (a long sentence's strongest attention stays visible in a small tile).
-    ``factor`` 1 gives the stack itself."""
-    s = np.asarray(stack, dtype=np.float64)
+    cells (fewer at the ends) becomes its largest value (a long sentence's strongest attention stays visible in
+    a small tile; of booleans: whether any is True). In the stack's own type, with no copy of it: a long
+    sentence's stack of every head's weights is large. ``factor`` 1 gives the stack itself."""
+    s = np.asarray(stack)
     if factor <= 1:
         return s
-    *lead, n, m = s.shape
-    n2, m2 = -(-n // factor), -(-m // factor)
-    padded = np.full((*lead, n2 * factor, m2 * factor), fill)
-    padded[..., :n, :m] = s
-    return padded.reshape(*lead, n2, factor, m2, factor).max(axis=(-3, -1))
+    if s.shape[-1] == 0 or s.shape[-2] == 0:
+        return s[..., ::factor, ::factor]
+    columns = np.maximum.reduceat(s, np.arange(0, s.shape[-1], factor), axis=-1)
+    return np.maximum.reduceat(columns, np.arange(0, s.shape[-2], factor), axis=-2)
 
 
 def strongest_heads(weights, query: int, key: int, count: int = 3) -> list:
     """The ``count`` (layer, head, weight) where query row ``query`` gives key ``key`` the most weight, largest
     first, from an L x H x n x m stack: which heads link these two tokens."""
-    w = np.asarray(weights, dtype=np.float64)[..., query, key]
+    w = np.asarray(weights)[..., query, key].astype(np.float64)  # the one pair widened, not every head's n x m
     order = np.argsort(-w, axis=None, kind="stable")[:count]
     return [(int(l), int(h), float(w[l, h])) for l, h in zip(*np.unravel_index(order, w.shape))]
 
@@ -136,7 +136,7 @@ def strongest_heads(weights, query: int, key: int, count: int = 3) -> list:
 def most_attended(weights, query: int) -> tuple[np.ndarray, np.ndarray]:
     """For an L x H x n x m stack: (key index, weight) that query row ``query`` gives most weight to, per head
     (two L x H arrays; the first key wins a tie)."""
-    w = np.asarray(weights, dtype=np.float64)[..., query, :]
+    w = np.asarray(weights)[..., query, :].astype(np.float64)  # the one row widened
     j = np.argmax(w, axis=-1)
     return j, np.take_along_axis(w, j[..., None], axis=-1)[..., 0]
 

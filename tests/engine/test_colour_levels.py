@@ -141,3 +141,15 @@ def test_strongest_heads_are_the_largest_weights_of_one_pair():
     flat = sorted(((w[l, h, 2, 3], l, h) for l in range(3) for h in range(4)), reverse=True)[:3]
     assert [(l, h) for l, h, _ in best] == [(l, h) for _, l, h in flat]
     assert [v for _, _, v in best] == [v for v, _, _ in flat]
+
+
+def test_pooled_keeps_the_stacks_type_and_pools_booleans_as_any():
+    from qkv_engine.views import pooled
+
+    a = np.random.default_rng(0).random((3, 10, 7)).astype(np.float32)
+    p = pooled(a, 4)
+    assert p.dtype == np.float32 and p.shape == (3, 3, 2)
+    assert p[1, 2, 1] == a[1, 8:, 4:].max() and p[2, 0, 0] == a[2, :4, :4].max()
+    mask = np.zeros((10, 7), bool)
+    mask[9, 6] = True
+    assert pooled(mask, 4).tolist() == [[False, False], [False, False], [False, True]]

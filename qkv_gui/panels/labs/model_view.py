@@ -309,13 +309,14 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def _build_tiles(self, data, mode: str) -> None:
         """Every head's weights tiled into one grid; tiles of a long sentence shrunk to at most
         ``MAX_TILE_CELLS`` cells a side, each cell the largest weight of its block."""
-        weights = np.asarray(data.weights, dtype=np.float64)
+        weights = data.weights
         L, H, n, m = weights.shape
         self._factor = factor = max(1, -(-max(n, m) // MAX_TILE_CELLS))
         allowed = np.asarray(data.allowed, dtype=bool)
-        if factor > 1:
-            weights = views.pooled(np.where(allowed, weights, 0.0), factor)
-            allowed = views.pooled(allowed.astype(np.float64), factor, fill=0.0) > 0
+        if factor > 1:  # a layer at a time, in the weights' own type: no float64 copy of every head's n x m
+            weights = np.stack([views.pooled(np.where(allowed, layer, 0), factor) for layer in weights])
+            allowed = views.pooled(allowed, factor)
+        weights = np.asarray(weights, dtype=np.float64)
         n, m = weights.shape[2:]
         gap = tile_gap(max(n, m))
         self._shape = (L, H, n, m, gap)
