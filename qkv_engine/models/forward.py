@@ -128,6 +128,7 @@ def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple, out: np.ndarray | 
 _ERF_P = 0.3275911
 _ERF_COEFFICIENTS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
 _ERF_K = F32(math.sqrt(2.0) / _ERF_P)
+_ERF_HALF = tuple(F32(0.5 * c) for c in _ERF_COEFFICIENTS)  # P / 2's coefficients: GELU's / 2 taken into P
 
 
 def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -137,9 +138,8 @@ def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     a = np.abs(x)
     t = a + _ERF_K
     np.divide(_ERF_K, t, out=t)  # 1 / (1 + p |x| / sqrt 2) = k / (k + |x|), k = sqrt 2 / p: a pass fewer
-    half = [F32(0.5 * c) for c in _ERF_COEFFICIENTS]  # the / 2 taken into P
-    poly = t * half[0]
-    for c in half[1:]:
+    poly = t * _ERF_HALF[0]
+    for c in _ERF_HALF[1:]:
         poly += c
         poly *= t
     e = np.multiply(x, x, out=t)  # t is done with
