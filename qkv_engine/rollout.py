@@ -16,22 +16,25 @@ from .errors import ScenarioError
 
 
 def layer_weights(weights, dtype=np.float64) -> np.ndarray:
-    """``weights`` (L x H x n x n) as ``dtype``, checked: a ScenarioError says what is wrong."""
-    w = np.asarray(weights, dtype=dtype)
+    """``weights`` (L x H x n x n) as ``dtype`` (None: as they are), checked: a ScenarioError says what is wrong.
+    The checks make no array of the stack's size (a long sentence's stack of every head's weights is large)."""
+    w = np.asarray(weights) if dtype is None else np.asarray(weights, dtype=dtype)
     if w.ndim != 4 or w.shape[2] != w.shape[3]:
         raise ScenarioError(f"weights: expected layers x heads x n x n, got shape {w.shape}")
-    if not np.isfinite(w).all():
-        raise ScenarioError("weights: every number must be finite")
-    if (w < 0.0).any():
-        raise ScenarioError("weights: attention weights cannot be negative")
+    if w.size:
+        low, high = w.min(), w.max()  # a number that is not one makes both NaN
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise ScenarioError("weights: every number must be finite")
+        if low < 0.0:
+            raise ScenarioError("weights: attention weights cannot be negative")
     return w
 
 
 def rollout_steps(weights, residual: bool = True) -> np.ndarray:
     """A_l for every layer (L x n x n, rows sum to 1): the mean over heads, plus 0.5 I when ``residual``
     (0.5 W_l + 0.5 I), each row divided by its sum; a row that is all zero becomes the identity's row."""
-    w = layer_weights(weights)
-    step = w.mean(axis=1)  # L x n x n: W_l
+    w = layer_weights(weights, dtype=None)
+    step = w.mean(axis=1, dtype=np.float64)  # L x n x n: W_l, added up in float64 without a float64 copy of w
     n = step.shape[-1]
     if residual:
         step = 0.5 * step + 0.5 * np.eye(n)

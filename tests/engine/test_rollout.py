@@ -96,3 +96,29 @@ def test_bad_weights_are_refused():
     for bad in (np.ones((2, 3, 3)), np.ones((1, 1, 2, 3)), -np.ones((1, 1, 2, 2)), np.full((1, 1, 2, 2), np.nan)):
         with pytest.raises(ScenarioError, match="weights"):
             rollout(bad)
+
+
+def test_one_bad_number_among_good_ones_is_refused():
+    good = np.full((2, 3, 4, 4), 0.25, dtype=np.float32)
+    for where, value in (((1, 2, 3, 0), np.nan), ((0, 0, 0, 0), np.inf), ((1, 1, 1, 1), -0.01)):
+        bad = good.copy()
+        bad[where] = value
+        with pytest.raises(ScenarioError, match="weights"):
+            rollout(bad)
+
+
+def test_a_long_sentences_stack_is_not_copied_to_float64():
+    """Every head's weights of a long sentence are large: the rollout works from the heads' means, made
+    without a float64 copy of the stack."""
+    import tracemalloc
+
+    weights = np.random.default_rng(0).random((2, 16, 96, 96)).astype(np.float32)
+    weights /= weights.sum(axis=-1, keepdims=True)
+    tracemalloc.start()
+    try:
+        got = rollout(weights)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < weights.nbytes  # a float64 copy alone would be twice this
+    np.testing.assert_allclose(got, brute_rollout(weights.astype(np.float64), True), atol=1e-9)

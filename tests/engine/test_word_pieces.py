@@ -107,6 +107,20 @@ def test_word_weights_of_every_head_against_loops():
     np.testing.assert_allclose(got.sum(axis=-1), 1.0)
 
 
+def test_word_weights_of_pieces_in_any_order_and_in_float32():
+    """Groups of pieces that are not runs in order take the other way; both agree with the loops, and a
+    float32 answer is the float64 one rounded."""
+    rng = np.random.default_rng(3)
+    w = rng.random((2, 6, 6)).astype(np.float32)
+    for groups in ([(0, 3), (1,), (2, 4, 5)], [(2, 3), (0, 1), (4, 5)], [(0,), (1, 2), (3, 4, 5)]):
+        got = word_weights(w, groups)
+        assert got.dtype == np.float64 and got.shape == (2, 3, 3)
+        for h in range(2):
+            np.testing.assert_allclose(got[h], brute_word_weights(w[h].astype(np.float64), groups), rtol=1e-12)
+        single = word_weights(w, groups, np.float32)
+        assert single.dtype == np.float32 and np.array_equal(single, got.astype(np.float32))
+
+
 def test_word_weights_of_a_trace():
     model = load_model(TINY_GPT2)
     trace = model.run(SENTENCE)
@@ -149,3 +163,21 @@ def test_a_traces_words_use_its_spans_and_fall_back_to_its_tokens():
     assert [w.pieces for w in trace_words(fits)] == [(0,), (1, 2), (3,)]
     misfit = SimpleNamespace(tokens=fits.tokens, spans=((0, 1),), text="t")  # spans that do not fit the tokens
     assert [w.pieces for w in trace_words(misfit)] == [w.pieces for w in merge_pieces(fits.tokens)]
+
+
+def test_a_long_sentences_stack_is_not_copied_to_float64():
+    """Every head's weights of a long sentence are large: words of pieces in order are added up a matrix at a
+    time, with no float64 copy of the stack."""
+    import tracemalloc
+
+    rng = np.random.default_rng(4)
+    w = rng.random((2, 8, 90, 90)).astype(np.float32)
+    groups = [tuple(range(i, i + 3)) for i in range(0, 90, 3)]
+    tracemalloc.start()
+    try:
+        got = word_weights(w, groups, np.float32)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < w.nbytes / 2  # a float64 copy alone would be twice w
+    np.testing.assert_allclose(got[1, 5], brute_word_weights(w[1, 5].astype(np.float64), groups), rtol=1e-6)

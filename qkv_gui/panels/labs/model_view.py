@@ -235,7 +235,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         if words is None or sum(len(w.pieces) for w in words) != n:
             return data, None
         if self._in_words[0] is not data.weights or self._in_words[1] is not words:
-            weights = word_weights(data.weights, words).astype(np.float32)
+            weights = word_weights(data.weights, words, np.float32)
             allowed = word_mask(data.allowed, words)
             self._in_words = (data.weights, words, (weights, allowed, tuple(w.text for w in words)))
         weights, allowed, tokens = self._in_words[2]
