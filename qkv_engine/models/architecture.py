@@ -118,6 +118,10 @@ class LayerWeights:
     joined: dict = field(default_factory=dict)
 
 
+#: The products whose weights and bias are joined (LayerWeights.joined).
+_JOINED = ("qkv", "o", "in", "out")
+
+
 def join_biases(layer: LayerWeights, empty=np.empty) -> LayerWeights:
     """``layer`` with each product's weights and bias in one array (LayerWeights.joined), in their stored width;
     ``empty(shape, dtype)`` gives the arrays (JoinedStore.empty: carved out of one allocation)."""
@@ -130,9 +134,6 @@ def join_biases(layer: LayerWeights, empty=np.empty) -> LayerWeights:
         joined[name] = both
         parts["w_" + name], parts["b_" + name] = both[:, :-1].T, None if b is None else both[:, -1]
     return replace(layer, **parts, joined=joined)
-
-
-_JOINED = ("qkv", "o", "in", "out")
 
 
 class JoinedStore:

@@ -251,6 +251,18 @@ def edited_joined(layer: LayerWeights, edits: LayerEdits | None) -> np.ndarray:
     return both
 
 
+def _stored_shapes(shapes: dict, token_minor: frozenset, ones: frozenset) -> dict:
+    """The shapes _empty_arrays stores (see there): token-minor arrays with their last two axes swapped, and a
+    row of ones under those in ``ones``."""
+    return {name: shape[:-2] + (shape[-1] + (name in ones), shape[-2]) if name in token_minor else shape
+            for name, shape in shapes.items()}
+
+
+def _line_padded(size: int) -> int:
+    """``size`` float32 numbers rounded up to whole 64-byte lines: each array starts on one in the block."""
+    return -(-size // 16) * 16
+
+
 def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: frozenset = frozenset()) -> tuple:
     """Empty float32 arrays of these shapes (name -> shape), carved out of one allocation. One block is reused
     by the memory allocator from one run to the next, where separate arrays of a megabyte or so are each mapped
@@ -262,14 +274,12 @@ def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: froz
     arrays stored with a row of ones under each d rows (a joined product's input, LayerWeights.joined).
 
     Returns the arrays, and the stored ones of the names in ``ones`` (with their rows of ones)."""
-    stored_shape = {name: shape[:-2] + (shape[-1] + (name in ones), shape[-2]) if name in token_minor else shape
-                    for name, shape in shapes.items()}
+    stored_shape = _stored_shapes(shapes, token_minor, ones)
     sizes = {name: math.prod(shape) for name, shape in stored_shape.items()}
-    padded = _stored_sizes(shapes, ones)  # each array starts a multiple of 64 bytes into the block
     starts, at = {}, 0
-    for name in sizes:
+    for name, size in sizes.items():
         starts[name] = at
-        at += padded[name]
+        at += _line_padded(size)
     block = np.empty(at, F32)
     arrays, with_ones = {}, {}
     for name, shape in shapes.items():
@@ -467,16 +477,11 @@ def _layout(arch: Architecture, n: int) -> tuple[dict, bool, frozenset]:
 
 
 def run_bytes(arch: Architecture, n: int) -> int:
-    """The memory, in bytes, of the arrays a run on ``n`` tokens keeps: every layer's intermediates and every
-    head's n x n weights (what grows with the square of the sentence's length)."""
-    shapes, _, ones = _layout(arch, n)
-    return 4 * sum(_stored_sizes(shapes, ones).values())
-
-
-def _stored_sizes(shapes: dict, ones: frozenset) -> dict:
-    """How many numbers each array of _empty_arrays takes, a row of ones included, rounded up to 64 bytes."""
-    return {name: -(-(math.prod(shape[:-1]) * (shape[-1] + (name in ones))) // 16) * 16
-            for name, shape in shapes.items()}
+    """The memory, in bytes, of the arrays a run on ``n`` tokens keeps (the block _empty_arrays allocates):
+    every layer's intermediates and every head's n x n weights (what grows with the square of the sentence)."""
+    shapes, into_place, ones = _layout(arch, n)
+    stored = _stored_shapes(shapes, _TOKEN_MINOR | ones if into_place else frozenset(), ones)
+    return 4 * sum(_line_padded(math.prod(shape)) for shape in stored.values())
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None) -> Forward:
@@ -485,7 +490,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     With ``start`` > 0, the layers below ``start`` are taken from ``before`` (an earlier run on the same ids
     whose edits below ``start`` were the same, a Forward or a ModelTrace) and the run goes on from layer
     ``start``'s hidden state there: the same numbers as a whole run (``resume_from`` says when it may)."""
-    n, d, H, KV, dh, L = len(ids), arch.d_model, arch.n_heads, arch.kv_heads, arch.d_head, arch.n_layers
+    n, H, KV, dh, L = len(ids), arch.n_heads, arch.kv_heads, arch.d_head, arch.n_layers
     G = H // KV  # query heads per key/value head
     parts = (slice(0, H * dh), slice(H * dh, (H + KV) * dh), slice((H + KV) * dh, None))  # W_qkv's Q | K | V
     _check_window(arch, n)

@@ -25,7 +25,6 @@ import math
 import numpy as np
 
 from ..errors import ModelError
-from .edits import ModelEdits
 from .model import Model, ModelTrace
 
 #: "zero": the head's output set to 0 (ModelEdits.knocked_out); "mean": set to its mean over positions.

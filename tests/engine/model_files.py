@@ -97,3 +97,12 @@ def write_shards(folder: Path, data: dict, parts: int, dtype: str = "F32") -> li
         where.update({n: file for n in chunk})
     (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": where}))
     return files
+
+
+def runs_kept_to(folder: Path, tokens: int, monkeypatch) -> None:
+    """RUN_MEMORY made just large enough for a run of ``tokens`` tokens of the model in ``folder``: a model
+    opened after this keeps at most that many (qkv_engine.models.model.token_limit)."""
+    from qkv_engine.models import load_model, model
+    from qkv_engine.models.forward import run_bytes
+
+    monkeypatch.setattr(model, "RUN_MEMORY", run_bytes(load_model(folder).arch, tokens))

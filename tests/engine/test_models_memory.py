@@ -9,7 +9,7 @@ from qkv_engine.models import load_model
 from qkv_engine.models import model as model_module
 from qkv_engine.models.forward import run_bytes
 
-from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2
+from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, runs_kept_to
 
 LONG = " ".join(["the cat sat on the mat and looked at the dog"] * 30)
 
@@ -28,8 +28,7 @@ def test_run_bytes_is_the_memory_a_run_keeps(source, words):
 
 
 def test_a_model_keeps_the_tokens_that_fit_in_run_memory_and_says_why(monkeypatch):
-    arch = load_model(TINY_LLAMA).arch
-    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(arch, 40))
+    runs_kept_to(TINY_LLAMA, 40, monkeypatch)
     model = load_model(TINY_LLAMA)
     assert (model.info.token_limit, model.info.max_tokens) == (40, 128)
     assert "memory" in model.info.limit_reason and "128" in model.info.limit_reason

@@ -11,7 +11,7 @@ import pytest
 from qkv_engine.models import ModelEdits, ModelError, load_model
 from qkv_engine.models.what_if import generate, head_effects, mean_edits
 
-from .model_files import TINY_BERT, TINY_BERT_MLM, TINY_GPT2, TINY_LLAMA, copy_model, tensors
+from .model_files import TINY_BERT, TINY_BERT_MLM, TINY_GPT2, TINY_LLAMA, copy_model, runs_kept_to, tensors
 from .llama_reference import llama_reference
 from .model_reference import reference_forward
 
@@ -234,10 +234,7 @@ def test_generation_needs_a_left_to_right_model_and_sensible_settings(gpt2):
 
 
 def test_generation_stops_at_the_tokens_whose_run_fits_in_memory(monkeypatch):
-    from qkv_engine.models import model as model_module
-    from qkv_engine.models.forward import run_bytes
-
-    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(TINY_GPT2).arch, 20))
+    runs_kept_to(TINY_GPT2, 20, monkeypatch)
     small = load_model(TINY_GPT2)
     assert small.info.token_limit == 20 < small.info.max_tokens
     got = generate(small, "a cat sat on", 200)

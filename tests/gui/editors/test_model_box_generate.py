@@ -12,6 +12,7 @@ from qkv_engine.models import load_model, what_if
 from qkv_gui.editors.model_box import ModelBox
 from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 
+from tests.engine.model_files import runs_kept_to
 from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -175,10 +176,7 @@ def test_generate_while_the_forward_runs_waits_for_it(box, qtbot):
 
 def test_generating_past_the_tokens_that_fit_in_memory_stops_and_says_why(make_panel, make_session, qtbot,
                                                                            monkeypatch):
-    from qkv_engine.models import model as model_module
-    from qkv_engine.models.forward import run_bytes
-
-    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(DATA / "tiny-gpt2").arch, 12))
+    runs_kept_to(DATA / "tiny-gpt2", 12, monkeypatch)
     model = load_model(DATA / "tiny-gpt2")
     session = make_session()
     session.open_model(model, text=TEXT)

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qkv_engine import ModelEdits, compute, presets
+from qkv_engine import ModelEdits, presets
 from qkv_gui.state.session import Session
+from tests.engine.model_files import runs_kept_to
 from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -277,12 +278,10 @@ def test_edits_the_model_does_not_have_are_refused_in_one_line_after_a_run(sessi
 def test_a_long_paste_into_a_model_of_many_heads_keeps_the_tokens_that_fit_and_says_why(session, monkeypatch):
     """Every head's weights grow with the square of the sentence: a model keeps the first tokens whose run fits
     in RUN_MEMORY (here made small), and the status line says so; the whole text stays in the box."""
-    from qkv_engine.models import load_model, model as model_module
-    from qkv_engine.models.forward import run_bytes
+    from qkv_engine.models import load_model
 
-    folder = DATA / "tiny-llama"
-    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(folder).arch, 30))
-    model = load_model(folder)
+    runs_kept_to(DATA / "tiny-llama", 30, monkeypatch)
+    model = load_model(DATA / "tiny-llama")
     messages = []
     session.message.connect(messages.append)
     text = " ".join(["the cat sat on the mat"] * 40)

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6 import QtCore
 
 from qkv_engine import presets, session_format
 from qkv_gui.state.session_file import Questions, SessionFile

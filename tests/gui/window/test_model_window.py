@@ -3,7 +3,6 @@ the model view dock, saving and reopening a model session, and the way back to t
 The model actions are built on the window's parts (``make_parts``, with the session's file for saving and
 reopening) where the title or a screen's dock layout are not part of the test."""
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -12,9 +11,9 @@ import pytest
 from PySide6 import QtCore
 from PySide6.QtTest import QTest
 
-from qkv_engine import session_format
 from qkv_engine.models import find_models, load_model
 from qkv_gui.window.model_actions import ModelsDialog
+from tests.engine.model_files import runs_kept_to
 from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -219,10 +218,7 @@ def test_on_a_projector_the_model_view_is_a_tab_beside_the_weight_grids(make_win
 
 def test_a_model_opened_on_a_text_too_long_to_keep_says_so_on_the_status_line(make_window, monkeypatch):
     """The note on the tokens left out stays on the status line: "Opened ..." does not cover it."""
-    from qkv_engine.models import model as model_module
-    from qkv_engine.models.forward import run_bytes
-
-    monkeypatch.setattr(model_module, "RUN_MEMORY", run_bytes(load_model(DATA / "tiny-llama").arch, 30))
+    runs_kept_to(DATA / "tiny-llama", 30, monkeypatch)
     w = make_window()
     assert w.models.open_folder(DATA / "tiny-llama", text=" ".join([TEXT] * 40))
     w.session.runner.wait()
