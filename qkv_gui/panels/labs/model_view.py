@@ -633,6 +633,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         w_px, h_px = max(1.0, self.vb.width()), max(1.0, self.vb.height())
         px = min(w_px / cols, h_px / rows)
         self.vb.setRange(xRange=(0, w_px / px), yRange=(0, h_px / px), padding=0)
+        self.vb.updateMatrix()  # now, not at the next paint: the names below measure cells in pixels (cell_px)
         self._update_labels()
 
     def _update_labels(self) -> None:

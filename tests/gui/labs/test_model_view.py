@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
 from PySide6.QtTest import QTest
 
 from qkv_engine.attention import MASK_CAUSAL
@@ -160,3 +160,20 @@ def test_choosing_another_head_keeps_the_tiles_drawn(model_view):
     settle()
     assert panel.grid.values is values  # only the outline moved
     assert panel.grid.outlines["current"].rect == panel.tile_rect(1, 1)
+
+
+def test_a_longer_sentence_renames_the_heads_for_its_smaller_tiles(model_view):
+    """A sentence long enough for its tiles to be shrunk (block maxima) after a short one: the heads' names are
+    measured on the new tiles, so none runs into the next (they were measured on the old, larger ones)."""
+    short = fake_data(6, 12, 8)
+    panel = model_view(short, size=(430, 300))
+    long = fake_data(6, 12, 64)
+    panel.session.set_text(" ".join(long.tokens))
+    panel.session.model_view_data = long
+    panel.session.modelViewChanged.emit(long)
+    settle()
+    L, H, n, m, gap = panel._shape
+    assert panel._factor > 1
+    tile_w = (m + gap) * panel.grid.cell_px()[0]
+    fm = QtGui.QFontMetricsF(panel.plot.getAxis("top").style["tickFont"])
+    assert panel.head_labels and all(fm.horizontalAdvance(text) + 4 <= tile_w for _, text in panel.head_labels)
