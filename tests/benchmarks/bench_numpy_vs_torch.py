@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE))
 import numpy as np  # noqa: E402
 
 from bench_model_forward import RUNS, random_bert, sentence, start, timed  # noqa: E402
-from qkv_engine.models import load_model  # noqa: E402
+from qkv_engine.models import forward, load_model  # noqa: E402
 
 LENGTHS = (16, 128, 512)
 
@@ -62,7 +62,6 @@ def torch_runner(folder: Path):
 
 def switch_off_the_elementwise_work() -> None:
     """GELU and LayerNorm leave their input as it is; the attention is Q K^T and its product with V alone."""
-    from qkv_engine.models import forward
 
     def attend(q, k, v, scale, hidden_keys, weights, context):
         np.matmul(q, k.transpose(0, 2, 1), out=weights)
@@ -76,7 +75,8 @@ def switch_off_the_elementwise_work() -> None:
 def bench(folder: Path, repeats: int, floor: bool = False) -> None:
     model = load_model(folder)
     info = model.info
-    print(f"{info.name}: {info.n_layers} layers, {info.d_model} wide, {info.n_heads} heads")
+    print(f"{info.name}: {info.n_layers} layers, {info.d_model} wide, {info.n_heads} heads; numpy takes e^z by "
+          f"{forward._EXP.__name__} (exp2 where it is vector code on this processor)")
     if floor:
         switch_off_the_elementwise_work()
         print("  --floor: GELU, LayerNorm and the softmax are switched off on the numpy side (its numbers are wrong)")

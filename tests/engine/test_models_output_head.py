@@ -20,7 +20,7 @@ def models():
 
 
 @pytest.mark.parametrize("name", sorted(WITH_HEAD))
-def test_logits_match_the_library(models, name):
+def test_logits_match_the_library(models, name, either_exp):
     model = models[name]
     assert model.info.has_output_head
     for s, ref in reference_outputs(WITH_HEAD[name]).items():

@@ -49,7 +49,7 @@ def test_tokens_ids_and_spans_match_the_library(models, family, s):
 
 @pytest.mark.parametrize("family", ["bert", "gpt2"])
 @pytest.mark.parametrize("s", SENTENCES)
-def test_every_layer_and_head_matches_the_library(models, family, s):
+def test_every_layer_and_head_matches_the_library(models, family, s, either_exp):
     ref = reference_outputs(TINY[family])[s]
     trace = models[family].run(str(ref["text"]))
     for ours, theirs in (("weights", "attn"), ("hidden", "hidden"), ("attn_input", "attn_input"),

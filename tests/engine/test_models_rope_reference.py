@@ -36,7 +36,7 @@ def test_llama_adds_its_bos_and_qwen2_adds_none(models):
 
 @pytest.mark.parametrize("family", ["llama", "qwen2"])
 @pytest.mark.parametrize("s", SENTENCES)
-def test_every_layer_and_head_matches_the_library(models, family, s):
+def test_every_layer_and_head_matches_the_library(models, family, s, either_exp):
     model = models[family]
     ref = reference_outputs(ROPE[family])[s]
     trace = model.run(str(ref["text"]))
