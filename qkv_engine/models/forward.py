@@ -141,11 +141,15 @@ def norm(arch: Architecture, x: np.ndarray, gain_bias: tuple, out: np.ndarray | 
 
 
 #: Abramowitz and Stegun 7.1.26: erf(y) = 1 - P(t) e^(-y^2) for y >= 0, t = 1 / (1 + p y), error below 1.5e-7
-#: (about float32's rounding). P's coefficients, highest power first.
+#: (about float32's rounding). P's coefficients, highest power first (P has no constant term).
 _ERF_P = 0.3275911
 _ERF_COEFFICIENTS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+#: GELU takes P / 2 of u = t / s, s = (2 / 1.061405429)^(1/5), with P's coefficients of u worked out here:
+#: u^5 + d_4 u^4 + ... + d_1 u, its first coefficient 1, so Horner's rule starts with a sum, one pass fewer.
+_ERF_S = (2.0 / _ERF_COEFFICIENTS[0]) ** 0.2
+_ERF_U = tuple(F32(0.5 * c * _ERF_S ** (5 - i)) for i, c in enumerate(_ERF_COEFFICIENTS))[1:]  # d_4 ... d_1
 _ERF_K = F32(math.sqrt(2.0) / _ERF_P)
-_ERF_HALF = tuple(F32(0.5 * c) for c in _ERF_COEFFICIENTS)  # P / 2's coefficients: GELU's / 2 taken into P
+_ERF_K_OVER_S = F32(math.sqrt(2.0) / _ERF_P / _ERF_S)
 
 
 def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -153,13 +157,14 @@ def gelu(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     (y >= 0; odd) this is  max(x, 0) - |x| P(t) e^(-x^2 / 2) / 2,  t = 1 / (1 + p |x| / sqrt 2):
     one form for both signs, so fewer passes over the numbers. ``out`` may be ``x`` itself."""
     a = np.abs(x)
-    t = a + _ERF_K
-    np.divide(_ERF_K, t, out=t)  # 1 / (1 + p |x| / sqrt 2) = k / (k + |x|), k = sqrt 2 / p: a pass fewer
-    poly = t * _ERF_HALF[0]
-    for c in _ERF_HALF[1:]:
+    u = a + _ERF_K
+    np.divide(_ERF_K_OVER_S, u, out=u)  # t / s, t = 1 / (1 + p |x| / sqrt 2) = k / (k + |x|), k = sqrt 2 / p
+    poly = u + _ERF_U[0]
+    poly *= u
+    for c in _ERF_U[1:]:
         poly += c
-        poly *= t
-    e = np.multiply(x, x, out=t)  # t is done with
+        poly *= u  # P(t) / 2
+    e = np.multiply(x, x, out=u)  # u is done with
     e *= F32(-0.5) * _LOG2_E
     _EXP(e, out=e)
     poly *= e
