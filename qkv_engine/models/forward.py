@@ -338,14 +338,14 @@ def divisor(arch: Architecture, layer: int) -> float:
 
 def _embed(arch: Architecture, w: Weights, ids: np.ndarray, out: np.ndarray) -> np.ndarray:
     """n x d into ``out``: each token's word embedding (+ its position's, + token type 0's), then BERT's
-    LayerNorm, worked out where ``out`` is stored (token-minor in BERT's and GPT-2's runs)."""
-    word = float32(w.word[ids])
+    LayerNorm. The sums are made a token's row at a time and copied into ``out`` (token-minor in BERT's and
+    GPT-2's runs: summing into its columns took twice as long), the LayerNorm where ``out`` is stored."""
+    x = float32(w.word[ids])  # a new array: indexing by a list of ids copies
     if w.position is not None:
-        np.add(word, float32(w.position[:len(ids)]), out=out)
-    else:
-        np.copyto(out, word)
+        x += float32(w.position[:len(ids)])
     if w.token_type is not None:
-        out += float32(w.token_type)
+        x += float32(w.token_type)
+    np.copyto(out, x)
     if w.ln_embed is not None:
         layer_norm(out, w.ln_embed, arch.eps, out=out)
     return out
