@@ -443,15 +443,14 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
         np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
 
 
-def _joined_rest(arch: Architecture, layer: LayerWeights, context: np.ndarray, a: np.ndarray, h: np.ndarray,
-                 heads_in: np.ndarray, mid: np.ndarray, inner: np.ndarray, h_out: np.ndarray) -> np.ndarray:
+def _joined_rest(arch: Architecture, layer: LayerWeights, a: np.ndarray, h: np.ndarray, heads_in: np.ndarray,
+                 mid: np.ndarray, inner: np.ndarray, h_out: np.ndarray) -> np.ndarray:
     """BERT's or GPT-2's layer after its attention, of joined products (LayerWeights.joined): the output
     projection O, then  BERT: h = LN(a + O); h = LN(h + FF(h))   GPT-2: h = h + O; h = h + FF(LN_2(h)).
-    ``heads_in`` ((H d_head + 1) x n), ``mid`` ((d + 1) x n) and ``inner`` ((d_ff + 1) x n) are scratch with
-    their last rows ones; the new hidden state is written into ``h_out`` (n x d, token-minor) and returned."""
-    H, n, dh = context.shape
-    np.copyto(heads_in[:-1].reshape(H, dh, n), context.transpose(0, 2, 1))
-    o = np.matmul(float32(layer.joined["o"]), heads_in, out=mid[:-1]).T  # n x d: O, its bias in
+    ``heads_in`` (n x (H d_head + 1)) is the layer's stored context, each token's heads' outputs side by side and
+    a 1 after them; ``mid`` ((d + 1) x n) and ``inner`` ((d_ff + 1) x n) are scratch with their last rows ones.
+    The new hidden state is written into ``h_out`` (n x d, token-minor) and returned."""
+    o = np.matmul(float32(layer.joined["o"]), heads_in.T, out=mid[:-1]).T  # n x d: O, its bias in
     if arch.pre_norm:
         h = np.add(h, o, out=h_out)
         norm(arch, h, layer.ln_ffn, out=mid[:-1].T)  # O is done with: the feed-forward's input goes there
@@ -493,7 +492,7 @@ def _layout(arch: Architecture, n: int) -> tuple[dict, bool, frozenset]:
     ones = frozenset()
     if into_place:
         shapes = dict(qkv=(L, 3 * H * dh, n), **{name: s for name, s in shapes.items() if name not in ("q", "k", "v")})
-        shapes.update(heads_in=(1, H * dh + 1, n), mid=(1, n, d), inner=(1, n, arch.d_ff))
+        shapes.update(context=(L, n, H * dh + 1), mid=(1, n, d), inner=(1, n, arch.d_ff))
         ones = frozenset({"attn_input" if arch.pre_norm else "hidden", "mid", "inner"})
     return shapes, into_place, ones
 
@@ -524,10 +523,12 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     if into_place:
         qkv_blocks = arrays.pop("qkv")
         arrays.update(zip("qkv", qkv_blocks.reshape(L, 3, H, dh, n).swapaxes(-1, -2).transpose(1, 0, 2, 3, 4)))
-        heads_in, mid, inner = arrays.pop("heads_in")[0], with_ones["mid"][0], with_ones["inner"][0]
+        mid, inner = with_ones["mid"][0], with_ones["inner"][0]
         for scratch in ("mid", "inner"):
             del arrays[scratch]
-        heads_in[-1] = 1.0  # (H d_head + 1) x n: the heads' outputs C^T, a row of ones under them
+        heads_in = arrays["context"]  # L x n x (H d_head + 1): each token's heads' outputs side by side, then a 1
+        heads_in[..., -1] = 1.0
+        arrays["context"] = heads_in[..., :-1].reshape(L, n, H, dh).transpose(0, 2, 1, 3)  # a view: L x H x n x dh
     if not arch.pre_norm:  # BERT's attention input is the hidden state itself: the same numbers, not a copy
         arrays.update(attn_input=arrays["hidden"][:L])
     out = Forward(**arrays, allowed=allowed, **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
@@ -575,7 +576,7 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             for head, vector in ed.fixed:
                 context[head] = vector
         if into_place:
-            h = _joined_rest(arch, layer, context, a, h, heads_in, mid, inner, out.hidden[li + 1])
+            h = _joined_rest(arch, layer, a, h, heads_in[li], mid, inner, out.hidden[li + 1])
             continue
         o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), float32(layer.w_o))  # n x d
         if layer.b_o is not None:
