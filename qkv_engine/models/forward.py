@@ -459,12 +459,12 @@ def _joined_rest(arch: Architecture, layer: LayerWeights, a: np.ndarray, h: np.n
         h = layer_norm(o, layer.ln_attn, arch.eps, out=o)  # the feed-forward's input, written over O
     np.matmul(float32(layer.joined["in"]), mid, out=inner[:-1])
     _in_place(ACTIVATION[arch.activation], inner[:-1])
-    f = (float32(layer.joined["out"]) @ inner).T  # n x d: FF(h), its biases in
     if arch.pre_norm:
-        h += f
+        h += (float32(layer.joined["out"]) @ inner).T  # n x d: FF(h), its biases in
         return h
+    f = np.matmul(float32(layer.joined["out"]), inner, out=h_out.T).T  # FF(h), written where the layer's output goes
     f += h
-    return layer_norm(f, layer.ln_ffn, arch.eps, out=h_out)
+    return layer_norm(f, layer.ln_ffn, arch.eps, out=f)
 
 
 #: The arrays a run of BERT or GPT-2 keeps token-minor (see _empty_arrays), as its turned-around products' results
