@@ -14,11 +14,12 @@ One layer, n tokens, d numbers per token, H query heads and KV key/value heads o
     FF(z) = act(z W_in + b_in) W_out + b_out        Llama: down(silu(gate(z)) * up(z))
 
 Without rotation or grouped heads (BERT, GPT-2), every product is turned around, (W^T x^T)^T, and its
-weights and bias are one array [W^T | b] (LayerWeights.joined) multiplied by the input with a row of ones
-under it, so that BLAS adds the bias on the way. Q | K | V is written by its product straight into one array
-per layer, as the d_head x n blocks of each head: q, k and v are views of it, and the hidden states and
+weights and bias are one array [W^T | b] (LayerWeights.joined) multiplied by the input with a 1 after each
+token's numbers, so that BLAS adds the bias on the way. Q | K | V is written by its product straight into one
+array per layer, as the d_head x n blocks of each head: q, k and v are views of it, and the hidden states and
 attention inputs are kept token-minor (d rows of n) too, so each layer reads and writes them where they are
-stored. The numbers are the same; only the layout differs (ModelTrace's arrays are views).
+stored; the heads' outputs are kept a token's row at a time, as the output projection reads them. The numbers
+are the same; only the layout differs (ModelTrace's arrays are views).
 
 GPT-2 and Llama end with a final norm (ln_f, norm), applied to the last hidden state as in
 the transformers library's ``hidden_states``; the output head (architecture.OutputHead) turns
@@ -275,9 +276,9 @@ def edited_joined(layer: LayerWeights, edits: LayerEdits | None) -> np.ndarray:
 
 def _stored_shapes(shapes: dict, token_minor: frozenset, ones: frozenset) -> dict:
     """The shapes _empty_arrays stores (see there): token-minor arrays with their last two axes swapped, and a
-    row of ones under those in ``ones``."""
-    return {name: shape[:-2] + (shape[-1] + (name in ones), shape[-2]) if name in token_minor else shape
-            for name, shape in shapes.items()}
+    1 after each token's numbers in those in ``ones`` (a row of ones under a token-minor array, else a column)."""
+    return {name: shape[:-2] + (shape[-1] + (name in ones), shape[-2]) if name in token_minor
+            else shape[:-1] + (shape[-1] + (name in ones),) for name, shape in shapes.items()}
 
 
 def _line_padded(size: int) -> int:
@@ -292,10 +293,11 @@ def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: froz
 
     ``token_minor``: the names of arrays stored with their last two axes swapped (a head's n x d_head numbers as
     d_head rows of n, a layer's n x d as d rows of n), given as views in the shapes asked for. That is the layout
-    of linear's turned-around products, which are then written straight into place. ``ones``: token-minor
-    arrays stored with a row of ones under each d rows (a joined product's input, LayerWeights.joined).
+    of linear's turned-around products, which are then written straight into place. ``ones``: arrays stored
+    with a 1 after each token's numbers (a joined product's input, LayerWeights.joined): a row of ones under a
+    token-minor array, a column of ones beside another.
 
-    Returns the arrays, and the stored ones of the names in ``ones`` (with their rows of ones)."""
+    Returns the arrays, and the stored ones of the names in ``ones`` (with their ones)."""
     stored_shape = _stored_shapes(shapes, token_minor, ones)
     sizes = {name: math.prod(shape) for name, shape in stored_shape.items()}
     starts, at = {}, 0
@@ -307,9 +309,13 @@ def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: froz
     for name, shape in shapes.items():
         kept = block[starts[name]:starts[name] + sizes[name]].reshape(stored_shape[name])
         if name in ones:
-            kept[..., -1, :] = 1.0
             with_ones[name] = kept
-            kept = kept[..., :-1, :]
+            if name in token_minor:
+                kept[..., -1, :] = 1.0
+                kept = kept[..., :-1, :]
+            else:
+                kept[..., -1] = 1.0
+                kept = kept[..., :-1]
         arrays[name] = kept.swapaxes(-1, -2) if name in token_minor else kept
     return arrays, with_ones
 
@@ -468,13 +474,14 @@ def _joined_rest(arch: Architecture, layer: LayerWeights, a: np.ndarray, h: np.n
 
 
 #: The arrays a run of BERT or GPT-2 keeps token-minor (see _empty_arrays), as its turned-around products' results
-#: are: each layer's input and output are then read and written where they are stored, with no copy.
-_TOKEN_MINOR = frozenset({"hidden", "attn_input"})
+#: are: each layer's input and output are then read and written where they are stored, with no copy. "mid" and
+#: "inner" are a layer's scratch (_joined_rest).
+_TOKEN_MINOR = frozenset({"hidden", "attn_input", "mid", "inner"})
 
 
 def _layout(arch: Architecture, n: int) -> tuple[dict, bool, frozenset]:
     """The arrays a run on ``n`` tokens keeps (name -> shape, for _empty_arrays), whether its products write
-    Q | K | V into place, and the names of the arrays stored with a row of ones (see _empty_arrays)."""
+    Q | K | V into place, and the names of the arrays stored with a 1 after each token's numbers (_empty_arrays)."""
     d, H, dh, L = arch.d_model, arch.n_heads, arch.d_head, arch.n_layers
     per_head = (L, H, n, dh)
     shapes = dict(q=per_head, k=per_head, v=per_head, context=per_head, weights=(L, H, n, n), hidden=(L + 1, n, d))
@@ -485,15 +492,16 @@ def _layout(arch: Architecture, n: int) -> tuple[dict, bool, frozenset]:
     # No rotation, a key/value head per query head (BERT, GPT-2): every product is turned around (token-minor),
     # at any length, and Q | K | V is written by its product straight into place, as the d_head x n blocks of
     # Q's heads, K's and V's, of which q, k and v are views (4 % quicker at 512 tokens than x @ w and copies).
-    # Each product is of its joined weights and bias (LayerWeights.joined) and its input with a row of ones
-    # under it: the hidden states (BERT) or attention inputs (GPT-2), the heads' outputs side by side, the
-    # attention block's output and the feed-forward's inner layer, the last three a layer's scratch.
+    # Each product is of its joined weights and bias (LayerWeights.joined) and its input with a 1 after each
+    # token's numbers: the hidden states (BERT) or attention inputs (GPT-2); the heads' outputs, kept a token's
+    # row at a time (each token's heads side by side), as attend writes them; the attention block's output and
+    # the feed-forward's inner layer, the last two a layer's scratch.
     into_place = arch.rope is None and arch.kv_heads == H
     ones = frozenset()
     if into_place:
         shapes = dict(qkv=(L, 3 * H * dh, n), **{name: s for name, s in shapes.items() if name not in ("q", "k", "v")})
-        shapes.update(context=(L, n, H * dh + 1), mid=(1, n, d), inner=(1, n, arch.d_ff))
-        ones = frozenset({"attn_input" if arch.pre_norm else "hidden", "mid", "inner"})
+        shapes.update(context=(L, n, H * dh), mid=(1, n, d), inner=(1, n, arch.d_ff))
+        ones = frozenset({"attn_input" if arch.pre_norm else "hidden", "context", "mid", "inner"})
     return shapes, into_place, ones
 
 
@@ -501,7 +509,7 @@ def run_bytes(arch: Architecture, n: int) -> int:
     """The memory, in bytes, of the arrays a run on ``n`` tokens keeps (the block _empty_arrays allocates):
     every layer's intermediates and every head's n x n weights (what grows with the square of the sentence)."""
     shapes, into_place, ones = _layout(arch, n)
-    stored = _stored_shapes(shapes, _TOKEN_MINOR | ones if into_place else frozenset(), ones)
+    stored = _stored_shapes(shapes, _TOKEN_MINOR if into_place else frozenset(), ones)
     return 4 * sum(_line_padded(math.prod(shape)) for shape in stored.values())
 
 
@@ -519,16 +527,14 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
     hidden_keys = ~allowed if arch.causal else None
     turn = rotary.angles(np.arange(n), arch.rope.frequencies) if arch.rope is not None else None  # n x dh/2
     shapes, into_place, ones = _layout(arch, n)
-    arrays, with_ones = _empty_arrays(shapes, _TOKEN_MINOR | ones if into_place else frozenset(), ones)
+    arrays, with_ones = _empty_arrays(shapes, _TOKEN_MINOR if into_place else frozenset(), ones)
     if into_place:
         qkv_blocks = arrays.pop("qkv")
         arrays.update(zip("qkv", qkv_blocks.reshape(L, 3, H, dh, n).swapaxes(-1, -2).transpose(1, 0, 2, 3, 4)))
-        mid, inner = with_ones["mid"][0], with_ones["inner"][0]
+        heads_in, mid, inner = with_ones["context"], with_ones["mid"][0], with_ones["inner"][0]
         for scratch in ("mid", "inner"):
             del arrays[scratch]
-        heads_in = arrays["context"]  # L x n x (H d_head + 1): each token's heads' outputs side by side, then a 1
-        heads_in[..., -1] = 1.0
-        arrays["context"] = heads_in[..., :-1].reshape(L, n, H, dh).transpose(0, 2, 1, 3)  # a view: L x H x n x dh
+        arrays["context"] = arrays["context"].reshape(L, n, H, dh).transpose(0, 2, 1, 3)  # a view: L x H x n x dh
     if not arch.pre_norm:  # BERT's attention input is the hidden state itself: the same numbers, not a copy
         arrays.update(attn_input=arrays["hidden"][:L])
     out = Forward(**arrays, allowed=allowed, **({} if turn is not None else dict(q_unrotated=None, k_unrotated=None)))
