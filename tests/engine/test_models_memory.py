@@ -1,11 +1,16 @@
-"""A run's memory: what forward.run_bytes says a run keeps is what it allocates, and a model whose heads'
-weights for a long sentence would pass RUN_MEMORY keeps the first tokens that fit and says why."""
+"""A run's memory: what forward.run_bytes says a run keeps is what it allocates, a model whose heads'
+weights for a long sentence would pass RUN_MEMORY keeps the first tokens that fit and says why, and a run
+takes the memory of a trace that is gone (forward.RunBlocks), never of one still kept."""
 from __future__ import annotations
+
+import gc
+import threading
+import weakref
 
 import numpy as np
 import pytest
 
-from qkv_engine.models import load_model
+from qkv_engine.models import ModelEdits, load_model
 from qkv_engine.models import model as model_module
 from qkv_engine.models.forward import run_bytes
 
@@ -14,16 +19,30 @@ from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, runs_kept
 LONG = " ".join(["the cat sat on the mat and looked at the dog"] * 30)
 
 
+def _block(trace) -> np.ndarray:
+    """The block of memory a trace's arrays are made in."""
+    block = trace.weights.base
+    while block.base is not None:
+        block = block.base
+    return block
+
+
+def _address(trace) -> int:
+    return _block(trace).__array_interface__["data"][0]
+
+
+def _arrays(trace) -> dict:
+    return {name: np.array(getattr(trace, name)) for name in ("attn_input", "q", "k", "v", "context", "weights",
+                                                                "hidden")}
+
+
 @pytest.mark.parametrize("source", [TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2],
                          ids=["bert", "gpt2", "llama", "qwen2"])
 @pytest.mark.parametrize("words", [3, 20])
 def test_run_bytes_is_the_memory_a_run_keeps(source, words):
     model = load_model(source)
     trace = model.run(" ".join(["the cat sat on the mat"] * words)[: 4 * model.info.max_tokens])
-    block = trace.weights.base
-    while block.base is not None:
-        block = block.base
-    assert block.nbytes == run_bytes(model.arch, trace.n)
+    assert _block(trace).nbytes == run_bytes(model.arch, trace.n)
     assert run_bytes(model.arch, trace.n + 1) > run_bytes(model.arch, trace.n)
 
 
@@ -58,3 +77,73 @@ def test_models_of_the_usual_sizes_keep_their_own_limit_or_a_few_hundred_tokens(
     assert model_module.token_limit(bert) == 512 and model_module.token_limit(gpt2) == 1024
     assert model_module.token_limit(smol) == 772
     assert run_bytes(smol, 8192) > 70e9
+
+
+@pytest.mark.parametrize("source", [TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2],
+                         ids=["bert", "gpt2", "llama", "qwen2"])
+def test_later_runs_never_write_into_a_trace_that_is_kept_or_an_array_taken_from_one(source):
+    model = load_model(source)
+    kept = model.run("the cat sat on the mat")
+    before = _arrays(kept)
+    knock = ModelEdits(knocked_out={(0, 0)})
+    model.run("the cat sat on the mat", knock, reuse=kept)  # as many tokens: memory of the same size
+    taken = model.run("the dog ran").weights[0]  # its trace is gone, this one array of it is not
+    taken_before = taken.copy()
+    for text, edits in [("the dog ran", knock), ("the cat sat on the mat", ModelEdits()), ("the dog ran", ModelEdits()),
+                        ("a bird sang", knock), ("the cat sat on a mat", knock)]:
+        model.run(text, edits, reuse=kept)
+    for name, numbers in _arrays(kept).items():
+        np.testing.assert_array_equal(numbers, before[name], err_msg=name)
+    np.testing.assert_array_equal(taken, taken_before)
+    # and the reused memory gives the same numbers as new memory
+    again = model.run("the cat sat on the mat", knock)
+    fresh = load_model(source).run("the cat sat on the mat", knock)
+    for name, numbers in _arrays(again).items():
+        np.testing.assert_array_equal(numbers, _arrays(fresh)[name], err_msg=name)
+
+
+def test_a_run_takes_the_memory_of_a_trace_that_is_gone_and_not_of_one_that_is_kept():
+    model = load_model(TINY_BERT)
+    first = model.run("the cat sat on the mat")
+    second = model.run("the cat sat on the mat")  # the first is kept: new memory
+    assert _address(second) != _address(first)
+    gone = _address(first)
+    del first
+    gc.collect()
+    third = model.run("the cat sat on the mat", ModelEdits(knocked_out={(1, 0)}), reuse=second)  # a what-if edit
+    assert _address(third) == gone
+    del third
+    shorter = model.run("the cat sat on the")  # a little shorter: the same memory again
+    assert _address(shorter) == gone
+
+
+def test_a_short_run_does_not_keep_a_long_run_s_memory():
+    model = load_model(TINY_BERT)
+    long = model.run(" ".join(["the cat sat on the mat"] * 6))
+    block = weakref.ref(_block(long))
+    del long
+    gc.collect()
+    short = model.run("the cat")
+    assert _block(short).nbytes == run_bytes(model.arch, short.n)
+    assert block() is None  # given back, not kept for later
+
+
+def test_runs_on_two_threads_at_once_each_get_their_own_memory():
+    model = load_model(TINY_GPT2)
+    texts = ["the cat sat on the mat", "the dog ran", "a bird sang in the tree"]
+    want = {text: _arrays(load_model(TINY_GPT2).run(text)) for text in texts}
+    wrong = []
+
+    def work(offset):
+        for i in range(30):
+            text = texts[(i + offset) % len(texts)]
+            trace = model.run(text)
+            got = _arrays(trace)
+            wrong.extend(f"{text}: {name}" for name in got if not np.array_equal(got[name], want[text][name]))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
