@@ -28,6 +28,7 @@ width are widened one layer at a time (widths.float32).
 """
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import threading
@@ -115,11 +116,19 @@ def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float, out: np.ndarray | No
     return centred
 
 
+@functools.lru_cache(maxsize=8)
+def _shares(d: int) -> np.ndarray:
+    """d numbers 1 / d (read-only): their product with a d x n array is each column's mean."""
+    share = np.full(d, F32(1.0 / d), F32)
+    share.setflags(write=False)
+    return share
+
+
 def _layer_norm_columns(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float, out) -> np.ndarray:
     """layer_norm of d x n ``x`` (C-ordered, a token per column: the layout of a turned-around product seen from
     its own side), the sums down each column made by BLAS: numpy would add up the d rows one after another,
     slower and less precisely."""
-    share = np.full(x.shape[0], F32(1.0 / x.shape[0]), F32)
+    share = _shares(x.shape[0])
     centred = np.subtract(x, share @ x, out=out)
     var = share @ (centred * centred)
     var += F32(eps)
@@ -444,7 +453,7 @@ _SMALLEST_SUM = 1e-20
 #: d_head x n blocks that BERT's and GPT-2's Q | K | V product writes): BLAS multiplies by it quicker so, 1 % of a
 #: forward at 64 to 512 tokens (A/B), more than the copy costs; below, the copy costs more than it saves.
 _V_IN_ROWS = 64
-_LOWEST = np.finfo(F32).min
+_LOWEST, _LARGEST = np.finfo(F32).min, np.finfo(F32).max
 
 
 def _attention_blocks(heads: int, n: int):
@@ -453,6 +462,14 @@ def _attention_blocks(heads: int, n: int):
     if n * n <= _ATTENTION_BLOCK:
         return [(h, slice(None)) for h in _blocks(heads, n * n, _ATTENTION_BLOCK)]
     return [(slice(h, h + 1), rows) for h in range(heads) for rows in _blocks(n, n, _ATTENTION_BLOCK)]
+
+
+@functools.lru_cache(maxsize=8)
+def _ones_column(n: int) -> np.ndarray:
+    """n x 1 ones (read-only): a product with them sums each row."""
+    ones = np.ones((n, 1), F32)
+    ones.setflags(write=False)
+    return ones
 
 
 def _exp_scores(q: np.ndarray, k: np.ndarray, hidden: np.ndarray | None, z: np.ndarray, shift: bool) -> np.ndarray:
@@ -464,7 +481,7 @@ def _exp_scores(q: np.ndarray, k: np.ndarray, hidden: np.ndarray | None, z: np.n
     if shift:
         z -= z.max(axis=-1, keepdims=True)
     _EXP(z, out=z)
-    return np.matmul(z, np.ones((z.shape[-1], 1), F32))
+    return np.matmul(z, _ones_column(z.shape[-1]))
 
 
 def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,
@@ -483,7 +500,7 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
         z = weights[heads, rows]
         hidden = None if hidden_keys is None else hidden_keys[rows]
         sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=False)
-        if not sums.min() >= _SMALLEST_SUM or not np.isfinite(sums).all():  # (also when a sum is not a number)
+        if not (sums.min() >= _SMALLEST_SUM and sums.max() <= _LARGEST):  # (also when a sum is not a number)
             sums = _exp_scores(q[heads, rows], k[heads], hidden, z, shift=True)
         z *= np.reciprocal(sums, out=sums)  # one division per row, then products
         np.matmul(z, v[heads], out=context[heads, rows])  # C = A V
