@@ -43,6 +43,7 @@ def test_run_bytes_is_the_memory_a_run_keeps(source, words):
     model = load_model(source)
     trace = model.run(" ".join(["the cat sat on the mat"] * words)[: 4 * model.info.max_tokens])
     assert _block(trace).nbytes == run_bytes(model.arch, trace.n)
+    assert trace.weights.ctypes.data % 64 == 0  # on a line of the processor's cache
     assert run_bytes(model.arch, trace.n + 1) > run_bytes(model.arch, trace.n)
 
 
