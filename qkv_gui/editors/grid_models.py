@@ -218,7 +218,7 @@ class _NumberModel(QtCore.QAbstractTableModel):
         if ok:
             self.rejected.pop((r, c), None)
         else:
-            self.rejected[(r, c)] = messages[-1] if messages else "not a number"
+            self.rejected[(r, c)] = next((m for m in reversed(messages) if m), "not a number")  # "": a note cleared
             self.dataChanged.emit(index, index)  # show the old value (and the tooltip) again
             self.refused.emit(index.row(), index.column(), self.rejected[(r, c)])
         return ok

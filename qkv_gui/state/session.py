@@ -172,6 +172,7 @@ class Session(QtCore.QObject):
         # The trained-model mode (None: the hand-made mode).
         self._model_doc: ModelDoc | None = None
         self._trace = None  # the ModelTrace of the document's last landed forward
+        self._trace_noted = False  # whether the last landed forward's words were noted (cut, [UNK], none)
         self._model_layer = 0
         self._model_head = 0
         self._hand_made: tuple | None = None  # (scenario, preset) to go back to
@@ -629,6 +630,7 @@ class Session(QtCore.QObject):
             return  # an older document's forward (undo or redo overtook it)
         first = self._trace is None
         self._trace = trace
+        noted = True
         if trace.dropped:
             self.message.emit(f"Kept the first {len(trace.tokens)} tokens: {doc.model.info.limit_reason}; "
                               f"{trace.dropped} more were left out.")
@@ -638,6 +640,11 @@ class Session(QtCore.QObject):
             words = ", ".join(f"'{w}'" for w in dict.fromkeys(trace.unknown))
             self.message.emit(f"The model does not know {words}: it reads {'it' if len(trace.unknown) == 1 else 'them'}"
                               f" as [UNK]. Help \u2192 Words the built-in model knows lists the words it knows.")
+        else:
+            noted = False
+            if self._trace_noted:  # typed on: an earlier sentence's note (a half-typed word as [UNK]) is wrong now
+                self.message.emit("")
+        self._trace_noted = noted
         self._show_head()
 
     def _show_head(self) -> None:

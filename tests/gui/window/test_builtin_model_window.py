@@ -125,6 +125,21 @@ def test_an_unknown_word_is_read_as_unk_and_the_status_line_says_so(make_parts):
     window.session.runner.wait()
     settle()
     assert "'zed'" in messages[-1] and "'bob'" not in messages[-1]
+    edit = window.findChild(QtWidgets.QLineEdit, "sentenceEdit")
+    label = window.findChild(QtWidgets.QLabel, "messageLabel")
+    edit.textEdited.emit("the dog saw anna and ze")  # typed in the box: the note shows under it
+    window.session.runner.wait()
+    settle()
+    assert "'ze'" in messages[-1] and "'ze'" in label.text() and not label.isHidden()
+    edit.textEdited.emit("the dog saw anna and")  # typed on, every word known: the note goes
+    window.session.runner.wait()
+    settle()
+    assert messages[-1] == "" and label.isHidden()
+    count = len(messages)
+    window.session.set_text("the dog saw anna and tom")  # nothing was noted: nothing to take back
+    window.session.runner.wait()
+    settle()
+    assert len(messages) == count
 
 
 def test_help_lists_the_words_the_built_in_model_knows(window):
@@ -134,6 +149,17 @@ def test_help_lists_the_words_the_built_in_model_knows(window):
     settle()
     status = window.statusBar().currentMessage()
     assert "'bob'" in status and "[UNK]" in status and "Words the built-in model knows" in status
+    window.session.set_text("the dog saw bo")  # half-typed: 'bo' is not a word either
+    window.session.runner.wait()
+    settle()
+    assert "'bo'" in window.statusBar().currentMessage()
+    window.session.set_text("the dog saw")  # the half-typed word taken away: the status line no longer names it
+    window.session.runner.wait()
+    settle()
+    assert window.statusBar().currentMessage() == ""
+    window.session.set_text("the dog saw bob")
+    window.session.runner.wait()
+    settle()
     action = window.findChild(QtGui.QAction, "knownWordsAction")
     assert action in window.helpMenu.actions() and action.text().replace("&", "") in status
     action.trigger()
