@@ -577,8 +577,9 @@ def _layout(arch: Architecture, n: int) -> tuple[dict, bool, frozenset]:
 
 
 def run_bytes(arch: Architecture, n: int) -> int:
-    """The memory, in bytes, of the arrays a run on ``n`` tokens keeps (the block _empty_arrays allocates):
-    every layer's intermediates and every head's n x n weights (what grows with the square of the sentence)."""
+    """The memory, in bytes, of the arrays a run on ``n`` tokens keeps (the block _empty_arrays allocates, with its
+    extra line): every layer's intermediates and every head's n x n weights (what grows with the square of the
+    sentence). A run that reuses an earlier run's block (RunBlocks) keeps up to a quarter more."""
     shapes, into_place, ones = _layout(arch, n)
     stored = _stored_shapes(shapes, _TOKEN_MINOR if into_place else frozenset(), ones)
     return 4 * (sum(_line_padded(math.prod(shape)) for shape in stored.values()) + _LINE)

@@ -172,7 +172,7 @@ class Session(QtCore.QObject):
         # The trained-model mode (None: the hand-made mode).
         self._model_doc: ModelDoc | None = None
         self._trace = None  # the ModelTrace of the document's last landed forward
-        self._trace_noted = False  # whether the last landed forward's words were noted (cut, [UNK], none)
+        self._trace_noted = False  # whether the last landed forward's sentence got a note (cut, a word as [UNK], empty)
         self._model_layer = 0
         self._model_head = 0
         self._hand_made: tuple | None = None  # (scenario, preset) to go back to
