@@ -154,9 +154,8 @@ class JoinedStore:
             dtype = layer.w_qkv.dtype
             per_layer = sum(_padded(w.shape[1] * (w.shape[0] + 1)) for w in (getattr(layer, "w_" + name)
                                                                                for name in _JOINED))
-            raw = np.empty(per_layer * self.n_layers + 64 // dtype.itemsize, dtype)
-            skip = (-raw.ctypes.data % 64) // dtype.itemsize  # the first array on a line too
-            self.block = raw[skip:skip + per_layer * self.n_layers]
+            size = per_layer * self.n_layers
+            self.block = line_start(np.empty(size + 64 // dtype.itemsize, dtype), size)  # the first array on a line too
         return join_biases(layer, self.empty)
 
     def empty(self, shape: tuple, dtype) -> np.ndarray:
@@ -166,6 +165,13 @@ class JoinedStore:
         array = self.block[self.at:self.at + size].reshape(shape)
         self.at += _padded(size)
         return array
+
+
+def line_start(raw: np.ndarray, size: int) -> np.ndarray:
+    """``size`` numbers of ``raw`` (at least 64 bytes longer) from its first 64-byte line on: the system's
+    allocator gives 16-byte starts, and numbers that straddle two lines of the processor's cache cost time."""
+    skip = (-raw.ctypes.data % 64) // raw.itemsize
+    return raw[skip:skip + size]
 
 
 def _padded(size: int) -> int:

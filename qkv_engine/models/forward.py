@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import rotary
 from ..errors import ModelError
-from .architecture import Architecture, LayerWeights, OutputHead, Weights
+from .architecture import Architecture, LayerWeights, OutputHead, Weights, line_start
 from .widths import float32
 
 F32 = np.float32
@@ -116,19 +116,20 @@ def layer_norm(x: np.ndarray, gain_bias: tuple, eps: float, out: np.ndarray | No
     return centred
 
 
-@functools.lru_cache(maxsize=8)
-def _shares(d: int) -> np.ndarray:
-    """d numbers 1 / d (read-only): their product with a d x n array is each column's mean."""
-    share = np.full(d, F32(1.0 / d), F32)
-    share.setflags(write=False)
-    return share
+@functools.lru_cache(maxsize=16)
+def _constant(shape: tuple, value: float) -> np.ndarray:
+    """A read-only float32 array of ``value``s, made once: LayerNorm's 1/d shares (their product with a d x n
+    array is each column's mean), the softmax's column of ones (a product with it sums each row)."""
+    array = np.full(shape, F32(value), F32)
+    array.setflags(write=False)
+    return array
 
 
 def _layer_norm_columns(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float, out) -> np.ndarray:
     """layer_norm of d x n ``x`` (C-ordered, a token per column: the layout of a turned-around product seen from
     its own side), the sums down each column made by BLAS: numpy would add up the d rows one after another,
     slower and less precisely."""
-    share = _shares(x.shape[0])
+    share = _constant((x.shape[0],), 1.0 / x.shape[0])
     centred = np.subtract(x, share @ x, out=out)
     var = share @ (centred * centred)
     var += F32(eps)
@@ -298,15 +299,9 @@ def _line_padded(size: int) -> int:
 
 
 #: A block is allocated this many numbers (one 64-byte line) larger than its arrays need, and they start on its
-#: first whole line: the system's allocator gives 16-byte starts, and numbers that straddle two lines cost 5 % of a
-#: forward at 512 tokens, 1 % at 128 (A/B).
+#: first whole line (architecture.line_start): numbers that straddle two lines cost 5 % of a forward at 512
+#: tokens, 1 % at 128 (A/B).
 _LINE = 16
-
-
-def _line_start(raw: np.ndarray, size: int) -> np.ndarray:
-    """``size`` numbers of ``raw`` (float32, at least size + _LINE long) from its first 64-byte line on."""
-    skip = (-raw.ctypes.data % 64) // 4
-    return raw[skip:skip + size]
 
 
 class RunBlocks:
@@ -331,7 +326,7 @@ class RunBlocks:
         self._held = [np.empty(0, F32)]  # the first: the unused block the others are compared with
 
     def take(self, size: int) -> np.ndarray:
-        """``size`` float32 numbers from a 64-byte line on (_line_start), on a block no array refers to any more
+        """``size`` float32 numbers from a 64-byte line on (line_start), on a block no array refers to any more
         when one fits, else new."""
         with self._lock:
             held = self._held
@@ -345,7 +340,7 @@ class RunBlocks:
                 block = np.empty(size + _LINE, F32)
             held.append(block)
             del held[1:-self.HELD]
-            return _line_start(block, size)
+            return line_start(block, size)
 
 
 def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: frozenset = frozenset(),
@@ -367,7 +362,7 @@ def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: froz
     for name, size in sizes.items():
         starts[name] = at
         at += _line_padded(size)
-    block = _line_start(np.empty(at + _LINE, F32), at) if blocks is None else blocks.take(at)
+    block = line_start(np.empty(at + _LINE, F32), at) if blocks is None else blocks.take(at)
     arrays, with_ones = {}, {}
     for name, shape in shapes.items():
         kept = block[starts[name]:starts[name] + sizes[name]].reshape(stored_shape[name])
@@ -478,14 +473,6 @@ def _attention_blocks(heads: int, n: int):
     return [(slice(h, h + 1), rows) for h in range(heads) for rows in _blocks(n, n, _ATTENTION_BLOCK)]
 
 
-@functools.lru_cache(maxsize=8)
-def _ones_column(n: int) -> np.ndarray:
-    """n x 1 ones (read-only): a product with them sums each row."""
-    ones = np.ones((n, 1), F32)
-    ones.setflags(write=False)
-    return ones
-
-
 def _exp_scores(q: np.ndarray, k: np.ndarray, hidden: np.ndarray | None, z: np.ndarray, shift: bool) -> np.ndarray:
     """_EXP(q k^T) into ``z`` (hidden keys at 0), each row's maximum taken away first if ``shift``; returns the rows'
     sums (heads x rows x 1), added up by BLAS. (q comes scaled by log2 e when _EXP is exp2: the same e^z.)"""
@@ -495,7 +482,7 @@ def _exp_scores(q: np.ndarray, k: np.ndarray, hidden: np.ndarray | None, z: np.n
     if shift:
         z -= z.max(axis=-1, keepdims=True)
     _EXP(z, out=z)
-    return np.matmul(z, _ones_column(z.shape[-1]))
+    return np.matmul(z, _constant((z.shape[-1], 1), 1.0))
 
 
 def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys: np.ndarray | None,

@@ -172,7 +172,6 @@ class Session(QtCore.QObject):
         # The trained-model mode (None: the hand-made mode).
         self._model_doc: ModelDoc | None = None
         self._trace = None  # the ModelTrace of the document's last landed forward
-        self._trace_noted = False  # whether the last landed forward's sentence got a note (cut, a word as [UNK], empty)
         self._model_layer = 0
         self._model_head = 0
         self._hand_made: tuple | None = None  # (scenario, preset) to go back to
@@ -628,9 +627,8 @@ class Session(QtCore.QObject):
     def _on_trace(self, doc, trace) -> None:
         if doc != self._model_doc:
             return  # an older document's forward (undo or redo overtook it)
-        first = self._trace is None
-        self._trace = trace
-        noted = True
+        before, self._trace = self._trace, trace
+        first = before is None
         if trace.dropped:
             self.message.emit(f"Kept the first {len(trace.tokens)} tokens: {doc.model.info.limit_reason}; "
                               f"{trace.dropped} more were left out.")
@@ -640,11 +638,8 @@ class Session(QtCore.QObject):
             words = ", ".join(f"'{w}'" for w in dict.fromkeys(trace.unknown))
             self.message.emit(f"The model does not know {words}: it reads {'it' if len(trace.unknown) == 1 else 'them'}"
                               f" as [UNK]. Help \u2192 Words the built-in model knows lists the words it knows.")
-        else:
-            noted = False
-            if self._trace_noted:  # typed on: an earlier sentence's note (a half-typed word as [UNK]) is wrong now
-                self.message.emit("")
-        self._trace_noted = noted
+        elif before is not None and (before.dropped or before.unknown or not before.tokens):
+            self.message.emit("")  # typed on: the last sentence's note (a half-typed word as [UNK]) is wrong now
         self._show_head()
 
     def _show_head(self) -> None:
