@@ -152,10 +152,10 @@ class JoinedStore:
     def join(self, layer: LayerWeights) -> LayerWeights:
         if self.block is None:
             dtype = layer.w_qkv.dtype
-            per_layer = sum(_padded(w.shape[1] * (w.shape[0] + 1)) for w in (getattr(layer, "w_" + name)
-                                                                               for name in _JOINED))
+            per_layer = sum(line_padded(w.shape[1] * (w.shape[0] + 1), dtype.itemsize)
+                            for w in (getattr(layer, "w_" + name) for name in _JOINED))
             size = per_layer * self.n_layers
-            self.block = line_start(np.empty(size + 64 // dtype.itemsize, dtype), size)  # the first array on a line too
+            self.block = line_start(np.empty(size + LINE_BYTES // dtype.itemsize, dtype), size)  # the first on a line too
         return join_biases(layer, self.empty)
 
     def empty(self, shape: tuple, dtype) -> np.ndarray:
@@ -163,20 +163,26 @@ class JoinedStore:
         if dtype != self.block.dtype or self.at + size > self.block.size:
             return np.empty(shape, dtype)
         array = self.block[self.at:self.at + size].reshape(shape)
-        self.at += _padded(size)
+        self.at += line_padded(size, self.block.itemsize)
         return array
 
 
+#: The processor's cache line, in bytes: arrays start on one (line_start) and take whole ones (line_padded).
+LINE_BYTES = 64
+
+
 def line_start(raw: np.ndarray, size: int) -> np.ndarray:
-    """``size`` numbers of ``raw`` (at least 64 bytes longer) from its first 64-byte line on: the system's
+    """``size`` numbers of ``raw`` (at least a line longer) from its first 64-byte line on: the system's
     allocator gives 16-byte starts, and numbers that straddle two lines of the processor's cache cost time."""
-    skip = (-raw.ctypes.data % 64) // raw.itemsize
+    skip = (-raw.ctypes.data % LINE_BYTES) // raw.itemsize
     return raw[skip:skip + size]
 
 
-def _padded(size: int) -> int:
-    """``size`` numbers rounded up to a whole number of 64-byte lines (of 2- or 4-byte numbers)."""
-    return -(-size // 32) * 32
+def line_padded(size: int, itemsize: int) -> int:
+    """``size`` numbers of ``itemsize`` bytes rounded up to whole 64-byte lines, so that the next array of a block
+    starts on a line too."""
+    per_line = LINE_BYTES // itemsize
+    return -(-size // per_line) * per_line
 
 
 @dataclass

@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import rotary
 from ..errors import ModelError
-from .architecture import Architecture, LayerWeights, OutputHead, Weights, line_start
+from .architecture import LINE_BYTES, Architecture, LayerWeights, OutputHead, Weights, line_padded, line_start
 from .widths import float32
 
 F32 = np.float32
@@ -293,15 +293,10 @@ def _stored_shapes(shapes: dict, token_minor: frozenset, ones: frozenset) -> dic
             else shape[:-1] + (shape[-1] + (name in ones),) for name, shape in shapes.items()}
 
 
-def _line_padded(size: int) -> int:
-    """``size`` float32 numbers rounded up to whole 64-byte lines: each array starts on one in the block."""
-    return -(-size // 16) * 16
-
-
 #: A block is allocated this many numbers (one 64-byte line) larger than its arrays need, and they start on its
 #: first whole line (architecture.line_start): numbers that straddle two lines cost 5 % of a forward at 512
 #: tokens, 1 % at 128 (A/B).
-_LINE = 16
+_LINE = LINE_BYTES // 4
 
 
 class RunBlocks:
@@ -361,7 +356,7 @@ def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: froz
     starts, at = {}, 0
     for name, size in sizes.items():
         starts[name] = at
-        at += _line_padded(size)
+        at += line_padded(size, 4)  # each array starts on a line of the block
     block = line_start(np.empty(at + _LINE, F32), at) if blocks is None else blocks.take(at)
     arrays, with_ones = {}, {}
     for name, shape in shapes.items():
@@ -569,7 +564,7 @@ def run_bytes(arch: Architecture, n: int) -> int:
     sentence). A run that reuses an earlier run's block (RunBlocks) keeps up to a quarter more."""
     shapes, into_place, ones = _layout(arch, n)
     stored = _stored_shapes(shapes, _TOKEN_MINOR if into_place else frozenset(), ones)
-    return 4 * (sum(_line_padded(math.prod(shape)) for shape in stored.values()) + _LINE)
+    return 4 * (sum(line_padded(math.prod(shape), 4) for shape in stored.values()) + _LINE)
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None,
