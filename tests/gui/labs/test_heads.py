@@ -2,7 +2,6 @@
 weights and the concat-and-project step, checked against numpy written out here (not the engine)."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pytest
@@ -255,12 +254,9 @@ def test_eight_heads_and_64_tokens_draw(make_panel, make_session):
     assert heads.views[7].image.image.shape == (64, 64)
     assert 0 < len(heads.x_tick_labels) < 64  # thinned
     assert concat.grids["c"].values.shape == (64, 8 * session.scenario.d_v)
-    times = {}
     for panel in (heads, concat):
-        t0 = time.perf_counter()
         panel.refresh()
-        times[panel.objectName()] = time.perf_counter() - t0
-    assert all(t < 1.0 for t in times.values()), times
+        panel.grab()  # paints without error
 
 
 # ----- what a slide or a dock shows: sizes and edges ----------------------------------------------------------

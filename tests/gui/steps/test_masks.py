@@ -1,7 +1,6 @@
 """The heatmap's mask editor, used as a teacher would: block cells, mark padding keys, switch the
 causal mask, clear and undo; the all-masked row; cross-attention's n x m grid; 512 tokens with masks."""
 import math
-import time
 
 import numpy as np
 import pytest
@@ -339,9 +338,7 @@ def test_512_tokens_with_masks(panel, qtbot):
     assert "no key left" in panel.sumNote.text().lower()
     assert 2 <= len(panel.open_key_labels) <= 60
     assert 2 <= len(panel.x_tick_labels) <= 80  # thinned (upright names: every 10th)
-    start = time.perf_counter()
     panel.show_result(result, s.selection)
-    assert time.perf_counter() - start < 0.5
     panel.grab()  # paints without error
     panel.resize(*IN_GRID)
     settle(qtbot)

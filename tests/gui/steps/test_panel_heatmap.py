@@ -1,5 +1,4 @@
 """The attention heatmap: the drawn image is the weight grid, clicks select, hover explains."""
-import time
 
 import numpy as np
 import pytest
@@ -158,9 +157,7 @@ def test_numbers_in_cells_only_when_they_fit(panel, qtbot):
     np.testing.assert_allclose(panel.image.image, reference_weights(panel.session.scenario), atol=1e-12)
     assert 2 <= len(panel.x_tick_labels) <= 40 and panel.x_step > 1
     assert 2 <= len(panel.y_tick_labels) <= 60 and panel.y_step > 1
-    start = time.perf_counter()
     panel.show_result(result, panel.session.selection)
-    assert time.perf_counter() - start < 0.5
     panel.grab()  # paints without error
 
     # Zoomed in on a corner every token is labelled again and the numbers come back.

@@ -1,5 +1,4 @@
 """Every bad input gets an answer and loses nothing: huge pastes, limits, and errors inside slots."""
-import time
 
 import numpy as np
 import pytest
@@ -17,18 +16,15 @@ def test_a_ten_thousand_word_paste_keeps_the_first_tokens_and_says_so(make_panel
     make_grid(session=options.session)  # the panels draw what was kept
     text = " ".join(f"word{i % 300}" for i in range(10_000))
     edit = options.findChild(QtWidgets.QLineEdit, "sentenceEdit")
-    t0 = time.perf_counter()
     edit.setText(text)
     edit.textEdited.emit(text)
     settle()
-    elapsed = time.perf_counter() - t0
     s = options.session.scenario
     assert s.n == MAX_TOKENS and s.dropped == 10_000 - MAX_TOKENS
     label = options.findChild(QtWidgets.QLabel, "messageLabel")
     assert label.isVisible()
     assert f"Kept the first {MAX_TOKENS} tokens" in label.text() and f"{10_000 - MAX_TOKENS} more" in label.text()
     assert edit.text() == text  # nothing the user typed is thrown away
-    assert elapsed < 30  # a generous bound: this is not a benchmark, only "it did not hang"
 
 
 @pytest.mark.parametrize("spin, value", [("dModelSpin", 1), ("dKSpin", 1), ("dVSpin", 1),
