@@ -29,6 +29,7 @@ from .config_values import small_positive as _positive
 from .config_values import whole as _whole
 from .llama_family import FAMILIES as LLAMA_TYPES
 from .llama_family import llama_architecture, llama_embedding_names, llama_layer_names
+from .memory import aligned_start, allocation, line_padded
 from .widths import WIDEN_LIMIT, float32
 
 SUPPORTED = ("bert", "distilbert", "gpt2", "llama", "mistral", "qwen2")
@@ -137,12 +138,10 @@ def join_biases(layer: LayerWeights, empty=np.empty) -> LayerWeights:
 
 
 class JoinedStore:
-    """Every layer's joined arrays carved out of one allocation, made when the first layer is joined (the
-    layers all have its shapes and width), each array starting on a 64-byte line. numpy asks Linux for huge
-    pages (2 MB) for an allocation this large, where each layer's arrays alone (a few MB) would get 4 KB pages:
-    the matrix products then read the weights with far fewer page-table lookups (2 % of a 128-token forward of
-    a MiniLM-shaped BERT, A/B). An array the allocation has no room left for (of a layer larger than the first)
-    gets an allocation of its own."""
+    """Every layer's joined arrays carved out of one block of memory (memory.allocation: in huge pages, as large
+    as it is), made when the first layer is joined (the layers all have its shapes and width), each array starting
+    on a 64-byte line. The matrix products then read the weights with far fewer page-table lookups. An array the
+    block has no room left for (of a layer larger than the first) gets an allocation of its own."""
 
     def __init__(self, n_layers: int):
         self.n_layers = n_layers
@@ -155,7 +154,7 @@ class JoinedStore:
             per_layer = sum(line_padded(w.shape[1] * (w.shape[0] + 1), dtype.itemsize)
                             for w in (getattr(layer, "w_" + name) for name in _JOINED))
             size = per_layer * self.n_layers
-            self.block = line_start(np.empty(size + LINE_BYTES // dtype.itemsize, dtype), size)  # the first on a line too
+            self.block = aligned_start(allocation(size, dtype), size)
         return join_biases(layer, self.empty)
 
     def empty(self, shape: tuple, dtype) -> np.ndarray:
@@ -165,24 +164,6 @@ class JoinedStore:
         array = self.block[self.at:self.at + size].reshape(shape)
         self.at += line_padded(size, self.block.itemsize)
         return array
-
-
-#: The processor's cache line, in bytes: arrays start on one (line_start) and take whole ones (line_padded).
-LINE_BYTES = 64
-
-
-def line_start(raw: np.ndarray, size: int) -> np.ndarray:
-    """``size`` numbers of ``raw`` (at least a line longer) from its first 64-byte line on: the system's
-    allocator gives 16-byte starts, and numbers that straddle two lines of the processor's cache cost time."""
-    skip = (-raw.ctypes.data % LINE_BYTES) // raw.itemsize
-    return raw[skip:skip + size]
-
-
-def line_padded(size: int, itemsize: int) -> int:
-    """``size`` numbers of ``itemsize`` bytes rounded up to whole 64-byte lines, so that the next array of a block
-    starts on a line too."""
-    per_line = LINE_BYTES // itemsize
-    return -(-size // per_line) * per_line
 
 
 @dataclass

@@ -38,7 +38,8 @@ import numpy as np
 
 from .. import rotary
 from ..errors import ModelError
-from .architecture import LINE_BYTES, Architecture, LayerWeights, OutputHead, Weights, line_padded, line_start
+from .architecture import Architecture, LayerWeights, OutputHead, Weights
+from .memory import LINE_BYTES, aligned_start, allocation, line_padded, room
 from .widths import float32
 
 F32 = np.float32
@@ -293,9 +294,9 @@ def _stored_shapes(shapes: dict, token_minor: frozenset, ones: frozenset) -> dic
             else shape[:-1] + (shape[-1] + (name in ones),) for name, shape in shapes.items()}
 
 
-#: A block is allocated this many numbers (one 64-byte line) larger than its arrays need, and they start on its
-#: first whole line (architecture.line_start): numbers that straddle two lines cost 5 % of a forward at 512
-#: tokens, 1 % at 128 (A/B).
+#: A block that is not mapped in huge pages is allocated this many numbers (one 64-byte line) larger than its arrays
+#: need, and they start on its first whole line (memory.aligned_start): numbers that straddle two lines cost 5 % of
+#: a forward at 512 tokens, 1 % at 128 (A/B).
 _LINE = LINE_BYTES // 4
 
 
@@ -307,6 +308,7 @@ class RunBlocks:
     fresh memory to most runs there: SmolLM2-135M's shape at 512 tokens took 0.64 s of the system's time beside
     1.13 s of computing (128 tokens: 42 ms beside 268), and a MiniLM at 128 tokens 3 ms beside 24. With the
     blocks kept, none of that once two are held (A/B: -6 % at 128 tokens with the last trace kept, -7 % at 512).
+    A large block is mapped in huge pages (memory.allocation).
 
     The blocks of the last ``HELD`` runs are kept, in use or not: the one being shown and one to run into. One
     is in use while any array made from it is alive (each holds a reference to it: numpy's views keep their
@@ -321,21 +323,21 @@ class RunBlocks:
         self._held = [np.empty(0, F32)]  # the first: the unused block the others are compared with
 
     def take(self, size: int) -> np.ndarray:
-        """``size`` float32 numbers from a 64-byte line on (line_start), on a block no array refers to any more
-        when one fits, else new."""
+        """``size`` float32 numbers from an aligned start (memory.aligned_start), on a block no array refers to any
+        more when one fits, else new."""
         with self._lock:
             held = self._held
             unused = [i for i in range(1, len(held)) if sys.getrefcount(held[i]) <= sys.getrefcount(held[0])]
-            fits = [i for i in unused if size + _LINE <= held[i].size <= size + size // 4 + _LINE]
+            fits = [i for i in unused if size <= room(held[i]) <= size + size // 4]
             if fits:
                 block = held.pop(fits[0])
             else:  # the unused blocks that do not fit go first, so that their memory can be used
                 for i in reversed(unused):
                     del held[i]
-                block = np.empty(size + _LINE, F32)
+                block = allocation(size, F32)
             held.append(block)
             del held[1:-self.HELD]
-            return line_start(block, size)
+            return aligned_start(block, size)
 
 
 def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: frozenset = frozenset(),
@@ -357,7 +359,7 @@ def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: froz
     for name, size in sizes.items():
         starts[name] = at
         at += line_padded(size, 4)  # each array starts on a line of the block
-    block = line_start(np.empty(at + _LINE, F32), at) if blocks is None else blocks.take(at)
+    block = aligned_start(allocation(at, F32), at) if blocks is None else blocks.take(at)
     arrays, with_ones = {}, {}
     for name, shape in shapes.items():
         kept = block[starts[name]:starts[name] + sizes[name]].reshape(stored_shape[name])
@@ -561,7 +563,8 @@ def _layout(arch: Architecture, n: int) -> tuple[dict, bool, frozenset]:
 def run_bytes(arch: Architecture, n: int) -> int:
     """The memory, in bytes, of the arrays a run on ``n`` tokens keeps (the block _empty_arrays allocates, with its
     extra line): every layer's intermediates and every head's n x n weights (what grows with the square of the
-    sentence). A run that reuses an earlier run's block (RunBlocks) keeps up to a quarter more."""
+    sentence). A run that reuses an earlier run's block (RunBlocks) keeps up to a quarter more; a block mapped in
+    huge pages (memory.allocation, from 4 MB on) is mapped 2 MB larger, so that its arrays start on a 2 MB boundary."""
     shapes, into_place, ones = _layout(arch, n)
     stored = _stored_shapes(shapes, _TOKEN_MINOR if into_place else frozenset(), ones)
     return 4 * (sum(line_padded(math.prod(shape), 4) for shape in stored.values()) + _LINE)

@@ -111,7 +111,8 @@ def test_a_tensor_missing_from_every_shard_is_named(tmp_path):
 
 @pytest.mark.parametrize("source", [TINY_BERT, TINY_GPT2])
 def test_every_layers_joined_weights_are_carved_out_of_one_allocation_on_64_byte_lines(source):
-    """One allocation large enough for Linux's huge pages, the arrays apart and each on a cache line."""
+    """One allocation (mapped in huge pages when it is large: test_models_memory), the arrays apart and each on a
+    cache line."""
     layers = load_model(source)._weights.layers
     arrays = [a for layer in layers for a in layer.joined.values()]
     assert len(arrays) == 4 * len(layers) > 4
