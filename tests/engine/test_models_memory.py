@@ -228,3 +228,12 @@ def test_a_models_joined_weights_share_one_block_and_give_the_same_numbers_mappe
     assert memory.is_mapped(mapped._weights.layers[0].joined["qkv"].base) == MAPS
     for name, numbers in _arrays(mapped.run("the cat sat on the mat")).items():
         np.testing.assert_array_equal(numbers, _arrays(ordinary.run("the cat sat on the mat"))[name], err_msg=name)
+
+
+def test_a_mapping_the_system_refuses_falls_back_to_an_ordinary_array(monkeypatch):
+    def refused(*args, **kwargs):
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(memory.mmap, "mmap", refused)
+    raw = memory.allocation(memory.HUGE_BLOCK // 4, np.float32)
+    assert not memory.is_mapped(raw) and memory.room(raw) == memory.HUGE_BLOCK // 4
