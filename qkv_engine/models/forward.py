@@ -251,15 +251,16 @@ class Forward:
     k_unrotated: np.ndarray
 
 
-def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarray, np.ndarray | None]:
+def edited_qkv(layer: LayerWeights, edits: LayerEdits | None,
+               wide: Widened | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """W_qkv and b_qkv as float32 with the layer's edits in (copies only when something is edited; a model
     without biases gets zero biases when one is edited). Of a layer with joined weights, views of
-    ``edited_joined``'s array."""
+    ``edited_joined``'s array. ``wide``: a run's Widened, else weights kept narrow are widened into new memory."""
     if "qkv" in layer.joined:
-        both = edited_joined(layer, edits)
+        both = edited_joined(layer, edits, wide)
         biased = layer.b_qkv is not None or (edits is not None and any(row < 0 for row, _, _ in edits.qkv))
         return both[:, :-1].T, both[:, -1] if biased else None
-    w, b = float32(layer.w_qkv), float32(layer.b_qkv)
+    w, b = (float32(layer.w_qkv) if wide is None else wide(layer.w_qkv, "qkv")), float32(layer.b_qkv)
     if edits is None or not edits.qkv:
         return w, b
     if any(row >= 0 for row, _, _ in edits.qkv):
@@ -274,10 +275,10 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None) -> tuple[np.ndarra
     return w, b
 
 
-def edited_joined(layer: LayerWeights, edits: LayerEdits | None) -> np.ndarray:
+def edited_joined(layer: LayerWeights, edits: LayerEdits | None, wide: Widened | None = None) -> np.ndarray:
     """The layer's joined [W_qkv^T | b_qkv] (LayerWeights.joined) as float32 with its edits in (a copy only when
-    something is edited): w[row, col] is its [col, row], b[col] its [col, d]."""
-    both = float32(layer.joined["qkv"])
+    something is edited): w[row, col] is its [col, row], b[col] its [col, d]. ``wide`` as in edited_qkv."""
+    both = float32(layer.joined["qkv"]) if wide is None else wide(layer.joined["qkv"], "qkv")
     if edits is None or not edits.qkv:
         return both
     if both is layer.joined["qkv"]:
@@ -338,6 +339,29 @@ class RunBlocks:
             held.append(block)
             del held[1:-self.HELD]
             return aligned_start(block, size)
+
+
+class Widened:
+    """Where weights kept in the checkpoint's width (widths.float32) are widened, a layer at a time: each thread
+    widens a matrix of a layer into an array of its own for that matrix's role ("qkv", "o", "in", "out"), kept
+    from layer to layer and run to run (a large one mapped in huge pages, memory.allocation), rather than into
+    fresh memory each time, which the system clears page by page: 13 % of a Qwen2.5-0.5B-shaped model's forward at
+    16 tokens, 8 % at 128 (A/B, the same numbers). One for each model; what it gives is used by one product and
+    then written over by the next layer's, never kept. Float32 weights are used as they are."""
+
+    def __init__(self):
+        self._local = threading.local()  # the window runs a model on a worker thread too
+
+    def __call__(self, a: np.ndarray | None, role: str) -> np.ndarray | None:
+        if a is None or a.dtype == F32 or not (a.flags.c_contiguous or a.flags.f_contiguous):
+            return float32(a)
+        turned = not a.flags.c_contiguous  # stored transposed: widened in its own memory order
+        kept = vars(self._local)
+        into = kept.get(role)
+        if into is None or into.shape != a.shape or into.flags.c_contiguous == turned:
+            flat = aligned_start(allocation(a.size, F32), a.size)
+            into = kept[role] = flat.reshape(a.shape[::-1]).T if turned else flat.reshape(a.shape)
+        return float32(a, out=into)
 
 
 def _empty_arrays(shapes: dict, token_minor: frozenset = frozenset(), ones: frozenset = frozenset(),
@@ -412,15 +436,15 @@ def _embed(arch: Architecture, w: Weights, ids: np.ndarray, out: np.ndarray) -> 
     return out
 
 
-def _gated_feed_forward(layer: LayerWeights, z: np.ndarray) -> np.ndarray:
+def _gated_feed_forward(layer: LayerWeights, z: np.ndarray, wide: Widened) -> np.ndarray:
     """Llama's FF(z): down(silu(gate(z)) * up(z)), biases added where the model has them (BERT's and GPT-2's
     feed-forward is in _joined_rest)."""
-    inner = linear(z, float32(layer.w_in))
+    inner = linear(z, wide(layer.w_in, "in"))
     if layer.b_in is not None:
         inner += float32(layer.b_in)
     f = inner.shape[1] // 2
     inner = silu(inner[:, :f]) * inner[:, f:]
-    out = linear(inner, float32(layer.w_out))
+    out = linear(inner, wide(layer.w_out, "out"))
     if layer.b_out is not None:
         out += float32(layer.b_out)
     return out
@@ -505,25 +529,25 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: F32, hidden_keys:
 
 
 def _joined_rest(arch: Architecture, layer: LayerWeights, a: np.ndarray, h: np.ndarray, heads_in: np.ndarray,
-                 mid: np.ndarray, inner: np.ndarray, h_out: np.ndarray) -> np.ndarray:
+                 mid: np.ndarray, inner: np.ndarray, h_out: np.ndarray, wide: Widened) -> np.ndarray:
     """BERT's or GPT-2's layer after its attention, of joined products (LayerWeights.joined): the output
     projection O, then  BERT: h = LN(a + O); h = LN(h + FF(h))   GPT-2: h = h + O; h = h + FF(LN_2(h)).
     ``heads_in`` (n x (H d_head + 1)) is the layer's stored context, each token's heads' outputs side by side and
     a 1 after them; ``mid`` ((d + 1) x n) and ``inner`` ((d_ff + 1) x n) are scratch with their last rows ones.
     The new hidden state is written into ``h_out`` (n x d, token-minor) and returned."""
-    o = np.matmul(float32(layer.joined["o"]), heads_in.T, out=mid[:-1]).T  # n x d: O, its bias in
+    o = np.matmul(wide(layer.joined["o"], "o"), heads_in.T, out=mid[:-1]).T  # n x d: O, its bias in
     if arch.pre_norm:
         h = np.add(h, o, out=h_out)
         norm(arch, h, layer.ln_ffn, out=mid[:-1].T)  # O is done with: the feed-forward's input goes there
     else:
         o += a
         h = layer_norm(o, layer.ln_attn, arch.eps, out=o)  # the feed-forward's input, written over O
-    np.matmul(float32(layer.joined["in"]), mid, out=inner[:-1])
+    np.matmul(wide(layer.joined["in"], "in"), mid, out=inner[:-1])
     _in_place(ACTIVATION[arch.activation], inner[:-1])
     if arch.pre_norm:
-        h += (float32(layer.joined["out"]) @ inner).T  # n x d: FF(h), its biases in
+        h += (wide(layer.joined["out"], "out") @ inner).T  # n x d: FF(h), its biases in
         return h
-    f = np.matmul(float32(layer.joined["out"]), inner, out=h_out.T).T  # FF(h), written where the layer's output goes
+    f = np.matmul(wide(layer.joined["out"], "out"), inner, out=h_out.T).T  # FF(h), where the layer's output goes
     f += h
     return layer_norm(f, layer.ln_ffn, arch.eps, out=f)
 
@@ -571,15 +595,17 @@ def run_bytes(arch: Architecture, n: int) -> int:
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None,
-        blocks: RunBlocks | None = None) -> Forward:
+        blocks: RunBlocks | None = None, wide: Widened | None = None) -> Forward:
     """The whole model on token ids ``ids``; ``edits`` maps a layer to its LayerEdits. Its arrays are made in a
-    block from ``blocks`` when given (RunBlocks: the model's), else in new memory.
+    block from ``blocks`` when given (RunBlocks: the model's), else in new memory; weights kept narrow are widened
+    by ``wide`` (the model's Widened), else by one made for this run.
 
     With ``start`` > 0, the layers below ``start`` are taken from ``before`` (an earlier run on the same ids
     whose edits below ``start`` were the same, a Forward or a ModelTrace) and the run goes on from layer
     ``start``'s hidden state there: the same numbers as a whole run (``resume_from`` says when it may)."""
     n, H, KV, dh, L = len(ids), arch.n_heads, arch.kv_heads, arch.d_head, arch.n_layers
     G = H // KV  # query heads per key/value head
+    wide = Widened() if wide is None else wide
     parts = (slice(0, H * dh), slice(H * dh, (H + KV) * dh), slice((H + KV) * dh, None))  # W_qkv's Q | K | V
     _check_window(arch, n)
     allowed = np.tril(np.ones((n, n), dtype=bool)) if arch.causal else np.ones((n, n), dtype=bool)
@@ -616,10 +642,10 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
                 if token < n:  # an edit of a token the sentence no longer has waits for it
                     a[token, dim] = value
         if into_place:  # the product written as its heads' d_head x n blocks, the bias added on the way
-            np.matmul(edited_joined(layer, ed), with_ones["attn_input" if arch.pre_norm else "hidden"][li],
+            np.matmul(edited_joined(layer, ed, wide), with_ones["attn_input" if arch.pre_norm else "hidden"][li],
                       out=qkv_blocks[li])
         else:  # Llama: the heads turned by their positions, key/value heads repeated for their query heads
-            w_qkv, b_qkv = edited_qkv(layer, ed)
+            w_qkv, b_qkv = edited_qkv(layer, ed, wide)
             qkv = linear(a, w_qkv)  # n x (H + 2 KV) dh
             if b_qkv is not None:
                 qkv += b_qkv
@@ -641,13 +667,13 @@ def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int
             for head, vector in ed.fixed:
                 context[head] = vector
         if into_place:
-            h = _joined_rest(arch, layer, a, h, heads_in[li], mid, inner, out.hidden[li + 1])
+            h = _joined_rest(arch, layer, a, h, heads_in[li], mid, inner, out.hidden[li + 1], wide)
             continue
-        o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), float32(layer.w_o))  # n x d
+        o = linear(context.transpose(1, 0, 2).reshape(n, H * dh), wide(layer.w_o, "o"))  # n x d
         if layer.b_o is not None:
             o += float32(layer.b_o)
         h = np.add(h, o, out=out.hidden[li + 1])
-        h += _gated_feed_forward(layer, norm(arch, h, layer.ln_ffn))
+        h += _gated_feed_forward(layer, norm(arch, h, layer.ln_ffn), wide)
     if w.ln_final is not None:
         out.hidden[L] = norm(arch, h, w.ln_final)
     return out  # the output head's logits are worked out when asked for (ModelTrace.logits, logits_at)

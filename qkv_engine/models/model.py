@@ -228,6 +228,7 @@ class Model:
         self._weights = weights
         self._tokenizer = tokenizer
         self._blocks = forward.RunBlocks()  # the memory of its runs, for later runs when their traces are gone
+        self._wide = forward.Widened()  # where its weights are widened, when they are kept narrow
 
     def __repr__(self) -> str:
         return f"<Model {self.info.name!r}: {self.info.model_type}, {self.info.n_layers} layers x {self.info.n_heads} heads>"
@@ -298,7 +299,7 @@ class Model:
         start = self.resume_layer(text, edits, reuse)
         try:
             with np.errstate(over="ignore", invalid="ignore"):
-                f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse, self._blocks)
+                f = forward.run(self.arch, self._weights, id_array, layer_edits, start, reuse, self._blocks, self._wide)
         except MemoryError:
             need = _readable_bytes(forward.run_bytes(self.arch, len(ids)))
             raise ModelError(f"this computer has no free memory for a run of {len(ids)} tokens (it needs {need}): "

@@ -20,10 +20,17 @@ def bfloat16_bits_to_float32(bits: np.ndarray) -> np.ndarray:
     return np.left_shift(bits, np.uint32(16), dtype=np.uint32).view(F32)
 
 
-def float32(a):
-    """``a`` as float32 (itself when it already is; None stays None)."""
+def float32(a, out=None):
+    """``a`` as float32 (itself when it already is; None stays None); widened into ``out`` (a float32 array of its
+    shape, best in its memory order) when given."""
     if a is None or a.dtype == F32:
         return a
+    if out is not None:
+        if a.dtype == np.uint16:
+            np.left_shift(a, np.uint32(16), out=out.view(np.uint32), dtype=np.uint32)
+        else:
+            np.copyto(out, a)
+        return out
     if a.dtype == np.uint16:
         return bfloat16_bits_to_float32(a)
     return a.astype(F32)

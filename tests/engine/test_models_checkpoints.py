@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qkv_engine.models import ModelError, load_model
+from qkv_engine.models import ModelEdits, ModelError, load_model
 from qkv_engine.models import architecture
 
 from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, bfloat16_bits, copy_model, tensors, \
@@ -14,9 +14,15 @@ from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, bfloat16_
 TEXT = "The animal didn't cross the street because it was tired."
 
 
+#: A what-if edit: a weight of layer 0's head 0 and a knocked-out head of layer 1 (every family has them).
+EDITS = ModelEdits().with_weight(0, 0, "w_q", 1, 0, 0.5).with_knockout(1, 1, True)
+
+
 def traced(model):
-    trace = model.run(TEXT)
-    return trace.weights, trace.hidden, trace.logits
+    """A run, the same run again (weights kept narrow are widened into memory kept from the first), and a run with
+    a what-if edit: their attention weights, hidden states and logits."""
+    trace, again, edited = model.run(TEXT), model.run(TEXT), model.run(TEXT, EDITS)
+    return tuple(getattr(t, name) for t in (trace, again, edited) for name in ("weights", "hidden", "logits"))
 
 
 def run_all(folder):
@@ -56,6 +62,44 @@ def test_bfloat16_weights_give_the_numbers_of_their_float32_values(tmp_path, mon
             assert theirs is None
         else:
             np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("source", [TINY_LLAMA, TINY_GPT2])
+def test_narrow_weights_are_widened_into_memory_each_thread_keeps_for_them(tmp_path, monkeypatch, source):
+    """A big model's weights (kept in their 16 bits) are widened into one array a matrix of a layer, the same from
+    layer to layer and run to run, a thread's own: two threads running it at once get the right numbers."""
+    import threading
+
+    as_bf16 = copy_model(source, tmp_path / "bf16")
+    write_safetensors(as_bf16 / "model.safetensors", tensors(source), "BF16")
+    want = {text: load_model(as_bf16).run(text).hidden for text in (TEXT, "the cat sat on the mat")}
+    monkeypatch.setattr(architecture, "WIDEN_LIMIT", 0)
+    model = load_model(as_bf16)
+    model.run(TEXT)
+    kept = dict(vars(model._wide._local))
+    assert sorted(kept) == ["in", "o", "out", "qkv"] and all(a.dtype == np.float32 for a in kept.values())
+    model.run("the cat sat on the mat", EDITS)
+    assert all(vars(model._wide._local)[role] is array for role, array in kept.items())
+    wrong, seen = [], []
+    together = threading.Barrier(2, timeout=60)
+
+    def work(offset):
+        for i in range(12):
+            text = list(want)[(i + offset) % 2]
+            if not np.array_equal(model.run(text).hidden, want[text]):
+                wrong.append(text)
+            if i == 0:
+                together.wait()  # both threads hold their arrays from here on
+        seen.append({role: a.ctypes.data for role, a in vars(model._wide._local).items()})
+        together.wait()  # neither ends (and gives its arrays back) before both have said where theirs are
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+    assert not set(seen[0].values()) & set(seen[1].values())  # each thread widened into its own arrays
 
 
 @pytest.mark.parametrize("keep_width", [False, True])

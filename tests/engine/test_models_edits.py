@@ -210,9 +210,9 @@ def test_a_run_that_reuses_the_layers_below_an_edit_gives_the_numbers_of_a_whole
     starts = []
     whole_run = forward.run
 
-    def recorded(arch, w, ids, edits, start=0, before=None, blocks=None):
+    def recorded(arch, w, ids, edits, start=0, before=None, blocks=None, wide=None):
         starts.append(start)
-        return whole_run(arch, w, ids, edits, start, before, blocks)
+        return whole_run(arch, w, ids, edits, start, before, blocks, wide)
 
     monkeypatch.setattr(forward, "run", recorded)
     model = models[family]
