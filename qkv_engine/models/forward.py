@@ -450,8 +450,9 @@ def _gated_feed_forward(layer: LayerWeights, z: np.ndarray, wide: Widened) -> np
     return out
 
 
-def logits(arch: Architecture, head: OutputHead, h: np.ndarray) -> np.ndarray:
-    """n x vocab: the output head on the last hidden state ``h`` (architecture.OutputHead)."""
+def logits(arch: Architecture, head: OutputHead, h: np.ndarray, wide: Widened | None = None) -> np.ndarray:
+    """n x vocab: the output head on the last hidden state ``h`` (architecture.OutputHead). A decoder kept narrow is
+    widened a slice at a time, into ``wide``'s array for whole slices when given (the model's Widened)."""
     if head.transform is not None:
         w_t, b_t = head.transform
         h = layer_norm(ACTIVATION[arch.activation](h @ float32(w_t) + float32(b_t)), head.ln, arch.eps)
@@ -461,7 +462,9 @@ def logits(arch: Architecture, head: OutputHead, h: np.ndarray) -> np.ndarray:
     else:  # widened a slice at a time: a float32 copy of a large vocabulary would not fit beside the model
         out = np.empty((h.shape[0], decoder.shape[0]), F32)
         for s in range(0, decoder.shape[0], _VOCAB_CHUNK):
-            np.matmul(h, float32(decoder[s:s + _VOCAB_CHUNK]).T, out=out[:, s:s + _VOCAB_CHUNK])
+            part = decoder[s:s + _VOCAB_CHUNK]
+            wider = float32(part) if wide is None or len(part) < _VOCAB_CHUNK else wide(part, "decoder")
+            np.matmul(h, wider.T, out=out[:, s:s + _VOCAB_CHUNK])
     if head.bias is not None:
         out += float32(head.bias)
     return out

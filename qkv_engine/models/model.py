@@ -316,8 +316,8 @@ class Model:
             hidden=_frozen(f.hidden), allowed=_frozen(f.allowed),
             q_unrotated=None if f.q_unrotated is None else _frozen(f.q_unrotated),
             k_unrotated=None if f.k_unrotated is None else _frozen(f.k_unrotated),
-            output_head=None if self._weights.output is None else functools.partial(forward.logits, self.arch,
-                                                                                      self._weights.output),
+            output_head=None if self._weights.output is None else functools.partial(
+                forward.logits, self.arch, self._weights.output, wide=self._wide),
         )
 
     def resume_layer(self, text: str, edits: ModelEdits, reuse: ModelTrace | None) -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from qkv_engine.models import ModelEdits, ModelError, load_model
-from qkv_engine.models import architecture
+from qkv_engine.models import architecture, forward
 
 from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, bfloat16_bits, copy_model, tensors, \
     write_safetensors, write_shards
@@ -72,12 +72,18 @@ def test_narrow_weights_are_widened_into_memory_each_thread_keeps_for_them(tmp_p
 
     as_bf16 = copy_model(source, tmp_path / "bf16")
     write_safetensors(as_bf16 / "model.safetensors", tensors(source), "BF16")
-    want = {text: load_model(as_bf16).run(text).hidden for text in (TEXT, "the cat sat on the mat")}
+    wide = load_model(as_bf16)
+    want = {text: wide.run(text).hidden for text in (TEXT, "the cat sat on the mat")}
+    want_logits = wide.run(TEXT).logits
     monkeypatch.setattr(architecture, "WIDEN_LIMIT", 0)
+    monkeypatch.setattr(forward, "_VOCAB_CHUNK", 16)  # the output head's decoder widened 16 rows at a time
     model = load_model(as_bf16)
-    model.run(TEXT)
+    trace = model.run(TEXT)
+    fresh = forward.logits(model.arch, model._weights.output, trace.hidden[-1])  # each slice widened afresh
+    np.testing.assert_array_equal(trace.logits, fresh)
+    np.testing.assert_allclose(trace.logits, want_logits, atol=1e-5, rtol=0)  # 16-row products round a little apart
     kept = dict(vars(model._wide._local))
-    assert sorted(kept) == ["in", "o", "out", "qkv"] and all(a.dtype == np.float32 for a in kept.values())
+    assert sorted(kept) == ["decoder", "in", "o", "out", "qkv"] and all(a.dtype == np.float32 for a in kept.values())
     model.run("the cat sat on the mat", EDITS)
     assert all(vars(model._wide._local)[role] is array for role, array in kept.items())
     wrong, seen = [], []
