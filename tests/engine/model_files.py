@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -106,3 +107,12 @@ def runs_kept_to(folder: Path, tokens: int, monkeypatch) -> None:
     from qkv_engine.models.forward import run_bytes
 
     monkeypatch.setattr(model, "RUN_MEMORY", run_bytes(load_model(folder).arch, tokens))
+
+
+def on_two_threads(work) -> None:
+    """``work(0)`` and ``work(1)`` run at once on two threads; returns when both have ended."""
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from qkv_engine import BROAD_MIN, FOCUSED_MIN, ScenarioError, head_labels, head_labels_over
-from qkv_engine.head_labels import LEGEND, SCORES, head_scores
+from qkv_engine.head_labels import LEGEND, SCORES
 from qkv_engine.models import load_model
 
 from .model_files import TINY_GPT2

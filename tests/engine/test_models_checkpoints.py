@@ -8,8 +8,8 @@ import pytest
 from qkv_engine.models import ModelEdits, ModelError, load_model
 from qkv_engine.models import architecture, forward
 
-from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, bfloat16_bits, copy_model, tensors, \
-    write_safetensors, write_shards
+from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, bfloat16_bits, copy_model, on_two_threads, \
+    tensors, write_safetensors, write_shards
 
 TEXT = "The animal didn't cross the street because it was tired."
 
@@ -99,11 +99,7 @@ def test_narrow_weights_are_widened_into_memory_each_thread_keeps_for_them(tmp_p
         seen.append({role: a.ctypes.data for role, a in vars(model._wide._local).items()})
         together.wait()  # neither ends (and gives its arrays back) before both have said where theirs are
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    on_two_threads(work)
     assert wrong == []
     assert not set(seen[0].values()) & set(seen[1].values())  # each thread widened into its own arrays
 

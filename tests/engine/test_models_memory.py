@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import sys
-import threading
 import weakref
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from qkv_engine.models import ModelEdits, load_model, memory
 from qkv_engine.models import model as model_module
 from qkv_engine.models.forward import run_bytes
 
-from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, runs_kept_to
+from .model_files import TINY_BERT, TINY_GPT2, TINY_LLAMA, TINY_QWEN2, on_two_threads, runs_kept_to
 
 LONG = " ".join(["the cat sat on the mat and looked at the dog"] * 30)
 #: Whether this system maps large blocks in huge pages (Linux); elsewhere every block is an ordinary array.
@@ -162,11 +161,7 @@ def test_runs_on_two_threads_at_once_each_get_their_own_memory(blocks):
             got = _arrays(trace)
             wrong.extend(f"{text}: {name}" for name in got if not np.array_equal(got[name], want[text][name]))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    on_two_threads(work)
     assert wrong == []
 
 
