@@ -9,8 +9,6 @@ Every number comes from ``qkv_engine.training``; nothing here redoes the maths.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import explain, training
