@@ -138,10 +138,11 @@ def join_biases(layer: LayerWeights, empty=np.empty) -> LayerWeights:
 
 
 class JoinedStore:
-    """Every layer's joined arrays carved out of one block of memory (memory.allocation: in huge pages, as large
-    as it is), made when the first layer is joined (the layers all have its shapes and width), each array starting
-    on a 64-byte line. The matrix products then read the weights with far fewer page-table lookups. An array the
-    block has no room left for (of a layer larger than the first) gets an allocation of its own."""
+    """Every layer's joined arrays carved out of one block of memory (memory.allocation, which maps a block of a
+    few MB or more in huge pages), made when the first layer is joined (the layers all have its shapes and width),
+    each array starting on a 64-byte line. The matrix products then read the weights with far fewer page-table
+    lookups. An array the block has no room left for (of a layer larger than the first) gets an allocation of its
+    own."""
 
     def __init__(self, n_layers: int):
         self.n_layers = n_layers
