@@ -251,16 +251,20 @@ class Forward:
     k_unrotated: np.ndarray
 
 
-def edited_qkv(layer: LayerWeights, edits: LayerEdits | None,
-               wide: Widened | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+def _fresh(a: np.ndarray | None, role: str) -> np.ndarray | None:
+    """float32(a), in new memory: how weights are widened outside a run (a run's are widened by a Widened)."""
+    return float32(a)
+
+
+def edited_qkv(layer: LayerWeights, edits: LayerEdits | None, wide=_fresh) -> tuple[np.ndarray, np.ndarray | None]:
     """W_qkv and b_qkv as float32 with the layer's edits in (copies only when something is edited; a model
     without biases gets zero biases when one is edited). Of a layer with joined weights, views of
-    ``edited_joined``'s array. ``wide``: a run's Widened, else weights kept narrow are widened into new memory."""
+    ``edited_joined``'s array. ``wide(array, role)`` widens weights kept narrow (a run's Widened, or _fresh)."""
     if "qkv" in layer.joined:
         both = edited_joined(layer, edits, wide)
         biased = layer.b_qkv is not None or (edits is not None and any(row < 0 for row, _, _ in edits.qkv))
         return both[:, :-1].T, both[:, -1] if biased else None
-    w, b = (float32(layer.w_qkv) if wide is None else wide(layer.w_qkv, "qkv")), float32(layer.b_qkv)
+    w, b = wide(layer.w_qkv, "qkv"), float32(layer.b_qkv)
     if edits is None or not edits.qkv:
         return w, b
     if any(row >= 0 for row, _, _ in edits.qkv):
@@ -275,10 +279,10 @@ def edited_qkv(layer: LayerWeights, edits: LayerEdits | None,
     return w, b
 
 
-def edited_joined(layer: LayerWeights, edits: LayerEdits | None, wide: Widened | None = None) -> np.ndarray:
+def edited_joined(layer: LayerWeights, edits: LayerEdits | None, wide=_fresh) -> np.ndarray:
     """The layer's joined [W_qkv^T | b_qkv] (LayerWeights.joined) as float32 with its edits in (a copy only when
     something is edited): w[row, col] is its [col, row], b[col] its [col, d]. ``wide`` as in edited_qkv."""
-    both = float32(layer.joined["qkv"]) if wide is None else wide(layer.joined["qkv"], "qkv")
+    both = wide(layer.joined["qkv"], "qkv")
     if edits is None or not edits.qkv:
         return both
     if both is layer.joined["qkv"]:
@@ -293,12 +297,6 @@ def _stored_shapes(shapes: dict, token_minor: frozenset, ones: frozenset) -> dic
     1 after each token's numbers in those in ``ones`` (a row of ones under a token-minor array, else a column)."""
     return {name: shape[:-2] + (shape[-1] + (name in ones), shape[-2]) if name in token_minor
             else shape[:-1] + (shape[-1] + (name in ones),) for name, shape in shapes.items()}
-
-
-#: A block that is not mapped in huge pages is allocated this many numbers (one 64-byte line) larger than its arrays
-#: need, and they start on its first whole line (memory.aligned_start): numbers that straddle two lines cost 5 % of
-#: a forward at 512 tokens, 1 % at 128 (A/B).
-_LINE = LINE_BYTES // 4
 
 
 class RunBlocks:
@@ -450,9 +448,9 @@ def _gated_feed_forward(layer: LayerWeights, z: np.ndarray, wide: Widened) -> np
     return out
 
 
-def logits(arch: Architecture, head: OutputHead, h: np.ndarray, wide: Widened | None = None) -> np.ndarray:
+def logits(arch: Architecture, head: OutputHead, h: np.ndarray, wide=_fresh) -> np.ndarray:
     """n x vocab: the output head on the last hidden state ``h`` (architecture.OutputHead). A decoder kept narrow is
-    widened a slice at a time, into ``wide``'s array for whole slices when given (the model's Widened)."""
+    widened a slice at a time, whole slices by ``wide`` (the model's Widened: into an array kept for them)."""
     if head.transform is not None:
         w_t, b_t = head.transform
         h = layer_norm(ACTIVATION[arch.activation](h @ float32(w_t) + float32(b_t)), head.ln, arch.eps)
@@ -463,7 +461,7 @@ def logits(arch: Architecture, head: OutputHead, h: np.ndarray, wide: Widened | 
         out = np.empty((h.shape[0], decoder.shape[0]), F32)
         for s in range(0, decoder.shape[0], _VOCAB_CHUNK):
             part = decoder[s:s + _VOCAB_CHUNK]
-            wider = float32(part) if wide is None or len(part) < _VOCAB_CHUNK else wide(part, "decoder")
+            wider = wide(part, "decoder") if len(part) == _VOCAB_CHUNK else float32(part)
             np.matmul(h, wider.T, out=out[:, s:s + _VOCAB_CHUNK])
     if head.bias is not None:
         out += float32(head.bias)
@@ -594,7 +592,7 @@ def run_bytes(arch: Architecture, n: int) -> int:
     huge pages (memory.allocation, from 4 MB on) is mapped 2 MB larger, so that its arrays start on a 2 MB boundary."""
     shapes, into_place, ones = _layout(arch, n)
     stored = _stored_shapes(shapes, _TOKEN_MINOR if into_place else frozenset(), ones)
-    return 4 * (sum(line_padded(math.prod(shape), 4) for shape in stored.values()) + _LINE)
+    return 4 * sum(line_padded(math.prod(shape), 4) for shape in stored.values()) + LINE_BYTES
 
 
 def run(arch: Architecture, w: Weights, ids: np.ndarray, edits: dict, start: int = 0, before=None,

@@ -13,11 +13,12 @@ F32 = np.float32
 WIDEN_LIMIT = 1_000_000_000
 
 
-def bfloat16_bits_to_float32(bits: np.ndarray) -> np.ndarray:
-    """bfloat16 is the top half of a float32: the 16 stored bits go there, the low 16 bits are zero. One pass: the
-    shift is made in 32 bits as the numbers are read (widening and then shifting the wide array took 4.5 ms for
-    the 8.7 M numbers of a Qwen2.5-0.5B feed-forward matrix, this 3.8)."""
-    return np.left_shift(bits, np.uint32(16), dtype=np.uint32).view(F32)
+def bfloat16_bits_to_float32(bits: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """bfloat16 is the top half of a float32: the 16 stored bits go there, the low 16 bits are zero (into ``out``
+    when given). One pass: the shift is made in 32 bits as the numbers are read (widening and then shifting the
+    wide array took 4.5 ms for the 8.7 M numbers of a Qwen2.5-0.5B feed-forward matrix, this 3.8)."""
+    wide = np.left_shift(bits, np.uint32(16), dtype=np.uint32, out=None if out is None else out.view(np.uint32))
+    return wide.view(F32) if out is None else out
 
 
 def float32(a, out=None):
@@ -25,12 +26,9 @@ def float32(a, out=None):
     shape, best in its memory order) when given."""
     if a is None or a.dtype == F32:
         return a
-    if out is not None:
-        if a.dtype == np.uint16:
-            np.left_shift(a, np.uint32(16), out=out.view(np.uint32), dtype=np.uint32)
-        else:
-            np.copyto(out, a)
-        return out
     if a.dtype == np.uint16:
-        return bfloat16_bits_to_float32(a)
-    return a.astype(F32)
+        return bfloat16_bits_to_float32(a, out)
+    if out is None:
+        return a.astype(F32)
+    np.copyto(out, a)
+    return out
