@@ -17,7 +17,7 @@ token's largest dials (where its x is furthest from 0, so its rows of the grids 
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from qkv_engine import explain, feature_names
 

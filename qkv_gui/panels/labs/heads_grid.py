@@ -319,7 +319,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         self._full = full
         self._selection = selection
         count = full.n_heads
-        n, m = result.n, result.n_keys
+        n = result.n
         self._measure(result)
         self._place(count)
         # one colour scale for every head (the session's mode), on one bar

@@ -253,7 +253,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
         self._shown_slices = shown
         self.others.setVisible(bool(grouped.size))
         if grouped.size:  # one slice from where the first grouped key starts to where the last one ends
-            first, last = int(pie.order[-grouped.size]), int(pie.order[-1])
+            first = int(pie.order[-grouped.size])
             self.others.setStartAngle(int(self._starts16[first]))
             self.others.setSpanAngle(int(round(-16 * 360.0 * float(pie.shares[grouped].sum()))))
         self._place_labels()

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
 
 from qkv_engine import BROAD_MIN, FOCUSED_MIN, head_effects, head_labels, load_model
 from qkv_gui.panels import catalog

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from qkv_engine import compute, presets, training
+from qkv_engine import compute, training
 from qkv_engine.scenario import head_grids
 from qkv_gui.panels.steps.attention_heatmap import HeatmapPanel
 from qkv_gui.drawing.target_look import PREFIX

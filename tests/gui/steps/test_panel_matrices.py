@@ -174,7 +174,6 @@ def test_a_real_models_grids_are_colour_with_their_biases_said(make_panel, make_
     from tests.gui.support.big_dims import big_panel, problems, reference, texts_shown
 
     panel, s = big_panel(make_panel, make_session, MatricesPanel)
-    session = panel.session
     ref = reference(s)
     for name, want in (("x", s.x), ("q", ref["q"]), ("k", ref["k"]), ("v", ref["v"]), ("kt", ref["k"].T),
                        ("scores", ref["scores"]), ("weights", ref["weights"])):

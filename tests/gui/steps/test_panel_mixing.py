@@ -11,7 +11,7 @@ from qkv_gui.look import colours, style
 
 from tests.gui.support.big_dims import problems
 from qkv_gui.panels.steps.grid_mixing import MixingPanel
-from tests.gui.conftest import ALONE, IN_GRID, settle
+from tests.gui.conftest import IN_GRID, settle
 
 Qt = QtCore.Qt
 
@@ -190,7 +190,6 @@ def test_a_real_models_size_shows_a_few_dials_the_rest_and_the_bias(make_panel, 
     from tests.gui.support.big_dims import big_panel, texts_shown
 
     panel, s = big_panel(make_panel, make_session, MixingPanel, query=12)
-    session = panel.session
     panel.set_output(7)
     d = panel.drawn()
     x, w = s.x[12], s.w_q[:, 7]

@@ -188,7 +188,6 @@ def test_thirty_keys_are_named_as_fit_and_nothing_runs_off(make_panel, make_sess
     from tests.gui.support.big_dims import big_panel, problems, reference, texts_shown
 
     panel, s = big_panel(make_panel, make_session, ScalingPanel, query=6, key=21)
-    session = panel.session
     d = panel.drawn()
     ref = reference(s)
     assert d["raw_bars"] == pytest.approx({m: ref["scores"][6, m] for m in range(30)})

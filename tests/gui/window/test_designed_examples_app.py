@@ -2,7 +2,7 @@
 teacher looks (the sentence dock and the lesson), the promised pair selected on opening, and a note on
 what a newly typed word got."""
 import pytest
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
 from qkv_engine import compute, model_examples, presets
 from qkv_gui.state import session as session_module
