@@ -23,6 +23,7 @@ from qkv_engine import explain, feature_names
 
 from ..look import colours, style
 from ..drawing.token_labels import short_token
+from ..labels.changed_text import set_tooltip
 from ..state.session import Session
 from .grid_models import BIAS_SYMBOL, GRID_ROLE, GRID_SYMBOL, OUT_SYMBOL, BiasRowModel, WeightGridModel
 from .header_names import HeaderNameEditor
@@ -123,6 +124,7 @@ class RowJumpBar(QtWidgets.QWidget):
         lay.setSpacing(4)
         lines.addLayout(lay)
         self.largestLabel = QtWidgets.QLabel(self)
+        self.largestLabel.setTextFormat(QtCore.Qt.TextFormat.PlainText)  # a token such as <s> is text, not a tag
         lay.addWidget(self.largestLabel)
         self.dialButtons: list[QtWidgets.QToolButton] = []
         for k in range(LARGEST_DIALS):
@@ -163,8 +165,8 @@ class RowJumpBar(QtWidgets.QWidget):
             if k < len(self._dials):
                 d = self._dials[k]
                 b.setText(feature_names.symbol(s, 'x', d))
-                b.setToolTip(f"Go to row {feature_names.header(s, 'x', d)}: "
-                             f"'{s.tokens[i]}' has {explain.fixed(float(s.x[i, d]), 2)} there")
+                set_tooltip(b, f"Go to row {feature_names.header(s, 'x', d)}: "
+                               f"'{s.tokens[i]}' has {explain.fixed(float(s.x[i, d]), 2)} there")
             b.setVisible(k < len(self._dials))
 
 

@@ -3,10 +3,16 @@
 Setting a label's text or a tool tip, even to what it shows already, repaints the widget, may ask its
 layout for a new size, and sends an event that every application-wide event filter hears. Panels and
 editors that set their words on every edit use these instead.
+
+A tool tip is plain text here: Qt takes a text for rich text when a tag seems to start it, and a token such as
+Llama's ``<s>`` is one (``<s>`` strikes the rest through and disappears), so ``plain_tip`` hands Qt such a text
+as rich text that shows it as written.
 """
 from __future__ import annotations
 
-from PySide6 import QtCore
+from PySide6 import QtCore, QtGui
+
+Qt = QtCore.Qt
 
 
 def set_text(label, text: str) -> None:
@@ -29,7 +35,18 @@ def set_text(label, text: str) -> None:
             label.heightForWidth(label.width())
 
 
+def plain_tip(text: str) -> str:
+    """``text`` as a tool tip that shows it as written, its lines kept: as it is, unless Qt would take it for rich
+    text (``Qt.mightBeRichText``: a token such as ``<s>`` in its first line), then as rich text that says the same
+    (``Qt.convertFromPlainText``)."""
+    if not text or not QtGui.Qt.mightBeRichText(text):
+        return text
+    return QtGui.Qt.convertFromPlainText(text, Qt.WhiteSpaceMode.WhiteSpacePre)
+
+
 def set_tooltip(target, text: str) -> None:
-    """``target.setToolTip(text)`` (a widget or a graphics item), unless that is its tool tip already."""
+    """``target.setToolTip(text)`` (a widget or a graphics item), unless that is its tool tip already; ``text`` is
+    plain text (plain_tip)."""
+    text = plain_tip(text)
     if target.toolTip() != text:
         target.setToolTip(text)

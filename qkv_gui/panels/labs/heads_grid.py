@@ -29,6 +29,7 @@ from ...drawing.cell_grid import CellGridItem, Outline
 from ...look.colour_tables import colour_map
 from ...drawing.token_labels import nice_step, short_token
 from ...labels.captions import info_label, note_label, show_texts
+from ...labels.changed_text import plain_tip
 from ...drawing.colour_scale import bar_titles, show_on_bar
 from ...drawing.turned_axis import TurnableAxis
 from ..base import Panel
@@ -475,7 +476,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         scale = {"absolute": "0 to 1", "auto": "0 to the largest", "row": "each row to its largest"}[self._levels.mode]
         legend = f"Rows: queries (the token looking). Columns: keys (the token looked at). Colour: weight, {scale}."
         self._info = (f"{line}<br>{legend}", line)
-        self.canvas.setToolTip(f"head {h + 1}: {arithmetic}")
+        self.canvas.setToolTip(plain_tip(f"head {h + 1}: {arithmetic}"))
         self._apply_texts()
 
     def _apply_texts(self) -> None:

@@ -204,6 +204,7 @@ class PredictionPanel(Panel):
         layout.setSpacing(4)
         top = QtWidgets.QHBoxLayout()
         self.note = note_label(body, "predictionNote")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # a token such as <s> is text, not a tag
         top.addWidget(self.note, 1)
         self.lastButton = QtWidgets.QPushButton("Last token", body)
         self.lastButton.setObjectName("predictionLastToken")
@@ -273,6 +274,7 @@ class PredictionPanel(Panel):
         keep.addStretch(1)
         layout.addLayout(keep)
         self.info = info_label(body, "predictionInfo", self.colours)
+        self.info.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.info)
         layout.addStretch(0)  # the room left when no heads are listed
 

@@ -32,6 +32,7 @@ from ...drawing.token_labels import label_step, short_token
 from ...drawing.turned_axis import TurnableAxis
 from ...look.colour_tables import colour_map
 from ...labels.captions import info_label, note_label, show_texts
+from ...labels.changed_text import plain_tip
 from ..themed_text import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -155,6 +156,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         self.canvas.installEventFilter(self)
 
         self.info = info_label(body, "rolloutInfo", self.colours)
+        self.info.setTextFormat(Qt.TextFormat.PlainText)  # a token such as <s> is text, not a tag
         layout.addWidget(self.info)
 
         self.layerSlider.valueChanged.connect(self._on_layer)
@@ -320,7 +322,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         text = self.cell_words(i, j)
         self._info = (f"Selected: {text}. After layer {self.layer + 1}, '{short_token(labels[i])}' holds most "
                       f"of: {most}.", f"Selected: {text}")
-        self.canvas.setToolTip(text)
+        self.canvas.setToolTip(plain_tip(text))
         self._apply_texts()
 
     def _on_hover(self, i: int, j: int) -> None:
@@ -329,7 +331,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         self.hover_cell_ij = (i, j)
         self.hover_text = self.cell_words(i, j)
         self._info = (f"Under the mouse: {self.hover_text}.", self.hover_text)
-        self.canvas.setToolTip(self.hover_text)
+        self.canvas.setToolTip(plain_tip(self.hover_text))
         self._apply_texts()
 
     def _on_left(self) -> None:

@@ -293,6 +293,7 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         layout.addWidget(self.canvas, 1)
 
         self.info = info_label(body, "heatmapInfo")
+        self.info.setTextFormat(Qt.TextFormat.PlainText)  # a token such as <s> is text, not a tag
         layout.addWidget(steady_box(self.info))  # its weight changes at each edit; its size seldom
 
         # clicks on the cells come from the grid; the scene tells of double-clicks (show all) and key names

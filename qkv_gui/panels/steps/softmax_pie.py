@@ -29,7 +29,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import explain, pie_layout
 
 from ...look import colours, style
-from ...labels.changed_text import set_text
+from ...labels.changed_text import plain_tip, set_text
 from ..base import Panel
 from ..mask_words import no_keys, no_keys_note
 from ...labels.wrapped_label import WrappedLabel
@@ -442,7 +442,7 @@ class SoftmaxPanel(ThemedTextMixin, Panel):
     def eventFilter(self, obj, event):
         # The worked softmax is long at many tokens: build it only when someone hovers.
         if obj is self.view.viewport() and event.type() == QtCore.QEvent.Type.ToolTip:
-            QtWidgets.QToolTip.showText(event.globalPos(), self.tooltip_text(), self.view)
+            QtWidgets.QToolTip.showText(event.globalPos(), plain_tip(self.tooltip_text()), self.view)
             return True
         return super().eventFilter(obj, event)
 

@@ -112,6 +112,7 @@ class ValuesPanel(ThemedTextMixin, Panel):
         layout.addLayout(row, 1)
         self.worked = WrappedLabel(body)
         self.worked.setObjectName("valuesWorked")
+        self.worked.setTextFormat(QtCore.Qt.TextFormat.PlainText)  # a token such as <s> is text, not a tag
         self.worked.setWordWrap(True)
         self.worked.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         font = self.worked.font()
