@@ -63,6 +63,11 @@ def token_limit(arch: Architecture, memory: int | None = None) -> int:
     return low
 
 
+#: A model's kind as people write it, by config.json's model_type (else its family).
+KIND_NAMES = {"bert": "BERT", "distilbert": "DistilBERT", "gpt2": "GPT-2", "llama": "Llama", "mistral": "Mistral",
+              "qwen2": "Qwen2"}
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What a model is, for the GUI: sizes, family, and (RoPE models) its rotation."""
@@ -91,6 +96,22 @@ class ModelInfo:
     @property
     def token_limit(self) -> int:
         return self.kept_tokens or self.max_tokens
+
+    @property
+    def kind(self) -> str:
+        """The model's kind as people write it: "Qwen2", "Llama", "GPT-2" (KIND_NAMES)."""
+        kind = self.model_type or self.family
+        return KIND_NAMES.get(kind, kind)
+
+    @property
+    def shared_heads(self) -> str:
+        """How grouped-query attention shares key/value heads, in words ("" when every head has its own)."""
+        kv = self.n_kv_heads
+        if not kv or kv == self.n_heads:
+            return ""
+        each = self.n_heads // kv
+        return (f"{self.n_heads} query heads share {kv} key/value head{'s' if kv > 1 else ''}"
+                + (f", {each} on each" if kv > 1 else ""))
 
     @property
     def limit_reason(self) -> str:

@@ -40,14 +40,14 @@ LISTED_EDITS = 3
 
 
 def describe_model(info) -> str:
-    """One line about a model: its name, family and sizes."""
-    return f"{info.name} ({describe_sizes(info)})"
+    """One line about a model: its name, kind and sizes (and how its heads share key/value heads)."""
+    shared = f"; {info.shared_heads}" if info.shared_heads else ""
+    return f"{info.name} ({describe_sizes(info)}{shared})"
 
 
 def describe_sizes(info) -> str:
-    """The model's family and sizes in a few words."""
-    family = {"bert": "BERT", "gpt2": "GPT-2"}.get(info.family, info.family)
-    return f"{family}, {info.n_layers} layers \u00d7 {info.n_heads} heads, d_model {info.d_model}, d_k {info.d_head}"
+    """The model's kind and sizes in a few words."""
+    return f"{info.kind}, {info.n_layers} layers \u00d7 {info.n_heads} heads, d_model {info.d_model}, d_k {info.d_head}"
 
 
 def describe_edits(edits) -> str:
