@@ -17,10 +17,10 @@ from ..errors import ModelError
 from .architecture import architecture
 from .checkpoint import read_config, read_header, weight_files
 from .builtin import BUILTIN_NAME, builtin_model_path
-from .model import model_name
+from .model import KIND_NAMES, model_name
 
 
-#: A family's name as the lists show it.
+#: A family's name as the lists show it, when its config's model_type is not known.
 FAMILY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "llama": "Llama / Qwen2"}
 
 
@@ -31,11 +31,13 @@ class FoundModel:
     family: str | None  # "bert" | "gpt2" | "llama" when known
     problem: str | None  # why it cannot be opened, in one line; None when it looks fine
     builtin: bool = False  # the model the app ships (listed first)
+    model_type: str | None = None  # config.json's model_type ("qwen2") when known
 
     @property
     def kind(self) -> str:
-        """The family as a list shows it ("GPT-2"), "built in" added for the model the app ships."""
-        name = FAMILY_NAMES.get(self.family or "", self.family or "?")
+        """The model's kind as a list shows it ("Qwen2", "GPT-2"; model.KIND_NAMES, else its family's name),
+        "built in" added for the model the app ships."""
+        name = KIND_NAMES.get(self.model_type or "") or FAMILY_NAMES.get(self.family or "", self.family or "?")
         return f"{name}, built in" if self.builtin else name
 
 
@@ -51,13 +53,14 @@ def hf_cache_dir(environ=os.environ) -> Path:
     return Path(os.path.expanduser("~")) / ".cache" / "huggingface" / "hub"
 
 
-def inspect(folder: Path) -> tuple[str | None, str | None]:
-    """(family, problem) of a model folder, without reading its weights."""
-    family = None
+def inspect(folder: Path) -> tuple[str | None, str | None, str | None]:
+    """(family, problem, model_type) of a model folder, without reading its weights."""
+    family = model_type = None
     try:
         files = weight_files(folder)
         config, _ = read_config(folder)
-        family = architecture(config, folder).family
+        arch = architecture(config, folder)
+        family, model_type = arch.family, arch.model_type
         for path in files:
             read_header(path)
         if not (folder / "tokenizer.json").is_file():
@@ -68,10 +71,10 @@ def inspect(folder: Path) -> tuple[str | None, str | None]:
             if family == "gpt2" and not ((folder / "vocab.json").is_file() and (folder / "merges.txt").is_file()):
                 raise ModelError(f"No tokenizer in {folder}: expected tokenizer.json (or vocab.json and merges.txt)")
     except ModelError as exc:
-        return family, str(exc)
+        return family, str(exc), model_type
     except OSError as exc:
-        return family, f"{folder} cannot be read: {exc.strerror or exc}"
-    return family, None
+        return family, f"{folder} cannot be read: {exc.strerror or exc}", model_type
+    return family, None, model_type
 
 
 def _snapshots(repo: Path) -> list[Path]:
@@ -95,14 +98,15 @@ def find_models(extra=(), environ=os.environ) -> list[FoundModel]:
         if not folder.is_dir():
             found.append(FoundModel(name, folder, None, f"{folder}: not found"))
             return
-        family, problem = inspect(folder)
-        found.append(FoundModel(name, folder, family, problem))
+        family, problem, model_type = inspect(folder)
+        found.append(FoundModel(name, folder, family, problem, model_type=model_type))
 
     ours = builtin_model_path()
     if ours.is_dir():
-        family, problem = inspect(ours)
+        family, problem, model_type = inspect(ours)
         seen.add(os.path.realpath(ours))
-        found.append(FoundModel(f"{BUILTIN_NAME} (built in)", ours, family, problem, builtin=True))
+        found.append(FoundModel(f"{BUILTIN_NAME} (built in)", ours, family, problem, builtin=True,
+                                model_type=model_type))
     cache = hf_cache_dir(environ)
     try:
         repos = sorted(p for p in cache.iterdir() if p.is_dir() and p.name.startswith("models--"))

@@ -151,6 +151,9 @@ def test_llama_family_snapshots_in_the_cache_are_found_and_checked(tmp_path):
     found = {f.name: f for f in cached(environ={"HF_HUB_CACHE": str(hub)})}
     for name in ("org/tiny-llama", "org/tiny-qwen2", "org/sharded"):
         assert found[name].family == "llama" and found[name].problem is None, name
+    # the list names each by its config's model_type, not by the family the engine runs them as
+    assert (found["org/tiny-llama"].kind, found["org/tiny-qwen2"].kind) == ("Llama", "Qwen2")
+    assert found["org/no-tokenizer"].kind == "Llama"
     assert "No tokenizer" in found["org/no-tokenizer"].problem and found["org/no-tokenizer"].family == "llama"
     (sharded / files[0]).unlink()
     again = {f.name: f for f in cached(environ={"HF_HUB_CACHE": str(hub)})}
