@@ -11,8 +11,8 @@ Tokens are shown as a person reads them: BERT's as they are (``[CLS]``, ``the``,
 ``##s``); byte-level pieces (GPT-2, Qwen2) decoded to text, with a space shown as "␣"
 (not "Ġ"), a new line as "↵" and a tab as "⇥"; SentencePiece-style pieces (Llama's
 ``Metaspace``) with their "▁" shown as "␣" and a byte-fallback piece (``<0x0A>``) as the
-character it makes (here "↵"). A piece that holds only part of a character shows its
-bytes (``\\xe6\\x9d``). Special tokens (``<s>``, ``[CLS]``) are shown as they are. Which
+character it makes (here "↵"; another control character as its picture, "␁"). A piece that holds only part
+of a character shows its bytes (``\\xe6\\x9d``). Special tokens (``<s>``, ``[CLS]``) are shown as they are. Which
 way applies is read from tokenizer.json (its pre-tokenizer and decoder); the model's own
 post-processor adds what it says (BERT's ``[CLS]`` and ``[SEP]``, Llama's BOS ``<s>``).
 """
@@ -26,7 +26,11 @@ from pathlib import Path
 from ..errors import ModelError
 
 SPACE, NEWLINE, TAB, RETURN = "\u2423", "\u21b5", "\u21e5", "\u240d"
-_VISIBLE = str.maketrans({" ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": RETURN})
+#: Characters shown as a mark: the space, new line, tab and return as above; every other control character
+#: (U+0000 to U+001F, U+007F) as its picture in Unicode's Control Pictures ("\u2401" for U+0001), as it would
+#: otherwise be invisible on screen and is not allowed in an SVG file's text.
+_VISIBLE = str.maketrans({**{chr(c): chr(0x2400 + c) for c in range(0x20)}, "\x7f": "\u2421",
+                          " ": SPACE, "\n": NEWLINE, "\t": TAB, "\r": RETURN})
 _BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 GPT2_END = "<|endoftext|>"
 METASPACE = "\u2581"

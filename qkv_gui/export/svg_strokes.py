@@ -284,10 +284,17 @@ def _rewrite(parent, m: tuple) -> bool:
     return changed
 
 
+#: Characters XML 1.0 does not allow in a file (control characters other than tab, new line and return), which Qt's
+#: SVG writer copies from a text as they are: the file would be refused by every reader.
+_NOT_IN_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def device_strokes(data: bytes) -> bytes:
-    """The SVG ``data`` with every non-scaling stroke drawn in page units (see the module's docstring)."""
+    """The SVG ``data`` with every non-scaling stroke drawn in page units (see the module's docstring), and any
+    character XML does not allow shown as U+FFFD (the replacement character)."""
     ET.register_namespace("", SVG)
     ET.register_namespace("xlink", XLINK)
+    data = _NOT_IN_XML.sub("\ufffd".encode(), data)
     root = ET.fromstring(data)
     changed = _rewrite(root, parse_transform(root.get("transform")))
     for clip in root.iter(_NS + "clipPath"):

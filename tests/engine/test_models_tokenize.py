@@ -9,7 +9,7 @@ from tokenizers import Tokenizer
 
 from qkv_engine import compute
 from qkv_engine.models import load_model
-from qkv_engine.models.tokenizer import shown_byte_level
+from qkv_engine.models.tokenizer import shown_byte_level, shown_metaspace
 
 from .model_files import TINY, TINY_BERT, TINY_GPT2, copy_model
 
@@ -62,6 +62,27 @@ def test_a_piece_holding_part_of_a_character_shows_its_bytes():
     assert shown_byte_level("\u00c3") == "\\xc3"
     assert shown_byte_level("\u0120the") == "\u2423the"
     assert shown_byte_level("<|endoftext|>") == "<|endoftext|>"
+
+
+def test_a_control_character_is_shown_as_its_picture():
+    # byte 0x01: Llama's byte-fallback piece <0x01>, GPT-2's byte-alphabet letter for it (U+0101)
+    assert shown_metaspace("<0x01>", byte_fallback=True) == "\u2401"  # ␁
+    assert shown_byte_level("\u0101") == "\u2401"
+    assert shown_metaspace("<0x7F>", byte_fallback=True) == "\u2421"  # ␡ (delete)
+    assert shown_metaspace("<0x00>", byte_fallback=True) == "\u2400"  # ␀
+    # the marks that were there before stay
+    assert shown_metaspace("<0x0A>", byte_fallback=True) == "\u21b5"
+    assert shown_metaspace("<0x09>", byte_fallback=True) == "\u21e5"
+    assert shown_metaspace("\u2581a\rb", byte_fallback=True) == "\u2423a\u240db"
+
+
+def test_no_guess_of_a_model_holds_a_control_character():
+    from .model_files import TINY_LLAMA
+
+    model = load_model(TINY_LLAMA)
+    texts = [text for text, _id, _p in model.predict(model.run("the cat sat on the mat"), 0, 10)]
+    assert "\u2401" in texts  # this random model's guesses include byte 0x01 (was shown as an invisible '\x01')
+    assert not any(ch < " " or ch == "\x7f" for text in texts for ch in text)
 
 
 @pytest.mark.parametrize("family", ["bert", "gpt2"])

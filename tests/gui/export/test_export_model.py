@@ -9,6 +9,7 @@ from PySide6 import QtGui
 from qkv_engine import presets
 from qkv_engine.models import load_model
 from qkv_gui.export import figures as export
+from qkv_gui.panels import catalog
 from qkv_gui.state.session import Session
 
 from tests.gui.conftest import settle
@@ -70,6 +71,24 @@ def test_figure_files_name_the_model_layer_and_head(model_session):
     png = QtGui.QImage.fromData(files["png"], "PNG")
     assert name in png.text("Title") and "layer 2, head 1" in png.text("Title")
     assert name in pdf_title(files["pdf"]) and "layer 2, head 1" in pdf_title(files["pdf"])
+
+
+def test_a_token_that_is_a_control_character_exports_as_svg(qapp):
+    """tiny-llama's guesses include byte 0x01: its picture (U+2401) is written, and the file is XML every reader
+    takes (Qt's SVG writer copies a control character as it is, which XML does not allow)."""
+    from qkv_gui.look import style
+
+    style.configure_pyqtgraph()
+    s = Session(presets.load(presets.DEFAULT))
+    s.open_model(load_model(DATA / "tiny-llama"), text="the cat sat on the mat")
+    settle()
+    try:
+        data = export.render_panel(catalog.PREDICTION.cls, s, "svg", export.ExportOptions(width=480))
+        words = "".join(ET.fromstring(data).itertext())
+        assert "\u2401" in words and "<s>" in words
+    finally:
+        s.runner.shutdown()
+        s.deleteLater()
 
 
 def test_a_hand_made_figure_names_no_model(qapp):

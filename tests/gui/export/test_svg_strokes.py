@@ -111,3 +111,12 @@ def test_transform_lists_compose_in_order():
     r = svg_strokes.parse_transform("rotate(90)")
     assert np.allclose(r, (0, 1, -1, 0, 0, 0))
     assert svg_strokes.stretch((100.0, 0.0, 0.0, -3.0, 5.0, 5.0)) == pytest.approx(100.0)
+
+
+def test_a_character_xml_does_not_allow_becomes_the_replacement_character():
+    svg = ('<?xml version="1.0" encoding="UTF-8"?><svg xmlns="http://www.w3.org/2000/svg"><text>a\x01b\tc</text>'
+           '</svg>').encode()
+    with pytest.raises(ET.ParseError):
+        ET.fromstring(svg)
+    out = svg_strokes.device_strokes(svg)
+    assert "".join(ET.fromstring(out).itertext()) == "a\ufffdb\tc"
