@@ -16,6 +16,11 @@ from ..panels.base import Panel
 from ..labels.elided_label import ElidedLabel
 from ..labels.steady_box import SteadyBox
 
+#: A panel's frame's margin on each side, and the outline that singles a panel out (the lesson's), in pixels.
+FRAME_MARGIN, OUTLINE_PX = 2, 3
+#: What a panel's frame adds to its width at most: margin and outline, either side.
+FRAME_ROOM = 2 * (FRAME_MARGIN + OUTLINE_PX)
+
 Qt = QtCore.Qt
 
 
@@ -37,7 +42,7 @@ class PanelFrame(QtWidgets.QFrame):
         self.setObjectName(f"frame_{panel.object_name}")
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
+        layout.setContentsMargins(FRAME_MARGIN, FRAME_MARGIN, FRAME_MARGIN, FRAME_MARGIN)
         layout.setSpacing(0)
         bar = QtWidgets.QHBoxLayout()
         bar.setContentsMargins(6, 2, 2, 2)
@@ -85,7 +90,8 @@ class PanelFrame(QtWidgets.QFrame):
     def _restyle(self) -> None:
         size = f" font-size: {self.title_px}px;" if self.title_px else ""
         self.titleLabel.setStyleSheet(f"font-weight: bold;{size}")
-        self.setStyleSheet(f"QFrame#{self.objectName()} {{ border: 3px solid {self.outline}; border-radius: 4px; }}"
+        self.setStyleSheet(f"QFrame#{self.objectName()} {{ border: {OUTLINE_PX}px solid {self.outline}; "
+                           "border-radius: 4px; }"
                            if self.outline else "")
         self.setProperty("highlighted", self.outline is not None)
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui
 
+from ..panels.base import READABLE_WIDTH
+from .panel_grid import FRAME_ROOM
 
-#: The panel area is never narrower than this (pixels): a dock opened beside it cannot squeeze it away.
-CENTRAL_MIN_WIDTH = 260
+#: The panel area is never narrower than this (pixels): a dock opened beside it cannot squeeze it away. It holds
+#: one panel at its readable width in its frame, so that a panel shown alone (the lesson's) is never cut: at 260,
+#: the lesson beside a trained model on a 1024 x 768 screen cut the q·k plane's numbers at the right.
+CENTRAL_MIN_WIDTH = READABLE_WIDTH + FRAME_ROOM
 #: A window narrower than this (pixels) is a small screen: the lesson and the experiments first narrow
 #: the editing docks to what they need.
 NARROW_WINDOW = 1400

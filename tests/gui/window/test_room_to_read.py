@@ -231,3 +231,34 @@ def test_a_panel_scrolled_out_of_sight_waits_and_shows_the_new_numbers_when_it_c
     for p in panels:
         if p.in_view():
             assert p.paint_count > counts[p.object_name], p.object_name
+
+
+def test_the_lesson_beside_a_trained_model_on_a_projector_shows_the_qk_plane_whole(qtbot, settings, tmp_path):
+    # "Where does position come in?" shows the q·k plane and opens the RoPE lab beside the lesson. With a trained
+    # model open the editing docks on the left are wider (the Trained model box); in a window opened at 1024 x 768
+    # the panel was left 264 pixels, less than a panel reads at in its frame (280 + 10), and the q·k plane's numbers
+    # were cut at the right. (A panel with a wide picture, the tokens' numbers, still scrolls.)
+    from qkv_engine.models import load_model
+    from qkv_gui.window.main_window import MainWindow
+    from qkv_gui.window.panel_grid import FRAME_ROOM
+
+    w = MainWindow(settings=settings, recovery=tmp_path / "recovery")
+    w.ask_restore = lambda: False
+    qtbot.addWidget(w)
+    w.resize(*SMALL)  # opened so, as on a 1024 x 768 screen
+    w.show()
+    settle(rounds=6)
+    w.session.open_model(load_model(ROOT / "tests" / "data" / "tiny-llama"), "the cat sat on the mat")
+    settle(rounds=6)
+    w.enter_lesson_mode()
+    settle(rounds=6)
+    lesson = w.lesson
+    lesson.go(next(i for i, step in enumerate(lesson.steps) if step.panel == "ropeLabPanel"))
+    settle(rounds=6)
+    panel = w.panels["qkPlanePanel"]
+    assert lesson.grid_panel() == "qkPlanePanel" and w.experiment_docks["dockRopeLab"].isVisible()
+    assert panel.isVisible() and w.gridScroll.viewport().width() >= READABLE_WIDTH + FRAME_ROOM
+    assert w.gridScroll.horizontalScrollBar().maximum() == 0
+    assert panel.width() >= READABLE_WIDTH
+    numbers = panel.numbers
+    assert numbers.mapTo(w.gridScroll.viewport(), numbers.rect().topRight()).x() < w.gridScroll.viewport().width()
