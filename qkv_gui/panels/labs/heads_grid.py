@@ -210,6 +210,9 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             return
         self._placed_key = key
         width, height = float(max(1, rect.width())), float(max(1, rect.height()))
+        self.colorbar.show()  # before its room is measured: pyqtgraph gives a hidden axis no width (see below)
+        bar_axis = self.colorbar.getAxis("right")
+        bar_axis.setWidth(bar_axis.fixedWidth)
         room = self._room()
         gap, pad = room["gap"], FRAME_PAD
         outer_w = width - 2 * MARGIN - room["query"] - room["bar"] - gap
@@ -250,6 +253,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             v.title.setGeometry(QtCore.QRectF(x - gap / 2, y, bw + gap, room["title"]))
             v.vb.setGeometry(QtCore.QRectF(x, y + room["title"], bw, bh))
             v.vb.setRange(xRange=(-pad / cell, m + pad / cell), yRange=(-pad / cell, n + pad / cell), padding=0.0)
+            v.keyAxis.show()  # before its height: pyqtgraph gives a hidden axis none (see the query axes below)
             if upright:
                 v.keyAxis.set_turned(True, float(self._col_widths.max()))
             else:
@@ -259,6 +263,11 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             v.placed = True
         for r in range(rows):
             axis = self.queryAxes[r]
+            # Shown before it is placed: pyqtgraph gives a hidden axis no width, so the axis came out 0 pixels
+            # wide and grew only while it was first drawn, which kept a drawing without the names (a dock opened
+            # narrow at 1024 x 768 showed none until it was resized). setWidth asks for its width again.
+            axis.show()
+            axis.setWidth(axis.fixedWidth)
             vb = self.views[r * cols].vb
             if axis.linkedView() is not vb:
                 axis.linkToView(vb)

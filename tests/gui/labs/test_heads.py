@@ -499,3 +499,53 @@ def test_a_token_with_markup_characters_reads_as_typed(make_panel, which):
     assert "‘<’" in shown
     if which == "heads":
         assert "‘&’" in shown
+
+
+def _ink_pixels(panel, item, ink: str) -> int:
+    """How many pixels of the canvas under ``item`` are drawn in the palette's ``ink`` colour (its text)."""
+    image = panel.canvas.grab().toImage()
+    colour = QtGui.QColor(panel.colours.ink[ink])
+    rect = panel.canvas.mapFromScene(item.sceneBoundingRect()).boundingRect().intersected(image.rect())
+    count = 0
+    for y in range(rect.top(), rect.bottom() + 1):
+        for x in range(rect.left(), rect.right() + 1):
+            c = image.pixelColor(x, y)
+            if (abs(c.red() - colour.red()) + abs(c.green() - colour.green()) + abs(c.blue() - colour.blue())) < 90:
+                count += 1
+    return count
+
+
+@pytest.mark.parametrize("size", [(365, 681), (512, 913)])
+def test_the_token_names_show_as_soon_as_the_panel_opens(make_panel, size):
+    # Opened narrow (its dock on a 1024 x 768 screen), the heads showed no token names on either axis until
+    # the dock was resized: pyqtgraph gave the hidden query axes no width when they were placed.
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
+
+    panel = make_panel(HeadsGridPanel, size=size)
+    settle()
+    assert [name for _, name in panel.y_tick_labels] == ["The", "cat", "sat"]
+    query_axis, key_axis = panel.queryAxes[0], panel.views[0].keyAxis
+    assert query_axis.geometry().width() == query_axis.fixedWidth > 0
+    assert _ink_pixels(panel, query_axis, "query") > 20  # the names written, not only the ticks
+    assert _ink_pixels(panel, key_axis, "key") > 20
+
+
+@pytest.mark.parametrize("palette", [style.STANDARD, style.DARK])
+def test_the_colour_bar_numbers_fit_in_a_narrow_panel(make_session, qtbot, palette):
+    # The colour bar was placed before its axis had a width: in a dock opened on a 1024 x 768 screen in the dark
+    # palette its numbers ran off the right edge ("0." for 0.43).
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
+    from tests.gui.conftest import shown
+
+    session = make_session()
+    panel = HeadsGridPanel(session)
+    panel.set_colours(palette)  # the palette first, as a window in the dark palette opens the dock
+    shown(qtbot, panel, (365, 681))
+    settle()
+    image = panel.canvas.grab().toImage()
+    ground = image.pixelColor(image.width() - 1, 2)
+    bar = panel.canvas.mapFromScene(panel.colorbar.sceneBoundingRect()).boundingRect()
+    cut = [y for y in range(max(0, bar.top()), min(image.height(), bar.bottom()))
+           for x in (image.width() - 2, image.width() - 1)
+           if sum(abs(a - b) for a, b in zip(image.pixelColor(x, y).getRgb()[:3], ground.getRgb()[:3])) > 90]
+    assert not cut  # nothing drawn at the canvas' right edge: no number cut there
