@@ -178,7 +178,7 @@ class ScalingPanel(ThemedTextMixin, Panel):
         self._curve = None  # (xs, ys, rows) of the softmax curve shown, or None
         self._wordings = ()  # the scaled chart's title, longest wording first
         self._title = ""  # ... the wording shown
-        self._titles_for = None  # (wordings, width, text size) the titles were laid out for
+        self._titles_for = None  # (wordings, width, text size, axes' widths) the titles were laid out for
         self._bar_places = None  # (keys, masked keys) the bars' rows were laid out for
         self._shown = ShownFor()  # what the drawing was made from (the same again: nothing to draw)
         self._ticks_for = None  # what the key names down the side were chosen for
@@ -489,7 +489,11 @@ class ScalingPanel(ThemedTextMixin, Panel):
         if not wordings:
             return
         room = self.view.width()
-        key = (wordings, room, self._title_pt)
+        # the axes' widths too: an axis measures its numbers and names when first drawn and may widen then, after
+        # the titles were chosen (a panel first shown 365 pixels wide kept a title that cut the weight axis)
+        axes = tuple(chart.plot.getAxis(side).width()
+                     for chart in (self.raw, self.scaled) for side in ("left", "right"))
+        key = (wordings, room, self._title_pt, axes)
         if key == self._titles_for:
             return  # the same words in the same width: nothing to lay out again (the usual edit)
         self._titles_for = key

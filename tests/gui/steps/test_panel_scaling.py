@@ -334,3 +334,24 @@ def test_the_same_scores_again_draw_nothing_but_a_new_reason_or_name_is_written(
     np.testing.assert_array_equal(s.result.scores, scores)
     assert panel.drawn()["worked"].startswith("'zebra':")
     assert "zebra (masked)" in panel.drawn()["ticks"]
+
+
+def test_first_shown_narrow_it_takes_the_title_both_charts_fit_with(make_panel, make_session):
+    # The axes measure their names and numbers when first drawn and widen then; the titles were chosen before,
+    # so a panel first shown 365 pixels wide with tiny-llama's names kept "÷ √d_k = ÷ √8 = ÷ 2.828", which
+    # pushed the weight axis past the panel's edge, until it was resized.
+    from pathlib import Path
+
+    from qkv_engine import load_model
+
+    session = make_session()
+    session.runner.sync = True
+    session.open_model(load_model(Path(__file__).resolve().parents[2] / "data" / "tiny-llama"),
+                       text="the cat sat on the mat")
+    panel = make_panel(ScalingPanel, session=session, size=(365, 681))
+    settle()
+    least = panel.view.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width()
+    assert least <= panel.view.width()
+    assert panel.scaled.plot.titleLabel.text == "÷ √8 = ÷ 2.828"
+    weight_axis = panel.scaled.plot.getAxis("right")
+    assert panel.view.mapFromScene(weight_axis.sceneBoundingRect()).boundingRect().right() <= panel.view.width()
