@@ -68,6 +68,14 @@ KIND_NAMES = {"bert": "BERT", "distilbert": "DistilBERT", "gpt2": "GPT-2", "llam
               "qwen2": "Qwen2"}
 
 
+def group_words(n_heads: int, kv_heads: int) -> str:
+    """'4 query heads, 2 key/value heads: each key/value head serves 2 query heads' (grouped-query attention)."""
+    share = n_heads // kv_heads
+    if kv_heads == 1:
+        return f"{n_heads} query heads, 1 key/value head: it serves all {n_heads} query heads"
+    return f"{n_heads} query heads, {kv_heads} key/value heads: each key/value head serves {share} query heads"
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """What a model is, for the GUI: sizes, family, and (RoPE models) its rotation."""
@@ -105,13 +113,10 @@ class ModelInfo:
 
     @property
     def shared_heads(self) -> str:
-        """How grouped-query attention shares key/value heads, in words ("" when every head has its own)."""
+        """How grouped-query attention shares key/value heads, in words (group_words; "" when every head has its
+        own)."""
         kv = self.n_kv_heads
-        if not kv or kv == self.n_heads:
-            return ""
-        each = self.n_heads // kv
-        return (f"{self.n_heads} query heads share {kv} key/value head{'s' if kv > 1 else ''}"
-                + (f", {each} on each" if kv > 1 else ""))
+        return group_words(self.n_heads, kv) if kv and kv != self.n_heads else ""
 
     @property
     def limit_reason(self) -> str:

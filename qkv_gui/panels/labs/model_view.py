@@ -35,6 +35,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
 from qkv_engine import WORD_RULE, ScenarioError, head_labels, mask_view, views, word_mask, word_weights
+from qkv_engine.models.model import group_words
 
 from ...look import colours, style
 from ..base import Panel
@@ -66,14 +67,6 @@ TAG_WORDS = {"previous": ("prev", "P"), "next": ("next", "N"), "self": ("self", 
 LABEL_MAX_TOKENS = 128
 #: The session's lab_state keys: the label shown alone (None: all) and whether effects colour the tiles.
 LABEL_KEY, EFFECTS_KEY = "modelViewLabel", "modelViewEffects"
-
-
-def group_words(n_heads: int, kv_heads: int) -> str:
-    """'4 query heads, 2 key/value heads: each key/value head serves 2 query heads' (grouped-query attention)."""
-    share = n_heads // kv_heads
-    if kv_heads == 1:
-        return f"{n_heads} query heads, 1 key/value head: it serves all {n_heads} query heads"
-    return f"{n_heads} query heads, {kv_heads} key/value heads: each key/value head serves {share} query heads"
 
 
 class EffectScale(QtWidgets.QWidget):

@@ -17,8 +17,8 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 @pytest.mark.parametrize("name, kind, sizes, shared", [
     ("tiny-bert", "BERT", "2 layers × 2 heads, d_model 16", None),
     ("tiny-gpt2", "GPT-2", "2 layers × 2 heads, d_model 16", None),
-    ("tiny-llama", "Llama", "2 layers × 4 heads, d_model 32", "4 query heads share 2 key/value heads, 2 on each"),
-    ("tiny-qwen2", "Qwen2", "2 layers × 4 heads, d_model 32", "4 query heads share 1 key/value head"),
+    ("tiny-llama", "Llama", "2 layers × 4 heads, d_model 32", "4 query heads, 2 key/value heads: each key/value head serves 2 query heads"),
+    ("tiny-qwen2", "Qwen2", "2 layers × 4 heads, d_model 32", "4 query heads, 1 key/value head: it serves all 4 query heads"),
 ])
 def test_the_box_names_the_kind_and_the_shared_heads(name, kind, sizes, shared, make_panel, make_session):
     session = make_session()
