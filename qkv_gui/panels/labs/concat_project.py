@@ -33,7 +33,7 @@ from ...look import colours, style
 from ..base import Panel
 from ...drawing.cell_grid import CellGridItem, GridHolder, Outline
 from ...labels.captions import note_label
-from ...labels.changed_text import plain_tip
+from ...labels.changed_text import set_tooltip
 from ..themed_text import ThemedTextMixin
 from ...drawing.text_pool import TextPool
 
@@ -477,7 +477,7 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
                          f"Rows of W<sup>O</sup> marked O<sub>h</sub> multiply head h's columns of C.")
         self._detail = "<br>".join(lines)
         self.detail.setText(self._detail)
-        self.canvas.setToolTip(plain_tip(self.worked_text))
+        set_tooltip(self.canvas, self.worked_text)
 
     def _apply_texts(self) -> None:
         narrow = 0 < self.width() < 480

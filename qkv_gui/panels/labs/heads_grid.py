@@ -29,7 +29,7 @@ from ...drawing.cell_grid import CellGridItem, Outline
 from ...look.colour_tables import colour_map
 from ...drawing.token_labels import nice_step, short_token
 from ...labels.captions import info_label, note_label, show_texts
-from ...labels.changed_text import plain_tip
+from ...labels.changed_text import set_tooltip
 from ...drawing.colour_scale import bar_titles, show_on_bar
 from ...drawing.turned_axis import TurnableAxis
 from ..base import Panel
@@ -101,6 +101,14 @@ class _HeadView:
         self.keyAxis.linkToView(self.vb)
         self.shape = None
         self.placed = False
+
+
+def _with_its_width(axis: pg.AxisItem) -> None:
+    """Have a shown axis work out its width again. pyqtgraph gives a hidden axis no width, and these axes are
+    hidden until first placed: one placed so came out 0 pixels wide and grew only while it was first drawn,
+    keeping a drawing without its names or numbers (a dock opened narrow at 1024 x 768 showed none until it
+    was resized)."""
+    axis.setWidth(axis.fixedWidth)
 
 
 class HeadsGridPanel(ThemedTextMixin, Panel):
@@ -210,9 +218,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             return
         self._placed_key = key
         width, height = float(max(1, rect.width())), float(max(1, rect.height()))
-        self.colorbar.show()  # before its room is measured: pyqtgraph gives a hidden axis no width (see below)
-        bar_axis = self.colorbar.getAxis("right")
-        bar_axis.setWidth(bar_axis.fixedWidth)
+        self.colorbar.show()  # before its room is measured
+        _with_its_width(self.colorbar.getAxis("right"))
         room = self._room()
         gap, pad = room["gap"], FRAME_PAD
         outer_w = width - 2 * MARGIN - room["query"] - room["bar"] - gap
@@ -253,7 +260,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             v.title.setGeometry(QtCore.QRectF(x - gap / 2, y, bw + gap, room["title"]))
             v.vb.setGeometry(QtCore.QRectF(x, y + room["title"], bw, bh))
             v.vb.setRange(xRange=(-pad / cell, m + pad / cell), yRange=(-pad / cell, n + pad / cell), padding=0.0)
-            v.keyAxis.show()  # before its height: pyqtgraph gives a hidden axis none (see the query axes below)
+            v.keyAxis.show()  # before its height is set (_with_its_width)
             if upright:
                 v.keyAxis.set_turned(True, float(self._col_widths.max()))
             else:
@@ -263,11 +270,8 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
             v.placed = True
         for r in range(rows):
             axis = self.queryAxes[r]
-            # Shown before it is placed: pyqtgraph gives a hidden axis no width, so the axis came out 0 pixels
-            # wide and grew only while it was first drawn, which kept a drawing without the names (a dock opened
-            # narrow at 1024 x 768 showed none until it was resized). setWidth asks for its width again.
-            axis.show()
-            axis.setWidth(axis.fixedWidth)
+            axis.show()  # before it is placed
+            _with_its_width(axis)
             vb = self.views[r * cols].vb
             if axis.linkedView() is not vb:
                 axis.linkToView(vb)
@@ -485,7 +489,7 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
         scale = {"absolute": "0 to 1", "auto": "0 to the largest", "row": "each row to its largest"}[self._levels.mode]
         legend = f"Rows: queries (the token looking). Columns: keys (the token looked at). Colour: weight, {scale}."
         self._info = (f"{line}<br>{legend}", line)
-        self.canvas.setToolTip(plain_tip(f"head {h + 1}: {arithmetic}"))
+        set_tooltip(self.canvas, f"head {h + 1}: {arithmetic}")
         self._apply_texts()
 
     def _apply_texts(self) -> None:

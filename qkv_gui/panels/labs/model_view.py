@@ -42,7 +42,7 @@ from ..base import Panel
 from ...drawing.cell_grid import CellGridItem, Outline
 from ...drawing.token_labels import label_step, short_token
 from ...labels.captions import info_label, note_label, show_texts
-from ...labels.changed_text import plain_tip
+from ...labels.changed_text import set_tooltip
 from ...drawing.colour_scale import NAMES as SCALE_NAMES
 from ...drawing.lazy_axes import set_ticks
 from ...drawing.text_label import TextLabel
@@ -675,7 +675,7 @@ class ModelViewPanel(ThemedTextMixin, Panel):
     def _tell(self, wide: str, narrow: str, tip: str) -> None:
         """The line about a head under the tiles (wide and narrow wordings) and the tiles' tooltip."""
         self._info = (wide, narrow)
-        self.canvas.setToolTip(plain_tip(tip))
+        set_tooltip(self.canvas, tip)
         self._apply_texts()
 
     def _on_left(self) -> None:

@@ -32,7 +32,7 @@ from ...drawing.token_labels import label_step, short_token
 from ...drawing.turned_axis import TurnableAxis
 from ...look.colour_tables import colour_map
 from ...labels.captions import info_label, note_label, show_texts
-from ...labels.changed_text import plain_tip
+from ...labels.changed_text import set_tooltip
 from ..themed_text import ThemedTextMixin
 
 Qt = QtCore.Qt
@@ -322,7 +322,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         text = self.cell_words(i, j)
         self._info = (f"Selected: {text}. After layer {self.layer + 1}, '{short_token(labels[i])}' holds most "
                       f"of: {most}.", f"Selected: {text}")
-        self.canvas.setToolTip(plain_tip(text))
+        set_tooltip(self.canvas, text)
         self._apply_texts()
 
     def _on_hover(self, i: int, j: int) -> None:
@@ -331,7 +331,7 @@ class RolloutPanel(ThemedTextMixin, Panel):
         self.hover_cell_ij = (i, j)
         self.hover_text = self.cell_words(i, j)
         self._info = (f"Under the mouse: {self.hover_text}.", self.hover_text)
-        self.canvas.setToolTip(plain_tip(self.hover_text))
+        set_tooltip(self.canvas, self.hover_text)
         self._apply_texts()
 
     def _on_left(self) -> None:

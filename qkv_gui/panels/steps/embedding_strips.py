@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from qkv_engine import feature_names, views
 
 from ...look import colours, style
-from ...labels.changed_text import plain_tip, set_tooltip
+from ...labels.changed_text import set_tooltip
 from ...drawing.cell_grid import CellGridItem, Outline
 from ...look.colour_tables import colour_map
 from ...drawing.token_labels import label_step, nice_step, short_token
@@ -69,7 +69,7 @@ class StripView(QtCore.QObject):
         place_bar(self.bar, pi)
         self.grid.cellClicked.connect(self._on_click)
         self.grid.cellHovered.connect(self._on_hover)
-        self.grid.cellLeft.connect(lambda: self.plot.setToolTip(plain_tip(self._tip)))
+        self.grid.cellLeft.connect(lambda: set_tooltip(self.plot, self._tip))
         self.vb.sigResized.connect(lambda *_: self._place_names())
         self.level = None  # the colour scale's ends as shown (-L, L), kept while the numbers fit
         self.scenario = None
@@ -160,7 +160,7 @@ class StripView(QtCore.QObject):
         role, m = self.rows[r]
         tokens = s.tokens if role == "query" else s.key_tokens
         value = float(self.grid.values[r, c])
-        self.plot.setToolTip(plain_tip(f"'{tokens[m]}' · {feature_names.header(s, 'x', c)} = {style.fmt(value, 2)}"))
+        set_tooltip(self.plot, f"'{tokens[m]}' · {feature_names.header(s, 'x', c)} = {style.fmt(value, 2)}")
 
     def row_point(self, role: str, m: int) -> QtCore.QPoint:
         """Viewport position of the middle of a token's row (for clicking it in tests)."""
