@@ -18,7 +18,8 @@ from .attention import (MASK_BLOCKED, MASK_CAUSAL, MASK_OPEN, MASK_PADDING, Atte
                         compute_heads, mask_reasons, softmax)
 from .errors import ModelError, ScenarioError
 from .explain import fixed
-from .models import FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_models, hf_cache_dir, load_model
+from .models import (FoundModel, Model, ModelEdits, ModelInfo, ModelTrace, find_models, group_words, hf_cache_dir,
+                     load_model)
 from .numbers import MAX_ABS, parse_number
 from .scenario import MAX_HEADS, MAX_NAME, MAX_TEMPERATURE, MIN_TEMPERATURE, Scenario, head_grids
 from .word_split import MAX_TOKENS, Token, tokenize
@@ -63,6 +64,7 @@ __all__ = [
     "known_words",
     "fixed",
     "geometry",
+    "group_words",
     "head_grids",
     "heads_view",
     "hf_cache_dir",

@@ -14,7 +14,7 @@ from ..errors import ModelError
 from .architecture import SUPPORTED
 from .cache import FoundModel, find_models, hf_cache_dir
 from .edits import WEIGHT_NAMES, ModelEdits
-from .model import Model, ModelInfo, ModelTrace, load_model
+from .model import Model, ModelInfo, ModelTrace, group_words, load_model
 
 __all__ = [
     "FoundModel",
@@ -26,6 +26,7 @@ __all__ = [
     "SUPPORTED",
     "WEIGHT_NAMES",
     "find_models",
+    "group_words",
     "hf_cache_dir",
     "load_model",
 ]

@@ -34,8 +34,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 
-from qkv_engine import WORD_RULE, ScenarioError, head_labels, mask_view, views, word_mask, word_weights
-from qkv_engine.models.model import group_words
+from qkv_engine import (WORD_RULE, ScenarioError, group_words, head_labels, mask_view, views, word_mask,
+                        word_weights)
 
 from ...look import colours, style
 from ..base import Panel
