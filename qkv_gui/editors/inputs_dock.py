@@ -359,6 +359,9 @@ class TokenTableWidget(QtWidgets.QWidget):
         self.sourceView.clicked.connect(lambda index: session.select(key=index.row()))
         self.sourceNamer = HeaderNameEditor(self.sourceView)
         layout.addWidget(self.sourceView)
+        for view, role in ((self.view, "query"), (self.sourceView, "key")):  # the arrow keys choose a row too
+            view.selectionModel().currentRowChanged.connect(
+                lambda current, _before, view=view, role=role: self._moved_to(view, role, current.row()))
         self._wide = None
         for view in (self.view, self.sourceView):  # the token column always; the dials unless there are many
             model = view.model()
@@ -367,6 +370,12 @@ class TokenTableWidget(QtWidgets.QWidget):
         session.modelViewChanged.connect(lambda _data: self._follow_caption())
         session.modelChanged.connect(lambda _doc: self._follow_caption())
         self._follow_source(session.scenario)
+
+    def _moved_to(self, view, role: str, row: int) -> None:
+        """The current row moved by the keyboard (the view has the focus): its token becomes the query (the
+        source table: the key), as a click makes it, so the highlighted row is always the one the panels show."""
+        if view.hasFocus() and 0 <= row and getattr(self.session.selection, role) != row:
+            self.session.select(**{role: row})
 
     def _follow_caption(self) -> None:
         text = x_caption(self.session)
