@@ -51,7 +51,8 @@ def token_text(tok: str) -> str:
 
 class ProbabilityBars(QtWidgets.QWidget):
     """Horizontal bars, one a row: a mark, the token's text, the bar (0 to 100 %) and its percentage.
-    ``rowClicked(row)`` on a click; the pinned row is framed and says "pinned"."""
+    ``rowClicked(row)`` on a click, or on Return or Space at the keyboard's row (Up and Down move it, a frame
+    shows it while the bars have the focus); the pinned row is framed and says "pinned"."""
 
     rowClicked = QtCore.Signal(int)
 
@@ -61,8 +62,10 @@ class ProbabilityBars(QtWidgets.QWidget):
         self.rows: list = []  # [(text, probability, mark, pinned)]
         self.colours = style.STANDARD
         self.hovered = -1
+        self.current = 0  # the keyboard's row
         self.setMouseTracking(True)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.set_font_scale(1.0)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
 
@@ -87,6 +90,7 @@ class ProbabilityBars(QtWidgets.QWidget):
         if rows != self.rows:
             grows = len(rows) != len(self.rows)
             self.rows = list(rows)
+            self.current = min(self.current, max(len(rows) - 1, 0))
             if grows:
                 self.updateGeometry()
             self.update()
@@ -141,7 +145,52 @@ class ProbabilityBars(QtWidgets.QWidget):
                 p.setPen(pen)
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawRoundedRect(QtCore.QRectF(1, top + 1, self.width() - 2, h - 2), 3, 3)
+            if row == self.current and self.hasFocus():
+                p.setPen(QtGui.QPen(ink, 1.0, Qt.PenStyle.DotLine))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRect(QtCore.QRectF(3.5, top + 3.5, self.width() - 7, h - 7))
         p.end()
+
+    def row_rect(self, row: int) -> QtCore.QRect:
+        h = self.row_height()
+        return QtCore.QRect(0, int(row * h), self.width(), int(h) + 1)
+
+    def inputMethodQuery(self, query):  # noqa: N802 (Qt naming)
+        """The keyboard's row as the place to keep in view: a scroll area given the bars the focus by Tab then
+        shows that row, not the middle of the list."""
+        if query == Qt.InputMethodQuery.ImCursorRectangle:
+            return self.row_rect(self.current)
+        return super().inputMethodQuery(query)
+
+    def keyPressEvent(self, event):  # noqa: N802
+        key, last = event.key(), len(self.rows) - 1
+        moves = {Qt.Key.Key_Up: self.current - 1, Qt.Key.Key_Down: self.current + 1,
+                 Qt.Key.Key_Home: 0, Qt.Key.Key_End: last}
+        if key in moves and self.rows:
+            self.current = max(0, min(last, moves[key]))
+            self.update()
+            self._keep_in_view()
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self.rows:
+            self.rowClicked.emit(self.current)
+        else:
+            super().keyPressEvent(event)
+
+    def _keep_in_view(self) -> None:
+        scroll = self.parentWidget()
+        while scroll is not None and not isinstance(scroll, QtWidgets.QScrollArea):
+            scroll = scroll.parentWidget()
+        if scroll is not None:
+            rect = self.row_rect(self.current)
+            scroll.ensureVisible(self.mapTo(scroll.widget(), rect.center()).x(),
+                                 self.mapTo(scroll.widget(), rect.center()).y(), 0, rect.height())
+
+    def focusInEvent(self, event):  # noqa: N802
+        super().focusInEvent(event)
+        self.update()
+
+    def focusOutEvent(self, event):  # noqa: N802
+        super().focusOutEvent(event)
+        self.update()
 
     def mouseMoveEvent(self, event):  # noqa: N802
         row = self.row_at(event.position().y())
@@ -157,6 +206,7 @@ class ProbabilityBars(QtWidgets.QWidget):
         if event.button() == Qt.MouseButton.LeftButton:
             row = self.row_at(event.position().y())
             if row >= 0:
+                self.current = row
                 self.rowClicked.emit(row)
 
 
@@ -309,7 +359,7 @@ class PredictionPanel(Panel):
         info = doc.model.info
         self.position = position = min(selection.query, trace.n - 1)
         self.predictions = doc.model.predict(trace, position, TOP_K)
-        self.lastButton.setVisible(info.causal and position != trace.n - 1)
+        self._set_shown(self.lastButton, info.causal and position != trace.n - 1)
         tok = token_text(trace.tokens[position])
         where = f"token {position + 1} of {trace.n}"
         if info.causal:
@@ -341,7 +391,7 @@ class PredictionPanel(Panel):
         self._apply_texts()
 
     def _show_target(self, target, now, trace) -> None:
-        self.unpinButton.setVisible(target is not None)
+        self._set_shown(self.unpinButton, target is not None)
         if target is None:
             self._target_words = ("No word pinned. Click a word above to pin it: every edit, knock-out, undo and "
                                   "reset then shows its chance before → after.",
@@ -419,6 +469,14 @@ class PredictionPanel(Panel):
             self.session.unpin_target()
         else:
             self.session.pin_target(self.position, token_id, text)
+
+    def _set_shown(self, button, shown: bool) -> None:
+        """Show or hide ``button``. A button hidden by its own click (Last token, Unpin) hands the focus to the
+        bars first: Qt would otherwise give it to the next widget, and the panel's scroll area would scroll to
+        that one, taking the list it has just changed out of view in a low dock."""
+        if not shown and button.hasFocus():
+            self.bars.setFocus(Qt.FocusReason.OtherFocusReason)
+        button.setVisible(shown)
 
     def go_to_last(self) -> None:
         """Select the last token of the sentence (GPT-2, Llama: the guess for the word after the sentence)."""

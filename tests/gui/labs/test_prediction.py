@@ -351,3 +351,43 @@ def test_the_bars_take_a_new_theme(prediction):
     finally:
         colours.use("standard")
         settle()
+
+
+def test_last_token_in_a_low_dock_keeps_the_list_in_view(prediction):
+    """The button hides itself when clicked; the focus goes to the bars, so the panel's scroll area does not
+    scroll to the buttons under the list (it did: the top guesses went out of view at 1024 x 768)."""
+    panel = prediction("tiny-gpt2", query=1, size=(420, 260))
+    bar = panel.scroll.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == 0  # the panel is lower than it needs: it scrolls
+    panel.lastButton.setFocus()
+    panel.lastButton.click()
+    settle()
+    assert not panel.lastButton.isVisible() and panel.bars.hasFocus()
+    assert bar.value() == 0
+    panel.bars.rowClicked.emit(0)  # pinned: the Unpin button shows; unpinning by it hides it again
+    settle()
+    panel.unpinButton.setFocus()
+    bar.setValue(panel.bars.y())  # the list's first row at the top of the view
+    panel.unpinButton.click()
+    settle()
+    assert panel.session.target is None and panel.bars.hasFocus() and bar.value() == panel.bars.y()
+
+
+def test_the_keyboard_moves_along_the_bars_and_pins_the_word(prediction, qtbot):
+    panel = prediction("tiny-gpt2", query=2)
+    bars, s = panel.bars, panel.session
+    bars.setFocus()
+    qtbot.keyClick(bars, Qt.Key.Key_Down)
+    qtbot.keyClick(bars, Qt.Key.Key_Down)
+    qtbot.keyClick(bars, Qt.Key.Key_Return)
+    settle()
+    _text, token_id, _p = panel.predictions[2]
+    assert s.target is not None and s.target.token_id == token_id
+    qtbot.keyClick(bars, Qt.Key.Key_End)
+    qtbot.keyClick(bars, Qt.Key.Key_Down)  # stays on the last row
+    assert bars.current == len(bars.rows) - 1
+    qtbot.keyClick(bars, Qt.Key.Key_Home)
+    qtbot.keyClick(bars, Qt.Key.Key_Up)
+    qtbot.keyClick(bars, Qt.Key.Key_Space)
+    settle()
+    assert s.target.token_id == panel.predictions[0][1]
