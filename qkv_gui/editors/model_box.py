@@ -20,6 +20,7 @@ from qkv_engine import MERGE_RULE, WORD_RULE
 from ..look import colours
 from ..labels.elided_label import ElidedLabel
 from ..labels.changed_text import set_text, set_tooltip
+from ..labels.kept_focus import set_enabled
 from ..state.session import GRID_NAMES, Session, parse_temperature
 from .rows import left_row
 
@@ -260,8 +261,8 @@ class ModelBox(QtWidgets.QGroupBox):
         self.wordViewCheck.blockSignals(False)
         ok, why = self.session.can_generate()
         running = self.session.generating
-        self.generateButton.setEnabled(ok and not running)
-        self.generateNButton.setEnabled(ok)
+        set_enabled(self.generateButton, ok and not running, keep=self.generateNButton)  # (Stop while it runs)
+        set_enabled(self.generateNButton, ok)
         label = "Stop" if running else "Generate N"
         if self.generateNButton.text() != label:
             self.generateNButton.setText(label)
@@ -269,7 +270,7 @@ class ModelBox(QtWidgets.QGroupBox):
         set_tooltip(self.generateNButton, ("Stop writing (the tokens written so far stay)" if running else
                                            GENERATE_N_TIP) if ok else why)
         for w in (self.countSpin, self.samplingButton):
-            w.setEnabled(ok and not running)
+            set_enabled(w, ok and not running, keep=self.generateNButton)
         # why the buttons are grey, in the row a teacher looks at (the tooltip says more)
         doc = self.session.model_doc
         can_choose = ok or doc is None
@@ -307,6 +308,6 @@ class ModelBox(QtWidgets.QGroupBox):
         finally:
             for w in widgets:
                 w.blockSignals(False)
-        self.resetButton.setEnabled(not doc.edits.is_empty())
+        set_enabled(self.resetButton, not doc.edits.is_empty())  # (its own click greys it out)
         set_text(self.editsLabel, describe_edits(doc.edits))
         self._follow_generation()

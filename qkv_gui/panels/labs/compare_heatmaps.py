@@ -30,6 +30,7 @@ from ...look import colours, style
 from ...drawing.cell_grid import CellGridItem, Outline
 from ...look.colour_tables import colour_map
 from ...drawing.token_labels import nice_step, short_token
+from ...labels.kept_focus import set_enabled
 from ...drawing.colour_scale import bar_titles, place_bar, show_on_bar
 from ...drawing.lazy_axes import set_axis_title
 from ...drawing.turned_axis import TurnableAxis, stand_upright
@@ -216,8 +217,8 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         self._selection = selection
         pinned = self.session.pinned
         self._pinned = pinned
-        self.unpinButton.setEnabled(pinned is not None)
-        self.pinButton.setEnabled(result.n > 0)
+        set_enabled(self.unpinButton, pinned is not None, keep=self.pinButton)  # (its own click greys it out)
+        set_enabled(self.pinButton, result.n > 0)
         self.pinButton.setText("Pin again as A" if pinned is not None else "Pin as A")
         if pinned is None:
             self._cmp = None

@@ -20,6 +20,7 @@ from qkv_engine import head_effects
 
 from ...look import colours, style
 from ...labels.captions import info_label, note_label, show_texts
+from ...labels.kept_focus import set_enabled, set_shown
 from ...drawing.token_labels import short_token
 from ..base import Panel
 from ..worker_job import WorkerJob
@@ -359,7 +360,7 @@ class PredictionPanel(Panel):
         info = doc.model.info
         self.position = position = min(selection.query, trace.n - 1)
         self.predictions = doc.model.predict(trace, position, TOP_K)
-        self._set_shown(self.lastButton, info.causal and position != trace.n - 1)
+        set_shown(self.lastButton, info.causal and position != trace.n - 1, keep=self.bars)  # (its own click hides it)
         tok = token_text(trace.tokens[position])
         where = f"token {position + 1} of {trace.n}"
         if info.causal:
@@ -391,7 +392,7 @@ class PredictionPanel(Panel):
         self._apply_texts()
 
     def _show_target(self, target, now, trace) -> None:
-        self._set_shown(self.unpinButton, target is not None)
+        set_shown(self.unpinButton, target is not None, keep=self.bars)
         if target is None:
             self._target_words = ("No word pinned. Click a word above to pin it: every edit, knock-out, undo and "
                                   "reset then shows its chance before → after.",
@@ -411,8 +412,8 @@ class PredictionPanel(Panel):
     def _show_effects(self) -> None:
         target, effects = self.session.target, self.session.head_effects
         running = self.job is not None
-        self.effectsButton.setEnabled(target is not None and not running)
-        self.meanBox.setEnabled(not running)
+        set_enabled(self.effectsButton, target is not None and not running, keep=self.bars)
+        set_enabled(self.meanBox, not running)
         self.meanBox.setToolTip(MEAN_TIP)
         self.headsList.clear()
         self.effect_rows = []
@@ -449,8 +450,8 @@ class PredictionPanel(Panel):
 
     def _set_keep_enabled(self) -> None:
         ok = self.session.model_doc is not None and self.job is None
-        self.keepLayerButton.setEnabled(ok)
-        self.keepModelButton.setEnabled(ok)
+        set_enabled(self.keepLayerButton, ok)
+        set_enabled(self.keepModelButton, ok)
 
     def _apply_texts(self) -> None:
         show_texts(self.width(), ((self.note, self._note), (self.targetLabel, self._target_words)))
@@ -469,14 +470,6 @@ class PredictionPanel(Panel):
             self.session.unpin_target()
         else:
             self.session.pin_target(self.position, token_id, text)
-
-    def _set_shown(self, button, shown: bool) -> None:
-        """Show or hide ``button``. A button hidden by its own click (Last token, Unpin) hands the focus to the
-        bars first: Qt would otherwise give it to the next widget, and the panel's scroll area would scroll to
-        that one, taking the list it has just changed out of view in a low dock."""
-        if not shown and button.hasFocus():
-            self.bars.setFocus(Qt.FocusReason.OtherFocusReason)
-        button.setVisible(shown)
 
     def go_to_last(self) -> None:
         """Select the last token of the sentence (GPT-2, Llama: the guess for the word after the sentence)."""
@@ -518,8 +511,8 @@ class PredictionPanel(Panel):
         self.progress.setRange(0, total)
         self.progress.setValue(0)
         self.runningRow.show()
-        self.effectsButton.setEnabled(False)
-        self.meanBox.setEnabled(False)
+        set_enabled(self.effectsButton, False, keep=self.cancelButton)  # the keyboard on Cancel while it runs
+        set_enabled(self.meanBox, False)
         self._set_keep_enabled()
         job.start()
         return True
@@ -537,7 +530,7 @@ class PredictionPanel(Panel):
         if job is not self.job:
             return
         self.job = None
-        self.runningRow.hide()
+        set_shown(self.runningRow, False, keep=self.bars)
         if error:
             self.session.message.emit(f"Which heads matter: {error}")
         elif deltas is not None and self.session.target is pinned:

@@ -47,6 +47,7 @@ from qkv_engine import WORD_RULE, explain, mask_view, views, word_mask, word_wei
 
 from ...look import colours, style
 from ...labels.changed_text import set_text, set_tooltip
+from ...labels.kept_focus import set_enabled
 from ..base import _BASE_FONT, Panel
 from ...state.session import Selection
 from ...drawing.cell_grid import CellGridItem, Outline
@@ -360,9 +361,9 @@ class HeatmapPanel(ThemedTextMixin, Panel):
         # (Qt's setChecked and setEnabled do nothing for the state a button has; a button the user toggled
         # is set back to the session's choice here)
         self.causalButton.setChecked(bool(sc.causal) and not cross)
-        self.causalButton.setEnabled(not cross)
+        set_enabled(self.causalButton, not cross)
         set_tooltip(self.causalButton, CROSS_CAUSAL_TIP if cross else self.causalTip)
-        self.clearButton.setEnabled(bool(sc.padding or sc.blocked))
+        set_enabled(self.clearButton, bool(sc.padding or sc.blocked))  # (its own click greys it out)
 
     # ----- filling ----------------------------------------------------------------------------------
     def _words_of(self, result):

@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from qkv_engine import ScenarioError, fixed, lesson_numbers, parse_number, training, training_text
 
+from ...labels.kept_focus import set_enabled
 from ...look import colours, style
 from . import markdown
 from .demo import softmax_direction_html
@@ -366,8 +367,8 @@ class LessonController(QtCore.QObject):
         p.stepCombo.setCurrentIndex(index)
         p.stepCombo.blockSignals(False)
         p.stepLabel.setText("Appendix" if self.step.appendix else f"Step {index + 1} of {self.numbered}")
-        p.previousButton.setEnabled(index > 0)
-        p.nextButton.setEnabled(index < len(self.steps) - 1)
+        set_enabled(p.previousButton, index > 0, keep=p.nextButton)  # (at the first or last step: the other one)
+        set_enabled(p.nextButton, index < len(self.steps) - 1, keep=p.previousButton)
         self.pane.text.verticalScrollBar().setValue(0)
         self.render(keep_scroll=False)
         self._show_step_panel()
@@ -815,7 +816,7 @@ class LessonController(QtCore.QObject):
         page = self.pane.exercise
         page.worked.setText("How it is worked out:\n" + self.exercise.worked)
         page.worked.show()
-        page.showButton.setEnabled(False)
+        set_enabled(page.showButton, False)
         self.exercise_checked = True
         self.cover.cover(False)
         self.session.select(self.exercise.i, self.exercise.j)  # the panels show the same pair
