@@ -351,6 +351,8 @@ class TokenTableWidget(QtWidgets.QWidget):
         layout.addWidget(self.view)
         self.view.clicked.connect(lambda index: session.select(query=index.row()))
         session.selectionChanged.connect(self._follow_selection)
+        # a sentence of another length resets the table, and its highlighted row with it: the query's again
+        self.model.modelReset.connect(lambda: self._follow_selection(session.selection))
         self.sourceLabel = QtWidgets.QLabel("Source tokens (they give the keys and values):", self)
         layout.addWidget(self.sourceLabel)
         self.sourceModel = TokenTableModel(session, self, source=True)

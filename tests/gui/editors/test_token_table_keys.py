@@ -70,3 +70,16 @@ def test_the_source_tables_keys_choose_the_key(make_panel, qtbot):
     qtbot.keyClick(view, Qt.Key.Key_Down)
     settle()
     assert s.selection.key == 1
+
+
+def test_the_querys_row_stays_highlighted_when_the_sentence_changes(make_panel):
+    table = make_panel(TokenTableWidget, preset="pronoun", size=(600, 400))
+    s = table.session
+    s.select(query=2)
+    settle()
+    s.set_text("a dog ran home fast")  # five tokens: the table is made again
+    settle()
+    assert s.selection.query == 2 and table.view.selectionModel().isRowSelected(2)
+    s.set_text("a dog")  # the query was past the end: the last token is the query now
+    settle()
+    assert s.selection.query == 1 and table.view.selectionModel().isRowSelected(1)
