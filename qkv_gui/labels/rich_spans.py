@@ -26,6 +26,12 @@ TAGS = {"b": (("weight", _BOLD),), "strong": (("weight", _BOLD),), "i": (("itali
 _SPACES = "\t\n\r\f"  # HTML white space besides " " (a no-break space is not white space)
 
 
+def no_break(words: str) -> str:
+    """``words`` with no-break spaces: one item of a legend ("○ both 20 positions further on") stays on one line
+    when the legend wraps, between its items only."""
+    return words.replace(" ", "\u00a0")
+
+
 class _OneTag(HTMLParser):
     """Python's HTML parser, asked about one tag."""
 

@@ -25,6 +25,7 @@ from ..base import Panel
 from ...drawing.lazy_axes import set_title
 from ...drawing.plot_marks import line_item
 from ...labels.changed_text import set_text
+from ...labels.rich_spans import no_break
 from ...labels.steady_box import steady_box
 from ...drawing.chart_view import chart_view
 
@@ -339,13 +340,14 @@ class RopeLabPanel(Panel):
         set_title(self.along_plot, f"m − n = {gap} kept, both moved along", size=pt)
         pal = self.colours
         pairs = lab.parts.shape[0]
-        faint = (f"{pairs} faint lines: each pair's part" if len(shown) == pairs
+        faint = ("1 pair: its part is the whole curve" if pairs == 1
+                 else f"{pairs} faint lines: each pair's part" if len(shown) == pairs
                  else f"{len(shown)} of {pairs} pairs' parts (faint)")
-        self.legend.setText(
-            f"<span style='color:{pal.foreground}'><b>——</b> q·k, key at n = {lab.n}</span>&nbsp;&nbsp; "
-            f"<span style='color:{pal.ink['query']}'>○ both {lab.shift} positions further on</span>&nbsp;&nbsp; "
-            f"<span style='color:{pal.quiet_text}'>{faint}</span>&nbsp;&nbsp; "
-            f"<span style='color:{pal.selected}'>◆ now</span>")
+        self.legend.setText(  # (a narrow panel wraps the legend between its items, not inside one)
+            f"<span style='color:{pal.foreground}'><b>——</b>{no_break(f' q·k, key at n = {lab.n}')}</span>&nbsp;&nbsp; "
+            f"<span style='color:{pal.ink['query']}'>{no_break(f'○ both {lab.shift} positions further on')}</span>"
+            f"&nbsp;&nbsp; <span style='color:{pal.quiet_text}'>{no_break(faint)}</span>&nbsp;&nbsp; "
+            f"<span style='color:{pal.selected}'>{no_break('◆ now')}</span>")
         set_text(self.caption, self.caption_text(lab, said))
 
     @staticmethod
@@ -354,9 +356,12 @@ class RopeLabPanel(Panel):
         d = lab.q.size
         fast, slow = explain.significant(float(lab.frequencies[0])), explain.significant(float(lab.frequencies[-1]))
         shifted = float(lab.shifted[int(np.flatnonzero(lab.distances == gap)[0])])
-        return (f"{said}, {d} numbers each: {d // 2} pairs, turning {fast} (fastest) to {slow} (slowest) rad per "
-                f"position with θ = {lab.theta:.10g}. The query at m = {lab.m} and the key at n = {lab.n} "
-                f"({gap} apart) score q·k = {explain.fixed(lab.score, 3)}; unturned they score "
+        turning = (f"1 pair, turning {fast} rad per position" if d // 2 == 1 else
+                   f"{d // 2} pairs, turning {fast} (fastest) to {slow} (slowest) rad per position")
+        apart = ("at the same place" if gap == 0 else f"{gap} apart" if gap > 0
+                 else f"the key {-gap} after the query")
+        return (f"{said}, {d} numbers each: {turning} with θ = {lab.theta:.10g}. The query at m = {lab.m} and the "
+                f"key at n = {lab.n} ({apart}) score q·k = {explain.fixed(lab.score, 3)}; unturned they score "
                 f"{explain.fixed(lab.unturned, 3)}. Move both {lab.shift} further on (m = {lab.m + lab.shift}, "
                 f"n = {lab.n + lab.shift}): {explain.fixed(shifted, 3)} again. Only the distance counts: "
                 f"the rings sit on the line and the lower line is flat.")

@@ -37,6 +37,7 @@ from ..base import Panel
 from ...drawing.plot_marks import Bars, line_item
 from ...drawing.lazy_axes import set_ticks, set_title
 from ...labels.changed_text import set_text
+from ...labels.rich_spans import no_break
 from ...labels.steady_box import steady_box
 from ...drawing.text_label import TextLabel
 from ...drawing.chart_view import chart_view
@@ -404,10 +405,10 @@ class ScalingLabPanel(Panel):
         set_title(self.grad_sweep, "largest gradient", size=f"{self._title_pt()}pt")
         pal = self.colours
         self.sweep_legend.setText(
-            f"<span style='color:{pal.colour(RAW_INK)}'>- -□- - raw</span>&nbsp;&nbsp; "
-            f"<span style='color:{pal.colour(SCALED_INK)}'>—●— ÷ √d_k</span>&nbsp;&nbsp; "
-            f"<b>│</b> now d_k = {d}&nbsp;&nbsp; "
-            f"<span style='color:{pal.quiet_text}'>(each point: mean of {sw.rows} rows)</span>")
+            f"<span style='color:{pal.colour(RAW_INK)}'>{no_break('- -□- - raw')}</span>&nbsp;&nbsp; "
+            f"<span style='color:{pal.colour(SCALED_INK)}'>{no_break('—●— ÷ √d_k')}</span>&nbsp;&nbsp; "
+            f"<b>│</b>{no_break(f' now d_k = {d}')}&nbsp;&nbsp; "
+            f"<span style='color:{pal.quiet_text}'>{no_break(f'(each point: mean of {sw.rows} rows)')}</span>")
 
         self.table.setText(self.table_html(lab))
         set_text(self.caption, self.caption_text(lab))

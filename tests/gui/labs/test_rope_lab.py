@@ -141,3 +141,49 @@ def test_the_lab_starts_at_the_theta_of_a_rotary_head(make_panel, make_session):
     lab.theta_edit.editingFinished.emit()
     settle()
     assert "this head's own θ is 500" in lab.caption.text()
+
+
+def _lines_of(label):
+    """The lines a word-wrapped rich-text label shows, as Qt lays its text out at the label's width."""
+    from PySide6 import QtGui
+
+    doc = QtGui.QTextDocument()
+    doc.setDefaultFont(label.font())
+    doc.setDocumentMargin(0)
+    doc.setHtml(label.text())
+    doc.setTextWidth(label.contentsRect().width())
+    doc.size()  # laid out now
+    block, lines = doc.begin(), []
+    while block.isValid():
+        layout, text = block.layout(), block.text()
+        lines += [text[layout.lineAt(i).textStart():layout.lineAt(i).textStart() + layout.lineAt(i).textLength()]
+                  for i in range(layout.lineCount())]
+        block = block.next()
+    return lines
+
+
+def test_a_narrow_lab_wraps_its_legend_between_items_not_inside_one(make_panel, make_session):
+    session = make_session()
+    lab = make_panel(RopeLabPanel, session=session, size=(300, 760))
+    settle()
+    lines = _lines_of(lab.legend)
+    assert len(lines) > 1  # narrow: it wraps
+    items = ["q·k, key at n =", "○ both 20 positions further on", "1 pair: its part is the whole curve", "◆ now"]
+    for item in items:
+        assert any(item in line.replace("\u00a0", " ") for line in lines), (item, lines)
+
+
+def test_the_words_count_pairs_and_say_which_word_comes_first(lab, make_panel, make_session):
+    plain = " ".join(lab.caption.text().split())
+    assert "6 numbers each: 3 pairs, turning 1 (fastest) to" in plain and "(slowest)" in plain
+    lab.set_positions(3, 7)  # the key after the query
+    settle()
+    assert "(the key 4 after the query)" in lab.caption.text() and "-4 apart" not in lab.caption.text()
+    lab.set_positions(5, 5)
+    settle()
+    assert "(at the same place)" in lab.caption.text()
+    one = make_panel(RopeLabPanel, session=make_session(), size=(600, 760))  # d_k = 2: one pair
+    settle()
+    assert "2 numbers each: 1 pair, turning 1 rad per position with" in " ".join(one.caption.text().split())
+    assert "1 pair: its part is the whole curve" in one.legend.text().replace("\u00a0", " ")
+    assert "1 pairs" not in one.caption.text() + one.legend.text()
