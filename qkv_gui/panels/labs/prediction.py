@@ -307,6 +307,7 @@ class PredictionPanel(Panel):
         self.headsList.setObjectName("predictionHeads")
         self.headsList.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
         self.headsList.itemClicked.connect(self._on_head_item)
+        self.headsList.itemActivated.connect(self._on_head_item)  # Return on a head steps into it too
         self.headsList.setMinimumHeight(60)
         # the room that is left, never more: the panel scrolls only when even the least does not fit
         self.headsList.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
+from PySide6 import QtCore, QtTest
 
 from qkv_engine import ModelEdits, head_effects, load_model
 from qkv_gui.panels.labs.prediction import DOWN, NEW, SAME, UP, PredictionPanel, effects_job, percent, token_text
@@ -193,6 +193,12 @@ def test_which_heads_matter_lists_head_effects_largest_drop_first(prediction, na
     # clicking a head in the list steps into it
     layer, head = items[-1].data(Qt.ItemDataRole.UserRole)
     panel.headsList.itemClicked.emit(items[-1])
+    assert (s.model_layer, s.model_head) == (layer, head)
+    # ... and so does Return on the list's current head
+    layer, head = items[0].data(Qt.ItemDataRole.UserRole)
+    panel.headsList.setFocus()
+    panel.headsList.setCurrentItem(items[0])
+    QtTest.QTest.keyClick(panel.headsList, Qt.Key.Key_Return)
     assert (s.model_layer, s.model_head) == (layer, head)
 
 
