@@ -563,9 +563,21 @@ class Session(QtCore.QObject):
         self.undo_stack.clear()
         self.undo_stack.setClean()
         try:
-            self.select(int(view.get("query", 0) or 0), int(view.get("key", 0) or 0))
+            query = int(view["query"] or 0) if "query" in view else self._opening_query()
+            self.select(query, int(view.get("key", 0) or 0))
         except (TypeError, ValueError):
             self.select(0, 0)
+
+    def _opening_query(self) -> int:
+        """The query a model opens at when no view says which: a decoder's last token (the word it writes next
+        is guessed there, and its row sees the whole sentence, where the first token sees only itself); the
+        first [MASK] for BERT (the word it fills in); else the first token."""
+        trace = self._trace
+        if trace is None or trace.n == 0:
+            return 0
+        if self._model_doc.model.info.causal:
+            return trace.n - 1
+        return list(trace.tokens).index("[MASK]") if "[MASK]" in trace.tokens else 0
 
     def close_model(self) -> None:
         """Back to the hand-made example that was open before the model (a new document)."""

@@ -44,6 +44,17 @@ def copy_model(src: Path, dst: Path, skip=()) -> Path:
     return dst
 
 
+def with_mask_token(dst: Path) -> Path:
+    """tiny-bert-mlm copied to ``dst`` with its tokenizer.json naming [MASK] a special token, as real BERT exports
+    do (the tiny one has it in its vocabulary only, so "[MASK]" is read as '[', 'mask', ']')."""
+    folder = copy_model(DATA / "tiny-bert-mlm", dst)
+    tok = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    tok["added_tokens"] = [{"id": tok["model"]["vocab"]["[MASK]"], "content": "[MASK]", "single_word": False,
+                            "lstrip": False, "rstrip": False, "normalized": False, "special": True}]
+    (folder / "tokenizer.json").write_text(json.dumps(tok), encoding="utf-8")
+    return folder
+
+
 def tensors(folder: Path) -> dict:
     return load_file(str(folder / "model.safetensors"))
 

@@ -397,3 +397,22 @@ def test_the_keyboard_moves_along_the_bars_and_pins_the_word(prediction, qtbot):
     qtbot.keyClick(bars, Qt.Key.Key_Space)
     settle()
     assert s.target.token_id == panel.predictions[0][1]
+
+
+def test_a_mask_token_opens_with_its_fillers(open_model, make_panel, tmp_path):
+    """A BERT whose tokenizer knows [MASK] (as real ones do) opens at the mask, and the panel lists the model's
+    fillers for it, exactly Model.predict's."""
+    from tests.engine.model_files import with_mask_token
+
+    folder = with_mask_token(tmp_path / "masked")
+    text = "the cat [MASK] on the mat"
+    session = open_model("tiny-bert-mlm", text=text)
+    session.open_model(load_model(folder), text=text)  # no query given: the model opens at the mask
+    panel = make_panel(PredictionPanel, session=session, size=(640, 640))
+    settle()
+    tokens = list(session.model_trace.tokens)
+    assert session.selection.query == tokens.index("[MASK]") == 3
+    assert "most likely tokens to fill '[MASK]' (token 4 of 8)" in panel.note.text()
+    model = load_model(folder)
+    want = model.predict(model.run(text), 3, 10)
+    assert shown(panel) == [(token_text(t), percent(p)) for t, _i, p in want]

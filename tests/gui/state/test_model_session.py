@@ -10,7 +10,7 @@ import pytest
 
 from qkv_engine import ModelEdits, presets
 from qkv_gui.state.session import Session
-from tests.engine.model_files import runs_kept_to
+from tests.engine.model_files import runs_kept_to, with_mask_token
 from tests.gui.conftest import settle
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -292,3 +292,23 @@ def test_a_long_paste_into_a_model_of_many_heads_keeps_the_tokens_that_fit_and_s
     said = messages[-1]
     assert said.startswith("Kept the first 30 tokens: every head's attention for more would take over ")
     assert "KB of memory (the model itself reads up to 128)" in said and f"{session.model_trace.dropped} more" in said
+
+
+@pytest.mark.parametrize("name, text, query", [
+    ("tiny-gpt2", "the cat sat on the mat", "last"),  # a decoder: the word it writes next is guessed there
+    ("tiny-llama", "the cat sat on the mat", "last"),
+    ("masked", "the cat [MASK] on the mat", "[MASK]"),  # BERT: the word it fills in
+    ("tiny-bert", "the cat sat on the mat", 0),
+])
+def test_a_model_opens_at_the_token_a_teacher_looks_at_first(session, tmp_path, name, text, query):
+    from qkv_engine import load_model
+
+    folder = with_mask_token(tmp_path / "masked") if name == "masked" else DATA / name
+    session.open_model(load_model(folder), text=text)
+    settle()
+    tokens = list(session.model_trace.tokens)
+    want = len(tokens) - 1 if query == "last" else tokens.index(query) if query == "[MASK]" else query
+    assert session.selection.query == want and session.selection.key == 0
+    session.open_model(load_model(folder), text=text, view={"query": 1, "key": 1})  # a saved view wins
+    settle()
+    assert (session.selection.query, session.selection.key) == (1, 1)

@@ -348,6 +348,7 @@ def test_first_shown_narrow_it_takes_the_title_both_charts_fit_with(make_panel, 
     session.runner.sync = True
     session.open_model(load_model(Path(__file__).resolve().parents[2] / "data" / "tiny-llama"),
                        text="the cat sat on the mat")
+    session.select(query=0)  # '<s>' the query, as when this was found
     panel = make_panel(ScalingPanel, session=session, size=(365, 681))
     settle()
     least = panel.view.ci.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize).width()
