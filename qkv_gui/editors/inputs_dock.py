@@ -415,6 +415,12 @@ class TokenTableWidget(QtWidgets.QWidget):
         # laid out now: the selected row (chosen before the table was shown) can be scrolled into view
         QtCore.QTimer.singleShot(0, self, lambda: self._follow_selection(self.session.selection))
 
+    def resizeEvent(self, event):  # noqa: N802 (Qt naming)
+        """A lower table (its dock made smaller to give the model's tabs room) keeps the query's row in view."""
+        super().resizeEvent(event)
+        if event.size().height() < event.oldSize().height():
+            self._follow_selection(self.session.selection)
+
     def _follow_selection(self, sel) -> None:
         if self.model.rowCount() > sel.query:
             self.view.blockSignals(True)

@@ -83,3 +83,16 @@ def test_the_querys_row_stays_highlighted_when_the_sentence_changes(make_panel):
     s.set_text("a dog")  # the query was past the end: the last token is the query now
     settle()
     assert s.selection.query == 1 and table.view.selectionModel().isRowSelected(1)
+
+
+def test_a_lower_table_keeps_the_querys_row_in_view(make_panel):
+    """The window makes the Tokens dock lower after it is first shown, to give a model's tabs room: the query's
+    row (the last token, where a decoder opens) stayed where it was and went out of view."""
+    table = make_panel(TokenTableWidget, preset="pronoun", size=(600, 500))
+    s, view = table.session, table.view
+    s.select(query=s.scenario.n - 1)
+    settle()
+    table.resize(600, 130)
+    settle()
+    row = view.visualRect(table.model.index(s.selection.query, 1))
+    assert view.viewport().rect().contains(row), (row, view.viewport().rect())
