@@ -24,7 +24,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import WORD_RULE, rollout, rollout_steps, views, word_weights
 
 from ...look import colours, style
-from ..base import Panel
+from ..base import Panel, fold_row
 from ...drawing.cell_grid import CellGridItem, Outline
 from ...drawing.colour_scale import bar_titles, place_bar, show_on_bar
 from ...drawing.lazy_axes import set_axis_title, set_ticks
@@ -45,7 +45,9 @@ TALL_ENOUGH = 300
 STATE = "rollout"
 APPROXIMATION = ("Rollout is an approximation of where information came from, not a measurement: it follows "
                  "the attention weights only and leaves out the values, the MLPs and W^O.")
-
+#: The layer slider's least width beside the switches (pixels), room to drag it: narrower, they go under it. (Not
+#: the slider's minimum width: that would widen the panel's least width, and a narrow dock with it.)
+SLIDER_MIN_PX = 90
 
 class RolloutPanel(ThemedTextMixin, Panel):
     object_name = "rolloutPanel"
@@ -95,10 +97,17 @@ class RolloutPanel(ThemedTextMixin, Panel):
         row.addWidget(self.layerLabel)
         row.addWidget(self.layerSlider, 1)
         row.addWidget(self.layerValue)
-        row.addSpacing(6)
-        row.addWidget(self.residualCheck)
-        row.addWidget(self.wordsCheck)
-        layout.addLayout(row)
+        switches = QtWidgets.QHBoxLayout()
+        switches.setContentsMargins(4, 0, 4, 0)
+        switches.addWidget(self.residualCheck)
+        switches.addWidget(self.wordsCheck)
+        switches.addStretch(1)
+        # the slider and the switches in one row, or the switches under the slider when the panel is narrow
+        self.controls = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight)
+        self.controls.setSpacing(2)
+        self.controls.addLayout(row, 1)
+        self.controls.addLayout(switches)
+        layout.addLayout(self.controls)
 
         # two pictures, each its own view, in a box that lays them beside each other or one above the other
         self.canvas = QtWidgets.QWidget(body)
@@ -386,6 +395,13 @@ class RolloutPanel(ThemedTextMixin, Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._apply_texts()
+        self._arrange_controls(event.size().width())
+
+    def _arrange_controls(self, width: int) -> None:
+        """The switches beside the layer slider when the row has room for the slider's least width, else under it
+        (the slider was squeezed to a few pixels in a dock on a 1024 x 768 screen)."""
+        fold_row(self.controls, width, (self.layerLabel, self.layerValue, self.residualCheck, self.wordsCheck),
+                 SLIDER_MIN_PX + 40)  # (margins and spacing)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
         """The picture changed size: the two grids beside each other when it is wide (at least 1.6 times as wide as

@@ -416,3 +416,23 @@ def test_a_mask_token_opens_with_its_fillers(open_model, make_panel, tmp_path):
     model = load_model(folder)
     want = model.predict(model.run(text), 3, 10)
     assert shown(panel) == [(token_text(t), percent(p)) for t, _i, p in want]
+
+
+def test_narrow_the_button_rows_go_under_themselves_rather_than_off_the_edge(prediction):
+    """At 300 pixels "… in the whole model" and "average, not zero" were cut off at the panel's right edge."""
+    panel = prediction("tiny-gpt2", query=2, size=(300, 640))
+    panel.bars.rowClicked.emit(0)
+    settle()
+    view = panel.scroll.viewport()
+
+    def inside(w):
+        return view.rect().contains(QtCore.QRect(w.mapTo(view, QtCore.QPoint(0, 0)), w.size()))
+
+    rows = (panel.effectsButton, panel.meanBox, panel.keepLayerButton, panel.keepModelButton, panel.unpinButton)
+    assert all(w.isVisible() and inside(w) for w in rows)
+    assert panel.keepModelButton.y() > panel.keepLayerButton.y() and panel.meanBox.y() > panel.effectsButton.y()
+    panel.resize(460, 640)
+    settle()
+    assert all(inside(w) for w in rows)
+    assert panel.keepModelButton.y() == panel.keepLayerButton.y()  # side by side again
+    assert abs(panel.meanBox.geometry().center().y() - panel.effectsButton.geometry().center().y()) <= 6

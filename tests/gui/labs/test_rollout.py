@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6 import QtCore
 
 from qkv_engine import WORD_RULE, merge_pieces, rollout, word_weights
 from qkv_gui.drawing.token_labels import short_token
@@ -122,6 +123,23 @@ def test_tall_the_pictures_stand_one_above_the_other(rollout_panel, gpt2):
     assert panel.side_by_side
     a, b = (v.geometry() for v in panel.views)
     assert b.left() >= a.right()
+
+
+def test_narrow_the_switches_go_under_the_slider_which_keeps_room_to_drag(rollout_panel, gpt2):
+    """In a dock on a 1024 x 768 screen (about 300 pixels) the slider was squeezed to a few pixels beside them."""
+    from qkv_gui.panels.labs.rollout import SLIDER_MIN_PX
+
+    def inside(w):
+        return panel.rect().contains(QtCore.QRect(w.mapTo(panel, QtCore.QPoint(0, 0)), w.size()))
+
+    panel = rollout_panel(gpt2, "one two three four five", size=(300, 700))
+    slider, switches = panel.layerSlider, (panel.residualCheck, panel.wordsCheck)
+    assert slider.width() >= SLIDER_MIN_PX and all(inside(w) for w in (slider, panel.layerValue, *switches))
+    assert all(w.geometry().top() >= slider.geometry().bottom() for w in switches)
+    panel.resize(760, 520)
+    settle()
+    assert all(abs(w.geometry().center().y() - slider.geometry().center().y()) <= 6 for w in switches)
+    assert slider.width() >= SLIDER_MIN_PX and all(inside(w) for w in (slider, *switches))
 
 
 def test_an_exported_copy_shows_the_layer_and_residual_chosen(rollout_panel, gpt2):
