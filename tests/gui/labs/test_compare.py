@@ -198,3 +198,27 @@ def test_a_and_b_share_the_colour_scale_and_masks_have_their_look(make_panel):
     # B − A keeps its own diverging scale, centred on 0
     lo, hi = panel.images["diff"].getLevels()
     assert lo == pytest.approx(-hi) and hi == pytest.approx(float(np.abs(b - a).max()))
+
+
+def test_a_knock_out_says_why_its_own_layer_does_not_move(make_panel, make_session, qtbot):
+    """Knocking out the head on screen leaves its weights as they were (its output is set to zero after them):
+    the panel says so and where to look, rather than only "nothing has changed"."""
+    from pathlib import Path
+
+    from qkv_engine import load_model
+    from qkv_gui.panels.labs.compare_heatmaps import CompareHeatmapsPanel
+
+    session = make_session()
+    session.runner.sync = True
+    session.open_model(load_model(Path(__file__).resolve().parents[2] / "data" / "tiny-gpt2"),
+                       text="the cat sat on the mat")
+    panel = make_panel(CompareHeatmapsPanel, session=session, size=IN_DOCK)
+    pin(qtbot, panel)
+    changes = panel.findChild(QtWidgets.QLabel, "compareChanges")
+    assert plain(changes) == "A and B have the same weights: nothing has changed yet."
+    session.knock_out(0, 0)
+    settle()
+    assert "Knocking out a head sets its output to zero" in plain(changes) and "a later layer" in plain(changes)
+    session.select_model_head(1, 0)  # a later layer: its weights did change
+    settle()
+    assert "Knocking out" not in plain(changes) and "\u2192" in plain(changes)
