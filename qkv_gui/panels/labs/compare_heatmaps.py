@@ -259,6 +259,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
             self.images[name].set_outlines({"cell": Outline(QtCore.QRectF(j, i, 1, 1), self.colours.selected, 2.5,
                                                             halo=True)})
         self._left_axes()
+        self._bottom_axes()
         self.changes_label.setText(self.changes_html(cmp))
         self._update_labels()
         hovered = next((g.hovered for g in self.images.values() if g.hovered is not None), None)
@@ -284,6 +285,19 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         text = next((t for t in titles if metrics.horizontalAdvance(t) + 6 <= room), titles[-1])
         if axis.labelText != text:
             set_axis_title(axis, text)
+
+    def _bottom_axes(self) -> None:
+        """Key names under each grid side by side; one under the other, under the last (B − A) only, as the three
+        share their keys (and under A too when its keys differ from B's): in a low dock the names and "key" took
+        half of each small grid's height."""
+        result, pinned = self._result, self._pinned
+        differ = (pinned is not None and result is not None
+                  and tuple(compare.key_tokens(result)) != tuple(compare.key_tokens(pinned)))
+        for name in NAMES:
+            if not self.stacked or name == "diff" or (name == "a" and differ):
+                self.plots[name].showAxis("bottom")
+            else:
+                self.plots[name].hideAxis("bottom")
 
     def _left_axes(self) -> None:
         """Row labels on A; on B when its tokens differ from A's; on every grid when they are stacked."""
@@ -311,6 +325,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
         for k, name in enumerate(NAMES):
             ci.addItem(self.plots[name], row=k if stacked else 0, col=0 if stacked else k)
         self._left_axes()
+        self._bottom_axes()
         self.canvas.setMaximumHeight(16777215)
 
     def resizeEvent(self, event):

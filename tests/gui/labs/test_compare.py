@@ -162,7 +162,10 @@ def test_key_names_stand_upright_under_narrow_columns_and_settle(panel, qtbot):
             app.processEvents()
         # settled: nothing flips back and forth
         assert state == [(panel.keys_upright[n], panel.plots[n].getAxis("bottom").height()) for n in ("a", "b", "diff")]
-        for name in ("a", "b", "diff"):
+        # one under the other, the key names are under B − A only (the three grids share their keys)
+        shown = [n for n in ("a", "b", "diff") if panel.plots[n].getAxis("bottom").isVisible()]
+        assert shown == (["diff"] if panel.stacked else ["a", "b", "diff"])
+        for name in shown:
             axis = panel.plots[name].getAxis("bottom")
             xt, _yt = panel.tick_labels[name]
             assert axis.turned == panel.keys_upright[name]
@@ -222,3 +225,21 @@ def test_a_knock_out_says_why_its_own_layer_does_not_move(make_panel, make_sessi
     session.select_model_head(1, 0)  # a later layer: its weights did change
     settle()
     assert "Knocking out" not in plain(changes) and "\u2192" in plain(changes)
+
+
+def test_one_under_the_other_the_keys_are_named_once_under_b_minus_a(panel, qtbot):
+    """In a low, narrow dock (a 1024 x 768 screen) the key names and "key" under each of the three grids took
+    half of each grid's height; stacked, the grids share their keys, named under the last one."""
+    s = panel.session
+    pin(qtbot, panel)
+    s.set_cell("w_q", 0, 0, "0.9")
+    panel.resize(1200, 520)
+    settle(rounds=6)
+    assert not panel.stacked
+    assert all(panel.plots[n].getAxis("bottom").isVisible() for n in ("a", "b", "diff"))
+    panel.resize(300, 640)
+    settle(rounds=6)
+    assert panel.stacked
+    assert [n for n in ("a", "b", "diff") if panel.plots[n].getAxis("bottom").isVisible()] == ["diff"]
+    heights = {n: panel.plots[n].getViewBox().height() for n in ("a", "b", "diff")}
+    assert heights["a"] > heights["diff"] + 5 and abs(heights["a"] - heights["b"]) <= 2
