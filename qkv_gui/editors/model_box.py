@@ -20,9 +20,9 @@ from qkv_engine import MERGE_RULE, WORD_RULE
 from ..look import colours
 from ..labels.elided_label import ElidedLabel
 from ..labels.changed_text import set_text, set_tooltip
+from ..labels.folding_row import FoldingRow
 from ..labels.kept_focus import set_enabled
 from ..state.session import GRID_NAMES, Session, parse_temperature
-from .rows import left_row
 
 #: What "Generate" and "Generate N" say about themselves when they can be used.
 GENERATE_TIP = ("Append the model's next token to the text: the most likely one at temperature 0 (greedy), "
@@ -118,7 +118,10 @@ class ModelBox(QtWidgets.QGroupBox):
         self.resetButton.setToolTip("Undo every edit of the model's numbers at once")
         self.backButton = QtWidgets.QPushButton("Back to the hand-made example", self)
         self.backButton.setObjectName("backToHandMadeButton")
-        layout.addLayout(left_row(self.resetButton, self.backButton, spacing=self._across))
+        # side by side, or one above the other in a narrow column (side by side they held it at 404 pixels)
+        self.resetRow = FoldingRow((self.resetButton, self.backButton), self, spacing=self._across,
+                                   name="modelResetRow")
+        layout.addWidget(self.resetRow)
         self.editsLabel = QtWidgets.QLabel(self)
         self.editsLabel.setObjectName("modelEditsLabel")
         self.editsLabel.setWordWrap(True)

@@ -71,16 +71,6 @@ def _shape(result) -> tuple:
     return result.tokens, result.key_tokens, sc.d_model, sc.d_k, sc.d_v, result.n_heads
 
 
-def fold_row(box: QtWidgets.QBoxLayout, room: int, widgets, spacing: int = 12) -> None:
-    """``box`` left to right when ``room`` pixels hold ``widgets`` side by side at their sizes (plus ``spacing``),
-    else top to bottom: a row of controls goes under itself in a narrow panel rather than squeezing a slider to a
-    few pixels or cutting a button off at the panel's edge."""
-    need = sum(w.sizeHint().width() for w in widgets) + spacing
-    want = QtWidgets.QBoxLayout.Direction.LeftToRight if room >= need else QtWidgets.QBoxLayout.Direction.TopToBottom
-    if box.direction() != want:
-        box.setDirection(want)
-
-
 class Panel(QtWidgets.QWidget):
     object_name = "panel"
     title = "Panel"

@@ -20,9 +20,10 @@ from qkv_engine import head_effects
 
 from ...look import colours, style
 from ...labels.captions import info_label, note_label, show_texts
+from ...labels.folding_row import FoldingRow
 from ...labels.kept_focus import set_enabled, set_shown
 from ...drawing.token_labels import short_token
-from ..base import Panel, fold_row
+from ..base import Panel
 from ..worker_job import WorkerJob
 
 Qt = QtCore.Qt
@@ -278,16 +279,15 @@ class PredictionPanel(Panel):
         target_row.addWidget(self.unpinButton, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(target_row)
 
-        heads = self.headsRow = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight)  # (fold_row)
         self.effectsButton = QtWidgets.QPushButton("Which heads matter?", body)
         self.effectsButton.setObjectName("predictionWhichHeads")
         self.effectsButton.setToolTip("Knock out each head alone and see how much the pinned word's chance drops")
         self.effectsButton.clicked.connect(self.run_effects)
-        heads.addWidget(self.effectsButton, 0, Qt.AlignmentFlag.AlignLeft)
         self.meanBox = QtWidgets.QCheckBox("average, not zero", body)
         self.meanBox.setObjectName("predictionMean")
-        heads.addWidget(self.meanBox, 1, Qt.AlignmentFlag.AlignLeft)
-        layout.addLayout(heads)
+        # each row of buttons side by side, or one above the other when the panel is narrow (FoldingRow)
+        self.headsRow = FoldingRow((self.effectsButton, self.meanBox), body, name="predictionHeadsRow")
+        layout.addWidget(self.headsRow)
         running = QtWidgets.QHBoxLayout()
         self.progress = QtWidgets.QProgressBar(body)
         self.progress.setObjectName("predictionProgress")
@@ -312,18 +312,16 @@ class PredictionPanel(Panel):
         # the room that is left, never more: the panel scrolls only when even the least does not fit
         self.headsList.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored)
         layout.addWidget(self.headsList, 1)
-        keep = self.keepRow = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight)  # (fold_row)
         self.keepLayerButton = QtWidgets.QPushButton("Keep only these in their layer", body)
         self.keepLayerButton.setObjectName("predictionKeepLayer")
         self.keepLayerButton.setToolTip("Knock out every other head of the chosen heads' layers (one undo step)")
         self.keepLayerButton.clicked.connect(lambda: self.keep_only("layer"))
-        keep.addWidget(self.keepLayerButton, 0, Qt.AlignmentFlag.AlignLeft)
         self.keepModelButton = QtWidgets.QPushButton("… in the whole model", body)
         self.keepModelButton.setObjectName("predictionKeepModel")
         self.keepModelButton.setToolTip("Knock out every other head of the model (one undo step)")
         self.keepModelButton.clicked.connect(lambda: self.keep_only("model"))
-        keep.addWidget(self.keepModelButton, 1, Qt.AlignmentFlag.AlignLeft)
-        layout.addLayout(keep)
+        self.keepRow = FoldingRow((self.keepLayerButton, self.keepModelButton), body, name="predictionKeepRow")
+        layout.addWidget(self.keepRow)
         self.info = info_label(body, "predictionInfo", self.colours)
         self.info.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.info)
@@ -458,9 +456,6 @@ class PredictionPanel(Panel):
 
     def resizeEvent(self, event):  # noqa: N802
         super().resizeEvent(event)
-        room = event.size().width() - 8 - self.scroll.verticalScrollBar().sizeHint().width()  # (margins, a bar)
-        fold_row(self.headsRow, room, (self.effectsButton, self.meanBox))
-        fold_row(self.keepRow, room, (self.keepLayerButton, self.keepModelButton))
         self._apply_texts()
 
     # ----- the user's clicks ------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import pyqtgraph as pg  # noqa: E402  (PySide6 first)
 from qkv_engine import WORD_RULE, rollout, rollout_steps, views, word_weights
 
 from ...look import colours, style
-from ..base import Panel, fold_row
+from ..base import Panel
 from ...drawing.cell_grid import CellGridItem, Outline
 from ...drawing.colour_scale import bar_titles, place_bar, show_on_bar
 from ...drawing.lazy_axes import set_axis_title, set_ticks
@@ -32,6 +32,7 @@ from ...drawing.token_labels import label_step, short_token
 from ...drawing.turned_axis import TurnableAxis
 from ...look.colour_tables import colour_map
 from ...labels.captions import info_label, note_label, show_texts
+from ...labels.folding_row import FoldingRow
 from ...labels.changed_text import set_tooltip
 from ..themed_text import ThemedTextMixin
 
@@ -45,9 +46,6 @@ TALL_ENOUGH = 300
 STATE = "rollout"
 APPROXIMATION = ("Rollout is an approximation of where information came from, not a measurement: it follows "
                  "the attention weights only and leaves out the values, the MLPs and W^O.")
-#: The layer slider's least width beside the switches (pixels), room to drag it: narrower, they go under it. (Not
-#: the slider's minimum width: that would widen the panel's least width, and a narrow dock with it.)
-SLIDER_MIN_PX = 90
 
 class RolloutPanel(ThemedTextMixin, Panel):
     object_name = "rolloutPanel"
@@ -101,13 +99,11 @@ class RolloutPanel(ThemedTextMixin, Panel):
         switches.setContentsMargins(4, 0, 4, 0)
         switches.addWidget(self.residualCheck)
         switches.addWidget(self.wordsCheck)
-        switches.addStretch(1)
+        switches.addStretch(1)  # (folded: at the left, under the slider)
         # the slider and the switches in one row, or the switches under the slider when the panel is narrow
-        self.controls = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight)
-        self.controls.setSpacing(2)
-        self.controls.addLayout(row, 1)
-        self.controls.addLayout(switches)
-        layout.addLayout(self.controls)
+        # (beside them in a dock on a 1024 x 768 screen, the slider was squeezed to 18 pixels)
+        self.controls = FoldingRow((row, switches), body, spacing=2, stretch=0, name="rolloutControls")
+        layout.addWidget(self.controls)
 
         # two pictures, each its own view, in a box that lays them beside each other or one above the other
         self.canvas = QtWidgets.QWidget(body)
@@ -395,13 +391,6 @@ class RolloutPanel(ThemedTextMixin, Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._apply_texts()
-        self._arrange_controls(event.size().width())
-
-    def _arrange_controls(self, width: int) -> None:
-        """The switches beside the layer slider when the row has room for the slider's least width, else under it
-        (the slider was squeezed to a few pixels in a dock on a 1024 x 768 screen)."""
-        fold_row(self.controls, width, (self.layerLabel, self.layerValue, self.residualCheck, self.wordsCheck),
-                 SLIDER_MIN_PX + 40)  # (margins and spacing)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt naming)
         """The picture changed size: the two grids beside each other when it is wide (at least 1.6 times as wide as

@@ -227,3 +227,24 @@ def test_a_model_opened_on_a_text_too_long_to_keep_says_so_on_the_status_line(ma
     assert status.startswith("Kept the first 30 tokens: every head's attention for more would take over")
     assert w.session.model_trace.n == 30
     w.session.close_model()
+
+
+@pytest.mark.parametrize("experiment", ["dockScalingLab", "dockTrain", "dockRopeLab"])
+def test_on_a_projector_an_experiment_beside_a_model_stays_on_the_screen(make_window, experiment):
+    """The Trained model box's Reset and Back buttons side by side held the left column at 404 pixels: with
+    the widest experiments beside the panels the window grew past the projector's 1008 pixels and their right
+    side (and the dock's close button) was off the screen. The buttons now go one above the other."""
+    from qkv_gui.window.screen_room import CENTRAL_MIN_WIDTH
+
+    w = make_window()
+    w.resize(1008, 720)
+    settle()
+    assert w.models.open_folder(DATA / "tiny-llama", text=TEXT)
+    settle()
+    w.open_experiment(experiment)
+    settle()
+    dock = w.experiment_docks[experiment]
+    assert w.width() == 1008 and dock.isVisible() and dock.geometry().right() < w.width()
+    assert w.centralWidget().width() >= CENTRAL_MIN_WIDTH
+    box = w.options.modelBox
+    assert box.resetRow.folded and box.backButton.geometry().top() > box.resetButton.geometry().bottom()
