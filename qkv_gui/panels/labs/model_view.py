@@ -53,6 +53,9 @@ from .label_sources import LabelSources
 Qt = QtCore.Qt
 #: A tile is drawn with at most this many cells a side: a longer sentence's tiles show block maxima.
 MAX_TILE_CELLS = 48
+#: A tile is at least this many pixels a side: a model of many layers (SmolLM2's 30, Qwen2.5's 24) scrolls in a
+#: low dock rather than shrinking its tiles to dots (30 x 9 heads were 2-pixel tiles on a 1024 x 768 screen).
+MIN_TILE_PX = 16
 
 TICK_PT = 8.0
 #: Empty cells between two tiles: about a sixth of a tile, at least one.
@@ -136,7 +139,11 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.note = note_label(body, "modelViewNote")
         layout.addWidget(self.note)
 
-        self.canvas = pg.GraphicsLayoutWidget(body)
+        self.canvasScroll = QtWidgets.QScrollArea(body)  # (scrolls when the tiles would be under MIN_TILE_PX)
+        self.canvasScroll.setObjectName("modelViewScroll")
+        self.canvasScroll.setWidgetResizable(True)
+        self.canvasScroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.canvas = pg.GraphicsLayoutWidget()
         self.canvas.setObjectName("modelViewCanvas")
         self.canvas.ci.layout.setContentsMargins(2, 2, 6, 2)
         self.plot = self.canvas.addPlot(enableMenu=False)
@@ -161,7 +168,8 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         self.grid.cellHovered.connect(self._on_hover)
         self.grid.cellLeft.connect(self._on_left)
         self.grid.cellClicked.connect(self._on_click)
-        layout.addWidget(self.canvas, 1)
+        self.canvasScroll.setWidget(self.canvas)
+        layout.addWidget(self.canvasScroll, 1)
 
         effects_row = QtWidgets.QHBoxLayout()
         self.effectsBox = QtWidgets.QCheckBox("Effect colours", body)
@@ -272,7 +280,9 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         })
         self._show_tags()
         self._colour_brackets()
+        self._least_canvas()
         self._fit()
+        self._keep_current_in_view()
         scale = {"auto": "each tile from 0 to its own largest weight", "absolute": "0 to 1 in every tile",
                  "row": "each row to its own largest weight"}[mode]
         groups = self.kv_heads()
@@ -619,6 +629,27 @@ class ModelViewPanel(ThemedTextMixin, Panel):
         return (f"'{short_token(data.tokens[i])}' \u2192 '{short_token(data.tokens[j])}' is strongest in {where}.")
 
     # ----- names of layers and heads ---------------------------------------------------------------
+    def _least_canvas(self) -> None:
+        """The canvas at least as large as tiles of MIN_TILE_PX need (with the names beside and above them): in
+        a smaller dock it scrolls."""
+        rows, cols = self.grid.values.shape
+        L, H, n, m, gap = self._shape
+        cell = MIN_TILE_PX / max(n, m, 1)
+        names_w = self._metrics.horizontalAdvance(f"layer {L}") + 14
+        names_h = self._metrics.height() + 10
+        least = QtCore.QSize(int(math.ceil(cols * cell + names_w)), int(math.ceil(rows * cell + names_h)))
+        if self.canvas.minimumSize() != least:
+            self.canvas.setMinimumSize(least)
+
+    def _keep_current_in_view(self) -> None:
+        """The tile every panel shows scrolled into sight (a layer chosen in the model box, say layer 20)."""
+        if self.canvas.height() <= self.canvasScroll.viewport().height() + 1:
+            return
+        layer, head = self._current()
+        rect = self.vb.mapViewToDevice(self.tile_rect(layer, head)).boundingRect()  # in the canvas' pixels
+        self.canvasScroll.ensureVisible(int(rect.center().x()), int(rect.center().y()),
+                                        int(rect.width() / 2) + 4, int(rect.height() / 2) + 4)
+
     def _fit(self) -> None:
         """Square cells, as large as the view allows, the grid in its top left corner (by the names)."""
         if self._shape is None:

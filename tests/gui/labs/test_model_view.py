@@ -177,3 +177,29 @@ def test_a_longer_sentence_renames_the_heads_for_its_smaller_tiles(model_view):
     tile_w = (m + gap) * panel.grid.cell_px()[0]
     fm = QtGui.QFontMetricsF(panel.plot.getAxis("top").style["tickFont"])
     assert panel.head_labels and all(fm.horizontalAdvance(text) + 4 <= tile_w for _, text in panel.head_labels)
+
+
+def test_many_layers_scroll_rather_than_shrink_and_the_head_shown_stays_in_sight(model_view):
+    """A model of SmolLM2's 30 layers x 9 heads in a low dock (a 1024 x 768 screen) had 2-pixel tiles; the tiles
+    keep MIN_TILE_PX and the view scrolls, to the head every panel shows when another is chosen."""
+    from qkv_gui.panels.labs.model_view import MIN_TILE_PX
+
+    data = fake_data(30, 9, 12)
+    panel = model_view(data, size=(400, 300))
+    settle()
+    scroll = panel.canvasScroll
+
+    def on_screen(layer, head):
+        rect = panel.canvas.mapFromScene(panel.grid.mapRectToScene(panel.tile_rect(layer, head))).boundingRect()
+        assert rect.height() >= MIN_TILE_PX - 1 and rect.width() >= MIN_TILE_PX - 1
+        place = QtCore.QRect(panel.canvas.mapTo(scroll.viewport(), rect.topLeft()), rect.size())
+        return scroll.viewport().rect().contains(place)
+
+    assert scroll.verticalScrollBar().maximum() > 0 and on_screen(0, 0) and not on_screen(25, 4)
+    data.layer, data.head = 25, 4  # the model box steps into layer 26
+    panel.session.modelViewChanged.emit(data)
+    settle()
+    assert on_screen(25, 4)
+    small = model_view(fake_data(4, 8, 12), size=(400, 300))  # a small model fits whole, as before
+    settle()
+    assert small.canvasScroll.verticalScrollBar().maximum() == 0
