@@ -55,7 +55,7 @@ Qt = QtCore.Qt
 MAX_TILE_CELLS = 48
 #: A tile is at least this many pixels a side: a model of many layers (SmolLM2's 30, Qwen2.5's 24) scrolls in a
 #: low dock rather than shrinking its tiles to dots (30 x 9 heads were 2-pixel tiles on a 1024 x 768 screen).
-MIN_TILE_PX = 16
+MIN_TILE_PX = 10
 
 TICK_PT = 8.0
 #: Empty cells between two tiles: about a sixth of a tile, at least one.

@@ -549,3 +549,25 @@ def test_the_colour_bar_numbers_fit_in_a_narrow_panel(make_session, qtbot, palet
            for x in (image.width() - 2, image.width() - 1)
            if sum(abs(a - b) for a, b in zip(image.pixelColor(x, y).getRgb()[:3], ground.getRgb()[:3])) > 90]
     assert not cut  # nothing drawn at the canvas' right edge: no number cut there
+
+
+def test_with_a_trained_model_it_says_which_head_it_shows_and_where_the_others_are(make_session, make_panel):
+    """With a model open it showed "One head. Raise 'Heads' in the inputs panel", a switch of the hand-made
+    examples that a model does not have."""
+    from pathlib import Path
+
+    from qkv_engine import load_model
+    from qkv_gui.panels.labs.heads_grid import HeadsGridPanel
+
+    session = make_session()
+    session.runner.sync = True
+    session.open_model(load_model(Path(__file__).resolve().parents[2] / "data" / "tiny-llama"),
+                       text="the cat sat on the mat")
+    panel = make_panel(HeadsGridPanel, session=session, size=(640, 560))
+    settle()
+    assert "Raise" not in panel.note.text()
+    assert "layer 1, head 1 of 4" in panel.note.text() and "model view" in panel.note.text()
+    session.select_model_head(1, 2)
+    settle()
+    assert "layer 2, head 3 of 4" in panel.note.text()
+    np.testing.assert_allclose(panel.views[0].image.values, session.model_trace.weights[1, 2], atol=1e-6)
