@@ -273,7 +273,16 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             if grid.values is not None and grid.vb.isVisible():
                 self._refit(grid)
 
-        if H == 1 and not has_wo:
+        doc = self.session.model_doc
+        if doc is not None:  # a trained model's head: the panel joins the hand-made examples' heads only
+            info, layer, head = doc.model.info, self.session.model_layer, self.session.model_head
+            self._note = (f"A trained model: this is the output of the head every panel shows, layer {layer + 1}, "
+                          f"head {head + 1} of {info.n_heads}. In the model the {info.n_heads} heads' outputs are "
+                          "joined side by side like this and multiplied by its W<sup>O</sup> (o_proj); this "
+                          "panel joins the heads of the hand-made examples.",
+                          f"Layer {layer + 1}, head {head + 1} of {info.n_heads}: one head's output; the model "
+                          f"joins all {info.n_heads} and multiplies by W<sup>O</sup>.")
+        elif H == 1 and not has_wo:
             self._note = ("With one head there is no W<sup>O</sup>: the output is the head's output, "
                           f"O<sub>1</sub> ({n} × {d_v}). Raise “Heads” in the inputs panel to see heads joined.",
                           "One head: no W<sup>O</sup>, the output is the head's output.")
@@ -469,6 +478,9 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
             who = "Under the mouse" if hovered else "Worked"
             lines.append(f"{who}: y{c + 1} of ‘{tok}’ = row {i + 1} of C times column {c + 1} of W<sup>O</sup>: "
                          f"<span style='font-family:monospace'>{self.worked_text}</span>")
+        elif self.session.model_doc is not None:
+            lines.append("This row is one head's part of the model's C; the model's W<sup>O</sup> then mixes the "
+                         f"{self.session.model_doc.model.info.n_heads} heads' parts.")
         else:
             lines.append("There is no W<sup>O</sup>, so this row of C is the output.")
         chosen = self.session.head

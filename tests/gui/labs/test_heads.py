@@ -571,3 +571,26 @@ def test_with_a_trained_model_it_says_which_head_it_shows_and_where_the_others_a
     settle()
     assert "layer 2, head 3 of 4" in panel.note.text()
     np.testing.assert_allclose(panel.views[0].image.values, session.model_trace.weights[1, 2], atol=1e-6)
+
+
+def test_concat_with_a_trained_model_does_not_say_there_is_no_w_o(make_session, make_panel):
+    """With a model open it said "One head: no W^O, the output is the head's output": a model's layer joins
+    all its heads and multiplies them by its W^O."""
+    from pathlib import Path
+
+    from PySide6 import QtGui
+
+    from qkv_engine import load_model
+    from qkv_gui.panels.labs.concat_project import ConcatProjectPanel
+
+    session = make_session()
+    session.runner.sync = True
+    session.open_model(load_model(Path(__file__).resolve().parents[2] / "data" / "tiny-llama"),
+                       text="the cat sat on the mat")
+    session.select_model_head(1, 3)
+    panel = make_panel(ConcatProjectPanel, session=session, size=IN_DOCK)
+    settle()
+    words = " ".join(QtGui.QTextDocumentFragment.fromHtml(label.text()).toPlainText()
+                     for label in panel.findChildren(QtWidgets.QLabel))
+    assert "no W" not in words and "Raise" not in words
+    assert "layer 2, head 4 of 4" in words and "multiplied by its WO (o_proj)" in words
