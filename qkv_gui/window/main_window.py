@@ -115,7 +115,8 @@ class MainWindow(QtWidgets.QMainWindow):
             )
             self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
             self.docks[name] = dock
-        self.resizeDocks([self.docks["dockSentence"]], [400], Qt.Orientation.Horizontal)
+        # wide enough for the Trained model box's Reset and Back side by side (narrower, they fold: FoldingRow)
+        self.resizeDocks([self.docks["dockSentence"]], [410], Qt.Orientation.Horizontal)
         self.resizeDocks(list(self.docks.values()), [190, 330, 480], Qt.Orientation.Vertical)
 
         self.panels = {cls.object_name: cls(self.session) for cls in PANEL_CLASSES}
