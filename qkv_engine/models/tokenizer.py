@@ -124,9 +124,10 @@ class ModelTokenizer:
         return piece
 
     def shown(self, token_id: int) -> str:
-        """Token number ``token_id`` as shown ("" for a number the vocabulary does not have)."""
+        """Token number ``token_id`` as shown; "[id N]" for a number the tokenizer has no token for (a
+        model's output may have more rows than its tokenizer has tokens: Qwen2.5 151,936 for 151,665)."""
         piece = self.tokenizer.id_to_token(int(token_id))
-        return "" if piece is None else self.show(piece)
+        return f"[id {int(token_id)}]" if piece is None else self.show(piece)
 
     def __call__(self, text: str) -> tuple[tuple, tuple, tuple, int]:
         """(tokens as shown, ids, (start, end) spans in ``text``, how many tokens were left out). The last few

@@ -115,3 +115,12 @@ def test_an_untied_bert_mlm_head_uses_its_own_decoder(tmp_path):
     bias = t["cls.predictions.bias"]
     np.testing.assert_allclose(untied.logits - bias, 2 * (tied.logits - bias), rtol=1e-5, atol=1e-4)
     np.testing.assert_array_equal(untied.hidden, tied.hidden)
+
+
+def test_an_output_row_the_tokenizer_has_no_token_for_is_named_by_its_id(models):
+    """A model's output may have more rows than its tokenizer has tokens (Qwen2.5: 151,936 for 151,665); such
+    a row is listed by its number, not as an empty text."""
+    tok = models["llama"]._tokenizer
+    size = tok.tokenizer.get_vocab_size(with_added_tokens=True)
+    assert tok.shown(size + 5) == f"[id {size + 5}]"
+    assert tok.shown(0) != "" and not tok.shown(0).startswith("[id ")
