@@ -20,8 +20,8 @@ from .builtin import BUILTIN_NAME, builtin_model_path
 from .model import KIND_NAMES, model_name
 
 
-#: A family's name as the lists show it, when its config's model_type is not known.
-FAMILY_NAMES = {"bert": "BERT", "gpt2": "GPT-2", "llama": "Llama / Qwen2"}
+#: A family's name as the lists show it, when its config's model_type is not known (the llama family is Qwen2's too).
+FAMILY_NAMES = {**KIND_NAMES, "llama": "Llama / Qwen2"}
 
 
 @dataclass(frozen=True)

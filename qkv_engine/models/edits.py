@@ -140,6 +140,11 @@ class ModelEdits:
                 return e[5]
         return None
 
+    def output_edits(self) -> set:
+        """(layer, head) of every head whose output is knocked out or fixed: its own weights stay as they were;
+        only the layers above it change."""
+        return set(self.knocked_out) | {e[:2] for e in self.fixed_outputs}
+
     def layers(self) -> set:
         """Every layer some edit touches."""
         return ({e[0] for e in self.weights} | {e[0] for e in self.inputs} | {e[0] for e in self.knocked_out}

@@ -118,6 +118,10 @@ class ModelInfo:
         kv = self.n_kv_heads
         return group_words(self.n_heads, kv) if kv and kv != self.n_heads else ""
 
+    def which_head(self, layer: int, head: int) -> str:
+        """'layer 2, head 4 of 8' for 0-based ``layer`` and ``head``."""
+        return f"layer {layer + 1}, head {head + 1} of {self.n_heads}"
+
     @property
     def limit_reason(self) -> str:
         """Why a run keeps at most token_limit tokens, in words for the status line."""

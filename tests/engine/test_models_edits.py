@@ -244,3 +244,10 @@ def test_a_trace_of_another_sentence_is_not_reused(models):
     whole = model.run(TEXT, ModelEdits().with_weight(1, 0, "w_k", 0, 0, 1.0))
     for name in FIELDS:
         np.testing.assert_array_equal(getattr(trace, name), getattr(whole, name), err_msg=name)
+
+
+def test_output_edits_are_the_heads_knocked_out_or_fixed():
+    edits = (ModelEdits().with_knockout(1, 2, True).with_fixed_output(0, 3, [0.5, 0.5])
+             .with_weight(0, 0, "w_q", 0, 0, 1.0))
+    assert edits.output_edits() == {(1, 2), (0, 3)}  # a weight edit is not one: it changes its own head
+    assert ModelEdits().output_edits() == set()

@@ -357,8 +357,7 @@ class CompareHeatmapsPanel(ThemedTextMixin, Panel):
     def changes_html(self, cmp) -> str:
         if not cmp.changes:
             doc, layer = self.session.model_doc, self.session.model_layer
-            heads = () if doc is None else [*doc.edits.knocked_out, *(f[:2] for f in doc.edits.fixed_outputs)]
-            if any(at >= layer for at, _head in heads):  # (a head's output changes the layers above it only)
+            if doc is not None and any(at >= layer for at, _head in doc.edits.output_edits()):
                 return ("A and B have the same weights here. Knocking out a head sets its output to zero. Its "
                         "weights were worked out before that, so the weights in its layer stay the same. Look at "
                         "a later layer, or at the prediction, to see what changed.")

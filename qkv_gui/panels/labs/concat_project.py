@@ -275,13 +275,13 @@ class ConcatProjectPanel(ThemedTextMixin, Panel):
 
         doc = self.session.model_doc
         if doc is not None:  # a trained model's head: the panel joins the hand-made examples' heads only
-            info, layer, head = doc.model.info, self.session.model_layer, self.session.model_head
-            self._note = (f"A trained model: this is the output of the head every panel shows, layer {layer + 1}, "
-                          f"head {head + 1} of {info.n_heads}. In the model the {info.n_heads} heads' outputs are "
-                          "joined side by side like this and multiplied by its W<sup>O</sup> (o_proj); this "
-                          "panel joins the heads of the hand-made examples.",
-                          f"Layer {layer + 1}, head {head + 1} of {info.n_heads}: one head's output; the model "
-                          f"joins all {info.n_heads} and multiplies by W<sup>O</sup>.")
+            info = doc.model.info
+            which = info.which_head(self.session.model_layer, self.session.model_head)
+            self._note = (f"A trained model: this is the output of the head every panel shows, {which}. In the model "
+                          f"the {info.n_heads} heads' outputs are joined side by side like this and multiplied by "
+                          "its W<sup>O</sup> (o_proj); this panel joins the heads of the hand-made examples.",
+                          f"{which.capitalize()}: one head's output; the model joins all {info.n_heads} "
+                          "and multiplies by W<sup>O</sup>.")
         elif H == 1 and not has_wo:
             self._note = ("With one head there is no W<sup>O</sup>: the output is the head's output, "
                           f"O<sub>1</sub> ({n} × {d_v}). Raise “Heads” in the inputs panel to see heads joined.",

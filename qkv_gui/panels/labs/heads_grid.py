@@ -352,11 +352,11 @@ class HeadsGridPanel(ThemedTextMixin, Panel):
 
         doc = self.session.model_doc
         if doc is not None:  # a trained model: the head every panel shows (the model view has them all)
-            info, layer, head = doc.model.info, self.session.model_layer, self.session.model_head
-            self._note = (f"A trained model: this is the head every panel shows, layer {layer + 1}, head {head + 1} "
-                          f"of {info.n_heads}. The model view shows all {info.n_heads} heads of its "
-                          f"{info.n_layers} layers side by side: click one there to show it here.",
-                          f"Layer {layer + 1}, head {head + 1} of {info.n_heads}; the model view shows every head.")
+            info = doc.model.info
+            which = info.which_head(self.session.model_layer, self.session.model_head)
+            self._note = (f"A trained model: this is the head every panel shows, {which}. The model view shows all "
+                          f"{info.n_heads} heads of its {info.n_layers} layers side by side: click one there to show "
+                          "it here.", f"{which.capitalize()}; the model view shows every head.")
         elif count == 1:
             self._note = ("There is one head. Raise “Heads” in the inputs panel to split attention into "
                           "several heads and see them side by side.",
