@@ -12,6 +12,7 @@ from qkv_gui.panels.labs.model_view import ModelViewPanel
 from qkv_gui.state.session import Session
 
 from tests.gui.conftest import settle
+from tests.gui.support.layout import shown_whole
 from tests.gui.support.stand_in_model import StandInSession, fake_data
 
 Qt = QtCore.Qt
@@ -192,8 +193,7 @@ def test_many_layers_scroll_rather_than_shrink_and_the_head_shown_stays_in_sight
     def on_screen(layer, head):
         rect = panel.canvas.mapFromScene(panel.grid.mapRectToScene(panel.tile_rect(layer, head))).boundingRect()
         assert rect.height() >= MIN_TILE_PX - 1 and rect.width() >= MIN_TILE_PX - 1
-        place = QtCore.QRect(panel.canvas.mapTo(scroll.viewport(), rect.topLeft()), rect.size())
-        return scroll.viewport().rect().contains(place)
+        return shown_whole(panel.canvas, scroll.viewport(), rect)
 
     assert scroll.verticalScrollBar().maximum() > 0 and on_screen(0, 0) and not on_screen(25, 4)
     data.layer, data.head = 25, 4  # the model box steps into layer 26

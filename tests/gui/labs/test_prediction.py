@@ -14,6 +14,7 @@ from qkv_engine import ModelEdits, head_effects, load_model
 from qkv_gui.panels.labs.prediction import DOWN, NEW, SAME, UP, PredictionPanel, effects_job, percent, token_text
 
 from tests.gui.conftest import settle
+from tests.gui.support.layout import shown_whole
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 TEXT = "the cat sat on the mat"
@@ -424,15 +425,26 @@ def test_narrow_the_button_rows_go_under_themselves_rather_than_off_the_edge(pre
     panel.bars.rowClicked.emit(0)
     settle()
     view = panel.scroll.viewport()
-
-    def inside(w):
-        return view.rect().contains(QtCore.QRect(w.mapTo(view, QtCore.QPoint(0, 0)), w.size()))
-
     rows = (panel.effectsButton, panel.meanBox, panel.keepLayerButton, panel.keepModelButton, panel.unpinButton)
-    assert all(w.isVisible() and inside(w) for w in rows)
+    assert all(w.isVisible() and shown_whole(w, view) for w in rows)
     assert panel.keepModelButton.y() > panel.keepLayerButton.y() and panel.meanBox.y() > panel.effectsButton.y()
     panel.resize(460, 640)
     settle()
-    assert all(inside(w) for w in rows)
+    assert all(shown_whole(w, view) for w in rows)
     assert panel.keepModelButton.y() == panel.keepLayerButton.y()  # side by side again
     assert abs(panel.meanBox.geometry().center().y() - panel.effectsButton.geometry().center().y()) <= 6
+
+
+def test_the_keyboards_row_is_kept_in_view_in_a_low_dock(prediction, qtbot):
+    panel = prediction("tiny-gpt2", query=2, size=(420, 220))
+    bars, view = panel.bars, panel.scroll.viewport()
+
+    def in_view(row):
+        return shown_whole(bars, view, bars.row_rect(row))
+
+    bars.setFocus()
+    assert in_view(0) and not in_view(9)
+    qtbot.keyClick(bars, Qt.Key.Key_End)
+    assert in_view(9)
+    qtbot.keyClick(bars, Qt.Key.Key_Home)
+    assert in_view(0)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6 import QtCore
 
 from qkv_engine import WORD_RULE, merge_pieces, rollout, word_weights
 from qkv_gui.drawing.token_labels import short_token
@@ -13,6 +12,7 @@ from qkv_gui.panels import catalog
 from qkv_gui.panels.labs.rollout import APPROXIMATION, NAME_CHARS, RolloutPanel
 
 from tests.gui.conftest import settle
+from tests.gui.support.layout import shown_whole
 
 #: tiny-bert reads "tokenization" as token ##iza ##tion
 BERT_TEXT = "the cat sat on the tokenization mat"
@@ -127,17 +127,14 @@ def test_tall_the_pictures_stand_one_above_the_other(rollout_panel, gpt2):
 
 def test_narrow_the_switches_go_under_the_slider_which_keeps_room_to_drag(rollout_panel, gpt2):
     """In a dock on a 1024 x 768 screen (about 300 pixels) the slider was squeezed to a few pixels beside them."""
-    def inside(w):
-        return panel.rect().contains(QtCore.QRect(w.mapTo(panel, QtCore.QPoint(0, 0)), w.size()))
-
     panel = rollout_panel(gpt2, "one two three four five", size=(300, 700))
     slider, switches = panel.layerSlider, (panel.residualCheck, panel.wordsCheck)
-    assert slider.width() >= 80 and all(inside(w) for w in (slider, panel.layerValue, *switches))
+    assert slider.width() >= 80 and all(shown_whole(w, panel) for w in (slider, panel.layerValue, *switches))
     assert all(w.geometry().top() >= slider.geometry().bottom() for w in switches)
     panel.resize(760, 520)
     settle()
     assert all(abs(w.geometry().center().y() - slider.geometry().center().y()) <= 6 for w in switches)
-    assert slider.width() >= 80 and all(inside(w) for w in (slider, *switches))
+    assert slider.width() >= 80 and all(shown_whole(w, panel) for w in (slider, *switches))
 
 
 def test_an_exported_copy_shows_the_layer_and_residual_chosen(rollout_panel, gpt2):

@@ -12,6 +12,13 @@ import pyqtgraph as pg
 SLACK = 2.0  # pixels of tolerance (anti-aliasing, rounding)
 
 
+def shown_whole(widget, area, rect=None) -> bool:
+    """Whether ``rect`` (in ``widget``'s pixels; default: all of ``widget``) lies whole inside ``area``, an
+    ancestor of it (a panel, or a scroll area's viewport: in sight, not cut off at its edge)."""
+    rect = widget.rect() if rect is None else rect
+    return area.rect().contains(QtCore.QRect(widget.mapTo(area, rect.topLeft()), rect.size()))
+
+
 def text_of(item) -> str:
     return item.toPlainText() if isinstance(item, QtWidgets.QGraphicsTextItem) else item.text()
 
