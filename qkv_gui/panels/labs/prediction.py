@@ -182,9 +182,7 @@ class ProbabilityBars(QtWidgets.QWidget):
         while scroll is not None and not isinstance(scroll, QtWidgets.QScrollArea):
             scroll = scroll.parentWidget()
         if scroll is not None:
-            rect = self.row_rect(self.current)
-            scroll.ensureVisible(self.mapTo(scroll.widget(), rect.center()).x(),
-                                 self.mapTo(scroll.widget(), rect.center()).y(), 0, rect.height())
+            scroll.ensureWidgetVisible(self, 0, 0)  # the keyboard's row (inputMethodQuery), not the whole list
 
     def focusInEvent(self, event):  # noqa: N802
         super().focusInEvent(event)
