@@ -46,27 +46,29 @@ class FoldingRow(QtWidgets.QWidget):
     def _shown(self) -> list:
         return [i for i in self._items if isinstance(i, QtWidgets.QLayout) or not i.isHidden()]
 
-    def _hints(self, kind: str) -> list:
-        """Each shown item's sizeHint or minimumSizeHint (a layout's: its minimumSize)."""
-        return [getattr(i, "minimumSize" if kind == "minimumSizeHint" and isinstance(i, QtWidgets.QLayout)
-                        else kind)() for i in self._shown()]
+    def _hints(self, least: bool = False) -> list:
+        """Each shown item's size hint, or (``least``) its least size."""
+        if least:
+            return [i.minimumSize() if isinstance(i, QtWidgets.QLayout) else i.minimumSizeHint()
+                    for i in self._shown()]
+        return [i.sizeHint() for i in self._shown()]
 
     def _row_width(self) -> int:
-        widths = [h.width() for h in self._hints("sizeHint")]
+        widths = [h.width() for h in self._hints()]
         return sum(widths) + self._box.spacing() * max(0, len(widths) - 1)
 
-    def _height(self, folded: bool) -> int:
-        heights = [h.height() for h in self._hints("sizeHint")]
+    def _height(self) -> int:
+        """As laid out now: the tallest item in a row, or the items and the spaces between them folded."""
+        heights = [h.height() for h in self._hints()]
         if not heights:
             return 0
-        return sum(heights) + self._box.spacing() * (len(heights) - 1) if folded else max(heights)
+        return sum(heights) + self._box.spacing() * (len(heights) - 1) if self.folded else max(heights)
 
     def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
-        return QtCore.QSize(self._row_width(), self._height(self.folded))
+        return QtCore.QSize(self._row_width(), self._height())
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt naming)
-        widths = [h.width() for h in self._hints("minimumSizeHint")]
-        return QtCore.QSize(max(widths, default=0), self._height(self.folded))
+        return QtCore.QSize(max((h.width() for h in self._hints(least=True)), default=0), self._height())
 
     def resizeEvent(self, event):  # noqa: N802 (Qt naming)
         super().resizeEvent(event)

@@ -47,6 +47,7 @@ STATE = "rollout"
 APPROXIMATION = ("Rollout is an approximation of where information came from, not a measurement: it follows "
                  "the attention weights only and leaves out the values, the MLPs and W^O.")
 
+
 class RolloutPanel(ThemedTextMixin, Panel):
     object_name = "rolloutPanel"
     title = "Attention rollout"
